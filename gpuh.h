@@ -1,0 +1,1207 @@
+/* gpuh.h - v0.1.0 - CUDA launch helpers for C: errors, devices, launch geometry,
+   memory with Numba's names, event timing, random inputs.
+
+   MIT licence at the end of this file.
+
+   ============================================================================
+   USING IT
+
+   Copy gpuh.h next to your sources (or add this repository with CMake and link
+   gpuh::gpuh) and include it. Everything is `static inline`, so any number of
+   translation units may include it; there is nothing to build. It compiles as
+   C99, C++ and CUDA C++, and links with cudart alone (the cuRAND helpers are
+   opt-in: see GPUH_USE_CURAND).
+
+       nvcc -I<dir> prog.cu                    CUDA C++ (kernels + GPUH_LAUNCH)
+       gcc -std=c99 -I<dir> -isystem <cuda>/include prog.c -L<cuda>/lib64 -lcudart
+
+   A whole program in C (the kernel comes from gpuh_kernels.cuh, built once in a
+   .cu file with GPUH_KERNELS_IMPLEMENTATION defined):
+
+       #include "gpuh.h"
+       #include "gpuh_kernels.cuh"
+       int main(void) {
+           float a[1000], b[1000], c[1000], *d_a, *d_b, *d_c;
+           size_t i, n = 1000;
+           for (i = 0; i < n; ++i) { a[i] = (float)i; b[i] = 2.0f * (float)i; }
+           GPUH_CHECK(gpuh_to_device(&d_a, a, n));       // cuda.to_device(a)
+           GPUH_CHECK(gpuh_to_device(&d_b, b, n));
+           GPUH_CHECK(gpuh_device_array(&d_c, n));        // cuda.device_array(n)
+           GPUH_CHECK(gpuh_vector_add_f32(d_a, d_b, d_c, n, 0));
+           GPUH_CHECK(gpuh_copy_to_host(c, d_c, n));      // d_c.copy_to_host(c)
+           gpuh_free(d_a); gpuh_free(d_b); gpuh_free(d_c);
+           return c[999] == 2997.0f ? 0 : 1;
+       }
+
+   ============================================================================
+   OVERRIDE MACROS (define before including; the same in every file)
+
+   GPUH_DEF            storage of every function.     default: static inline
+   GPUH_ON_ERROR       what GPUH_CHECK does after it has printed a failure.
+                                                       default: abort()
+   GPUH_LOG(...)       printf-style sink for GPUH_CHECK's reports.
+                                                       default: fprintf(stderr, __VA_ARGS__)
+   GPUH_DEBUG_SYNC     if defined, GPUH_LAUNCH and GPUH_CHECK_LAUNCH also call
+                       cudaDeviceSynchronize(), so that a fault inside a kernel
+                       is reported against the launch that raised it. Slow:
+                       for debugging.                  default: undefined
+   GPUH_USE_CURAND     if defined, declares the gpuh_random_* helpers (include
+                       curand.h; link CUDA::curand or -lcurand).
+                                                       default: undefined
+   GPUH_LEDGER_CAPACITY  live allocations the ledger tracks by name and size
+                       (more still work, but are counted as untracked).
+                                                       default: 1024
+   GPUH_MAX_REPS       largest `reps` gpuh_time_median_ms accepts.  default: 1000
+
+   ============================================================================
+   API (every function returns cudaError_t unless said; none calls exit())
+
+   Errors
+     GPUH_CHECK(expr)              report expr, file:line, error name + message
+                                   (+ gpuh's detail, + last launch), then GPUH_ON_ERROR
+     GPUH_CHECK_LAUNCH()           GPUH_CHECK of the last launch (+ sync under GPUH_DEBUG_SYNC)
+     gpuh_error_is_sticky(err)     1 if the context is unusable after err (int)
+     gpuh_error_detail()           gpuh's message for its last error (const char *)
+     gpuh_last_launch()            record of the last GPUH_LAUNCH (gpuh_launch_record)
+     gpuh_report_error(err, expr, file, line)   what GPUH_CHECK prints (void)
+   Devices
+     gpuh_device_count(&reason)    number of devices; 0 and a reason if none (int)
+     gpuh_select_device(id)        cudaSetDevice with a range check
+     gpuh_print_devices(stream)    every device, like Numba's cuda.detect()
+     gpuh_memory_info(&stats)      free/total device memory, bytes held through gpuh now and at peak
+     gpuh_reset_peak_memory()      peak := now (void)
+     gpuh_print_allocations(file)  live gpuh allocations with file:line (size_t count)
+   Launch geometry (host)
+     gpuh_ceil_div(n, d)           ceil(n/d) without overflow (size_t)
+     gpuh_check_block(block)       block within the CUDA limits
+     gpuh_grid_1d(&grid, n, block_x), gpuh_grid_2d(&grid, nx, ny, block),
+     gpuh_grid_3d(&grid, nx, ny, nz, block)     ceil-divided grid, checked against the limits
+     gpuh_suggest_block_size(kernel, shmem, &block, &min_grid)   occupancy API
+     GPUH_LAUNCH(kernel, grid, block, shmem, stream, args...)    checked <<< >>> (CUDA C++)
+   Launch geometry (device code)
+     gpuh_global_index()           blockIdx.x*blockDim.x+threadIdx.x in 64 bits (Numba cuda.grid(1))
+     gpuh_grid_stride()            gridDim.x*blockDim.x in 64 bits (Numba cuda.gridsize(1))
+   Memory (element counts; sizeof is taken from the pointers' types)
+     gpuh_device_array(&d, n)              cudaMalloc n elements (Numba cuda.device_array)
+     gpuh_to_device(&d, h, n)              allocate + copy host->device (Numba cuda.to_device)
+     gpuh_to_device_async(&d, h, n, s)     same, copy on stream s
+     gpuh_copy_to_device(d, h, n)          copy into an existing device array (+ _async)
+     gpuh_copy_to_host(h, d, n)            copy device->host (Numba copy_to_host) (+ _async)
+     gpuh_pinned_array(&h, n)              page-locked host memory (Numba cuda.pinned_array)
+     gpuh_managed_array(&m, n)             unified memory (Numba cuda.managed_array)
+     gpuh_prefetch_async(m, n, device, s)  migrate managed pages before they are touched
+     gpuh_free(p)                          free anything the above returned; NULL is a no-op
+   Timing
+     gpuh_timer_create/destroy/start/stop, gpuh_timer_elapsed_ms   CUDA-event timer
+     gpuh_time_median_ms(fn, ctx, stream, warmup, reps, &ms)      warm up, repeat, median
+   Random inputs (GPUH_USE_CURAND)
+     gpuh_random_uniform_f32/_f64(d, n, seed, stream)             (0, 1]
+     gpuh_random_normal_f32/_f64(d, n, mean, stddev, seed, stream)
+     gpuh_random_u32(d, n, seed, stream)                          32 random bits each
+
+   ============================================================================
+   NOTES
+
+   Devices and CUDA_VISIBLE_DEVICES: the runtime sees only the devices listed in
+   CUDA_VISIBLE_DEVICES (a comma-separated list of indices or UUIDs), and
+   renumbers them from 0 in the order listed: with CUDA_VISIBLE_DEVICES=2,0 the
+   physical device 2 is gpuh device 0. An empty value hides every device.
+
+   Errors: a "sticky" error (an illegal address, a failed launch, a device-side
+   assert, ...) poisons the CUDA context: every later CUDA call in the process
+   returns it, and only restarting the process recovers. GPUH_CHECK says so.
+   Kernel faults are asynchronous: they surface at the next synchronising call,
+   possibly far from the launch; define GPUH_DEBUG_SYNC to pin them down.
+
+   Thread safety: the allocation ledger is guarded by a spin lock on GCC, Clang
+   and MSVC; the detail message and the last-launch record are process-wide and
+   describe whichever host thread wrote them last.
+*/
+#ifndef GPUH_H
+#define GPUH_H
+
+#define GPUH_VERSION_MAJOR 0
+#define GPUH_VERSION_MINOR 1
+#define GPUH_VERSION_PATCH 0
+
+#include <cuda_runtime.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#ifdef GPUH_USE_CURAND
+#include <curand.h>
+#endif
+
+#ifndef GPUH_DEF
+#define GPUH_DEF static inline
+#endif
+#ifndef GPUH_ON_ERROR
+#define GPUH_ON_ERROR abort()
+#endif
+#ifndef GPUH_LOG
+#define GPUH_LOG(...) fprintf(stderr, __VA_ARGS__)
+#endif
+#ifndef GPUH_LEDGER_CAPACITY
+#define GPUH_LEDGER_CAPACITY 1024
+#endif
+#ifndef GPUH_MAX_REPS
+#define GPUH_MAX_REPS 1000
+#endif
+
+/* CUDA's launch limits, the same on every compute capability CUDA 13 supports
+   (Programming Guide, "Compute capabilities", table of technical specifications). */
+#define GPUH_MAX_GRID_X 2147483647u
+#define GPUH_MAX_GRID_YZ 65535u
+#define GPUH_MAX_BLOCK_THREADS 1024u
+#define GPUH_MAX_BLOCK_XY 1024u
+#define GPUH_MAX_BLOCK_Z 64u
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---------------------------------------------------------------------------
+   Process-wide state. One copy per process even though every function is
+   static inline: a weak (GCC/Clang) or selectany (MSVC) definition lets every
+   translation unit define it and the linker keep one. */
+
+#if defined(_MSC_VER)
+#define GPUH_IMPL_SHARED __declspec(selectany)
+#else
+#define GPUH_IMPL_SHARED __attribute__((weak))
+#endif
+
+enum { GPUH_IMPL_DEVICE = 1, GPUH_IMPL_MANAGED = 2, GPUH_IMPL_PINNED = 3 };
+
+typedef struct gpuh_impl_record {
+    const void *ptr;
+    size_t bytes;
+    const char *file;
+    int line;
+    int kind; /* GPUH_IMPL_DEVICE, _MANAGED or _PINNED */
+} gpuh_impl_record;
+
+/* The last kernel launched through GPUH_LAUNCH (kernel is NULL before the first). */
+typedef struct gpuh_launch_record {
+    const char *kernel; /* the kernel expression as written, e.g. "gpuh_add<float>" */
+    dim3 grid, block;
+    size_t shmem_bytes;
+    const char *file;
+    int line;
+} gpuh_launch_record;
+
+typedef struct gpuh_impl_state {
+    long lock;
+    size_t live_count, untracked_count;
+    size_t device_bytes, peak_device_bytes, pinned_bytes;
+    gpuh_impl_record records[GPUH_LEDGER_CAPACITY];
+    gpuh_launch_record last_launch;
+    cudaError_t detail_error;
+    char detail[320];
+} gpuh_impl_state;
+
+GPUH_IMPL_SHARED gpuh_impl_state gpuh_impl_state_v;
+
+#if defined(__GNUC__) || defined(__clang__)
+#define GPUH_IMPL_LOCK() while (__atomic_exchange_n(&gpuh_impl_state_v.lock, 1L, __ATOMIC_ACQUIRE)) {}
+#define GPUH_IMPL_UNLOCK() __atomic_store_n(&gpuh_impl_state_v.lock, 0L, __ATOMIC_RELEASE)
+#elif defined(_MSC_VER)
+long _InterlockedExchange(long volatile *target, long value);
+#define GPUH_IMPL_LOCK() while (_InterlockedExchange(&gpuh_impl_state_v.lock, 1L)) {}
+#define GPUH_IMPL_UNLOCK() _InterlockedExchange(&gpuh_impl_state_v.lock, 0L)
+#else
+#define GPUH_IMPL_LOCK()
+#define GPUH_IMPL_UNLOCK()
+#endif
+
+/* Records gpuh's own explanation of an error it is about to return, so that
+   GPUH_CHECK can print the function, the argument and the value. Returns err. */
+GPUH_DEF cudaError_t gpuh_impl_fail(cudaError_t err, const char *fmt, ...)
+#if defined(__GNUC__) || defined(__clang__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+#ifdef __cplusplus
+} /* extern "C" (closed so that <stdarg.h> is included outside it) */
+#endif
+#include <stdarg.h>
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+GPUH_DEF cudaError_t gpuh_impl_fail(cudaError_t err, const char *fmt, ...)
+{
+    va_list args;
+    va_start(args, fmt);
+    vsnprintf(gpuh_impl_state_v.detail, sizeof gpuh_impl_state_v.detail, fmt, args);
+    va_end(args);
+    gpuh_impl_state_v.detail_error = err;
+    return err;
+}
+
+/* ===========================================================================
+   ERRORS
+   =========================================================================== */
+
+/* gpuh_error_is_sticky: 1 if `err` leaves the CUDA context unusable (every later
+   call returns an error until the process restarts), else 0. The list is the
+   errors the CUDA Runtime API reference documents with "the process must be
+   terminated and relaunched". */
+GPUH_DEF int gpuh_error_is_sticky(cudaError_t err)
+{
+    switch (err) {
+    case cudaErrorIllegalAddress:
+    case cudaErrorLaunchTimeout:
+    case cudaErrorHardwareStackError:
+    case cudaErrorIllegalInstruction:
+    case cudaErrorMisalignedAddress:
+    case cudaErrorInvalidAddressSpace:
+    case cudaErrorInvalidPc:
+    case cudaErrorLaunchFailure:
+    case cudaErrorAssert:
+    case cudaErrorECCUncorrectable:
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+/* gpuh_error_detail: gpuh's explanation of the last error a gpuh function
+   returned (which function, which argument, which value), or "" if gpuh
+   returned none since the last GPUH_CHECK report. Valid until the next gpuh call. */
+GPUH_DEF const char *gpuh_error_detail(void)
+{
+    return gpuh_impl_state_v.detail_error != cudaSuccess ? gpuh_impl_state_v.detail : "";
+}
+
+/* gpuh_last_launch: the last launch made through GPUH_LAUNCH in this process
+   (kernel == NULL if none). Used in reports of asynchronous and sticky errors. */
+GPUH_DEF gpuh_launch_record gpuh_last_launch(void)
+{
+    return gpuh_impl_state_v.last_launch;
+}
+
+GPUH_DEF int gpuh_impl_is_launch_error(cudaError_t err)
+{
+    return gpuh_error_is_sticky(err) || err == cudaErrorInvalidConfiguration ||
+           err == cudaErrorLaunchOutOfResources || err == cudaErrorInvalidDeviceFunction ||
+           err == cudaErrorNoKernelImageForDevice;
+}
+
+/* gpuh_report_error: prints, through GPUH_LOG, what GPUH_CHECK prints for a
+   failed `expr` at file:line: the error's name and message, gpuh's own detail
+   if it has one for this error, whether the error is sticky, and for launch and
+   sticky errors the last GPUH_LAUNCH. Clears the detail afterwards. */
+GPUH_DEF void gpuh_report_error(cudaError_t err, const char *expr, const char *file, int line)
+{
+    gpuh_launch_record r = gpuh_impl_state_v.last_launch;
+    fflush(stdout); /* keep the program's own output in order before the report */
+    GPUH_LOG("gpuh: %s:%d: %s\ngpuh:   failed with %s: %s\n", file, line, expr,
+             cudaGetErrorName(err), cudaGetErrorString(err));
+    if (gpuh_impl_state_v.detail_error == err && gpuh_impl_state_v.detail[0] != '\0')
+        GPUH_LOG("gpuh:   %s\n", gpuh_impl_state_v.detail);
+    if (gpuh_error_is_sticky(err))
+        GPUH_LOG("gpuh:   this error is sticky: the CUDA context is unusable and every later "
+                 "CUDA call will fail until the process restarts\n");
+    if (gpuh_impl_is_launch_error(err) && r.kernel != NULL) {
+        GPUH_LOG("gpuh:   last launch: %s<<<(%u,%u,%u), (%u,%u,%u), %zu>>> at %s:%d\n", r.kernel,
+                 r.grid.x, r.grid.y, r.grid.z, r.block.x, r.block.y, r.block.z, r.shmem_bytes,
+                 r.file, r.line);
+#ifndef GPUH_DEBUG_SYNC
+        if (gpuh_error_is_sticky(err))
+            GPUH_LOG("gpuh:   kernel faults are reported late; rebuild with -DGPUH_DEBUG_SYNC "
+                     "to stop at the launch that raised it\n");
+#endif
+    }
+    gpuh_impl_state_v.detail_error = cudaSuccess;
+    gpuh_impl_state_v.detail[0] = '\0';
+}
+
+/* GPUH_CHECK(expr): evaluates expr (a cudaError_t); on failure prints the
+   report of gpuh_report_error and runs GPUH_ON_ERROR (default abort()). For
+   programs, examples and tests; library code returns the error instead.
+   Idea: the CUDA samples' checkCudaErrors, with the expression and the launch. */
+#define GPUH_CHECK(expr)                                                                  \
+    do {                                                                                  \
+        cudaError_t gpuh_impl_err = (expr);                                               \
+        if (gpuh_impl_err != cudaSuccess) {                                               \
+            gpuh_report_error(gpuh_impl_err, #expr, __FILE__, __LINE__);                  \
+            GPUH_ON_ERROR;                                                                \
+        }                                                                                 \
+    } while (0)
+
+/* gpuh_check_launch: the error of the launch just made (cudaGetLastError,
+   which also clears a non-sticky one); with GPUH_DEBUG_SYNC defined, then
+   cudaDeviceSynchronize()'s error, so a fault inside the kernel is caught here. */
+GPUH_DEF cudaError_t gpuh_check_launch(void)
+{
+    cudaError_t err = cudaGetLastError();
+#ifdef GPUH_DEBUG_SYNC
+    if (err == cudaSuccess)
+        err = cudaDeviceSynchronize();
+#endif
+    return err;
+}
+
+/* GPUH_CHECK_LAUNCH(): GPUH_CHECK(gpuh_check_launch()), for a raw <<< >>> launch. */
+#define GPUH_CHECK_LAUNCH() GPUH_CHECK(gpuh_check_launch())
+
+GPUH_DEF void gpuh_impl_launch_begin(const char *kernel, dim3 grid, dim3 block, size_t shmem,
+                                     const char *file, int line)
+{
+    gpuh_launch_record *r = &gpuh_impl_state_v.last_launch;
+    cudaGetLastError(); /* a stale error from an earlier call is not this launch's */
+    r->kernel = kernel;
+    r->grid = grid;
+    r->block = block;
+    r->shmem_bytes = shmem;
+    r->file = file;
+    r->line = line;
+}
+
+#if defined(__CUDACC__) && !defined(GPUH_LAUNCH)
+/* GPUH_LAUNCH(kernel, grid, block, shmem_bytes, stream, args...): launches
+   kernel<<<grid, block, shmem_bytes, stream>>>(args...) and evaluates to the
+   launch's cudaError_t (gpuh_check_launch), after recording the kernel's name,
+   geometry and file:line for error reports. grid and block are dim3 or integers;
+   each is evaluated twice. Wrap a kernel whose template arguments contain commas
+   in parentheses. CUDA C++ only (nvcc); a CPU simulator may define its own. */
+#define GPUH_LAUNCH(kernel, grid, block, shmem, stream, ...)                              \
+    (gpuh_impl_launch_begin(#kernel, (grid), (block), (shmem), __FILE__, __LINE__),       \
+     kernel<<<(grid), (block), (shmem), (stream)>>>(__VA_ARGS__), gpuh_check_launch())
+#endif
+
+/* ===========================================================================
+   DEVICES
+   =========================================================================== */
+
+/* gpuh_device_count: the number of CUDA devices this process can use. Never
+   fails: with no device, no driver, or a driver older than the runtime it
+   returns 0 and, if reason is not NULL, sets *reason to why (a static string);
+   with devices it sets *reason to "". Honours CUDA_VISIBLE_DEVICES (see NOTES).
+   Idea: Numba's cuda.is_available() with the reason it gives. */
+GPUH_DEF int gpuh_device_count(const char **reason)
+{
+    int n = 0;
+    cudaError_t err = cudaGetDeviceCount(&n);
+    if (err != cudaSuccess) {
+        cudaGetLastError();
+        if (reason)
+            *reason = cudaGetErrorString(err);
+        return 0;
+    }
+    if (reason)
+        *reason = n > 0 ? "" : "the driver reports no CUDA devices (is CUDA_VISIBLE_DEVICES empty?)";
+    return n;
+}
+
+/* gpuh_select_device: makes `device` (0 .. count-1) current for this host
+   thread. Errors: cudaErrorInvalidDevice (out of range, with the count),
+   cudaErrorNoDevice / cudaErrorInsufficientDriver with no usable device. */
+GPUH_DEF cudaError_t gpuh_select_device(int device)
+{
+    const char *why = "";
+    int n = gpuh_device_count(&why);
+    if (n == 0)
+        return gpuh_impl_fail(cudaErrorNoDevice, "gpuh_select_device: no CUDA device: %s", why);
+    if (device < 0 || device >= n)
+        return gpuh_impl_fail(cudaErrorInvalidDevice,
+                              "gpuh_select_device: device %d is out of range (%d visible)", device, n);
+    return cudaSetDevice(device);
+}
+
+/* gpuh_print_devices: prints every visible device to `out` (stdout if NULL):
+   name, compute capability, SMs, memory, L2, clocks, peak memory bandwidth and
+   the launch limits. Returns the first CUDA error; with no device prints why and
+   returns cudaErrorNoDevice. Idea: Numba's cuda.detect(). */
+GPUH_DEF cudaError_t gpuh_print_devices(FILE *out)
+{
+    const char *why = "";
+    const char *visible = getenv("CUDA_VISIBLE_DEVICES");
+    int n = gpuh_device_count(&why), dev, driver = 0, runtime = 0;
+    if (out == NULL)
+        out = stdout;
+    if (n == 0) {
+        fprintf(out, "No CUDA devices: %s\n", why);
+        return gpuh_impl_fail(cudaErrorNoDevice, "gpuh_print_devices: no CUDA device: %s", why);
+    }
+    cudaDriverGetVersion(&driver);
+    cudaRuntimeGetVersion(&runtime);
+    fprintf(out, "Found %d CUDA device%s (driver %d.%d, runtime %d.%d, CUDA_VISIBLE_DEVICES=%s)\n", n,
+            n == 1 ? "" : "s", driver / 1000, driver % 1000 / 10, runtime / 1000,
+            runtime % 1000 / 10, visible ? visible : "<unset>");
+    for (dev = 0; dev < n; ++dev) {
+        struct cudaDeviceProp p;
+        int sm_khz = 0, mem_khz = 0;
+        cudaError_t err = cudaGetDeviceProperties(&p, dev);
+        if (err == cudaSuccess)
+            err = cudaDeviceGetAttribute(&sm_khz, cudaDevAttrClockRate, dev);
+        if (err == cudaSuccess)
+            err = cudaDeviceGetAttribute(&mem_khz, cudaDevAttrMemoryClockRate, dev);
+        if (err != cudaSuccess)
+            return err;
+        fprintf(out, "id %d  %s  [compute capability %d.%d]\n", dev, p.name, p.major, p.minor);
+        fprintf(out, "  SMs                        %d (warp size %d)\n", p.multiProcessorCount, p.warpSize);
+        fprintf(out, "  global memory              %.1f GiB\n", p.totalGlobalMem / 1073741824.0);
+        fprintf(out, "  L2 cache                   %.1f MiB\n", p.l2CacheSize / 1048576.0);
+        fprintf(out, "  SM clock (max)             %d MHz\n", sm_khz / 1000);
+        fprintf(out, "  memory clock, bus          %d MHz, %d-bit (peak %.0f GB/s)\n", mem_khz / 1000,
+                p.memoryBusWidth, 2.0 * mem_khz * 1e3 * (p.memoryBusWidth / 8) / 1e9);
+        fprintf(out, "  threads per block, per SM  %d, %d\n", p.maxThreadsPerBlock,
+                p.maxThreadsPerMultiProcessor);
+        fprintf(out, "  block dims (max)           (%d, %d, %d)\n", p.maxThreadsDim[0], p.maxThreadsDim[1],
+                p.maxThreadsDim[2]);
+        fprintf(out, "  grid dims (max)            (%d, %d, %d)\n", p.maxGridSize[0], p.maxGridSize[1],
+                p.maxGridSize[2]);
+        fprintf(out, "  shared memory per block    %zu KiB (%zu KiB opt-in), per SM %zu KiB\n",
+                p.sharedMemPerBlock / 1024, p.sharedMemPerBlockOptin / 1024,
+                p.sharedMemPerMultiprocessor / 1024);
+        fprintf(out, "  registers per block, SM    %d, %d\n", p.regsPerBlock, p.regsPerMultiprocessor);
+        fprintf(out, "  managed memory             %s (concurrent access: %s)\n",
+                p.managedMemory ? "yes" : "no", p.concurrentManagedAccess ? "yes" : "no");
+        fprintf(out, "  PCI bus                    %04x:%02x:%02x\n", p.pciDomainID, p.pciBusID, p.pciDeviceID);
+    }
+    return cudaSuccess;
+}
+
+/* Memory counters, in bytes. */
+typedef struct gpuh_memory_stats {
+    size_t free_bytes, total_bytes;  /* cudaMemGetInfo: the whole device, all processes */
+    size_t allocated_bytes;          /* device + managed bytes held through gpuh now */
+    size_t peak_allocated_bytes;     /* most allocated_bytes since start or the last reset */
+    size_t pinned_bytes;             /* pinned host bytes held through gpuh now */
+    size_t live_allocations;         /* gpuh allocations not yet freed (all kinds) */
+    size_t untracked_allocations;    /* made when the ledger was full: not in the byte counts */
+} gpuh_memory_stats;
+
+/* gpuh_memory_info: fills *stats for the current device. The gpuh counters
+   cover every allocation made through gpuh in this process. Errors:
+   cudaErrorInvalidValue (stats NULL), else cudaMemGetInfo's (its fields are then
+   0 and the gpuh counters still filled). Idea: PyTorch's
+   torch.cuda.memory_allocated / max_memory_allocated / mem_get_info. */
+GPUH_DEF cudaError_t gpuh_memory_info(gpuh_memory_stats *stats)
+{
+    cudaError_t err;
+    if (stats == NULL)
+        return gpuh_impl_fail(cudaErrorInvalidValue, "gpuh_memory_info: stats is NULL");
+    memset(stats, 0, sizeof *stats);
+    GPUH_IMPL_LOCK();
+    stats->allocated_bytes = gpuh_impl_state_v.device_bytes;
+    stats->peak_allocated_bytes = gpuh_impl_state_v.peak_device_bytes;
+    stats->pinned_bytes = gpuh_impl_state_v.pinned_bytes;
+    stats->live_allocations = gpuh_impl_state_v.live_count + gpuh_impl_state_v.untracked_count;
+    stats->untracked_allocations = gpuh_impl_state_v.untracked_count;
+    GPUH_IMPL_UNLOCK();
+    err = cudaMemGetInfo(&stats->free_bytes, &stats->total_bytes);
+    if (err != cudaSuccess) {
+        cudaGetLastError();
+        stats->free_bytes = stats->total_bytes = 0;
+    }
+    return err;
+}
+
+/* gpuh_reset_peak_memory: sets the peak counter to the bytes held now.
+   Idea: torch.cuda.reset_peak_memory_stats. */
+GPUH_DEF void gpuh_reset_peak_memory(void)
+{
+    GPUH_IMPL_LOCK();
+    gpuh_impl_state_v.peak_device_bytes = gpuh_impl_state_v.device_bytes;
+    GPUH_IMPL_UNLOCK();
+}
+
+/* gpuh_print_allocations: prints each live gpuh allocation (kind, bytes,
+   file:line of the call that made it) to `out` (stderr if NULL) and returns how
+   many are live. Call it before exit to find leaks. */
+GPUH_DEF size_t gpuh_print_allocations(FILE *out)
+{
+    static const char *const kinds[] = {"?", "device", "managed", "pinned"};
+    size_t i, n;
+    if (out == NULL)
+        out = stderr;
+    GPUH_IMPL_LOCK();
+    n = gpuh_impl_state_v.live_count;
+    for (i = 0; i < n; ++i) {
+        const gpuh_impl_record *r = &gpuh_impl_state_v.records[i];
+        fprintf(out, "gpuh: live %s allocation %p of %zu bytes from %s:%d\n", kinds[r->kind], r->ptr,
+                r->bytes, r->file, r->line);
+    }
+    if (gpuh_impl_state_v.untracked_count > 0)
+        fprintf(out, "gpuh: and %zu untracked allocations (ledger of %d full)\n",
+                gpuh_impl_state_v.untracked_count, GPUH_LEDGER_CAPACITY);
+    n += gpuh_impl_state_v.untracked_count;
+    GPUH_IMPL_UNLOCK();
+    return n;
+}
+
+/* ===========================================================================
+   LAUNCH GEOMETRY
+   =========================================================================== */
+
+/* gpuh_ceil_div: ceil(n / d) for d > 0, exact for every size_t n (no n + d - 1
+   overflow); 0 when d == 0. */
+GPUH_DEF size_t gpuh_ceil_div(size_t n, size_t d)
+{
+    return d == 0 ? 0 : n / d + (n % d != 0);
+}
+
+/* gpuh_check_block: cudaSuccess if `block` is a valid block shape: every
+   dimension ≥ 1, x and y ≤ 1024, z ≤ 64, x·y·z ≤ 1024 threads. Else
+   cudaErrorInvalidConfiguration with the shape in gpuh_error_detail(). */
+GPUH_DEF cudaError_t gpuh_check_block(dim3 block)
+{
+    unsigned long long threads = 1ull * block.x * block.y * block.z;
+    if (block.x == 0 || block.y == 0 || block.z == 0 || block.x > GPUH_MAX_BLOCK_XY ||
+        block.y > GPUH_MAX_BLOCK_XY || block.z > GPUH_MAX_BLOCK_Z || threads > GPUH_MAX_BLOCK_THREADS)
+        return gpuh_impl_fail(cudaErrorInvalidConfiguration,
+                              "block (%u, %u, %u) = %llu threads: each dimension must be >= 1, x and y "
+                              "<= %u, z <= %u, and x*y*z <= %u",
+                              block.x, block.y, block.z, threads, GPUH_MAX_BLOCK_XY, GPUH_MAX_BLOCK_Z,
+                              GPUH_MAX_BLOCK_THREADS);
+    return cudaSuccess;
+}
+
+/* gpuh_grid_3d: *grid = (ceil(nx/block.x), ceil(ny/block.y), ceil(nz/block.z)),
+   each at least 1 (so a guarded kernel may be launched for an empty range), so
+   that the grid covers nx × ny × nz elements (threads) with one thread each.
+   Errors (grid untouched): cudaErrorInvalidValue (grid NULL);
+   cudaErrorInvalidConfiguration if the block is invalid (gpuh_check_block) or
+   the grid needs x > 2^31-1 or y, z > 65535 blocks: never a wrapped-around grid.
+   Then use a grid-stride loop, or a larger block. */
+GPUH_DEF cudaError_t gpuh_grid_3d(dim3 *grid, size_t nx, size_t ny, size_t nz, dim3 block)
+{
+    size_t gx, gy, gz;
+    cudaError_t err = gpuh_check_block(block);
+    if (grid == NULL)
+        return gpuh_impl_fail(cudaErrorInvalidValue, "gpuh_grid: grid is NULL");
+    if (err != cudaSuccess)
+        return err;
+    gx = gpuh_ceil_div(nx, block.x);
+    gy = gpuh_ceil_div(ny, block.y);
+    gz = gpuh_ceil_div(nz, block.z);
+    if (gx > GPUH_MAX_GRID_X || gy > GPUH_MAX_GRID_YZ || gz > GPUH_MAX_GRID_YZ)
+        return gpuh_impl_fail(cudaErrorInvalidConfiguration,
+                              "gpuh_grid: %zu x %zu x %zu elements in blocks of (%u, %u, %u) need a grid "
+                              "of (%zu, %zu, %zu) blocks; the limits are (%u, %u, %u)",
+                              nx, ny, nz, block.x, block.y, block.z, gx, gy, gz, GPUH_MAX_GRID_X,
+                              GPUH_MAX_GRID_YZ, GPUH_MAX_GRID_YZ);
+    grid->x = gx > 0 ? gx : 1;
+    grid->y = gy > 0 ? gy : 1;
+    grid->z = gz > 0 ? gz : 1;
+    return cudaSuccess;
+}
+
+/* gpuh_grid_2d: gpuh_grid_3d(grid, nx, ny, 1, block). nx is the fast (x, column)
+   dimension, ny the row dimension. */
+GPUH_DEF cudaError_t gpuh_grid_2d(dim3 *grid, size_t nx, size_t ny, dim3 block)
+{
+    return gpuh_grid_3d(grid, nx, ny, 1, block);
+}
+
+/* gpuh_grid_1d: blocks of block_x threads covering n elements:
+   grid.x = ceil(n / block_x) (≥ 1), grid.y = grid.z = 1. Errors as gpuh_grid_3d:
+   block_x of 0 or above 1024, or n needing more than 2^31-1 blocks. */
+GPUH_DEF cudaError_t gpuh_grid_1d(dim3 *grid, size_t n, unsigned block_x)
+{
+    dim3 block;
+    block.x = block_x;
+    block.y = block.z = 1;
+    return gpuh_grid_3d(grid, n, 1, 1, block);
+}
+
+/* gpuh_suggest_block_size: the block size (a multiple of 32, ≤ the kernel's
+   limit) that maximises resident threads per SM for `kernel` (a __global__
+   function's address, as const void *) with `dynamic_shmem_bytes` of dynamic
+   shared memory per block; *min_grid_size = blocks needed to fill every SM once
+   (may be NULL). Errors: cudaErrorInvalidValue (NULL kernel or block_size), and
+   the runtime's (e.g. cudaErrorInvalidDeviceFunction). Idea: the C++
+   cudaOccupancyMaxPotentialBlockSize, written on the C API so C can call it. */
+GPUH_DEF cudaError_t gpuh_suggest_block_size(const void *kernel, size_t dynamic_shmem_bytes,
+                                             int *block_size, int *min_grid_size)
+{
+    struct cudaFuncAttributes attr;
+    int dev = 0, sms = 0, b, best_block = 0, best_blocks = 0, best_threads = 0;
+    cudaError_t err;
+    if (kernel == NULL || block_size == NULL)
+        return gpuh_impl_fail(cudaErrorInvalidValue, "gpuh_suggest_block_size: %s is NULL",
+                              kernel == NULL ? "kernel" : "block_size");
+    if ((err = cudaFuncGetAttributes(&attr, kernel)) != cudaSuccess ||
+        (err = cudaGetDevice(&dev)) != cudaSuccess ||
+        (err = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev)) != cudaSuccess)
+        return err;
+    for (b = attr.maxThreadsPerBlock / 32 * 32; b >= 32; b -= 32) {
+        int blocks = 0;
+        err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel, b, dynamic_shmem_bytes);
+        if (err != cudaSuccess)
+            return err;
+        if (blocks * b > best_threads) {
+            best_threads = blocks * b;
+            best_block = b;
+            best_blocks = blocks;
+        }
+    }
+    if (best_block == 0)
+        return gpuh_impl_fail(cudaErrorInvalidConfiguration,
+                              "gpuh_suggest_block_size: no block size fits %zu bytes of dynamic shared "
+                              "memory",
+                              dynamic_shmem_bytes);
+    *block_size = best_block;
+    if (min_grid_size)
+        *min_grid_size = best_blocks * sms;
+    return cudaSuccess;
+}
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#if defined(__CUDACC__)
+/* gpuh_global_index(): this thread's index in a 1-D grid,
+   blockIdx.x * blockDim.x + threadIdx.x, computed in 64 bits so that it does
+   not wrap past 2^32 threads. Numba: cuda.grid(1). */
+static __device__ __forceinline__ size_t gpuh_global_index(void)
+{
+    size_t i = blockIdx.x;
+    return i * blockDim.x + threadIdx.x;
+}
+
+/* gpuh_grid_stride(): threads in the 1-D grid, gridDim.x * blockDim.x in 64
+   bits: the step of a grid-stride loop. Numba: cuda.gridsize(1). */
+static __device__ __forceinline__ size_t gpuh_grid_stride(void)
+{
+    size_t n = gridDim.x;
+    return n * blockDim.x;
+}
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ===========================================================================
+   MEMORY
+   Every helper takes element counts; the element size comes from the
+   pointers' types, so nobody multiplies by sizeof by hand, and the byte count
+   is checked for overflow. A count of 0 is a valid empty array: nothing is
+   allocated or copied, and the pointer is set to NULL. gpuh_free frees any of
+   them (NULL is a no-op). Each allocation is entered in a ledger with the
+   file:line that asked for it (gpuh_memory_info, gpuh_print_allocations).
+   =========================================================================== */
+
+GPUH_DEF cudaError_t gpuh_impl_bytes(const char *fn, size_t count, size_t elem_size, size_t *bytes)
+{
+    if (elem_size != 0 && count > SIZE_MAX / elem_size)
+        return gpuh_impl_fail(cudaErrorInvalidValue,
+                              "%s: %zu elements of %zu bytes overflow size_t (max %zu bytes)", fn, count,
+                              elem_size, SIZE_MAX);
+    *bytes = count * elem_size;
+    return cudaSuccess;
+}
+
+GPUH_DEF void gpuh_impl_ledger_add(const void *ptr, size_t bytes, int kind, const char *file, int line)
+{
+    gpuh_impl_state *s = &gpuh_impl_state_v;
+    GPUH_IMPL_LOCK();
+    if (s->live_count < GPUH_LEDGER_CAPACITY) {
+        gpuh_impl_record *r = &s->records[s->live_count++];
+        r->ptr = ptr;
+        r->bytes = bytes;
+        r->kind = kind;
+        r->file = file;
+        r->line = line;
+        if (kind == GPUH_IMPL_PINNED) {
+            s->pinned_bytes += bytes;
+        } else {
+            s->device_bytes += bytes;
+            if (s->device_bytes > s->peak_device_bytes)
+                s->peak_device_bytes = s->device_bytes;
+        }
+    } else {
+        s->untracked_count++;
+    }
+    GPUH_IMPL_UNLOCK();
+}
+
+/* Removes ptr from the ledger; returns its kind, or 0 if it is not there. */
+GPUH_DEF int gpuh_impl_ledger_remove(const void *ptr)
+{
+    gpuh_impl_state *s = &gpuh_impl_state_v;
+    int kind = 0;
+    size_t i;
+    GPUH_IMPL_LOCK();
+    for (i = s->live_count; i-- > 0;) {
+        gpuh_impl_record *r = &s->records[i];
+        if (r->ptr == ptr) {
+            kind = r->kind;
+            if (kind == GPUH_IMPL_PINNED)
+                s->pinned_bytes -= r->bytes;
+            else
+                s->device_bytes -= r->bytes;
+            *r = s->records[--s->live_count];
+            break;
+        }
+    }
+    GPUH_IMPL_UNLOCK();
+    return kind;
+}
+
+GPUH_DEF cudaError_t gpuh_impl_alloc(const char *fn, int kind, void *out_ptr, size_t count,
+                                     size_t elem_size, const char *file, int line)
+{
+    void *p = NULL;
+    size_t bytes = 0;
+    cudaError_t err;
+    if (out_ptr == NULL)
+        return gpuh_impl_fail(cudaErrorInvalidValue, "%s at %s:%d: the output pointer is NULL", fn, file,
+                              line);
+    memcpy(out_ptr, &p, sizeof p);
+    if ((err = gpuh_impl_bytes(fn, count, elem_size, &bytes)) != cudaSuccess || bytes == 0)
+        return err;
+    if (kind == GPUH_IMPL_DEVICE)
+        err = cudaMalloc(&p, bytes);
+    else if (kind == GPUH_IMPL_MANAGED)
+        err = cudaMallocManaged(&p, bytes, cudaMemAttachGlobal);
+    else
+        err = cudaMallocHost(&p, bytes);
+    if (err != cudaSuccess) {
+        size_t free_b = 0, total_b = 0;
+        cudaGetLastError();
+        if (kind != GPUH_IMPL_PINNED && cudaMemGetInfo(&free_b, &total_b) == cudaSuccess)
+            return gpuh_impl_fail(err,
+                                  "%s at %s:%d: could not allocate %zu bytes (%zu elements of %zu "
+                                  "bytes); the device has %zu bytes free of %zu",
+                                  fn, file, line, bytes, count, elem_size, free_b, total_b);
+        cudaGetLastError();
+        return gpuh_impl_fail(err, "%s at %s:%d: could not allocate %zu bytes (%zu elements of %zu bytes)",
+                              fn, file, line, bytes, count, elem_size);
+    }
+    gpuh_impl_ledger_add(p, bytes, kind, file, line);
+    memcpy(out_ptr, &p, sizeof p);
+    return cudaSuccess;
+}
+
+/* gpuh_device_array(&d_ptr, count): allocates `count` uninitialised elements
+   of *d_ptr's type in device memory (cudaMalloc; aligned to 256 bytes) and
+   stores the address in d_ptr (NULL when count is 0). Errors: cudaErrorInvalidValue
+   (d_ptr NULL, or count × element size overflows size_t);
+   cudaErrorMemoryAllocation (the detail names the bytes asked for and free);
+   cudaErrorNoDevice / cudaErrorInsufficientDriver. Idea: Numba's
+   cuda.device_array(shape, dtype). */
+#define gpuh_device_array(d_pptr, count)                                                          \
+    gpuh_impl_alloc("gpuh_device_array", GPUH_IMPL_DEVICE, (d_pptr), (count), sizeof **(d_pptr),   \
+                    __FILE__, __LINE__)
+
+/* gpuh_pinned_array(&h_ptr, count): `count` elements of page-locked host memory
+   (cudaMallocHost): the fast, asynchronous-capable side of a host<->device copy.
+   Errors as gpuh_device_array. Idea: Numba's cuda.pinned_array. */
+#define gpuh_pinned_array(h_pptr, count)                                                          \
+    gpuh_impl_alloc("gpuh_pinned_array", GPUH_IMPL_PINNED, (h_pptr), (count), sizeof **(h_pptr),   \
+                    __FILE__, __LINE__)
+
+/* gpuh_managed_array(&m_ptr, count): `count` elements of managed (unified)
+   memory (cudaMallocManaged), usable from host and device; pages migrate on
+   first touch unless prefetched (gpuh_prefetch_async). Errors as
+   gpuh_device_array. Idea: Numba's cuda.managed_array. */
+#define gpuh_managed_array(m_pptr, count)                                                         \
+    gpuh_impl_alloc("gpuh_managed_array", GPUH_IMPL_MANAGED, (m_pptr), (count), sizeof **(m_pptr), \
+                    __FILE__, __LINE__)
+
+GPUH_DEF cudaError_t gpuh_impl_copy(const char *fn, void *dst, size_t dst_elem, const void *src,
+                                    size_t src_elem, size_t count, enum cudaMemcpyKind kind,
+                                    int async, cudaStream_t stream)
+{
+    size_t bytes = 0;
+    cudaError_t err;
+    if (dst_elem != src_elem)
+        return gpuh_impl_fail(cudaErrorInvalidValue,
+                              "%s: destination elements are %zu bytes but source elements are %zu", fn,
+                              dst_elem, src_elem);
+    if ((err = gpuh_impl_bytes(fn, count, src_elem, &bytes)) != cudaSuccess || bytes == 0)
+        return err;
+    if (dst == NULL || src == NULL)
+        return gpuh_impl_fail(cudaErrorInvalidValue, "%s: %s is NULL (count %zu)", fn,
+                              dst == NULL ? "the destination" : "the source", count);
+    return async ? cudaMemcpyAsync(dst, src, bytes, kind, stream) : cudaMemcpy(dst, src, bytes, kind);
+}
+
+/* gpuh_copy_to_device(d_dst, h_src, count): copies `count` elements from host
+   to device memory, both of the same element size, and returns when done (the
+   _async form enqueues on `stream`; with pageable host memory it may still
+   wait for the copy). Count 0 copies nothing. Errors: cudaErrorInvalidValue (a
+   NULL pointer with count > 0, element sizes that differ, a byte count that
+   overflows), and cudaMemcpy's. Idea: Numba's DeviceNDArray.copy_to_device. */
+#define gpuh_copy_to_device(d_dst, h_src, count)                                                   \
+    gpuh_impl_copy("gpuh_copy_to_device", (d_dst), sizeof *(d_dst), (h_src), sizeof *(h_src),       \
+                   (count), cudaMemcpyHostToDevice, 0, 0)
+#define gpuh_copy_to_device_async(d_dst, h_src, count, stream)                                     \
+    gpuh_impl_copy("gpuh_copy_to_device_async", (d_dst), sizeof *(d_dst), (h_src), sizeof *(h_src), \
+                   (count), cudaMemcpyHostToDevice, 1, (stream))
+
+/* gpuh_copy_to_host(h_dst, d_src, count): copies `count` elements from device
+   to host memory; errors as gpuh_copy_to_device. The _async form enqueues on
+   `stream` (pinned h_dst for a truly asynchronous copy). Idea: Numba's
+   DeviceNDArray.copy_to_host. */
+#define gpuh_copy_to_host(h_dst, d_src, count)                                                     \
+    gpuh_impl_copy("gpuh_copy_to_host", (h_dst), sizeof *(h_dst), (d_src), sizeof *(d_src),         \
+                   (count), cudaMemcpyDeviceToHost, 0, 0)
+#define gpuh_copy_to_host_async(h_dst, d_src, count, stream)                                       \
+    gpuh_impl_copy("gpuh_copy_to_host_async", (h_dst), sizeof *(h_dst), (d_src), sizeof *(d_src),   \
+                   (count), cudaMemcpyDeviceToHost, 1, (stream))
+
+GPUH_DEF cudaError_t gpuh_impl_to_device(const char *fn, void *out_ptr, size_t dst_elem,
+                                         const void *h_src, size_t src_elem, size_t count, int async,
+                                         cudaStream_t stream, const char *file, int line)
+{
+    void *d = NULL;
+    cudaError_t err;
+    if (dst_elem != src_elem)
+        return gpuh_impl_fail(cudaErrorInvalidValue,
+                              "%s at %s:%d: device elements are %zu bytes but host elements are %zu", fn,
+                              file, line, dst_elem, src_elem);
+    if (out_ptr == NULL)
+        return gpuh_impl_fail(cudaErrorInvalidValue, "%s at %s:%d: the output pointer is NULL", fn, file,
+                              line);
+    memcpy(out_ptr, &d, sizeof d);
+    if (h_src == NULL && count > 0)
+        return gpuh_impl_fail(cudaErrorInvalidValue, "%s at %s:%d: the host source is NULL (count %zu)",
+                              fn, file, line, count);
+    if ((err = gpuh_impl_alloc(fn, GPUH_IMPL_DEVICE, &d, count, dst_elem, file, line)) != cudaSuccess)
+        return err;
+    err = gpuh_impl_copy(fn, d, dst_elem, h_src, src_elem, count, cudaMemcpyHostToDevice, async, stream);
+    if (err != cudaSuccess) {
+        gpuh_impl_ledger_remove(d);
+        cudaFree(d);
+        return err;
+    }
+    memcpy(out_ptr, &d, sizeof d);
+    return cudaSuccess;
+}
+
+/* gpuh_to_device(&d_ptr, h_src, count): allocates `count` elements in device
+   memory (as gpuh_device_array) and copies h_src into them; *d_ptr and *h_src
+   must have the same element size. On error nothing stays allocated and
+   *d_ptr is NULL. The _async form copies on `stream` (returns before the copy
+   ends when h_src is pinned: keep h_src alive until the stream gets there).
+   Errors: those of gpuh_device_array and gpuh_copy_to_device.
+   Idea: Numba's cuda.to_device(ary, stream=0). */
+#define gpuh_to_device(d_pptr, h_src, count)                                                       \
+    gpuh_impl_to_device("gpuh_to_device", (d_pptr), sizeof **(d_pptr), (h_src), sizeof *(h_src),    \
+                        (count), 0, 0, __FILE__, __LINE__)
+#define gpuh_to_device_async(d_pptr, h_src, count, stream)                                         \
+    gpuh_impl_to_device("gpuh_to_device_async", (d_pptr), sizeof **(d_pptr), (h_src),              \
+                        sizeof *(h_src), (count), 1, (stream), __FILE__, __LINE__)
+
+/* gpuh_free(ptr): frees memory from gpuh_device_array, gpuh_to_device,
+   gpuh_pinned_array or gpuh_managed_array and updates the counters; NULL is a
+   no-op. A pointer the ledger does not know (made while it was full, or by
+   cudaMalloc directly) is freed by what cudaPointerGetAttributes says it is.
+   Like cudaFree, it waits for the device to finish using the memory.
+   Errors: cudaErrorInvalidValue for a pointer CUDA did not allocate (or one
+   already freed), else cudaFree's / cudaFreeHost's. */
+GPUH_DEF cudaError_t gpuh_free(void *ptr)
+{
+    struct cudaPointerAttributes attr;
+    int kind;
+    if (ptr == NULL)
+        return cudaSuccess;
+    kind = gpuh_impl_ledger_remove(ptr);
+    if (kind == GPUH_IMPL_PINNED)
+        return cudaFreeHost(ptr);
+    if (kind != 0)
+        return cudaFree(ptr);
+    if (cudaPointerGetAttributes(&attr, ptr) != cudaSuccess || attr.type == cudaMemoryTypeUnregistered) {
+        cudaGetLastError();
+        return gpuh_impl_fail(cudaErrorInvalidValue,
+                              "gpuh_free: %p is not memory CUDA allocated (freed twice?)", ptr);
+    }
+    GPUH_IMPL_LOCK();
+    if (gpuh_impl_state_v.untracked_count > 0)
+        gpuh_impl_state_v.untracked_count--;
+    GPUH_IMPL_UNLOCK();
+    return attr.type == cudaMemoryTypeHost ? cudaFreeHost(ptr) : cudaFree(ptr);
+}
+
+GPUH_DEF cudaError_t gpuh_impl_prefetch(const void *ptr, size_t count, size_t elem_size, int device,
+                                        cudaStream_t stream)
+{
+    size_t bytes = 0;
+    cudaError_t err = gpuh_impl_bytes("gpuh_prefetch_async", count, elem_size, &bytes);
+    if (err != cudaSuccess || bytes == 0)
+        return err;
+    if (ptr == NULL)
+        return gpuh_impl_fail(cudaErrorInvalidValue, "gpuh_prefetch_async: ptr is NULL (count %zu)", count);
+#if CUDART_VERSION >= 13000
+    {
+        struct cudaMemLocation loc;
+        memset(&loc, 0, sizeof loc);
+        loc.type = device == cudaCpuDeviceId ? cudaMemLocationTypeHost : cudaMemLocationTypeDevice;
+        loc.id = device == cudaCpuDeviceId ? 0 : device;
+        return cudaMemPrefetchAsync(ptr, bytes, loc, 0, stream);
+    }
+#else
+    return cudaMemPrefetchAsync(ptr, bytes, device, stream);
+#endif
+}
+
+/* gpuh_prefetch_async(m_ptr, count, device, stream): migrates the first
+   `count` elements of managed memory to `device` (cudaCpuDeviceId for the
+   host) on `stream`, so that kernels do not stall on page faults. Errors:
+   cudaErrorInvalidValue (NULL with count > 0, overflow), and
+   cudaMemPrefetchAsync's (e.g. on devices without concurrent managed access).
+   Idea: CUDA's unified-memory guidance; Numba has no equivalent. */
+#define gpuh_prefetch_async(m_ptr, count, device, stream)                                          \
+    gpuh_impl_prefetch((m_ptr), (count), sizeof *(m_ptr), (device), (stream))
+
+/* ===========================================================================
+   TIMING
+   =========================================================================== */
+
+/* A pair of CUDA events around work enqueued on one stream. */
+typedef struct gpuh_timer {
+    cudaEvent_t start, stop;
+    cudaStream_t stream;
+} gpuh_timer;
+
+/* gpuh_timer_create: creates the two events. On error nothing is left created.
+   Errors: cudaErrorInvalidValue (t NULL), and cudaEventCreate's. */
+GPUH_DEF cudaError_t gpuh_timer_create(gpuh_timer *t)
+{
+    cudaError_t err;
+    if (t == NULL)
+        return gpuh_impl_fail(cudaErrorInvalidValue, "gpuh_timer_create: t is NULL");
+    memset(t, 0, sizeof *t);
+    if ((err = cudaEventCreate(&t->start)) != cudaSuccess)
+        return err;
+    if ((err = cudaEventCreate(&t->stop)) != cudaSuccess) {
+        cudaEventDestroy(t->start);
+        t->start = NULL;
+    }
+    return err;
+}
+
+/* gpuh_timer_destroy: destroys the events (a zeroed timer is fine). */
+GPUH_DEF cudaError_t gpuh_timer_destroy(gpuh_timer *t)
+{
+    cudaError_t a = cudaSuccess, b = cudaSuccess;
+    if (t == NULL)
+        return cudaSuccess;
+    if (t->start)
+        a = cudaEventDestroy(t->start);
+    if (t->stop)
+        b = cudaEventDestroy(t->stop);
+    t->start = t->stop = NULL;
+    return a != cudaSuccess ? a : b;
+}
+
+/* gpuh_timer_start: records the start event on `stream` (0: legacy default). */
+GPUH_DEF cudaError_t gpuh_timer_start(gpuh_timer *t, cudaStream_t stream)
+{
+    if (t == NULL || t->start == NULL)
+        return gpuh_impl_fail(cudaErrorInvalidValue, "gpuh_timer_start: timer not created");
+    t->stream = stream;
+    return cudaEventRecord(t->start, stream);
+}
+
+/* gpuh_timer_stop: records the stop event on the start's stream. Returns at once. */
+GPUH_DEF cudaError_t gpuh_timer_stop(gpuh_timer *t)
+{
+    if (t == NULL || t->stop == NULL)
+        return gpuh_impl_fail(cudaErrorInvalidValue, "gpuh_timer_stop: timer not created");
+    return cudaEventRecord(t->stop, t->stream);
+}
+
+/* gpuh_timer_elapsed_ms: waits for the stop event and sets *ms to the device
+   time between the events, in milliseconds (resolution about 0.5 µs).
+   Errors: cudaErrorInvalidValue, and those of the work timed (a kernel fault
+   surfaces here). */
+GPUH_DEF cudaError_t gpuh_timer_elapsed_ms(gpuh_timer *t, float *ms)
+{
+    cudaError_t err;
+    if (t == NULL || ms == NULL || t->stop == NULL)
+        return gpuh_impl_fail(cudaErrorInvalidValue, "gpuh_timer_elapsed_ms: %s",
+                              ms == NULL ? "ms is NULL" : "timer not created");
+    if ((err = cudaEventSynchronize(t->stop)) != cudaSuccess)
+        return err;
+    return cudaEventElapsedTime(ms, t->start, t->stop);
+}
+
+/* The work gpuh_time_median_ms times: enqueue it on `stream`, return its error. */
+typedef cudaError_t (*gpuh_work_fn)(void *ctx, cudaStream_t stream);
+
+/* gpuh_time_median_ms: runs fn(ctx, stream) `warmup` times untimed (module
+   load, caches, clocks), then `reps` times each between CUDA events, and sets
+   *median_ms to the median time in milliseconds. fn must only enqueue work.
+   Errors: cudaErrorInvalidValue (fn or median_ms NULL, warmup < 0, reps
+   outside 1..GPUH_MAX_REPS), the first error fn returns, and the events'.
+   Idea: the median-of-repetitions method of triton.testing.do_bench. */
+GPUH_DEF cudaError_t gpuh_time_median_ms(gpuh_work_fn fn, void *ctx, cudaStream_t stream, int warmup,
+                                         int reps, float *median_ms)
+{
+    float times[GPUH_MAX_REPS];
+    gpuh_timer t;
+    cudaError_t err = cudaSuccess;
+    int i, j;
+    if (fn == NULL || median_ms == NULL || warmup < 0 || reps < 1 || reps > GPUH_MAX_REPS)
+        return gpuh_impl_fail(cudaErrorInvalidValue,
+                              "gpuh_time_median_ms: need fn and median_ms, warmup >= 0 and 1 <= reps <= "
+                              "%d (got warmup %d, reps %d)",
+                              GPUH_MAX_REPS, warmup, reps);
+    for (i = 0; i < warmup && err == cudaSuccess; ++i)
+        err = fn(ctx, stream);
+    if (err != cudaSuccess || (err = gpuh_timer_create(&t)) != cudaSuccess)
+        return err;
+    for (i = 0; i < reps && err == cudaSuccess; ++i) {
+        if ((err = gpuh_timer_start(&t, stream)) == cudaSuccess && (err = fn(ctx, stream)) == cudaSuccess &&
+            (err = gpuh_timer_stop(&t)) == cudaSuccess)
+            err = gpuh_timer_elapsed_ms(&t, &times[i]);
+    }
+    gpuh_timer_destroy(&t);
+    if (err != cudaSuccess)
+        return err;
+    for (i = 1; i < reps; ++i) { /* insertion sort: reps is small */
+        float v = times[i];
+        for (j = i; j > 0 && times[j - 1] > v; --j)
+            times[j] = times[j - 1];
+        times[j] = v;
+    }
+    *median_ms = reps % 2 ? times[reps / 2] : 0.5f * (times[reps / 2 - 1] + times[reps / 2]);
+    return cudaSuccess;
+}
+
+/* ===========================================================================
+   RANDOM INPUTS (define GPUH_USE_CURAND; link cuRAND)
+   Fills device arrays through cuRAND's host API with the Philox4x32-10
+   generator: the same seed gives the same numbers. Errors: cudaErrorInvalidValue
+   (NULL with n > 0), cudaErrorMemoryAllocation, else cudaErrorUnknown with the
+   cuRAND status in gpuh_error_detail(). n = 0 is a no-op.
+   =========================================================================== */
+#ifdef GPUH_USE_CURAND
+
+GPUH_DEF cudaError_t gpuh_impl_curand(const char *fn, curandStatus_t st)
+{
+    if (st == CURAND_STATUS_SUCCESS)
+        return cudaSuccess;
+    if (st == CURAND_STATUS_ALLOCATION_FAILED)
+        return gpuh_impl_fail(cudaErrorMemoryAllocation, "%s: cuRAND could not allocate", fn);
+    if (st == CURAND_STATUS_LAUNCH_FAILURE) {
+        cudaError_t err = cudaGetLastError();
+        return err != cudaSuccess ? err : gpuh_impl_fail(cudaErrorLaunchFailure, "%s: cuRAND launch failed", fn);
+    }
+    return gpuh_impl_fail(cudaErrorUnknown, "%s: cuRAND status %d", fn, st);
+}
+
+enum { GPUH_IMPL_UNIFORM, GPUH_IMPL_NORMAL, GPUH_IMPL_BITS };
+
+/* One generator per call: creation costs ~0.1 ms, negligible for inputs.
+   Normal variates come in pairs (Box-Muller), so for odd n the last two slots
+   are filled by a second, offset draw. */
+GPUH_DEF cudaError_t gpuh_impl_random(const char *fn, void *d, size_t n, size_t elem_size, int dist,
+                                      double mean, double stddev, unsigned long long seed, cudaStream_t stream)
+{
+    curandGenerator_t gen;
+    curandStatus_t st;
+    unsigned char *bytes;
+    size_t done = 0;
+    float fmean = mean, fstddev = stddev;
+    if (n == 0)
+        return cudaSuccess;
+    if (d == NULL)
+        return gpuh_impl_fail(cudaErrorInvalidValue, "%s: the device array is NULL (n %zu)", fn, n);
+    if (dist == GPUH_IMPL_NORMAL && n == 1)
+        return gpuh_impl_fail(cudaErrorInvalidValue, "%s: normal variates need n >= 2 (cuRAND makes pairs)",
+                              fn);
+    memcpy(&bytes, &d, sizeof d);
+    st = curandCreateGenerator(&gen, CURAND_RNG_PSEUDO_PHILOX4_32_10);
+    if (st != CURAND_STATUS_SUCCESS)
+        return gpuh_impl_curand(fn, st);
+    st = curandSetPseudoRandomGeneratorSeed(gen, seed);
+    if (st == CURAND_STATUS_SUCCESS)
+        st = curandSetStream(gen, stream);
+    while (st == CURAND_STATUS_SUCCESS && done < n) {
+        /* the first pass: n rounded down to even for normals; the second: the last 2 */
+        size_t start = done == 0 ? 0 : n - 2, len = done == 0 ? (dist == GPUH_IMPL_NORMAL ? n / 2 * 2 : n) : 2;
+        float *f;
+        double *g;
+        unsigned int *u;
+        void *at = bytes + start * elem_size;
+        memcpy(&f, &at, sizeof at);
+        memcpy(&g, &at, sizeof at);
+        memcpy(&u, &at, sizeof at);
+        if (done > 0)
+            st = curandSetGeneratorOffset(gen, n);
+        if (st != CURAND_STATUS_SUCCESS)
+            break;
+        if (dist == GPUH_IMPL_BITS)
+            st = curandGenerate(gen, u, len);
+        else if (dist == GPUH_IMPL_UNIFORM)
+            st = elem_size == 4 ? curandGenerateUniform(gen, f, len) : curandGenerateUniformDouble(gen, g, len);
+        else
+            st = elem_size == 4 ? curandGenerateNormal(gen, f, len, fmean, fstddev)
+                                : curandGenerateNormalDouble(gen, g, len, mean, stddev);
+        done = done == 0 ? len : n;
+    }
+    curandDestroyGenerator(gen);
+    return gpuh_impl_curand(fn, st);
+}
+
+/* gpuh_random_uniform_f32 / _f64: n uniform values in (0, 1] into d. */
+GPUH_DEF cudaError_t gpuh_random_uniform_f32(float *d, size_t n, unsigned long long seed, cudaStream_t stream)
+{
+    return gpuh_impl_random("gpuh_random_uniform_f32", d, n, 4, GPUH_IMPL_UNIFORM, 0, 0, seed, stream);
+}
+GPUH_DEF cudaError_t gpuh_random_uniform_f64(double *d, size_t n, unsigned long long seed, cudaStream_t stream)
+{
+    return gpuh_impl_random("gpuh_random_uniform_f64", d, n, 8, GPUH_IMPL_UNIFORM, 0, 0, seed, stream);
+}
+/* gpuh_random_normal_f32 / _f64: n normal values N(mean, stddev²) into d; n ≥ 2
+   (cudaErrorInvalidValue for n == 1). */
+GPUH_DEF cudaError_t gpuh_random_normal_f32(float *d, size_t n, float mean, float stddev,
+                                            unsigned long long seed, cudaStream_t stream)
+{
+    return gpuh_impl_random("gpuh_random_normal_f32", d, n, 4, GPUH_IMPL_NORMAL, mean, stddev, seed, stream);
+}
+GPUH_DEF cudaError_t gpuh_random_normal_f64(double *d, size_t n, double mean, double stddev,
+                                            unsigned long long seed, cudaStream_t stream)
+{
+    return gpuh_impl_random("gpuh_random_normal_f64", d, n, 8, GPUH_IMPL_NORMAL, mean, stddev, seed, stream);
+}
+/* gpuh_random_u32: n words of 32 random bits into d (reinterpret for int32). */
+GPUH_DEF cudaError_t gpuh_random_u32(unsigned int *d, size_t n, unsigned long long seed, cudaStream_t stream)
+{
+    return gpuh_impl_random("gpuh_random_u32", d, n, 4, GPUH_IMPL_BITS, 0, 0, seed, stream);
+}
+
+#endif /* GPUH_USE_CURAND */
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#endif /* GPUH_H */
+
+/*
+------------------------------------------------------------------------------
+MIT License
+
+Copyright (c) 2026 the gpuh authors
+
+Permission is hereby granted, free of charge, to any person obtaining a copy of
+this software and associated documentation files (the "Software"), to deal in
+the Software without restriction, including without limitation the rights to
+use, copy, modify, merge, publish, distribute, sublicense, and/or sell copies
+of the Software, and to permit persons to whom the Software is furnished to do
+so, subject to the following conditions:
+
+The above copyright notice and this permission notice shall be included in all
+copies or substantial portions of the Software.
+
+THE SOFTWARE IS PROVIDED "AS IS", WITHOUT WARRANTY OF ANY KIND, EXPRESS OR
+IMPLIED, INCLUDING BUT NOT LIMITED TO THE WARRANTIES OF MERCHANTABILITY,
+FITNESS FOR A PARTICULAR PURPOSE AND NONINFRINGEMENT. IN NO EVENT SHALL THE
+AUTHORS OR COPYRIGHT HOLDERS BE LIABLE FOR ANY CLAIM, DAMAGES OR OTHER
+LIABILITY, WHETHER IN AN ACTION OF CONTRACT, TORT OR OTHERWISE, ARISING FROM,
+OUT OF OR IN CONNECTION WITH THE SOFTWARE OR THE USE OR OTHER DEALINGS IN THE
+SOFTWARE.
+*/

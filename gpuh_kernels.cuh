@@ -1,0 +1,388 @@
+/* gpuh_kernels.cuh - v0.1.0 - generic CUDA kernels with launchers: vector add,
+   reduction (sum, min, max), tiled shared-memory matrix multiply.
+
+   Needs gpuh.h beside it. MIT licence (see gpuh.h).
+
+   ============================================================================
+   USING IT
+
+   From CUDA C++ (nvcc), call the template launchers; each computes its own
+   grid, takes a stream, checks its arguments and returns cudaError_t:
+
+       GPUH_CHECK(gpuh_vector_add(d_a, d_b, d_c, n, stream));      // T = float, double, int
+       GPUH_CHECK(gpuh_sum(d_x, n, d_result, d_temp, stream));      // also gpuh_min, gpuh_max
+       GPUH_CHECK(gpuh_matmul(d_A, d_B, d_C, M, N, K, stream));     // T = float, double
+
+   From C, or to keep templates out of a .cu file, call the typed entry points
+   declared below (gpuh_vector_add_f32, gpuh_sum_f64, gpuh_matmul_f32, ...).
+   Their definitions are emitted stb-style in exactly one .cu file of the program:
+
+       #define GPUH_KERNELS_IMPLEMENTATION
+       #include "gpuh_kernels.cuh"
+
+   Any number of other .cu files may include this header: the kernels and
+   launchers are templates, so their copies merge at link time.
+
+   Reductions need a scratch buffer of GPUH_REDUCE_TEMP_BYTES bytes of device
+   memory for the per-block partial results (NULL is fine when n ≤
+   GPUH_REDUCE_SINGLE_BLOCK_MAX, which needs one block). One buffer per stream:
+   two reductions in flight on different streams must not share it.
+*/
+#ifndef GPUH_KERNELS_CUH
+#define GPUH_KERNELS_CUH
+
+#include "gpuh.h"
+
+/* Threads per block of the reduction kernel, and most blocks of its first pass.
+   The first pass's grid depends on n alone (never on the device or timing), so
+   every run adds the same numbers in the same order: results are bitwise
+   reproducible, on any GPU. */
+#define GPUH_REDUCE_BLOCK 256
+#define GPUH_REDUCE_MAX_BLOCKS 1024
+#define GPUH_REDUCE_ITEMS_PER_THREAD 8
+/* Largest n reduced by one block in one launch. */
+#define GPUH_REDUCE_SINGLE_BLOCK_MAX (GPUH_REDUCE_BLOCK * GPUH_REDUCE_ITEMS_PER_THREAD)
+/* Bytes of scratch device memory a reduction needs (partials of up to 8 bytes). */
+#define GPUH_REDUCE_TEMP_BYTES (GPUH_REDUCE_MAX_BLOCKS * 8)
+/* Tile edge of the teaching matmul: blocks of TILE × TILE threads. */
+#define GPUH_MATMUL_TILE 16
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Typed entry points for C callers (defined under GPUH_KERNELS_IMPLEMENTATION).
+   Shapes, units and errors are those of the template launchers below. */
+cudaError_t gpuh_vector_add_f32(const float *d_a, const float *d_b, float *d_c, size_t n, cudaStream_t stream);
+cudaError_t gpuh_vector_add_f64(const double *d_a, const double *d_b, double *d_c, size_t n,
+                                cudaStream_t stream);
+cudaError_t gpuh_vector_add_i32(const int *d_a, const int *d_b, int *d_c, size_t n, cudaStream_t stream);
+
+cudaError_t gpuh_sum_f32(const float *d_in, size_t n, float *d_out, void *d_temp, cudaStream_t stream);
+cudaError_t gpuh_sum_f64(const double *d_in, size_t n, double *d_out, void *d_temp, cudaStream_t stream);
+cudaError_t gpuh_sum_i32(const int *d_in, size_t n, int *d_out, void *d_temp, cudaStream_t stream);
+cudaError_t gpuh_min_f32(const float *d_in, size_t n, float *d_out, void *d_temp, cudaStream_t stream);
+cudaError_t gpuh_min_f64(const double *d_in, size_t n, double *d_out, void *d_temp, cudaStream_t stream);
+cudaError_t gpuh_min_i32(const int *d_in, size_t n, int *d_out, void *d_temp, cudaStream_t stream);
+cudaError_t gpuh_max_f32(const float *d_in, size_t n, float *d_out, void *d_temp, cudaStream_t stream);
+cudaError_t gpuh_max_f64(const double *d_in, size_t n, double *d_out, void *d_temp, cudaStream_t stream);
+cudaError_t gpuh_max_i32(const int *d_in, size_t n, int *d_out, void *d_temp, cudaStream_t stream);
+
+cudaError_t gpuh_matmul_f32(const float *d_A, const float *d_B, float *d_C, size_t M, size_t N, size_t K,
+                            cudaStream_t stream);
+cudaError_t gpuh_matmul_f64(const double *d_A, const double *d_B, double *d_C, size_t M, size_t N, size_t K,
+                            cudaStream_t stream);
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#if defined(__CUDACC__)
+
+/* ===========================================================================
+   VECTOR ADD: c[i] = a[i] + b[i] for 0 ≤ i < n
+   =========================================================================== */
+
+/* Each thread starts at its global index and steps by the number of threads in
+   the grid (a grid-stride loop), so any grid covers any n, also n > 2^31
+   (indices are 64-bit). Neighbouring threads touch neighbouring elements, so
+   each warp's loads and stores coalesce into full 128-byte transactions.
+   Grid: 1-D, any size; block: 1-D, any size. No shared memory. */
+template <typename T>
+__global__ void gpuh_vector_add_kernel(const T *__restrict__ g_a, const T *__restrict__ g_b,
+                                       T *__restrict__ g_c, size_t n)
+{
+    const size_t stride = gpuh_grid_stride();
+    for (size_t i = gpuh_global_index(); i < n; i += stride)
+        g_c[i] = g_a[i] + g_b[i];
+}
+
+/* gpuh_vector_add: d_c[i] = d_a[i] + d_b[i] for n elements of device memory, on
+   `stream`. n = 0 launches nothing. d_c may alias d_a or d_b exactly (in place)
+   but not partially. Integer overflow wraps as the device's adder does.
+   Errors: cudaErrorInvalidValue (a NULL pointer with n > 0), launch errors.
+   Idea: the first kernel of every CUDA tutorial, made size-safe. */
+template <typename T>
+cudaError_t gpuh_vector_add(const T *d_a, const T *d_b, T *d_c, size_t n, cudaStream_t stream = 0)
+{
+    const unsigned block = 256;
+    size_t blocks = gpuh_ceil_div(n, block);
+    if (n == 0)
+        return cudaSuccess;
+    if (d_a == NULL || d_b == NULL || d_c == NULL)
+        return gpuh_impl_fail(cudaErrorInvalidValue, "gpuh_vector_add: %s is NULL (n %zu)",
+                              d_a == NULL ? "d_a" : d_b == NULL ? "d_b" : "d_c", n);
+    /* One thread per element up to the grid limit; past it the loop strides. */
+    if (blocks > GPUH_MAX_GRID_X)
+        blocks = GPUH_MAX_GRID_X;
+    return GPUH_LAUNCH(gpuh_vector_add_kernel<T>, (unsigned)blocks, block, 0, stream, d_a, d_b, d_c, n);
+}
+
+/* ===========================================================================
+   REDUCTION: one value from n, by sum, min or max
+   =========================================================================== */
+
+/* The operators: op(a, b) must be associative; identity() is its neutral
+   element (x op identity == x). Integer sums wrap modulo 2^32 (computed in
+   unsigned arithmetic, where wrapping is defined). min and max propagate NaN
+   (as NumPy's min and max do): a NaN anywhere gives NaN. */
+template <typename T> struct gpuh_op_sum {
+    enum { defined_for_empty = 1 }; /* the sum of nothing is 0 */
+    __device__ static T identity() { return T(0); }
+    __device__ static T apply(T a, T b) { return a + b; }
+};
+template <> struct gpuh_op_sum<int> {
+    enum { defined_for_empty = 1 };
+    __device__ static int identity() { return 0; }
+    __device__ static int apply(int a, int b) { return (int)((unsigned)a + (unsigned)b); }
+};
+template <typename T> struct gpuh_op_min {
+    enum { defined_for_empty = 0 }; /* NumPy: min of an empty array is an error */
+    __device__ static T identity();
+    __device__ static T apply(T a, T b) { return (b < a || b != b) ? b : a; }
+};
+template <typename T> struct gpuh_op_max {
+    enum { defined_for_empty = 0 };
+    __device__ static T identity();
+    __device__ static T apply(T a, T b) { return (b > a || b != b) ? b : a; }
+};
+template <> __device__ inline float gpuh_op_min<float>::identity() { return __int_as_float(0x7f800000); }
+template <> __device__ inline float gpuh_op_max<float>::identity() { return __int_as_float(0xff800000); }
+template <> __device__ inline double gpuh_op_min<double>::identity()
+{
+    return __longlong_as_double(0x7ff0000000000000ll);
+}
+template <> __device__ inline double gpuh_op_max<double>::identity()
+{
+    return __longlong_as_double((long long)0xfff0000000000000ull);
+}
+template <> __device__ inline int gpuh_op_min<int>::identity() { return 0x7fffffff; }
+template <> __device__ inline int gpuh_op_max<int>::identity() { return -0x7fffffff - 1; }
+
+/* Reduces one value per lane across a full warp: after log2(32) = 5 steps,
+   lane 0 holds op over all 32 lanes. __shfl_down_sync reads a register of the
+   lane `offset` higher, with no shared memory and no barrier; the mask names
+   all 32 lanes, which must all be here (the block size is a multiple of 32). */
+template <typename Op, typename T> __device__ __forceinline__ T gpuh_warp_reduce(T v)
+{
+    for (int offset = 16; offset > 0; offset /= 2)
+        v = Op::apply(v, __shfl_down_sync(0xffffffffu, v, offset));
+    return v;
+}
+
+/* Reduces one value per thread across the block; the result is valid in
+   thread 0. Each warp reduces itself with shuffles, warp leaders meet in
+   shared memory, and warp 0 reduces their totals. blockDim.x must be a
+   multiple of 32. */
+template <typename Op, typename T> __device__ __forceinline__ T gpuh_block_reduce(T v)
+{
+    __shared__ T s_warp_totals[32];
+    const unsigned lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+    v = gpuh_warp_reduce<Op>(v);
+    if (lane == 0)
+        s_warp_totals[warp] = v;
+    /* Every warp's total must be in shared memory before warp 0 reads them. */
+    __syncthreads();
+    if (warp == 0) {
+        v = lane < blockDim.x / 32 ? s_warp_totals[lane] : Op::identity();
+        v = gpuh_warp_reduce<Op>(v);
+    }
+    return v;
+}
+
+/* Each block writes op over its share of g_in to g_out[blockIdx.x].
+   Each thread first folds elements i, i + stride, i + 2·stride, ... into a
+   register (a grid-stride loop: coalesced, any n, 64-bit indices), then the
+   block combines its threads' values (gpuh_block_reduce). Launched twice: over
+   the input with up to GPUH_REDUCE_MAX_BLOCKS blocks, writing partials, then
+   with one block over the partials, writing the result. Every step has a fixed
+   order, so the result is the same bit for bit on every run.
+   Grid: 1-D; block: 1-D, a multiple of 32, at most GPUH_REDUCE_BLOCK threads. */
+template <typename Op, typename T>
+__global__ void __launch_bounds__(GPUH_REDUCE_BLOCK)
+    gpuh_reduce_kernel(const T *__restrict__ g_in, size_t n, T *__restrict__ g_out)
+{
+    const size_t stride = gpuh_grid_stride();
+    T acc = Op::identity();
+    for (size_t i = gpuh_global_index(); i < n; i += stride)
+        acc = Op::apply(acc, g_in[i]);
+    acc = gpuh_block_reduce<Op>(acc);
+    if (threadIdx.x == 0)
+        g_out[blockIdx.x] = acc;
+}
+
+/* gpuh_impl_reduce<Op>: *d_out = op over d_in[0 .. n-1] (device memory), enqueued on
+   `stream`. d_temp: GPUH_REDUCE_TEMP_BYTES of device scratch, unused (may be
+   NULL) when n ≤ GPUH_REDUCE_SINGLE_BLOCK_MAX. One launch for small n, two
+   otherwise. Deterministic (see gpuh_reduce_kernel). For n = 0 a sum is 0 and
+   min/max are an error. Errors: cudaErrorInvalidValue (NULL d_in or d_out,
+   NULL d_temp when needed, n = 0 for min/max), launch errors.
+   Idea: Mark Harris, "Optimizing Parallel Reduction in CUDA" (2007), with
+   warp shuffles; CUB's DeviceReduce for the scratch-buffer convention. */
+template <typename Op, typename T>
+cudaError_t gpuh_impl_reduce(const char *fn, const T *d_in, size_t n, T *d_out, void *d_temp, cudaStream_t stream)
+{
+    size_t blocks = gpuh_ceil_div(n, (size_t)GPUH_REDUCE_BLOCK * GPUH_REDUCE_ITEMS_PER_THREAD);
+    cudaError_t err;
+    if (d_out == NULL || (d_in == NULL && n > 0))
+        return gpuh_impl_fail(cudaErrorInvalidValue, "%s: %s is NULL (n %zu)", fn,
+                              d_out == NULL ? "d_out" : "d_in", n);
+    if (n == 0) {
+        if (Op::defined_for_empty)
+            return cudaMemsetAsync(d_out, 0, sizeof(T), stream); /* all-zero bits: 0 in every T here */
+        return gpuh_impl_fail(cudaErrorInvalidValue, "%s: n is 0 and the operation has no identity", fn);
+    }
+    if (blocks <= 1)
+        return GPUH_LAUNCH((gpuh_reduce_kernel<Op, T>), 1, GPUH_REDUCE_BLOCK, 0, stream, d_in, n, d_out);
+    if (d_temp == NULL)
+        return gpuh_impl_fail(cudaErrorInvalidValue,
+                              "%s: d_temp is NULL; n = %zu needs GPUH_REDUCE_TEMP_BYTES of scratch", fn, n);
+    if (blocks > GPUH_REDUCE_MAX_BLOCKS)
+        blocks = GPUH_REDUCE_MAX_BLOCKS;
+    T *d_partials = static_cast<T *>(d_temp);
+    err = GPUH_LAUNCH((gpuh_reduce_kernel<Op, T>), (unsigned)blocks, GPUH_REDUCE_BLOCK, 0, stream, d_in, n,
+                      d_partials);
+    if (err != cudaSuccess)
+        return err;
+    return GPUH_LAUNCH((gpuh_reduce_kernel<Op, T>), 1, GPUH_REDUCE_BLOCK, 0, stream, d_partials, blocks,
+                       d_out);
+}
+
+/* gpuh_sum / gpuh_min / gpuh_max: see gpuh_impl_reduce. T = float, double or int.
+   Accuracy of a float sum: each thread adds about n / 262144 elements in
+   sequence, then a tree adds the 262144 thread totals, so the error is at most
+   about (n / 262144 + 18) · 2^-24 · Σ|x| (the classic bound for recursive and
+   pairwise summation; Higham, "Accuracy and Stability of Numerical
+   Algorithms", ch. 4), and typically far less. */
+template <typename T>
+cudaError_t gpuh_sum(const T *d_in, size_t n, T *d_out, void *d_temp, cudaStream_t stream = 0)
+{
+    return gpuh_impl_reduce<gpuh_op_sum<T> >("gpuh_sum", d_in, n, d_out, d_temp, stream);
+}
+template <typename T>
+cudaError_t gpuh_min(const T *d_in, size_t n, T *d_out, void *d_temp, cudaStream_t stream = 0)
+{
+    return gpuh_impl_reduce<gpuh_op_min<T> >("gpuh_min", d_in, n, d_out, d_temp, stream);
+}
+template <typename T>
+cudaError_t gpuh_max(const T *d_in, size_t n, T *d_out, void *d_temp, cudaStream_t stream = 0)
+{
+    return gpuh_impl_reduce<gpuh_op_max<T> >("gpuh_max", d_in, n, d_out, d_temp, stream);
+}
+
+/* ===========================================================================
+   MATRIX MULTIPLY: C = A · B, row-major, A is M × K, B is K × N, C is M × N
+   =========================================================================== */
+
+/* The classic tiled kernel (CUDA Programming Guide, "Shared Memory"; the CUDA
+   sample matrixMul). Each thread computes one element C[row][col]. A naive
+   kernel reads a whole row of A and column of B from global memory per
+   thread: 2K loads for 2K flops. Here the block's TILE × TILE threads instead
+   walk along K one tile at a time: together they copy a TILE × TILE tile of A
+   and one of B into shared memory (one element each), then every thread does
+   TILE multiply-adds from shared memory. Each global element is now loaded once
+   per block instead of once per thread: TILE times less global traffic.
+   Grid: (ceil(N/TILE), ceil(M/TILE)); block: (TILE, TILE); static shared
+   memory: 2 · TILE² elements. Any M, N, K: out-of-range tile elements load as
+   zero, which adds nothing, and out-of-range threads write nothing. */
+template <typename T, int TILE>
+__global__ void gpuh_matmul_tiled_kernel(const T *__restrict__ g_A, const T *__restrict__ g_B,
+                                         T *__restrict__ g_C, size_t M, size_t N, size_t K)
+{
+    __shared__ T s_A[TILE][TILE];
+    __shared__ T s_B[TILE][TILE];
+    const int tx = threadIdx.x, ty = threadIdx.y;
+    const size_t row = (size_t)blockIdx.y * TILE + ty; /* this thread's row of C and A */
+    const size_t col = (size_t)blockIdx.x * TILE + tx; /* this thread's column of C and B */
+    T acc = 0;
+
+    for (size_t k0 = 0; k0 < K; k0 += TILE) {
+        /* Thread (ty, tx) loads A[row][k0 + tx] and B[k0 + ty][col]: along a warp
+           tx varies fastest, so both loads read consecutive addresses. */
+        s_A[ty][tx] = (row < M && k0 + tx < K) ? g_A[row * K + k0 + tx] : T(0);
+        s_B[ty][tx] = (k0 + ty < K && col < N) ? g_B[(k0 + ty) * N + col] : T(0);
+        /* The whole tile must be in shared memory before anyone reads it. */
+        __syncthreads();
+        /* s_A[ty][k] is the same word for a whole warp row (a broadcast);
+           s_B[k][tx] is consecutive words: no bank conflicts. */
+#pragma unroll
+        for (int k = 0; k < TILE; ++k)
+            acc += s_A[ty][k] * s_B[k][tx];
+        /* Everyone must be done reading before the next tile overwrites it. */
+        __syncthreads();
+    }
+    if (row < M && col < N)
+        g_C[row * N + col] = acc;
+}
+
+/* gpuh_matmul: C = A · B for row-major device matrices, A M × K, B K × N,
+   C M × N (leading dimensions K, N and N), T = float or double, on `stream`.
+   Any M, N, K ≥ 0: M or N = 0 does nothing; K = 0 sets C to zero. C must not
+   overlap A or B. Errors: cudaErrorInvalidValue (NULL with a non-empty
+   matrix), cudaErrorInvalidConfiguration (M > 65535 · TILE rows: beyond the
+   grid's y limit), launch errors. The teaching kernel: about 0.16× cuBLAS. */
+template <typename T>
+cudaError_t gpuh_matmul(const T *d_A, const T *d_B, T *d_C, size_t M, size_t N, size_t K,
+                        cudaStream_t stream = 0)
+{
+    dim3 block(GPUH_MATMUL_TILE, GPUH_MATMUL_TILE), grid;
+    cudaError_t err;
+    if (M == 0 || N == 0)
+        return cudaSuccess;
+    if (d_C == NULL || (K > 0 && (d_A == NULL || d_B == NULL)))
+        return gpuh_impl_fail(cudaErrorInvalidValue, "gpuh_matmul: %s is NULL (M %zu, N %zu, K %zu)",
+                              d_C == NULL ? "d_C" : d_A == NULL ? "d_A" : "d_B", M, N, K);
+    if ((err = gpuh_grid_2d(&grid, N, M, block)) != cudaSuccess)
+        return err;
+    return GPUH_LAUNCH((gpuh_matmul_tiled_kernel<T, GPUH_MATMUL_TILE>), grid, block, 0, stream, d_A, d_B, d_C,
+                       M, N, K);
+}
+
+/* ===========================================================================
+   C ENTRY POINTS (one .cu file defines GPUH_KERNELS_IMPLEMENTATION)
+   =========================================================================== */
+#ifdef GPUH_KERNELS_IMPLEMENTATION
+
+#define GPUH_IMPL_VECTOR_ADD(suffix, T)                                                                 \
+    extern "C" cudaError_t gpuh_vector_add_##suffix(const T *d_a, const T *d_b, T *d_c, size_t n,      \
+                                                    cudaStream_t stream)                              \
+    {                                                                                                  \
+        return gpuh_vector_add<T>(d_a, d_b, d_c, n, stream);                                           \
+    }
+#define GPUH_IMPL_REDUCE(name, suffix, T)                                                               \
+    extern "C" cudaError_t gpuh_##name##_##suffix(const T *d_in, size_t n, T *d_out, void *d_temp,     \
+                                                  cudaStream_t stream)                                \
+    {                                                                                                  \
+        return gpuh_##name<T>(d_in, n, d_out, d_temp, stream);                                         \
+    }
+#define GPUH_IMPL_MATMUL(suffix, T)                                                                     \
+    extern "C" cudaError_t gpuh_matmul_##suffix(const T *d_A, const T *d_B, T *d_C, size_t M, size_t N, \
+                                                size_t K, cudaStream_t stream)                        \
+    {                                                                                                  \
+        return gpuh_matmul<T>(d_A, d_B, d_C, M, N, K, stream);                                         \
+    }
+
+GPUH_IMPL_VECTOR_ADD(f32, float)
+GPUH_IMPL_VECTOR_ADD(f64, double)
+GPUH_IMPL_VECTOR_ADD(i32, int)
+GPUH_IMPL_REDUCE(sum, f32, float)
+GPUH_IMPL_REDUCE(sum, f64, double)
+GPUH_IMPL_REDUCE(sum, i32, int)
+GPUH_IMPL_REDUCE(min, f32, float)
+GPUH_IMPL_REDUCE(min, f64, double)
+GPUH_IMPL_REDUCE(min, i32, int)
+GPUH_IMPL_REDUCE(max, f32, float)
+GPUH_IMPL_REDUCE(max, f64, double)
+GPUH_IMPL_REDUCE(max, i32, int)
+GPUH_IMPL_MATMUL(f32, float)
+GPUH_IMPL_MATMUL(f64, double)
+
+#undef GPUH_IMPL_VECTOR_ADD
+#undef GPUH_IMPL_REDUCE
+#undef GPUH_IMPL_MATMUL
+
+#endif /* GPUH_KERNELS_IMPLEMENTATION */
+
+#endif /* __CUDACC__ */
+
+#endif /* GPUH_KERNELS_CUH */
