@@ -1,5 +1,5 @@
 /* gpuh_kernels.cuh - v0.1.0 - generic CUDA kernels with launchers: vector add,
-   reduction (sum, min, max), tiled shared-memory matrix multiply.
+   reductions (sum, min, max, dot, L2 norm), tiled shared-memory matrix multiply.
 
    Needs gpuh.h beside it. MIT licence (see gpuh.h).
 
@@ -11,6 +11,7 @@
 
        GPUH_CHECK(gpuh_vector_add(d_a, d_b, d_c, n, stream));      // T = float, double, int
        GPUH_CHECK(gpuh_sum(d_x, n, d_result, d_temp, stream));      // also gpuh_min, gpuh_max
+       GPUH_CHECK(gpuh_dot(d_x, d_y, n, d_result, d_temp, stream)); // and gpuh_norm2 (float, double)
        GPUH_CHECK(gpuh_matmul(d_A, d_B, d_C, M, N, K, stream));     // T = float, double
 
    From C, or to keep templates out of a .cu file, call the typed entry points
@@ -39,9 +40,9 @@
    reproducible, on any GPU. */
 #define GPUH_REDUCE_BLOCK 256
 #define GPUH_REDUCE_MAX_BLOCKS 1024
-#define GPUH_REDUCE_ITEMS_PER_THREAD 8
-/* Largest n reduced by one block in one launch. */
-#define GPUH_REDUCE_SINGLE_BLOCK_MAX (GPUH_REDUCE_BLOCK * GPUH_REDUCE_ITEMS_PER_THREAD)
+/* n up to which a reduction is one launch of one block and needs no scratch
+   (one tile: 256 threads × 4 × a 16-byte vector: 4096 floats or ints, 2048 doubles). */
+#define GPUH_REDUCE_SINGLE_BLOCK_MAX 2048
 /* Bytes of scratch device memory a reduction needs (partials of up to 8 bytes). */
 #define GPUH_REDUCE_TEMP_BYTES (GPUH_REDUCE_MAX_BLOCKS * 8)
 /* Tile edge of the teaching matmul: blocks of TILE × TILE threads. */
@@ -67,6 +68,12 @@ cudaError_t gpuh_min_i32(const int *d_in, size_t n, int *d_out, void *d_temp, cu
 cudaError_t gpuh_max_f32(const float *d_in, size_t n, float *d_out, void *d_temp, cudaStream_t stream);
 cudaError_t gpuh_max_f64(const double *d_in, size_t n, double *d_out, void *d_temp, cudaStream_t stream);
 cudaError_t gpuh_max_i32(const int *d_in, size_t n, int *d_out, void *d_temp, cudaStream_t stream);
+cudaError_t gpuh_dot_f32(const float *d_a, const float *d_b, size_t n, float *d_out, void *d_temp,
+                         cudaStream_t stream);
+cudaError_t gpuh_dot_f64(const double *d_a, const double *d_b, size_t n, double *d_out, void *d_temp,
+                         cudaStream_t stream);
+cudaError_t gpuh_norm2_f32(const float *d_x, size_t n, float *d_out, void *d_temp, cudaStream_t stream);
+cudaError_t gpuh_norm2_f64(const double *d_x, size_t n, double *d_out, void *d_temp, cudaStream_t stream);
 
 cudaError_t gpuh_matmul_f32(const float *d_A, const float *d_B, float *d_C, size_t M, size_t N, size_t K,
                             cudaStream_t stream);
@@ -80,46 +87,127 @@ cudaError_t gpuh_matmul_f64(const double *d_A, const double *d_B, double *d_C, s
 #if defined(__CUDACC__)
 
 /* ===========================================================================
+   MEMORY-BOUND KERNELS: shared pieces
+   Vector add and the reductions do almost no arithmetic per byte, so their
+   speed is the rate at which they move bytes. Three habits get them to the
+   memory ceiling: 16-byte loads (a warp then moves 512 bytes per instruction),
+   several independent loads in flight per thread before any is used (UNROLL),
+   and neighbouring threads on neighbouring addresses (coalescing).
+   =========================================================================== */
+
+/* The 16-byte vector type of T: float4, double2, int4. */
+template <typename T> struct gpuh_vec16;
+template <> struct gpuh_vec16<float> { typedef float4 type; };
+template <> struct gpuh_vec16<double> { typedef double2 type; };
+template <> struct gpuh_vec16<int> { typedef int4 type; };
+
+#define GPUH_UNROLL 4 /* 16-byte vectors each thread loads per array before using them */
+
+/* Elements of p before its first 16-byte boundary (0 if p is aligned), at most n.
+   A vector load needs a 16-byte-aligned address, so the kernels do these
+   elements one at a time and the rest as vectors. */
+template <typename T> static inline size_t gpuh_impl_head(const T *p, size_t n)
+{
+    const size_t misalign = (size_t)((uintptr_t)p % 16);
+    const size_t head = misalign ? (16 - misalign) / sizeof(T) : 0;
+    return head < n ? head : n;
+}
+
+/* Index of the r-th element that is not covered by vectors: the `head`
+   elements before the first vector, then the ones after the last. */
+__device__ __forceinline__ size_t gpuh_impl_rest_index(size_t r, size_t head, size_t vec_end)
+{
+    return r < head ? r : vec_end + (r - head);
+}
+
+/* ===========================================================================
    VECTOR ADD: c[i] = a[i] + b[i] for 0 ≤ i < n
    =========================================================================== */
 
-/* Each thread starts at its global index and steps by the number of threads in
-   the grid (a grid-stride loop), so any grid covers any n, also n > 2^31
-   (indices are 64-bit). Neighbouring threads touch neighbouring elements, so
-   each warp's loads and stores coalesce into full 128-byte transactions.
-   Grid: 1-D, any size; block: 1-D, any size. No shared memory. */
+#define GPUH_ADD_BLOCK 256
+
+/* Each block handles tiles of GPUH_UNROLL × blockDim.x 16-byte vectors: thread
+   t takes vectors t, t + blockDim.x, t + 2·blockDim.x, ... of the tile, so each
+   load instruction of a warp covers 512 consecutive bytes, and every thread
+   has 2 × GPUH_UNROLL loads in flight before its first add. Blocks step
+   through the tiles grid-stride, so any grid covers any n (64-bit indices).
+   Elements that do not fill a vector (before the arrays' first 16-byte
+   boundary, and after the last full vector) are added one per thread.
+   `head` is that first count; head == n means "no vectors at all" (used when
+   a, b and c are misaligned from each other, so no offset aligns all three).
+   Grid: 1-D, any size; block: 1-D, ≤ GPUH_ADD_BLOCK threads. */
 template <typename T>
-__global__ void gpuh_vector_add_kernel(const T *__restrict__ g_a, const T *__restrict__ g_b,
-                                       T *__restrict__ g_c, size_t n)
+__global__ void __launch_bounds__(GPUH_ADD_BLOCK)
+    gpuh_vector_add_kernel(const T *__restrict__ g_a, const T *__restrict__ g_b, T *__restrict__ g_c, size_t n,
+                           size_t head)
 {
-    const size_t stride = gpuh_grid_stride();
-    for (size_t i = gpuh_global_index(); i < n; i += stride)
+    typedef typename gpuh_vec16<T>::type V;
+    const int W = sizeof(V) / sizeof(T); /* elements per vector */
+    const size_t nvec = (n - head) / W, vec_end = head + nvec * W;
+    const V *g_va = reinterpret_cast<const V *>(g_a + head);
+    const V *g_vb = reinterpret_cast<const V *>(g_b + head);
+    V *g_vc = reinterpret_cast<V *>(g_c + head);
+    const size_t tile = (size_t)GPUH_UNROLL * blockDim.x;
+
+    for (size_t base = blockIdx.x * tile; base < nvec; base += gridDim.x * tile) {
+        V x[GPUH_UNROLL], y[GPUH_UNROLL];
+#pragma unroll
+        for (int u = 0; u < GPUH_UNROLL; ++u) { /* all loads first: they overlap */
+            const size_t j = base + u * blockDim.x + threadIdx.x;
+            if (j < nvec) {
+                x[u] = g_va[j];
+                y[u] = g_vb[j];
+            }
+        }
+#pragma unroll
+        for (int u = 0; u < GPUH_UNROLL; ++u) {
+            const size_t j = base + u * blockDim.x + threadIdx.x;
+            if (j < nvec) {
+                T *px = reinterpret_cast<T *>(&x[u]);
+                const T *py = reinterpret_cast<const T *>(&y[u]);
+#pragma unroll
+                for (int w = 0; w < W; ++w)
+                    px[w] += py[w];
+                g_vc[j] = x[u];
+            }
+        }
+    }
+    for (size_t r = gpuh_global_index(); r < n - nvec * W; r += gpuh_grid_stride()) {
+        const size_t i = gpuh_impl_rest_index(r, head, vec_end);
         g_c[i] = g_a[i] + g_b[i];
+    }
 }
 
 /* gpuh_vector_add: d_c[i] = d_a[i] + d_b[i] for n elements of device memory, on
-   `stream`. n = 0 launches nothing. d_c may alias d_a or d_b exactly (in place)
-   but not partially. Integer overflow wraps as the device's adder does.
+   `stream`; T = float, double or int. n = 0 launches nothing. Any element-
+   aligned pointers: at full speed when the three share their offset from a
+   16-byte boundary (cudaMalloc'd arrays, and equal offsets into them), one
+   element per thread otherwise. d_c may equal d_a or d_b (in place) but not
+   overlap them otherwise. Integer overflow wraps as the device's adder does.
    Errors: cudaErrorInvalidValue (a NULL pointer with n > 0), launch errors.
-   Idea: the first kernel of every CUDA tutorial, made size-safe. */
+   Idea: the first kernel of every CUDA tutorial, made size-safe and fast. */
 template <typename T>
 cudaError_t gpuh_vector_add(const T *d_a, const T *d_b, T *d_c, size_t n, cudaStream_t stream = 0)
 {
-    const unsigned block = 256;
-    size_t blocks = gpuh_ceil_div(n, block);
+    typedef typename gpuh_vec16<T>::type V;
+    size_t head = gpuh_impl_head(d_a, n), per_block, blocks;
     if (n == 0)
         return cudaSuccess;
     if (d_a == NULL || d_b == NULL || d_c == NULL)
         return gpuh_impl_fail(cudaErrorInvalidValue, "gpuh_vector_add: %s is NULL (n %zu)",
                               d_a == NULL ? "d_a" : d_b == NULL ? "d_b" : "d_c", n);
-    /* One thread per element up to the grid limit; past it the loop strides. */
-    if (blocks > GPUH_MAX_GRID_X)
+    if (gpuh_impl_head(d_b, n) != head || gpuh_impl_head(d_c, n) != head)
+        head = n; /* no common alignment: every element on its own */
+    per_block = head == n ? GPUH_ADD_BLOCK : GPUH_ADD_BLOCK * GPUH_UNROLL * (sizeof(V) / sizeof(T));
+    blocks = gpuh_ceil_div(n, per_block);
+    if (blocks > GPUH_MAX_GRID_X) /* past the grid limit the loops stride */
         blocks = GPUH_MAX_GRID_X;
-    return GPUH_LAUNCH(gpuh_vector_add_kernel<T>, (unsigned)blocks, block, 0, stream, d_a, d_b, d_c, n);
+    return GPUH_LAUNCH(gpuh_vector_add_kernel<T>, (unsigned)blocks, GPUH_ADD_BLOCK, 0, stream, d_a, d_b, d_c, n,
+                       head);
 }
 
 /* ===========================================================================
-   REDUCTION: one value from n, by sum, min or max
+   REDUCTION: one value from n, by sum, min or max (and dot, L2 norm)
    =========================================================================== */
 
 /* The operators: op(a, b) must be associative; identity() is its neutral
@@ -159,6 +247,27 @@ template <> __device__ inline double gpuh_op_max<double>::identity()
 template <> __device__ inline int gpuh_op_min<int>::identity() { return 0x7fffffff; }
 template <> __device__ inline int gpuh_op_max<int>::identity() { return -0x7fffffff - 1; }
 
+/* What is reduced, element by element: x itself, x², or a·b (two inputs). */
+struct gpuh_map_x {
+    enum { inputs = 1 };
+    template <typename T> __device__ static T apply(T a, T) { return a; }
+};
+struct gpuh_map_square {
+    enum { inputs = 1 };
+    template <typename T> __device__ static T apply(T a, T) { return a * a; }
+};
+struct gpuh_map_product {
+    enum { inputs = 2 };
+    template <typename T> __device__ static T apply(T a, T b) { return a * b; }
+};
+/* What is done to the final value: nothing, or a square root (L2 norm). */
+struct gpuh_post_none {
+    template <typename T> __device__ static T apply(T v) { return v; }
+};
+struct gpuh_post_sqrt {
+    template <typename T> __device__ static T apply(T v) { return sqrt(v); }
+};
+
 /* Reduces one value per lane across a full warp: after log2(32) = 5 steps,
    lane 0 holds op over all 32 lanes. __shfl_down_sync reads a register of the
    lane `offset` higher, with no shared memory and no barrier; the mask names
@@ -190,84 +299,143 @@ template <typename Op, typename T> __device__ __forceinline__ T gpuh_block_reduc
     return v;
 }
 
-/* Each block writes op over its share of g_in to g_out[blockIdx.x].
-   Each thread first folds elements i, i + stride, i + 2·stride, ... into a
-   register (a grid-stride loop: coalesced, any n, 64-bit indices), then the
-   block combines its threads' values (gpuh_block_reduce). Launched twice: over
-   the input with up to GPUH_REDUCE_MAX_BLOCKS blocks, writing partials, then
-   with one block over the partials, writing the result. Every step has a fixed
-   order, so the result is the same bit for bit on every run.
-   Grid: 1-D; block: 1-D, a multiple of 32, at most GPUH_REDUCE_BLOCK threads. */
-template <typename Op, typename T>
+/* Each block writes Post(op over its share of Map(a[i], b[i])) to
+   g_out[blockIdx.x]. Each thread folds its elements into one register in a
+   fixed order: tiles of GPUH_UNROLL × blockDim.x 16-byte vectors, visited
+   grid-stride, thread t taking vectors t, t + blockDim.x, ... of each tile
+   (coalesced, 16-byte loads, GPUH_UNROLL loads in flight per input), then the
+   elements outside whole vectors (`head` as in gpuh_vector_add_kernel).
+   The block then combines its threads (gpuh_block_reduce). Launched twice:
+   over the input with up to GPUH_REDUCE_MAX_BLOCKS blocks, writing partials,
+   then with one block over the partials. The grid depends on n alone, and
+   every step has a fixed order, so a result is the same bit for bit on every
+   run. Grid: 1-D; block: GPUH_REDUCE_BLOCK threads (a multiple of 32). */
+template <typename Op, typename Map, typename Post, typename T>
 __global__ void __launch_bounds__(GPUH_REDUCE_BLOCK)
-    gpuh_reduce_kernel(const T *__restrict__ g_in, size_t n, T *__restrict__ g_out)
+    gpuh_reduce_kernel(const T *__restrict__ g_a, const T *__restrict__ g_b, size_t n, size_t head,
+                       T *__restrict__ g_out)
 {
-    const size_t stride = gpuh_grid_stride();
+    typedef typename gpuh_vec16<T>::type V;
+    const int W = sizeof(V) / sizeof(T);
+    const size_t nvec = (n - head) / W, vec_end = head + nvec * W;
+    const V *g_va = reinterpret_cast<const V *>(g_a + head);
+    const V *g_vb = reinterpret_cast<const V *>(g_b + head);
+    const size_t tile = (size_t)GPUH_UNROLL * blockDim.x;
     T acc = Op::identity();
-    for (size_t i = gpuh_global_index(); i < n; i += stride)
-        acc = Op::apply(acc, g_in[i]);
+
+    for (size_t base = blockIdx.x * tile; base < nvec; base += gridDim.x * tile) {
+        V x[GPUH_UNROLL], y[GPUH_UNROLL];
+#pragma unroll
+        for (int u = 0; u < GPUH_UNROLL; ++u) { /* all loads first: they overlap */
+            const size_t j = base + u * blockDim.x + threadIdx.x;
+            if (j < nvec) {
+                x[u] = g_va[j];
+                y[u] = Map::inputs == 2 ? g_vb[j] : x[u];
+            }
+        }
+#pragma unroll
+        for (int u = 0; u < GPUH_UNROLL; ++u) {
+            const size_t j = base + u * blockDim.x + threadIdx.x;
+            if (j < nvec) {
+                const T *px = reinterpret_cast<const T *>(&x[u]);
+                const T *py = reinterpret_cast<const T *>(&y[u]);
+#pragma unroll
+                for (int w = 0; w < W; ++w)
+                    acc = Op::apply(acc, Map::apply(px[w], py[w]));
+            }
+        }
+    }
+    for (size_t r = gpuh_global_index(); r < n - nvec * W; r += gpuh_grid_stride()) {
+        const size_t i = gpuh_impl_rest_index(r, head, vec_end);
+        acc = Op::apply(acc, Map::apply(g_a[i], Map::inputs == 2 ? g_b[i] : g_a[i]));
+    }
     acc = gpuh_block_reduce<Op>(acc);
     if (threadIdx.x == 0)
-        g_out[blockIdx.x] = acc;
+        g_out[blockIdx.x] = Post::apply(acc);
 }
 
-/* gpuh_impl_reduce<Op>: *d_out = op over d_in[0 .. n-1] (device memory), enqueued on
+/* gpuh_impl_reduce<Op, Map, Post>: *d_out = Post(op over Map(d_a[i], d_b[i]))
+   for i < n (device memory; d_b only for two-input maps), enqueued on
    `stream`. d_temp: GPUH_REDUCE_TEMP_BYTES of device scratch, unused (may be
    NULL) when n ≤ GPUH_REDUCE_SINGLE_BLOCK_MAX. One launch for small n, two
    otherwise. Deterministic (see gpuh_reduce_kernel). For n = 0 a sum is 0 and
-   min/max are an error. Errors: cudaErrorInvalidValue (NULL d_in or d_out,
-   NULL d_temp when needed, n = 0 for min/max), launch errors.
+   min/max are an error. Errors: cudaErrorInvalidValue (a NULL pointer, NULL
+   d_temp when needed, n = 0 for min/max), launch errors.
    Idea: Mark Harris, "Optimizing Parallel Reduction in CUDA" (2007), with
-   warp shuffles; CUB's DeviceReduce for the scratch-buffer convention. */
-template <typename Op, typename T>
-cudaError_t gpuh_impl_reduce(const char *fn, const T *d_in, size_t n, T *d_out, void *d_temp, cudaStream_t stream)
+   warp shuffles and vector loads; CUB's DeviceReduce for the scratch buffer. */
+template <typename Op, typename Map, typename Post, typename T>
+cudaError_t gpuh_impl_reduce(const char *fn, const T *d_a, const T *d_b, size_t n, T *d_out, void *d_temp,
+                             cudaStream_t stream)
 {
-    size_t blocks = gpuh_ceil_div(n, (size_t)GPUH_REDUCE_BLOCK * GPUH_REDUCE_ITEMS_PER_THREAD);
+    typedef typename gpuh_vec16<T>::type V;
+    const size_t per_block = GPUH_REDUCE_BLOCK * GPUH_UNROLL * (sizeof(V) / sizeof(T));
+    size_t blocks = gpuh_ceil_div(n, per_block), head = gpuh_impl_head(d_a, n);
     cudaError_t err;
-    if (d_out == NULL || (d_in == NULL && n > 0))
+    if (d_out == NULL || (n > 0 && (d_a == NULL || d_b == NULL)))
         return gpuh_impl_fail(cudaErrorInvalidValue, "%s: %s is NULL (n %zu)", fn,
-                              d_out == NULL ? "d_out" : "d_in", n);
+                              d_out == NULL ? "d_out" : d_a == NULL ? "the input" : "the second input", n);
     if (n == 0) {
-        if (Op::defined_for_empty)
-            return cudaMemsetAsync(d_out, 0, sizeof(T), stream); /* all-zero bits: 0 in every T here */
+        if (Op::defined_for_empty) /* an empty sum, dot or norm is 0: all-zero bits in every T here */
+            return cudaMemsetAsync(d_out, 0, sizeof(T), stream);
         return gpuh_impl_fail(cudaErrorInvalidValue, "%s: n is 0 and the operation has no identity", fn);
     }
+    if (Map::inputs == 2 && gpuh_impl_head(d_b, n) != head)
+        head = n; /* no common alignment: every element on its own */
     if (blocks <= 1)
-        return GPUH_LAUNCH((gpuh_reduce_kernel<Op, T>), 1, GPUH_REDUCE_BLOCK, 0, stream, d_in, n, d_out);
+        return GPUH_LAUNCH((gpuh_reduce_kernel<Op, Map, Post, T>), 1, GPUH_REDUCE_BLOCK, 0, stream, d_a, d_b, n,
+                           head, d_out);
     if (d_temp == NULL)
         return gpuh_impl_fail(cudaErrorInvalidValue,
                               "%s: d_temp is NULL; n = %zu needs GPUH_REDUCE_TEMP_BYTES of scratch", fn, n);
     if (blocks > GPUH_REDUCE_MAX_BLOCKS)
         blocks = GPUH_REDUCE_MAX_BLOCKS;
     T *d_partials = static_cast<T *>(d_temp);
-    err = GPUH_LAUNCH((gpuh_reduce_kernel<Op, T>), (unsigned)blocks, GPUH_REDUCE_BLOCK, 0, stream, d_in, n,
-                      d_partials);
+    err = GPUH_LAUNCH((gpuh_reduce_kernel<Op, Map, gpuh_post_none, T>), (unsigned)blocks, GPUH_REDUCE_BLOCK, 0,
+                      stream, d_a, d_b, n, head, d_partials);
     if (err != cudaSuccess)
         return err;
-    return GPUH_LAUNCH((gpuh_reduce_kernel<Op, T>), 1, GPUH_REDUCE_BLOCK, 0, stream, d_partials, blocks,
-                       d_out);
+    return GPUH_LAUNCH((gpuh_reduce_kernel<Op, gpuh_map_x, Post, T>), 1, GPUH_REDUCE_BLOCK, 0, stream,
+                       d_partials, d_partials, blocks, (size_t)0, d_out);
 }
 
-/* gpuh_sum / gpuh_min / gpuh_max: see gpuh_impl_reduce. T = float, double or int.
+/* gpuh_sum / gpuh_min / gpuh_max: op over d_in[0 .. n-1] into *d_out (device
+   memory); T = float, double or int. gpuh_dot: Σ d_a[i]·d_b[i]; gpuh_norm2:
+   sqrt(Σ d_x[i]²) (no scaling: overflows when Σx² exceeds the type's range);
+   T = float or double. See gpuh_impl_reduce for d_temp, streams and errors.
    Accuracy of a float sum: each thread adds about n / 262144 elements in
-   sequence, then a tree adds the 262144 thread totals, so the error is at most
-   about (n / 262144 + 18) · 2^-24 · Σ|x| (the classic bound for recursive and
+   sequence, then a tree adds the thread totals, so the error is at most about
+   (n / 262144 + 18) · 2^-24 · Σ|x| (the classic bound for recursive and
    pairwise summation; Higham, "Accuracy and Stability of Numerical
    Algorithms", ch. 4), and typically far less. */
 template <typename T>
 cudaError_t gpuh_sum(const T *d_in, size_t n, T *d_out, void *d_temp, cudaStream_t stream = 0)
 {
-    return gpuh_impl_reduce<gpuh_op_sum<T> >("gpuh_sum", d_in, n, d_out, d_temp, stream);
+    return gpuh_impl_reduce<gpuh_op_sum<T>, gpuh_map_x, gpuh_post_none>("gpuh_sum", d_in, d_in, n, d_out, d_temp,
+                                                                        stream);
 }
 template <typename T>
 cudaError_t gpuh_min(const T *d_in, size_t n, T *d_out, void *d_temp, cudaStream_t stream = 0)
 {
-    return gpuh_impl_reduce<gpuh_op_min<T> >("gpuh_min", d_in, n, d_out, d_temp, stream);
+    return gpuh_impl_reduce<gpuh_op_min<T>, gpuh_map_x, gpuh_post_none>("gpuh_min", d_in, d_in, n, d_out, d_temp,
+                                                                        stream);
 }
 template <typename T>
 cudaError_t gpuh_max(const T *d_in, size_t n, T *d_out, void *d_temp, cudaStream_t stream = 0)
 {
-    return gpuh_impl_reduce<gpuh_op_max<T> >("gpuh_max", d_in, n, d_out, d_temp, stream);
+    return gpuh_impl_reduce<gpuh_op_max<T>, gpuh_map_x, gpuh_post_none>("gpuh_max", d_in, d_in, n, d_out, d_temp,
+                                                                        stream);
+}
+template <typename T>
+cudaError_t gpuh_dot(const T *d_a, const T *d_b, size_t n, T *d_out, void *d_temp, cudaStream_t stream = 0)
+{
+    return gpuh_impl_reduce<gpuh_op_sum<T>, gpuh_map_product, gpuh_post_none>("gpuh_dot", d_a, d_b, n, d_out,
+                                                                              d_temp, stream);
+}
+template <typename T>
+cudaError_t gpuh_norm2(const T *d_x, size_t n, T *d_out, void *d_temp, cudaStream_t stream = 0)
+{
+    return gpuh_impl_reduce<gpuh_op_sum<T>, gpuh_map_square, gpuh_post_sqrt>("gpuh_norm2", d_x, d_x, n, d_out,
+                                                                             d_temp, stream);
 }
 
 /* ===========================================================================
@@ -355,6 +523,12 @@ cudaError_t gpuh_matmul(const T *d_A, const T *d_B, T *d_C, size_t M, size_t N, 
     {                                                                                                  \
         return gpuh_##name<T>(d_in, n, d_out, d_temp, stream);                                         \
     }
+#define GPUH_IMPL_DOT(suffix, T)                                                                        \
+    extern "C" cudaError_t gpuh_dot_##suffix(const T *d_a, const T *d_b, size_t n, T *d_out, void *d_temp,  \
+                                             cudaStream_t stream)                                     \
+    {                                                                                                  \
+        return gpuh_dot<T>(d_a, d_b, n, d_out, d_temp, stream);                                        \
+    }
 #define GPUH_IMPL_MATMUL(suffix, T)                                                                     \
     extern "C" cudaError_t gpuh_matmul_##suffix(const T *d_A, const T *d_B, T *d_C, size_t M, size_t N, \
                                                 size_t K, cudaStream_t stream)                        \
@@ -374,11 +548,16 @@ GPUH_IMPL_REDUCE(min, i32, int)
 GPUH_IMPL_REDUCE(max, f32, float)
 GPUH_IMPL_REDUCE(max, f64, double)
 GPUH_IMPL_REDUCE(max, i32, int)
+GPUH_IMPL_REDUCE(norm2, f32, float)
+GPUH_IMPL_REDUCE(norm2, f64, double)
+GPUH_IMPL_DOT(f32, float)
+GPUH_IMPL_DOT(f64, double)
 GPUH_IMPL_MATMUL(f32, float)
 GPUH_IMPL_MATMUL(f64, double)
 
 #undef GPUH_IMPL_VECTOR_ADD
 #undef GPUH_IMPL_REDUCE
+#undef GPUH_IMPL_DOT
 #undef GPUH_IMPL_MATMUL
 
 #endif /* GPUH_KERNELS_IMPLEMENTATION */
