@@ -22,7 +22,13 @@
        #include "gpuh_kernels.cuh"
 
    Any number of other .cu files may include this header: the kernels and
-   launchers are templates, so their copies merge at link time.
+   launchers are templates, so their copies merge at link time. Link a C
+   program with nvcc or g++ (or add -lstdc++): the object nvcc makes needs the
+   C++ runtime.
+
+   The warp and block reductions (gpuh_warp_reduce, gpuh_block_reduce, with
+   the operators gpuh_op_sum / _min / _max) are public too, for your own
+   kernels: see examples/06_row_norms.cu.
 
    Reductions need a scratch buffer of GPUH_REDUCE_TEMP_BYTES bytes of device
    memory for the per-block partial results (NULL is fine when n ≤
@@ -402,10 +408,11 @@ cudaError_t gpuh_impl_reduce(const char *fn, const T *d_a, const T *d_b, size_t 
    memory); T = float, double or int. gpuh_dot: Σ d_a[i]·d_b[i]; gpuh_norm2:
    sqrt(Σ d_x[i]²) (no scaling: overflows when Σx² exceeds the type's range);
    T = float or double. See gpuh_impl_reduce for d_temp, streams and errors.
-   Accuracy of a float sum: each thread adds about n / 262144 elements in
-   sequence, then a tree adds the thread totals, so the error is at most about
-   (n / 262144 + 18) · 2^-24 · Σ|x| (the classic bound for recursive and
-   pairwise summation; Higham, "Accuracy and Stability of Numerical
+   Accuracy of a float sum: every element passes through at most
+   16·⌈n / 2^22⌉ + 1 sequential additions in its thread (16 = 4 vectors of 4
+   per tile), 8 in the block's tree, 4 + 8 more in the second pass, so the
+   error is at most (16·⌈n / 2^22⌉ + 21) · 2^-24 · Σ|x| (the classic bound for
+   recursive summation, Higham, "Accuracy and Stability of Numerical
    Algorithms", ch. 4), and typically far less. */
 template <typename T>
 cudaError_t gpuh_sum(const T *d_in, size_t n, T *d_out, void *d_temp, cudaStream_t stream = 0)

@@ -2,8 +2,12 @@
 # The one GPU call: builds everything for sm_90, runs every test and example,
 # runs compute-sanitizer over the tests and the examples, and prints a summary
 # table last. Run from the repository root on a machine with a CUDA GPU:
-#   scripts/gpu_check.sh            (logs go to $OUT if set, else build-gpu/logs)
+#   scripts/gpu_check.sh [--no-sanitizer] [--bench]   (logs: $OUT if set, else build-gpu/logs)
 set -u
+sanitize=1 bench=0
+for a in "$@"; do
+  case $a in --no-sanitizer) sanitize=0 ;; --bench) bench=1 ;; *) echo "unknown option $a" >&2; exit 2 ;; esac
+done
 cd "$(dirname "$0")/.."
 build=build-gpu
 logs=${OUT:-$build/logs}
@@ -24,19 +28,19 @@ else
   exit 1
 fi
 
-# Every test and example through CTest; on a GPU machine nothing may skip.
+# Every test through CTest (the examples run below, once); on a GPU machine nothing may skip.
 t0=$SECONDS
-ctest --test-dir $build --output-on-failure >"$logs/ctest.log" 2>&1
+ctest --test-dir $build --output-on-failure -LE example >"$logs/ctest.log" 2>&1
 ctest_rc=$?
 summary=$(grep -E "tests passed|tests failed" "$logs/ctest.log" | tail -1)
 skips=$(grep -c "Not Run\|Skipped" "$logs/ctest.log")
 if [ $ctest_rc -eq 0 ] && [ "$skips" -eq 0 ]; then st=PASS; else st=FAIL; fi
-row "ctest (all tests + examples)" $st "$summary, $skips skipped, $((SECONDS - t0)) s"
+row "ctest (all tests)" $st "$summary, $skips skipped, $((SECONDS - t0)) s"
 grep -E "^ *[0-9]+/[0-9]+ Test" "$logs/ctest.log"
 
 # Each example's own verdict line.
 for ex in 01_thread_hierarchy 02_device_list 03_vector_add_managed_vs_explicit 04_reduction \
-          05_matmul_naive_vs_tiled 06_row_norms 07_from_c; do
+          05_matmul_naive_vs_tiled 06_row_norms 07_from_c 08_reduction_ladder; do
   ./$build/$ex >"$logs/example_$ex.log" 2>&1
   rc=$?
   verdict=$(grep -E "^Result = " "$logs/example_$ex.log" | tail -1)
@@ -56,8 +60,17 @@ san() { # tool program
   [ $rc -eq 0 ] && st=PASS || st=FAIL
   row "sanitizer $1 $2" $st "${errs:-?} errors (exit $rc)"
 }
-for p in test_helpers test_kernels test_link 01_thread_hierarchy 04_reduction 07_from_c; do san memcheck $p; done
-for p in test_kernels; do san racecheck $p; san synccheck $p; san initcheck $p; done
+if [ $sanitize = 1 ]; then
+  for p in test_helpers test_kernels test_link 01_thread_hierarchy 04_reduction 07_from_c; do san memcheck $p; done
+  for p in test_kernels; do san racecheck $p; san synccheck $p; san initcheck $p; done
+fi
+
+if [ $bench = 1 ]; then
+  t0=$SECONDS
+  bench/run.sh "$build" >"$logs/bench.log" 2>&1 && st=PASS || st=FAIL
+  row "bench (bench/run.sh)" $st "$((SECONDS - t0)) s, table in bench.log"
+  sed -n '/^==== targets/,$p' "$logs/bench.log"
+fi
 
 echo
 echo "==== gpuh GPU check: $(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1)"
