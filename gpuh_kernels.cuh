@@ -31,9 +31,9 @@
    kernels: see examples/06_row_norms.cu.
 
    Reductions need a scratch buffer of GPUH_REDUCE_TEMP_BYTES bytes of device
-   memory for the per-block partial results (NULL is fine when n ≤
-   GPUH_REDUCE_SINGLE_BLOCK_MAX, which needs one block). One buffer per stream:
-   two reductions in flight on different streams must not share it.
+   memory, aligned to 8 bytes, for the per-block partial results (NULL is fine
+   when n ≤ GPUH_REDUCE_SINGLE_BLOCK_MAX, which needs one block). One buffer per
+   stream: two reductions in flight on different streams must not share it.
 */
 #ifndef GPUH_KERNELS_CUH
 #define GPUH_KERNELS_CUH
@@ -315,7 +315,7 @@ template <typename Op, typename T> __device__ __forceinline__ T gpuh_block_reduc
    over the input with up to GPUH_REDUCE_MAX_BLOCKS blocks, writing partials,
    then with one block over the partials. The grid depends on n alone, and
    every step has a fixed order, so a result is the same bit for bit on every
-   run. Grid: 1-D; block: GPUH_REDUCE_BLOCK threads (a multiple of 32). */
+   run over the same data at the same address. Grid: 1-D; block: GPUH_REDUCE_BLOCK threads (a multiple of 32). */
 template <typename Op, typename Map, typename Post, typename T>
 __global__ void __launch_bounds__(GPUH_REDUCE_BLOCK)
     gpuh_reduce_kernel(const T *__restrict__ g_a, const T *__restrict__ g_b, size_t n, size_t head,
@@ -362,9 +362,12 @@ __global__ void __launch_bounds__(GPUH_REDUCE_BLOCK)
 
 /* gpuh_impl_reduce<Op, Map, Post>: *d_out = Post(op over Map(d_a[i], d_b[i]))
    for i < n (device memory; d_b only for two-input maps), enqueued on
-   `stream`. d_temp: GPUH_REDUCE_TEMP_BYTES of device scratch, unused (may be
-   NULL) when n ≤ GPUH_REDUCE_SINGLE_BLOCK_MAX. One launch for small n, two
-   otherwise. Deterministic (see gpuh_reduce_kernel). For n = 0 a sum is 0 and
+   `stream`. d_temp: GPUH_REDUCE_TEMP_BYTES of device scratch aligned to
+   sizeof(T) (cudaMalloc'd memory is), unused (may be NULL) when
+   n ≤ GPUH_REDUCE_SINGLE_BLOCK_MAX. One launch for small n, two otherwise.
+   Deterministic: the same input at the same address gives the same bits
+   (the address's offset from a 16-byte boundary decides which elements are
+   loaded one by one, and so the order of the additions). For n = 0 a sum is 0 and
    min/max are an error. Errors: cudaErrorInvalidValue (a NULL pointer, NULL
    d_temp when needed, n = 0 for min/max), launch errors.
    Idea: Mark Harris, "Optimizing Parallel Reduction in CUDA" (2007), with
@@ -393,6 +396,9 @@ cudaError_t gpuh_impl_reduce(const char *fn, const T *d_a, const T *d_b, size_t 
     if (d_temp == NULL)
         return gpuh_impl_fail(cudaErrorInvalidValue,
                               "%s: d_temp is NULL; n = %zu needs GPUH_REDUCE_TEMP_BYTES of scratch", fn, n);
+    if ((uintptr_t)d_temp % sizeof(T) != 0)
+        return gpuh_impl_fail(cudaErrorInvalidValue, "%s: d_temp %p is not aligned to %zu bytes", fn, d_temp,
+                              sizeof(T));
     if (blocks > GPUH_REDUCE_MAX_BLOCKS)
         blocks = GPUH_REDUCE_MAX_BLOCKS;
     T *d_partials = static_cast<T *>(d_temp);
@@ -401,7 +407,7 @@ cudaError_t gpuh_impl_reduce(const char *fn, const T *d_a, const T *d_b, size_t 
     if (err != cudaSuccess)
         return err;
     return GPUH_LAUNCH((gpuh_reduce_kernel<Op, gpuh_map_x, Post, T>), 1, GPUH_REDUCE_BLOCK, 0, stream,
-                       d_partials, d_partials, blocks, (size_t)0, d_out);
+                       d_partials, d_partials, blocks, gpuh_impl_head(d_partials, blocks), d_out);
 }
 
 /* gpuh_sum / gpuh_min / gpuh_max: op over d_in[0 .. n-1] into *d_out (device
