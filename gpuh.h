@@ -403,10 +403,14 @@ GPUH_DEF int gpuh_device_count(const char **reason)
    cudaErrorNoDevice / cudaErrorInsufficientDriver with no usable device. */
 GPUH_DEF cudaError_t gpuh_select_device(int device)
 {
-    const char *why = "";
-    int n = gpuh_device_count(&why);
-    if (n == 0)
-        return gpuh_impl_fail(cudaErrorNoDevice, "gpuh_select_device: no CUDA device: %s", why);
+    int n = 0;
+    cudaError_t err = cudaGetDeviceCount(&n);
+    if (err == cudaSuccess && n == 0)
+        err = cudaErrorNoDevice;
+    if (err != cudaSuccess) {
+        cudaGetLastError();
+        return gpuh_impl_fail(err, "gpuh_select_device(%d): no CUDA device: %s", device, cudaGetErrorString(err));
+    }
     if (device < 0 || device >= n)
         return gpuh_impl_fail(cudaErrorInvalidDevice,
                               "gpuh_select_device: device %d is out of range (%d visible)", device, n);
@@ -573,10 +577,10 @@ GPUH_DEF cudaError_t gpuh_check_block(dim3 block)
 GPUH_DEF cudaError_t gpuh_grid_3d(dim3 *grid, size_t nx, size_t ny, size_t nz, dim3 block)
 {
     size_t gx, gy, gz;
-    cudaError_t err = gpuh_check_block(block);
+    cudaError_t err;
     if (grid == NULL)
         return gpuh_impl_fail(cudaErrorInvalidValue, "gpuh_grid: grid is NULL");
-    if (err != cudaSuccess)
+    if ((err = gpuh_check_block(block)) != cudaSuccess)
         return err;
     gx = gpuh_ceil_div(nx, block.x);
     gy = gpuh_ceil_div(ny, block.y);
@@ -856,14 +860,14 @@ GPUH_DEF cudaError_t gpuh_impl_to_device(const char *fn, void *out_ptr, size_t d
 {
     void *d = NULL;
     cudaError_t err;
-    if (dst_elem != src_elem)
-        return gpuh_impl_fail(cudaErrorInvalidValue,
-                              "%s at %s:%d: device elements are %zu bytes but host elements are %zu", fn,
-                              file, line, dst_elem, src_elem);
     if (out_ptr == NULL)
         return gpuh_impl_fail(cudaErrorInvalidValue, "%s at %s:%d: the output pointer is NULL", fn, file,
                               line);
     memcpy(out_ptr, &d, sizeof d);
+    if (dst_elem != src_elem)
+        return gpuh_impl_fail(cudaErrorInvalidValue,
+                              "%s at %s:%d: device elements are %zu bytes but host elements are %zu", fn,
+                              file, line, dst_elem, src_elem);
     if (h_src == NULL && count > 0)
         return gpuh_impl_fail(cudaErrorInvalidValue, "%s at %s:%d: the host source is NULL (count %zu)",
                               fn, file, line, count);
@@ -897,7 +901,10 @@ GPUH_DEF cudaError_t gpuh_impl_to_device(const char *fn, void *out_ptr, size_t d
    gpuh_pinned_array or gpuh_managed_array and updates the counters; NULL is a
    no-op. A pointer the ledger does not know (made while it was full, or by
    cudaMalloc directly) is freed by what cudaPointerGetAttributes says it is.
-   Like cudaFree, it waits for the device to finish using the memory.
+   Like cudaFree, it waits for the device to finish using the memory. (Such
+   an unknown pointer is counted off the untracked allocations, so mixing
+   plain cudaMalloc'd pointers into gpuh_free while the ledger is full skews
+   live_allocations.)
    Errors: cudaErrorInvalidValue for a pointer CUDA did not allocate (or one
    already freed), else cudaFree's / cudaFreeHost's. */
 GPUH_DEF cudaError_t gpuh_free(void *ptr)
@@ -1094,56 +1101,66 @@ GPUH_DEF cudaError_t gpuh_impl_curand(const char *fn, curandStatus_t st)
 
 enum { GPUH_IMPL_UNIFORM, GPUH_IMPL_NORMAL, GPUH_IMPL_BITS };
 
+/* Fills len values at `at` from generator gen. */
+GPUH_DEF curandStatus_t gpuh_impl_generate(curandGenerator_t gen, void *at, size_t len, size_t elem_size, int dist,
+                                           double mean, double stddev)
+{
+    float *f, fmean = mean, fstddev = stddev;
+    double *g;
+    unsigned int *u;
+    memcpy(&f, &at, sizeof at); /* the same address as each element type, without casts */
+    memcpy(&g, &at, sizeof at);
+    memcpy(&u, &at, sizeof at);
+    if (dist == GPUH_IMPL_BITS)
+        return curandGenerate(gen, u, len);
+    if (dist == GPUH_IMPL_UNIFORM)
+        return elem_size == 4 ? curandGenerateUniform(gen, f, len) : curandGenerateUniformDouble(gen, g, len);
+    return elem_size == 4 ? curandGenerateNormal(gen, f, len, fmean, fstddev)
+                          : curandGenerateNormalDouble(gen, g, len, mean, stddev);
+}
+
 /* One generator per call: creation costs ~0.1 ms, negligible for inputs.
-   Normal variates come in pairs (Box-Muller), so for odd n the last two slots
-   are filled by a second, offset draw. */
+   Normal variates come in pairs (Box-Muller), so for odd n the last one comes
+   from a second, offset draw of two into a small scratch buffer. */
 GPUH_DEF cudaError_t gpuh_impl_random(const char *fn, void *d, size_t n, size_t elem_size, int dist,
                                       double mean, double stddev, unsigned long long seed, cudaStream_t stream)
 {
     curandGenerator_t gen;
     curandStatus_t st;
-    unsigned char *bytes;
-    size_t done = 0;
-    float fmean = mean, fstddev = stddev;
+    cudaError_t err = cudaSuccess;
+    const size_t len = dist == GPUH_IMPL_NORMAL ? n / 2 * 2 : n;
+    void *scratch = NULL;
     if (n == 0)
         return cudaSuccess;
     if (d == NULL)
         return gpuh_impl_fail(cudaErrorInvalidValue, "%s: the device array is NULL (n %zu)", fn, n);
-    if (dist == GPUH_IMPL_NORMAL && n == 1)
-        return gpuh_impl_fail(cudaErrorInvalidValue, "%s: normal variates need n >= 2 (cuRAND makes pairs)",
-                              fn);
-    memcpy(&bytes, &d, sizeof d);
+    if (len < n && (err = cudaMalloc(&scratch, 2 * elem_size)) != cudaSuccess)
+        return err;
     st = curandCreateGenerator(&gen, CURAND_RNG_PSEUDO_PHILOX4_32_10);
-    if (st != CURAND_STATUS_SUCCESS)
+    if (st != CURAND_STATUS_SUCCESS) {
+        cudaFree(scratch);
         return gpuh_impl_curand(fn, st);
+    }
     st = curandSetPseudoRandomGeneratorSeed(gen, seed);
     if (st == CURAND_STATUS_SUCCESS)
         st = curandSetStream(gen, stream);
-    while (st == CURAND_STATUS_SUCCESS && done < n) {
-        /* the first pass: n rounded down to even for normals; the second: the last 2 */
-        size_t start = done == 0 ? 0 : n - 2, len = done == 0 ? (dist == GPUH_IMPL_NORMAL ? n / 2 * 2 : n) : 2;
-        float *f;
-        double *g;
-        unsigned int *u;
-        void *at = bytes + start * elem_size;
-        memcpy(&f, &at, sizeof at);
-        memcpy(&g, &at, sizeof at);
-        memcpy(&u, &at, sizeof at);
-        if (done > 0)
-            st = curandSetGeneratorOffset(gen, n);
-        if (st != CURAND_STATUS_SUCCESS)
-            break;
-        if (dist == GPUH_IMPL_BITS)
-            st = curandGenerate(gen, u, len);
-        else if (dist == GPUH_IMPL_UNIFORM)
-            st = elem_size == 4 ? curandGenerateUniform(gen, f, len) : curandGenerateUniformDouble(gen, g, len);
-        else
-            st = elem_size == 4 ? curandGenerateNormal(gen, f, len, fmean, fstddev)
-                                : curandGenerateNormalDouble(gen, g, len, mean, stddev);
-        done = done == 0 ? len : n;
+    if (st == CURAND_STATUS_SUCCESS && len > 0)
+        st = gpuh_impl_generate(gen, d, len, elem_size, dist, mean, stddev);
+    if (st == CURAND_STATUS_SUCCESS && scratch != NULL) {
+        unsigned char *last;
+        memcpy(&last, &d, sizeof d);
+        last += (n - 1) * elem_size;
+        st = curandSetGeneratorOffset(gen, n); /* past every number used so far */
+        if (st == CURAND_STATUS_SUCCESS)
+            st = gpuh_impl_generate(gen, scratch, 2, elem_size, dist, mean, stddev);
+        if (st == CURAND_STATUS_SUCCESS)
+            err = cudaMemcpyAsync(last, scratch, elem_size, cudaMemcpyDeviceToDevice, stream);
+        if (err == cudaSuccess && st == CURAND_STATUS_SUCCESS)
+            err = cudaStreamSynchronize(stream); /* scratch is freed next */
     }
     curandDestroyGenerator(gen);
-    return gpuh_impl_curand(fn, st);
+    cudaFree(scratch);
+    return err != cudaSuccess ? err : gpuh_impl_curand(fn, st);
 }
 
 /* gpuh_random_uniform_f32 / _f64: n uniform values in (0, 1] into d. */
@@ -1155,8 +1172,7 @@ GPUH_DEF cudaError_t gpuh_random_uniform_f64(double *d, size_t n, unsigned long 
 {
     return gpuh_impl_random("gpuh_random_uniform_f64", d, n, 8, GPUH_IMPL_UNIFORM, 0, 0, seed, stream);
 }
-/* gpuh_random_normal_f32 / _f64: n normal values N(mean, stddev²) into d; n ≥ 2
-   (cudaErrorInvalidValue for n == 1). */
+/* gpuh_random_normal_f32 / _f64: n normal values N(mean, stddev²) into d. */
 GPUH_DEF cudaError_t gpuh_random_normal_f32(float *d, size_t n, float mean, float stddev,
                                             unsigned long long seed, cudaStream_t stream)
 {

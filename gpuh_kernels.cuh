@@ -132,6 +132,14 @@ __device__ __forceinline__ size_t gpuh_impl_rest_index(size_t r, size_t head, si
 
 #define GPUH_ADD_BLOCK 256
 
+/* a + b; for int, wrapping modulo 2^32 (added as unsigned, where wrapping is
+   defined, instead of signed, where overflow is undefined behaviour). */
+template <typename T> __device__ __forceinline__ T gpuh_impl_add(T a, T b) { return a + b; }
+template <> __device__ __forceinline__ int gpuh_impl_add<int>(int a, int b)
+{
+    return (int)((unsigned)a + (unsigned)b);
+}
+
 /* Each block handles tiles of GPUH_UNROLL × blockDim.x 16-byte vectors: thread
    t takes vectors t, t + blockDim.x, t + 2·blockDim.x, ... of the tile, so each
    load instruction of a warp covers 512 consecutive bytes, and every thread
@@ -141,11 +149,11 @@ __device__ __forceinline__ size_t gpuh_impl_rest_index(size_t r, size_t head, si
    boundary, and after the last full vector) are added one per thread.
    `head` is that first count; head == n means "no vectors at all" (used when
    a, b and c are misaligned from each other, so no offset aligns all three).
+   The pointers are not __restrict__: c may be a or b (an in-place add).
    Grid: 1-D, any size; block: 1-D, ≤ GPUH_ADD_BLOCK threads. */
 template <typename T>
 __global__ void __launch_bounds__(GPUH_ADD_BLOCK)
-    gpuh_vector_add_kernel(const T *__restrict__ g_a, const T *__restrict__ g_b, T *__restrict__ g_c, size_t n,
-                           size_t head)
+    gpuh_vector_add_kernel(const T *g_a, const T *g_b, T *g_c, size_t n, size_t head)
 {
     typedef typename gpuh_vec16<T>::type V;
     const int W = sizeof(V) / sizeof(T); /* elements per vector */
@@ -173,14 +181,14 @@ __global__ void __launch_bounds__(GPUH_ADD_BLOCK)
                 const T *py = reinterpret_cast<const T *>(&y[u]);
 #pragma unroll
                 for (int w = 0; w < W; ++w)
-                    px[w] += py[w];
+                    px[w] = gpuh_impl_add(px[w], py[w]);
                 g_vc[j] = x[u];
             }
         }
     }
     for (size_t r = gpuh_global_index(); r < n - nvec * W; r += gpuh_grid_stride()) {
         const size_t i = gpuh_impl_rest_index(r, head, vec_end);
-        g_c[i] = g_a[i] + g_b[i];
+        g_c[i] = gpuh_impl_add(g_a[i], g_b[i]);
     }
 }
 
@@ -217,18 +225,12 @@ cudaError_t gpuh_vector_add(const T *d_a, const T *d_b, T *d_c, size_t n, cudaSt
    =========================================================================== */
 
 /* The operators: op(a, b) must be associative; identity() is its neutral
-   element (x op identity == x). Integer sums wrap modulo 2^32 (computed in
-   unsigned arithmetic, where wrapping is defined). min and max propagate NaN
+   element (x op identity == x). Integer sums wrap modulo 2^32 (gpuh_impl_add). min and max propagate NaN
    (as NumPy's min and max do): a NaN anywhere gives NaN. */
 template <typename T> struct gpuh_op_sum {
     enum { defined_for_empty = 1 }; /* the sum of nothing is 0 */
     __device__ static T identity() { return T(0); }
-    __device__ static T apply(T a, T b) { return a + b; }
-};
-template <> struct gpuh_op_sum<int> {
-    enum { defined_for_empty = 1 };
-    __device__ static int identity() { return 0; }
-    __device__ static int apply(int a, int b) { return (int)((unsigned)a + (unsigned)b); }
+    __device__ static T apply(T a, T b) { return gpuh_impl_add(a, b); }
 };
 template <typename T> struct gpuh_op_min {
     enum { defined_for_empty = 0 }; /* NumPy: min of an empty array is an error */

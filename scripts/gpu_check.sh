@@ -18,7 +18,7 @@ row() { rows+=("$(printf '%-34s %-6s %s' "$1" "$1" "$3")"); }
 nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.max.sm --format=csv,noheader || true
 
 t0=$SECONDS
-if cmake -B $build -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 >"$logs/configure.log" 2>&1 &&
+if cmake -B $build -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 -DGPUH_BUILD_BENCH=$([ $bench = 1 ] && echo ON || echo OFF) >"$logs/configure.log" 2>&1 &&
    cmake --build $build -j "$(nproc)" >"$logs/build.log" 2>&1; then
   row "build (sm_90, Release)" PASS "$((SECONDS - t0)) s"
 else

@@ -1,0 +1,1004 @@
+/* test_kernels.cu - every kernel of gpuh_kernels.cuh against a CPU reference.
+
+   Inputs are fresh random numbers (gpuh_random_* from the printed seed; rerun
+   with GPUH_SEED=<seed>), outputs are poisoned (all bits 1: NaN for floats, -1
+   for ints) before every run, so an element the kernel forgets to write is
+   caught. References are computed in float64 (or exactly, where the result is
+   exact). Without a device: exit 77, "no CUDA device: <reason>".
+   GPUH_TEST_QUICK=1 leaves out the big sizes (for compute-sanitizer runs).
+
+   Covered: vector add (float, double, int; aligned, offset and in-place
+   pointers, no writes outside the output, int wrap-around), sum / min / max
+   (float, double, int) and dot / norm2 (float, double) at the awkward sizes
+   and offsets, against the error bound documented at gpuh_sum, NaN and
+   infinities, d_temp rules, bitwise determinism, matmul at every combination
+   of M, N, K in {1, 3, 16, 17, 100, 257} plus K = 0 and the grid's row limit,
+   NULL-pointer errors, the C entry points, and n = 2^31 + 17.
+
+   nvcc -std=c++17 -arch=sm_90 -DGPUH_USE_CURAND -I. tests/test_kernels.cu -lcurand
+*/
+#define GPUH_KERNELS_IMPLEMENTATION /* the C entry points are tested here too */
+#include "gpuh_test.h"
+#include "gpuh_kernels.cuh"
+
+#include <climits>
+#include <cmath>
+#include <limits>
+#include <type_traits>
+#include <vector>
+
+#ifndef GPUH_USE_CURAND
+#error "test_kernels.cu needs -DGPUH_USE_CURAND (and -lcurand) for its random inputs"
+#endif
+
+static int quick;
+static const double u_f32 = 1.0 / 16777216.0;          /* 2^-24, unit roundoff of float */
+static const double u_f64 = 1.0 / 9007199254740992.0;  /* 2^-53, unit roundoff of double */
+
+/* The awkward sizes of DESIGN.md: empty, single, around a warp, around a
+   reduction block's 1024 elements, just past GPUH_REDUCE_SINGLE_BLOCK_MAX, and
+   a large odd one. */
+static const size_t sizes[] = {0, 1, 31, 32, 33, 1023, 1025, 2049, (1u << 20) + 3};
+
+/* ---------------------------------------------------------------------------
+   Small tools */
+
+template <typename T> const char *type_name();
+template <> const char *type_name<float>() { return "float"; }
+template <> const char *type_name<double>() { return "double"; }
+template <> const char *type_name<int>() { return "int"; }
+
+/* A device array that frees itself, so early returns leak nothing (the
+   sanitizer run checks for leaks). */
+template <typename T> struct dev_array {
+    T *p = nullptr;
+    size_t n = 0;
+    explicit dev_array(size_t count) : n(count) { TEST_CUDA(gpuh_device_array(&p, count)); }
+    ~dev_array() { TEST_CUDA(gpuh_free(p)); }
+    dev_array(const dev_array &) = delete;
+    dev_array &operator=(const dev_array &) = delete;
+    bool ok() const { return n == 0 || p != nullptr; }
+};
+
+template <typename T> static void poison(T *d, size_t n)
+{
+    if (n > 0)
+        TEST_CUDA(cudaMemset(d, 0xFF, n * sizeof(T)));
+}
+template <typename T> static std::vector<T> download(const T *d, size_t n)
+{
+    std::vector<T> h(n);
+    TEST_CUDA(cudaDeviceSynchronize());
+    TEST_CUDA(gpuh_copy_to_host(h.data(), d, n));
+    return h;
+}
+template <typename T> static T download1(const T *d)
+{
+    return download(d, 1)[0];
+}
+template <typename T> static bool same_bits(T a, T b) { return memcmp(&a, &b, sizeof(T)) == 0; }
+
+static unsigned long long next_seed()
+{
+    static unsigned long long k;
+    return gpuh_test_seed() + ++k; /* Philox streams of nearby seeds are independent */
+}
+
+enum input_kind {
+    UNIT,      /* floats in (0, 1], as cuRAND makes them */
+    SYMMETRIC, /* floats in (-1, 1]: sums cancel, products change sign */
+    ADDABLE,   /* ints in [-2^29, 2^29): a + b cannot overflow */
+    ANY_BITS   /* ints of 32 random bits */
+};
+
+/* Fills d with fresh random values of the given kind and returns the same
+   values on the host. cuRAND makes the raw numbers; the host reshapes them. */
+template <typename T> static std::vector<T> random_input(T *d, size_t n, input_kind kind)
+{
+    std::vector<T> h;
+    if (n == 0)
+        return h;
+    if constexpr (std::is_same<T, float>::value)
+        TEST_CUDA(gpuh_random_uniform_f32(d, n, next_seed(), 0));
+    else if constexpr (std::is_same<T, double>::value)
+        TEST_CUDA(gpuh_random_uniform_f64(d, n, next_seed(), 0));
+    else
+        TEST_CUDA(gpuh_random_u32(reinterpret_cast<unsigned *>(d), n, next_seed(), 0));
+    h = download(d, n);
+    if (kind == SYMMETRIC || kind == ADDABLE) {
+        for (T &x : h) {
+            if constexpr (std::is_same<T, int>::value)
+                x = (int)((unsigned)x >> 2) - (1 << 29); /* [0, 2^30) - 2^29 */
+            else
+                x = T(2) * x - T(1);
+        }
+        TEST_CUDA(gpuh_copy_to_device(d, h.data(), n));
+    }
+    return h;
+}
+
+/* Sum of x in float64, compensated (Neumaier), and sum of |x|. */
+template <typename T> static void reference_sum(const std::vector<T> &x, double *sum, double *abs_sum)
+{
+    double s = 0, c = 0, a = 0;
+    for (T v : x) {
+        double y = (double)v, t = s + y;
+        c += fabs(s) >= fabs(y) ? (s - t) + y : (y - t) + s;
+        s = t;
+        a += fabs(y);
+    }
+    *sum = s + c;
+    *abs_sum = a;
+}
+
+/* Dot product in float64, compensated (Ogita, Rump & Oishi's Dot2: the
+   product's rounding error recovered with an FMA, the sum's with TwoSum), so
+   the reference is good to about 2^-53 relative; *abs_out = Σ|x·y|. */
+static double dot2(const double *x, size_t sx, const double *y, size_t sy, size_t n, double *abs_out)
+{
+    double s = 0, c = 0, a = 0;
+    for (size_t k = 0; k < n; ++k) {
+        const double p = x[k * sx] * y[k * sy], pe = std::fma(x[k * sx], y[k * sy], -p), t = s + p, z = t - s;
+        c += pe + ((s - (t - z)) + (p - z));
+        s = t;
+        a += fabs(p);
+    }
+    *abs_out = a;
+    return s + c;
+}
+
+/* Sequential roundings an element goes through in gpuh's float sum, as
+   documented at gpuh_sum in gpuh_kernels.cuh: 16·⌈n / 2^22⌉ + 21. */
+static double sum_terms(size_t n) { return 16.0 * (double)gpuh_ceil_div(n, (size_t)1 << 22) + 21.0; }
+
+/* The documented bound, sum_terms(n) · u · Σ|x|, plus the reference's own
+   error (Neumaier in float64: 2u|s| + O(n u^2) Σ|x|). */
+static double sum_bound(size_t n, double u, double ref, double abs_sum)
+{
+    return sum_terms(n) * u * abs_sum + 2.0 * u_f64 * fabs(ref) + 4.0 * (double)n * u_f64 * u_f64 * abs_sum;
+}
+
+/* ===========================================================================
+   VECTOR ADD
+   IEEE-754 makes a + b correctly rounded on the host and the device alike, so
+   the reference is exact and every element must match bit for bit: stronger
+   than any norm. */
+
+template <typename T> static size_t count_add_mismatches(const std::vector<T> &a, const std::vector<T> &b,
+                                                        const std::vector<T> &c, size_t *first)
+{
+    size_t bad = 0;
+    *first = c.size();
+    for (size_t i = 0; i < c.size(); ++i) {
+        T want = a[i] + b[i];
+        if (!same_bits(c[i], want)) {
+            if (bad++ == 0)
+                *first = i;
+        }
+    }
+    return bad;
+}
+
+template <typename T> static void test_vector_add(input_kind kind)
+{
+    for (size_t n : sizes) {
+        dev_array<T> a(n), b(n), c(n);
+        if (!a.ok() || !b.ok() || !c.ok())
+            return;
+        std::vector<T> ha = random_input(a.p, n, kind), hb = random_input(b.p, n, kind);
+        poison(c.p, n);
+        TEST_CUDA(gpuh_vector_add(a.p, b.p, c.p, n));
+        std::vector<T> hc = download(c.p, n);
+        size_t first, bad = count_add_mismatches(ha, hb, hc, &first);
+        TEST_ASSERT(bad == 0, "vector_add<%s> n = %zu: %zu elements wrong; first at %zu: %.17g + %.17g gave %.17g",
+                    type_name<T>(), n, bad, first, bad ? (double)ha[first] : 0.0, bad ? (double)hb[first] : 0.0,
+                    bad ? (double)hc[first] : 0.0);
+    }
+    printf("vector_add<%s>: %zu sizes\n", type_name<T>(), sizeof sizes / sizeof sizes[0]);
+}
+
+/* Pointers that are not 16-byte aligned (offsets of 0-3 elements into
+   cudaMalloc'd arrays), the same offset for all three (vectors after a few
+   single elements) and different ones (one element at a time). Every output
+   array is poisoned whole, and the elements around [d_c, d_c + n) must keep
+   their poison: a vectorised kernel must not write past either end. */
+template <typename T> static void test_vector_add_offsets(input_kind kind)
+{
+    static const size_t offs[][3] = {{0, 0, 0}, {1, 1, 1}, {2, 2, 2}, {3, 3, 3},
+                                     {1, 0, 0}, {0, 2, 1}, {0, 0, 3}, {3, 1, 2}};
+    const size_t pad = 8;
+    for (size_t n : {(size_t)1, (size_t)2, (size_t)3, (size_t)5, (size_t)7, (size_t)33, (size_t)1025, (size_t)4099,
+                     (size_t)(1u << 20) + 3}) {
+        dev_array<T> a(n + pad), b(n + pad), c(n + pad);
+        if (!a.ok() || !b.ok() || !c.ok())
+            return;
+        const std::vector<T> ha = random_input(a.p, n + pad, kind), hb = random_input(b.p, n + pad, kind);
+        for (const auto &o : offs) {
+            poison(c.p, n + pad);
+            if (!TEST_CUDA(gpuh_vector_add(a.p + o[0], b.p + o[1], c.p + o[2], n)))
+                continue;
+            const std::vector<T> hc = download(c.p, n + pad);
+            size_t bad = 0, outside = 0, first = n;
+            for (size_t i = 0; i < n; ++i) {
+                const T want = ha[o[0] + i] + hb[o[1] + i];
+                if (!same_bits(hc[o[2] + i], want) && bad++ == 0)
+                    first = i;
+            }
+            T poisoned;
+            memset(&poisoned, 0xFF, sizeof poisoned);
+            for (size_t i = 0; i < n + pad; ++i)
+                outside += (i < o[2] || i >= o[2] + n) && !same_bits(hc[i], poisoned);
+            TEST_ASSERT(bad == 0 && outside == 0,
+                        "vector_add<%s> n = %zu, offsets (%zu, %zu, %zu): %zu elements wrong (first %zu), %zu written "
+                        "outside the output", type_name<T>(), n, o[0], o[1], o[2], bad, first, outside);
+        }
+    }
+}
+
+/* In place (d_c == d_a), which gpuh_vector_add documents as allowed. */
+static void test_vector_add_in_place()
+{
+    for (size_t n : {(size_t)1025, (size_t)(1u << 20) + 3}) {
+        dev_array<float> a(n + 1), b(n + 1);
+        if (!a.ok() || !b.ok())
+            return;
+        for (size_t off : {(size_t)0, (size_t)1}) { /* aligned, and through the one-by-one head */
+            std::vector<float> ha = random_input(a.p, n + 1, SYMMETRIC), hb = random_input(b.p, n + 1, SYMMETRIC);
+            TEST_CUDA(gpuh_vector_add(a.p + off, b.p + off, a.p + off, n));
+            std::vector<float> hc = download(a.p + off, n);
+            std::vector<float> sa(ha.begin() + off, ha.begin() + off + n), sb(hb.begin() + off, hb.begin() + off + n);
+            size_t first, bad = count_add_mismatches(sa, sb, hc, &first);
+            TEST_ASSERT(bad == 0, "in-place vector_add n = %zu, offset %zu: %zu elements wrong, first at %zu", n, off,
+                        bad, first);
+        }
+    }
+}
+
+/* "Integer overflow wraps as the device's adder does." */
+static void test_vector_add_int_wrap()
+{
+    const int ha[] = {INT_MAX, INT_MIN, -1, 0x40000000, INT_MAX, 12345};
+    const int hb[] = {1, -1, INT_MIN, 0x40000000, INT_MAX, -54321};
+    const size_t n = sizeof ha / sizeof ha[0];
+    int *a = nullptr, *b = nullptr, *c = nullptr;
+    int hc[n];
+    TEST_CUDA(gpuh_to_device(&a, ha, n));
+    TEST_CUDA(gpuh_to_device(&b, hb, n));
+    TEST_CUDA(gpuh_device_array(&c, n));
+    if (a && b && c) {
+        poison(c, n);
+        TEST_CUDA(gpuh_vector_add(a, b, c, n));
+        TEST_CUDA(cudaDeviceSynchronize());
+        TEST_CUDA(gpuh_copy_to_host(hc, c, n));
+        for (size_t i = 0; i < n; ++i) {
+            int want = (int)((unsigned)ha[i] + (unsigned)hb[i]);
+            TEST_ASSERT(hc[i] == want, "%d + %d gave %d, expected %d (wrapped)", ha[i], hb[i], hc[i], want);
+        }
+    }
+    TEST_CUDA(gpuh_free(a));
+    TEST_CUDA(gpuh_free(b));
+    TEST_CUDA(gpuh_free(c));
+}
+
+/* ===========================================================================
+   REDUCTIONS */
+
+/* Checks gpuh_sum / gpuh_min / gpuh_max of d_in (host copy h) with scratch
+   d_temp (may be NULL), each into a poisoned d_out. */
+template <typename T> static void check_reductions(const T *d_in, const std::vector<T> &h, T *d_out, void *d_temp,
+                                                   const char *what)
+{
+    const size_t n = h.size();
+    T got;
+
+    /* sum */
+    poison(d_out, 1);
+    if (!TEST_CUDA(gpuh_sum(d_in, n, d_out, d_temp)))
+        return;
+    got = download1(d_out);
+    if constexpr (std::is_same<T, int>::value) {
+        unsigned want = 0; /* documented: integer sums wrap modulo 2^32 */
+        for (int v : h)
+            want += (unsigned)v;
+        TEST_ASSERT(got == (int)want, "sum<int> %s n = %zu: %d, expected %d", what, n, got, (int)want);
+    } else {
+        double ref, abs_sum;
+        reference_sum(h, &ref, &abs_sum);
+        double u = std::is_same<T, float>::value ? u_f32 : u_f64, err = fabs((double)got - ref);
+        double bound = sum_bound(n, u, ref, abs_sum);
+        if (n == 0)
+            TEST_ASSERT(same_bits(got, T(0)), "sum<%s> of nothing: %.17g, expected +0", type_name<T>(), (double)got);
+        else
+            TEST_ASSERT(err <= bound, "sum<%s> %s n = %zu: %.17g, reference %.17g, error %.3g > bound %.3g",
+                        type_name<T>(), what, n, (double)got, ref, err, bound);
+    }
+
+    /* min and max: exact. NaN never occurs here (see test_nan). */
+    if (n == 0) {
+        gpuh_test_clear_detail();
+        TEST_ERR(gpuh_min(d_in, n, d_out, d_temp), cudaErrorInvalidValue);
+        TEST_CONTAINS(gpuh_error_detail(), "gpuh_min");
+        TEST_ERR(gpuh_max(d_in, n, d_out, d_temp), cudaErrorInvalidValue);
+        TEST_CONTAINS(gpuh_error_detail(), "gpuh_max");
+        return;
+    }
+    T lo = h[0], hi = h[0];
+    for (T v : h) {
+        lo = v < lo ? v : lo;
+        hi = v > hi ? v : hi;
+    }
+    poison(d_out, 1);
+    if (TEST_CUDA(gpuh_min(d_in, n, d_out, d_temp))) {
+        got = download1(d_out);
+        TEST_ASSERT(same_bits(got, lo), "min<%s> %s n = %zu: %.17g, expected %.17g", type_name<T>(), what, n,
+                    (double)got, (double)lo);
+    }
+    poison(d_out, 1);
+    if (TEST_CUDA(gpuh_max(d_in, n, d_out, d_temp))) {
+        got = download1(d_out);
+        TEST_ASSERT(same_bits(got, hi), "max<%s> %s n = %zu: %.17g, expected %.17g", type_name<T>(), what, n,
+                    (double)got, (double)hi);
+    }
+}
+
+/* gpuh_dot and gpuh_norm2 (float, double) of d_a, d_b (host copies ha, hb).
+   No bound is documented for them; it follows from gpuh_sum's: a dot product
+   adds one rounding per product (none with FMA), so sum_terms(n) + 1 units of
+   u times Σ|a·b|; a norm is sqrt(Σx²), and a square root halves the relative
+   error of its argument, then rounds once more: (sum_terms(n) + 1) / 2 + 1
+   units of u relative to the norm, plus 1 for second-order terms. */
+template <typename T> static void check_dot_norm(const T *d_a, const T *d_b, const std::vector<T> &ha,
+                                                 const std::vector<T> &hb, T *d_out, void *d_temp, const char *what)
+{
+    const size_t n = ha.size();
+    const double u = std::is_same<T, float>::value ? u_f32 : u_f64;
+    const std::vector<double> a(ha.begin(), ha.end()), b(hb.begin(), hb.end());
+    double abs_dot, abs_sq;
+    const double ref_dot = dot2(a.data(), 1, b.data(), 1, n, &abs_dot);
+    const double ref_norm = sqrt(dot2(a.data(), 1, a.data(), 1, n, &abs_sq));
+
+    poison(d_out, 1);
+    if (TEST_CUDA(gpuh_dot(d_a, d_b, n, d_out, d_temp))) {
+        const T got = download1(d_out);
+        const double bound = (sum_terms(n) + 1.0) * u * abs_dot + 2.0 * u_f64 * fabs(ref_dot);
+        if (n == 0)
+            TEST_ASSERT(same_bits(got, T(0)), "dot<%s> of nothing: %.17g, expected +0", type_name<T>(), (double)got);
+        else
+            TEST_ASSERT(fabs((double)got - ref_dot) <= bound,
+                        "dot<%s> %s n = %zu: %.17g, reference %.17g, error %.3g > bound %.3g", type_name<T>(), what, n,
+                        (double)got, ref_dot, fabs((double)got - ref_dot), bound);
+    }
+    poison(d_out, 1);
+    if (TEST_CUDA(gpuh_norm2(d_a, n, d_out, d_temp))) {
+        const T got = download1(d_out);
+        const double bound = ((sum_terms(n) + 1.0) / 2.0 + 2.0) * u * ref_norm + 2.0 * u_f64 * ref_norm;
+        if (n == 0)
+            TEST_ASSERT(same_bits(got, T(0)), "norm2<%s> of nothing: %.17g, expected +0", type_name<T>(),
+                        (double)got);
+        else
+            TEST_ASSERT(fabs((double)got - ref_norm) <= bound,
+                        "norm2<%s> %s n = %zu: %.17g, reference %.17g, error %.3g > bound %.3g", type_name<T>(), what,
+                        n, (double)got, ref_norm, fabs((double)got - ref_norm), bound);
+    }
+}
+
+template <typename T> static void test_reductions()
+{
+    /* The awkward sizes, plus both sides of: the single-block limit
+       (GPUH_REDUCE_SINGLE_BLOCK_MAX, and one tile of 16-byte vectors: 2048
+       doubles, 4096 floats or ints), the first pass's block cap (1024 tiles:
+       2^21 doubles, 2^22 floats). */
+    std::vector<size_t> ns(sizes, sizes + sizeof sizes / sizeof sizes[0]);
+    ns.insert(ns.end(), {(size_t)GPUH_REDUCE_SINGLE_BLOCK_MAX - 1, (size_t)GPUH_REDUCE_SINGLE_BLOCK_MAX, (size_t)4096,
+                         (size_t)4097});
+    if (!quick)
+        ns.insert(ns.end(), {(size_t)1 << 21, ((size_t)1 << 21) + 1, ((size_t)1 << 22) + 1});
+    dev_array<T> out(1);
+    dev_array<unsigned char> temp(GPUH_REDUCE_TEMP_BYTES);
+    if (!out.ok() || !temp.ok())
+        return;
+    for (size_t n : ns) {
+        dev_array<T> in(n), in2(n);
+        if (!in.ok() || !in2.ok())
+            return;
+        std::vector<T> h = random_input(in.p, n, std::is_same<T, int>::value ? ANY_BITS : SYMMETRIC);
+        poison(temp.p, GPUH_REDUCE_TEMP_BYTES);
+        check_reductions(in.p, h, out.p, temp.p, "");
+        if constexpr (!std::is_same<T, int>::value) {
+            std::vector<T> h2 = random_input(in2.p, n, SYMMETRIC);
+            check_dot_norm(in.p, in2.p, h, h2, out.p, temp.p, "");
+        }
+    }
+    printf("sum, min, max%s<%s>: %zu sizes\n", std::is_same<T, int>::value ? "" : ", dot, norm2", type_name<T>(),
+           ns.size());
+}
+
+/* Inputs that do not start on a 16-byte boundary (offsets of 1-3 elements
+   into cudaMalloc'd arrays): the kernels take the first elements one by one
+   until the vectors are aligned. dot with differently aligned inputs falls back
+   to one element at a time. */
+template <typename T> static void test_reduction_offsets()
+{
+    dev_array<T> out(1);
+    dev_array<unsigned char> temp(GPUH_REDUCE_TEMP_BYTES);
+    if (!out.ok() || !temp.ok())
+        return;
+    for (size_t n : {(size_t)1, (size_t)2, (size_t)3, (size_t)5, (size_t)7, (size_t)33, (size_t)1025, (size_t)4097,
+                     (size_t)(1u << 20) + 3}) {
+        dev_array<T> a(n + 4), b(n + 4);
+        if (!a.ok() || !b.ok())
+            return;
+        const std::vector<T> ha = random_input(a.p, n + 4, std::is_same<T, int>::value ? ANY_BITS : SYMMETRIC);
+        const std::vector<T> hb = random_input(b.p, n + 4, std::is_same<T, int>::value ? ANY_BITS : SYMMETRIC);
+        for (size_t off = 1; off <= 3; ++off) {
+            char what[64];
+            snprintf(what, sizeof what, "at offset %zu", off);
+            check_reductions(a.p + off, std::vector<T>(ha.begin() + off, ha.begin() + off + n), out.p, temp.p, what);
+        }
+        if constexpr (!std::is_same<T, int>::value) {
+            static const size_t pairs[][2] = {{1, 1}, {2, 2}, {1, 2}, {3, 0}, {0, 1}};
+            for (const auto &pr : pairs) {
+                char what[64];
+                snprintf(what, sizeof what, "at offsets %zu and %zu", pr[0], pr[1]);
+                check_dot_norm(a.p + pr[0], b.p + pr[1], std::vector<T>(ha.begin() + pr[0], ha.begin() + pr[0] + n),
+                               std::vector<T>(hb.begin() + pr[1], hb.begin() + pr[1] + n), out.p, temp.p, what);
+            }
+        }
+    }
+}
+
+/* d_temp may be NULL up to GPUH_REDUCE_SINGLE_BLOCK_MAX elements; where two
+   passes are needed it must be there, and aligned to the element size. */
+template <typename T> static void test_reductions_without_temp()
+{
+    const size_t n_max = GPUH_REDUCE_SINGLE_BLOCK_MAX, n_big = (size_t)1 << 20;
+    dev_array<T> in(n_big), out(1);
+    dev_array<unsigned char> temp(GPUH_REDUCE_TEMP_BYTES + 8);
+    if (!in.ok() || !out.ok() || !temp.ok())
+        return;
+    std::vector<T> h = random_input(in.p, n_big, std::is_same<T, int>::value ? ANY_BITS : SYMMETRIC);
+    for (size_t n : {(size_t)1, (size_t)33, n_max}) {
+        std::vector<T> part(h.begin(), h.begin() + n);
+        check_reductions(in.p, part, out.p, nullptr, "with d_temp NULL");
+        if constexpr (!std::is_same<T, int>::value)
+            check_dot_norm(in.p, in.p, part, part, out.p, nullptr, "with d_temp NULL");
+    }
+    gpuh_test_clear_detail();
+    TEST_ERR(gpuh_sum(in.p, n_big, out.p, nullptr), cudaErrorInvalidValue);
+    TEST_CONTAINS(gpuh_error_detail(), "d_temp is NULL");
+    TEST_ERR(gpuh_min(in.p, n_big, out.p, nullptr), cudaErrorInvalidValue);
+    TEST_ERR(gpuh_max(in.p, n_big, out.p, nullptr), cudaErrorInvalidValue);
+    /* Scratch not aligned to the element size. */
+    gpuh_test_clear_detail();
+    TEST_ERR(gpuh_sum(in.p, n_big, out.p, temp.p + sizeof(T) / 2), cudaErrorInvalidValue);
+    TEST_CONTAINS(gpuh_error_detail(), "not aligned");
+    TEST_ERR(gpuh_max(in.p, n_big, out.p, temp.p + 1), cudaErrorInvalidValue);
+    /* Aligned to the element but not to 16 bytes is fine. */
+    check_reductions(in.p, h, out.p, temp.p + sizeof(T), "with d_temp at an element offset");
+}
+
+/* min and max propagate NaN (as NumPy's do), wherever it is. */
+template <typename T> static void test_nan()
+{
+    const T nan = std::numeric_limits<T>::quiet_NaN();
+    dev_array<T> out(1);
+    dev_array<unsigned char> temp(GPUH_REDUCE_TEMP_BYTES);
+    for (size_t n : {(size_t)1, (size_t)33, (size_t)1025, (size_t)2049, (size_t)(1u << 20) + 3}) {
+        dev_array<T> in(n);
+        if (!in.ok() || !out.ok() || !temp.ok())
+            return;
+        std::vector<T> h = random_input(in.p, n, SYMMETRIC);
+        for (size_t pos : {(size_t)0, n / 2, n - 1}) {
+            std::vector<T> g = h;
+            g[pos] = nan;
+            TEST_CUDA(gpuh_copy_to_device(in.p, g.data(), n));
+            TEST_CUDA(cudaMemset(out.p, 0, sizeof(T))); /* not NaN beforehand, unlike the usual poison */
+            TEST_CUDA(gpuh_min(in.p, n, out.p, temp.p));
+            T lo = download1(out.p);
+            TEST_CUDA(cudaMemset(out.p, 0, sizeof(T)));
+            TEST_CUDA(gpuh_max(in.p, n, out.p, temp.p));
+            T hi = download1(out.p);
+            TEST_ASSERT(std::isnan(lo) && std::isnan(hi), "%s n = %zu, NaN at %zu: min %g, max %g (expected NaN)",
+                        type_name<T>(), n, pos, (double)lo, (double)hi);
+        }
+    }
+}
+
+/* Inputs equal to the operators' identities (+-inf, INT_MAX, INT_MIN): the
+   identity must not leak into, or be mistaken for, the result. */
+template <typename T> static void test_extremes()
+{
+    const T lowest = std::numeric_limits<T>::has_infinity ? -std::numeric_limits<T>::infinity()
+                                                          : std::numeric_limits<T>::lowest();
+    const T highest = std::numeric_limits<T>::has_infinity ? std::numeric_limits<T>::infinity()
+                                                           : std::numeric_limits<T>::max();
+    dev_array<T> out(1);
+    dev_array<unsigned char> temp(GPUH_REDUCE_TEMP_BYTES);
+    for (size_t n : {(size_t)1, (size_t)33, (size_t)2049}) {
+        dev_array<T> in(n);
+        if (!in.ok() || !out.ok() || !temp.ok())
+            return;
+        for (T fill : {lowest, highest}) {
+            std::vector<T> h(n, fill);
+            TEST_CUDA(gpuh_copy_to_device(in.p, h.data(), n));
+            poison(out.p, 1);
+            TEST_CUDA(gpuh_min(in.p, n, out.p, temp.p));
+            T lo = download1(out.p);
+            poison(out.p, 1);
+            TEST_CUDA(gpuh_max(in.p, n, out.p, temp.p));
+            T hi = download1(out.p);
+            TEST_ASSERT(same_bits(lo, fill) && same_bits(hi, fill), "%s n = %zu all %g: min %g, max %g",
+                        type_name<T>(), n, (double)fill, (double)lo, (double)hi);
+        }
+        /* One extreme among random values, in the last element. */
+        std::vector<T> h = random_input(in.p, n, std::is_same<T, int>::value ? ANY_BITS : SYMMETRIC);
+        h[n - 1] = lowest;
+        TEST_CUDA(gpuh_copy_to_device(in.p, h.data(), n));
+        poison(out.p, 1);
+        TEST_CUDA(gpuh_min(in.p, n, out.p, temp.p));
+        T lo = download1(out.p);
+        TEST_ASSERT(same_bits(lo, lowest), "%s n = %zu: min %g, expected %g", type_name<T>(), n, (double)lo,
+                    (double)lowest);
+    }
+}
+
+/* The sum is documented bitwise reproducible: the same bits on every run, on
+   any stream. */
+static void test_sum_determinism()
+{
+    const size_t n = quick ? ((size_t)1 << 20) + 5 : ((size_t)1 << 24) + 5;
+    const int runs = quick ? 3 : 20;
+    dev_array<float> in(n), out(1);
+    dev_array<unsigned char> temp(GPUH_REDUCE_TEMP_BYTES);
+    cudaStream_t stream = nullptr;
+    if (!in.ok() || !out.ok() || !temp.ok() || !TEST_CUDA(cudaStreamCreate(&stream)))
+        return;
+    std::vector<float> h = random_input(in.p, n, SYMMETRIC);
+    double ref, abs_sum;
+    reference_sum(h, &ref, &abs_sum);
+    float first = 0;
+    int differing = 0;
+    for (int r = 0; r < runs; ++r) {
+        poison(out.p, 1);
+        poison(temp.p, GPUH_REDUCE_TEMP_BYTES);
+        TEST_CUDA(gpuh_sum(in.p, n, out.p, temp.p, r % 2 ? stream : 0));
+        TEST_CUDA(cudaStreamSynchronize(stream));
+        float got = download1(out.p);
+        if (r == 0)
+            first = got;
+        else
+            differing += !same_bits(got, first);
+    }
+    TEST_ASSERT(differing == 0, "sum<float> n = %zu: %d of %d runs differ from the first (%.9g)", n, differing,
+                runs - 1, first);
+    double bound = sum_bound(n, u_f32, ref, abs_sum);
+    TEST_ASSERT(fabs(first - ref) <= bound, "sum<float> n = %zu: %.9g, reference %.17g, error %.3g > bound %.3g",
+                n, first, ref, fabs(first - ref), bound);
+    printf("sum<float> n = %zu: %d runs, identical bits (error %.3g, documented bound %.3g)\n", n, runs,
+           fabs(first - ref), bound);
+    TEST_CUDA(cudaStreamDestroy(stream));
+}
+
+/* ===========================================================================
+   MATMUL */
+
+/* Tolerance of ||C - C_ref||_F / ||C_ref||_F for C = A·B computed in
+   precision u with K-term dot products (one rounding per multiply-add with
+   FMA, two without: at most 2K roundings per element).
+   Worst case (Higham, ch. 3): |c - ĉ| <= γ_2K · Σ_k |a_ik||b_kj|, γ_2K ≈ 2K·u.
+   Rounding errors of random data are not worst case: by Higham & Mary, "A new
+   approach to probabilistic rounding error analysis" (SISC 2019), with
+   probability at least 1 - 2·(2K)·exp(-λ²/2) per element the bound holds with
+   λ·sqrt(2K)·u in place of 2K·u. λ = 8 makes a spurious failure less likely
+   than 1e-11 per element. In norms:
+       ||C - Ĉ||_F / ||C||_F <= λ·sqrt(2K)·u · || |A||B| ||_F / ||C||_F.
+   The last ratio (the product's condition number) is about 0.75·sqrt(K) for
+   inputs uniform in (-1, 1], so for K = 257 the float tolerance is about 1e-4
+   (the rough "1e-5·sqrt(K)"), the double one about 2e-13 (< 1e-12); it grows
+   only where C itself is tiny through cancellation, which a fixed tolerance
+   would turn into random failures. A kernel that drops a tile, reads a wrong
+   element or computes in lower precision is off by far more. */
+static double matmul_tolerance(size_t K, double u, double cond)
+{
+    return 8.0 * sqrt(2.0 * (double)(K > 0 ? K : 1)) * u * cond;
+}
+
+/* C_ref = A·B in float64 and |A|·|B|. For double inputs each dot product is
+   compensated (dot2), so the reference stays accurate to about 2^-53 relative
+   where the double kernel may be off by 2K·2^-53; for float inputs plain
+   float64 sums are 2^29 times more accurate than the kernel already. */
+static void reference_matmul(const std::vector<double> &A, const std::vector<double> &B, size_t M, size_t N,
+                             size_t K, bool compensated, std::vector<double> &C, std::vector<double> &absC)
+{
+    C.assign(M * N, 0.0);
+    absC.assign(M * N, 0.0);
+    for (size_t i = 0; i < M; ++i)
+        for (size_t j = 0; j < N; ++j) {
+            if (compensated) {
+                C[i * N + j] = dot2(&A[i * K], 1, &B[j], N, K, &absC[i * N + j]);
+                continue;
+            }
+            double s = 0, a = 0;
+            for (size_t k = 0; k < K; ++k) {
+                const double p = A[i * K + k] * B[k * N + j];
+                s += p;
+                a += fabs(p);
+            }
+            C[i * N + j] = s;
+            absC[i * N + j] = a;
+        }
+}
+
+static double frobenius(const std::vector<double> &x)
+{
+    double s = 0;
+    for (double v : x)
+        s += v * v;
+    return sqrt(s);
+}
+
+template <typename T> static void check_matmul(size_t M, size_t N, size_t K)
+{
+    dev_array<T> A(M * K), B(K * N), C(M * N);
+    if (!A.ok() || !B.ok() || !C.ok())
+        return;
+    std::vector<T> hA = random_input(A.p, M * K, SYMMETRIC), hB = random_input(B.p, K * N, SYMMETRIC);
+    poison(C.p, M * N);
+    if (!TEST_CUDA(gpuh_matmul(A.p, B.p, C.p, M, N, K)))
+        return;
+    std::vector<T> hC = download(C.p, M * N);
+    std::vector<double> dA(hA.begin(), hA.end()), dB(hB.begin(), hB.end()), ref, absref;
+    reference_matmul(dA, dB, M, N, K, std::is_same<T, double>::value, ref, absref);
+    double rel;
+    if constexpr (std::is_same<T, float>::value)
+        rel = gpuh_test_rel_err_f32(hC.data(), ref.data(), M * N);
+    else
+        rel = gpuh_test_rel_err_f64(hC.data(), ref.data(), M * N);
+    const double u = std::is_same<T, float>::value ? u_f32 : u_f64;
+    const double cond = frobenius(absref) / frobenius(ref);
+    /* + 2u: the reference's own rounding to float64 */
+    const double tol = matmul_tolerance(K, u, cond) + 2.0 * u_f64;
+    TEST_ASSERT(rel <= tol, "matmul<%s> M = %zu, N = %zu, K = %zu: relative error %.3g > tolerance %.3g "
+                "(condition %.3g)", type_name<T>(), M, N, K, rel, tol, cond);
+}
+
+template <typename T> static void test_matmul()
+{
+    /* Every combination: 1 (a single row/column), 3, 16 (exactly one tile),
+       17 (one past a tile), 100, 257 (several tiles plus a ragged one). */
+    static const size_t full[] = {1, 3, 16, 17, 100, 257}, small[] = {1, 16, 17, 100};
+    const size_t *dims = quick ? small : full;
+    const size_t nd = quick ? 4 : 6;
+    for (size_t i = 0; i < nd; ++i)
+        for (size_t j = 0; j < nd; ++j)
+            for (size_t k = 0; k < nd; ++k)
+                check_matmul<T>(dims[i], dims[j], dims[k]);
+
+    /* K = 0: C becomes zeros (an empty sum); A and B may be NULL then. */
+    for (auto mn : {std::make_pair((size_t)1, (size_t)1), std::make_pair((size_t)17, (size_t)3),
+                    std::make_pair((size_t)100, (size_t)257)}) {
+        const size_t M = mn.first, N = mn.second;
+        dev_array<T> A(M), B(N), C(M * N);
+        if (!A.ok() || !B.ok() || !C.ok())
+            return;
+        for (int with_inputs = 0; with_inputs < 2; ++with_inputs) {
+            poison(C.p, M * N);
+            TEST_CUDA(gpuh_matmul<T>(with_inputs ? A.p : nullptr, with_inputs ? B.p : nullptr, C.p, M, N, 0));
+            std::vector<T> hC = download(C.p, M * N);
+            size_t nonzero = 0;
+            for (T v : hC)
+                nonzero += !same_bits(v, T(0));
+            TEST_ASSERT(nonzero == 0, "matmul<%s> %zu x %zu with K = 0%s: %zu elements are not +0", type_name<T>(),
+                        M, N, with_inputs ? "" : " (A, B NULL)", nonzero);
+        }
+    }
+    /* M or N = 0: nothing to do, nothing needed. */
+    TEST_CUDA(gpuh_matmul<T>(nullptr, nullptr, nullptr, 0, 5, 5));
+    TEST_CUDA(gpuh_matmul<T>(nullptr, nullptr, nullptr, 5, 0, 5));
+    printf("matmul<%s>: %zu shapes + K = 0\n", type_name<T>(), nd * nd * nd);
+}
+
+/* The grid's y limit: 65535 blocks of 16 rows. */
+static void test_matmul_row_limit()
+{
+    const size_t M_max = (size_t)65535 * GPUH_MATMUL_TILE;
+    dev_array<float> A(M_max + 1), B(1), C(M_max + 1);
+    if (!A.ok() || !B.ok() || !C.ok())
+        return;
+    gpuh_test_clear_detail();
+    TEST_ERR(gpuh_matmul(A.p, B.p, C.p, M_max + 1, 1, 1), cudaErrorInvalidConfiguration);
+    TEST_CONTAINS(gpuh_error_detail(), "65536");
+    if (quick)
+        return;
+    /* Exactly at the limit it works: C[i] = A[i]·B[0], one rounding, exact on the host too. */
+    std::vector<float> hA = random_input(A.p, M_max, SYMMETRIC), hB = random_input(B.p, 1, SYMMETRIC);
+    poison(C.p, M_max);
+    TEST_CUDA(gpuh_matmul(A.p, B.p, C.p, M_max, 1, 1));
+    std::vector<float> hC = download(C.p, M_max);
+    size_t bad = 0;
+    for (size_t i = 0; i < M_max; ++i)
+        bad += !same_bits(hC[i], hA[i] * hB[0]);
+    TEST_ASSERT(bad == 0, "matmul with M = %zu (65535 row blocks): %zu elements wrong", M_max, bad);
+}
+
+/* ===========================================================================
+   ARGUMENT ERRORS */
+
+static void test_null_pointers()
+{
+    dev_array<float> x(16), y(16), z(16);
+    if (!x.ok() || !y.ok() || !z.ok())
+        return;
+    const float *cnull = nullptr;
+    float *null = nullptr;
+
+    gpuh_test_clear_detail();
+    TEST_ERR(gpuh_vector_add(cnull, y.p, z.p, 16), cudaErrorInvalidValue);
+    TEST_CONTAINS(gpuh_error_detail(), "d_a is NULL");
+    TEST_ERR(gpuh_vector_add(x.p, cnull, z.p, 16), cudaErrorInvalidValue);
+    TEST_CONTAINS(gpuh_error_detail(), "d_b is NULL");
+    TEST_ERR(gpuh_vector_add(x.p, y.p, null, 16), cudaErrorInvalidValue);
+    TEST_CONTAINS(gpuh_error_detail(), "d_c is NULL");
+    TEST_CUDA(gpuh_vector_add(cnull, cnull, null, 0)); /* n = 0 launches nothing */
+
+    TEST_ERR(gpuh_sum(x.p, 16, null, nullptr), cudaErrorInvalidValue);
+    TEST_CONTAINS(gpuh_error_detail(), "d_out is NULL");
+    TEST_ERR(gpuh_sum(cnull, 16, z.p, nullptr), cudaErrorInvalidValue);
+    TEST_CONTAINS(gpuh_error_detail(), "the input is NULL");
+    TEST_ERR(gpuh_min(cnull, 16, z.p, nullptr), cudaErrorInvalidValue);
+    TEST_ERR(gpuh_max(x.p, 16, null, nullptr), cudaErrorInvalidValue);
+    TEST_ERR(gpuh_sum(cnull, 0, null, nullptr), cudaErrorInvalidValue); /* d_out is needed even for n = 0 */
+    poison(z.p, 1);
+    TEST_CUDA(gpuh_sum(cnull, 0, z.p, nullptr)); /* n = 0: d_in not needed, the sum is 0 */
+    TEST_ASSERT(same_bits(download1(z.p), 0.0f), "sum of nothing is not +0");
+
+    TEST_ERR(gpuh_dot(x.p, cnull, 16, z.p, nullptr), cudaErrorInvalidValue);
+    TEST_CONTAINS(gpuh_error_detail(), "the second input is NULL");
+    TEST_ERR(gpuh_dot(cnull, y.p, 16, z.p, nullptr), cudaErrorInvalidValue);
+    TEST_CONTAINS(gpuh_error_detail(), "the input is NULL");
+    TEST_ERR(gpuh_norm2(cnull, 16, z.p, nullptr), cudaErrorInvalidValue);
+    TEST_ERR(gpuh_norm2(x.p, 16, null, nullptr), cudaErrorInvalidValue);
+    TEST_CUDA(gpuh_dot(cnull, cnull, 0, z.p, nullptr)); /* n = 0: 0, inputs not needed */
+
+    TEST_ERR(gpuh_matmul(x.p, y.p, null, 4, 4, 4), cudaErrorInvalidValue);
+    TEST_CONTAINS(gpuh_error_detail(), "d_C is NULL");
+    TEST_ERR(gpuh_matmul(cnull, y.p, z.p, 4, 4, 4), cudaErrorInvalidValue);
+    TEST_CONTAINS(gpuh_error_detail(), "d_A is NULL");
+    TEST_ERR(gpuh_matmul(x.p, cnull, z.p, 4, 4, 4), cudaErrorInvalidValue);
+    TEST_CONTAINS(gpuh_error_detail(), "d_B is NULL");
+
+    /* The C entry points check the same way. */
+    TEST_ERR(gpuh_vector_add_f32(cnull, y.p, z.p, 16, 0), cudaErrorInvalidValue);
+    TEST_ERR(gpuh_sum_f64(nullptr, 16, nullptr, nullptr, 0), cudaErrorInvalidValue);
+    TEST_ERR(gpuh_min_i32(nullptr, 0, nullptr, nullptr, 0), cudaErrorInvalidValue);
+    TEST_ERR(gpuh_matmul_f64(nullptr, nullptr, nullptr, 2, 2, 2, 0), cudaErrorInvalidValue);
+    TEST_ERR(gpuh_dot_f32(x.p, nullptr, 16, z.p, nullptr, 0), cudaErrorInvalidValue);
+    TEST_ERR(gpuh_norm2_f64(nullptr, 16, nullptr, nullptr, 0), cudaErrorInvalidValue);
+}
+
+/* ===========================================================================
+   C ENTRY POINTS: each must give the same bits as the template it wraps
+   (which the tests above check against the CPU). */
+
+template <typename T> static void check_entry_points(
+    cudaError_t (*add)(const T *, const T *, T *, size_t, cudaStream_t),
+    cudaError_t (*sum)(const T *, size_t, T *, void *, cudaStream_t),
+    cudaError_t (*mn)(const T *, size_t, T *, void *, cudaStream_t),
+    cudaError_t (*mx)(const T *, size_t, T *, void *, cudaStream_t))
+{
+    const size_t n = 100003;
+    dev_array<T> a(n), b(n), c1(n), c2(n), r(6);
+    dev_array<unsigned char> temp(GPUH_REDUCE_TEMP_BYTES);
+    if (!a.ok() || !b.ok() || !c1.ok() || !c2.ok() || !r.ok() || !temp.ok())
+        return;
+    input_kind kind = std::is_same<T, int>::value ? ADDABLE : SYMMETRIC;
+    random_input(a.p, n, kind);
+    random_input(b.p, n, kind);
+    poison(c1.p, n);
+    poison(c2.p, n);
+    poison(r.p, 6);
+    TEST_CUDA(gpuh_vector_add(a.p, b.p, c1.p, n));
+    TEST_CUDA(add(a.p, b.p, c2.p, n, 0));
+    TEST_CUDA(gpuh_sum(a.p, n, r.p + 0, temp.p));
+    TEST_CUDA(sum(a.p, n, r.p + 1, temp.p, 0));
+    TEST_CUDA(gpuh_min(a.p, n, r.p + 2, temp.p));
+    TEST_CUDA(mn(a.p, n, r.p + 3, temp.p, 0));
+    TEST_CUDA(gpuh_max(a.p, n, r.p + 4, temp.p));
+    TEST_CUDA(mx(a.p, n, r.p + 5, temp.p, 0));
+    std::vector<T> h1 = download(c1.p, n), h2 = download(c2.p, n), hr = download(r.p, 6);
+    TEST_ASSERT(memcmp(h1.data(), h2.data(), n * sizeof(T)) == 0, "gpuh_vector_add_<%s> differs from the template",
+                type_name<T>());
+    for (int k = 0; k < 3; ++k)
+        TEST_ASSERT(same_bits(hr[2 * k], hr[2 * k + 1]), "C entry point %s<%s>: %.17g, template: %.17g",
+                    k == 0 ? "sum" : k == 1 ? "min" : "max", type_name<T>(), (double)hr[2 * k + 1],
+                    (double)hr[2 * k]);
+}
+
+template <typename T> static void check_matmul_entry_point(cudaError_t (*mm)(const T *, const T *, T *, size_t,
+                                                                             size_t, size_t, cudaStream_t))
+{
+    const size_t M = 17, N = 3, K = 100;
+    dev_array<T> A(M * K), B(K * N), C1(M * N), C2(M * N);
+    if (!A.ok() || !B.ok() || !C1.ok() || !C2.ok())
+        return;
+    random_input(A.p, M * K, SYMMETRIC);
+    random_input(B.p, K * N, SYMMETRIC);
+    poison(C1.p, M * N);
+    poison(C2.p, M * N);
+    TEST_CUDA(gpuh_matmul(A.p, B.p, C1.p, M, N, K));
+    TEST_CUDA(mm(A.p, B.p, C2.p, M, N, K, 0));
+    std::vector<T> h1 = download(C1.p, M * N), h2 = download(C2.p, M * N);
+    TEST_ASSERT(memcmp(h1.data(), h2.data(), M * N * sizeof(T)) == 0, "gpuh_matmul_<%s> differs from the template",
+                type_name<T>());
+}
+
+template <typename T> static void check_dot_norm_entry_points(
+    cudaError_t (*dot)(const T *, const T *, size_t, T *, void *, cudaStream_t),
+    cudaError_t (*norm2)(const T *, size_t, T *, void *, cudaStream_t))
+{
+    const size_t n = 100003;
+    dev_array<T> a(n), b(n), r(4);
+    dev_array<unsigned char> temp(GPUH_REDUCE_TEMP_BYTES);
+    if (!a.ok() || !b.ok() || !r.ok() || !temp.ok())
+        return;
+    random_input(a.p, n, SYMMETRIC);
+    random_input(b.p, n, SYMMETRIC);
+    poison(r.p, 4);
+    TEST_CUDA(gpuh_dot(a.p, b.p, n, r.p + 0, temp.p));
+    TEST_CUDA(dot(a.p, b.p, n, r.p + 1, temp.p, 0));
+    TEST_CUDA(gpuh_norm2(a.p, n, r.p + 2, temp.p));
+    TEST_CUDA(norm2(a.p, n, r.p + 3, temp.p, 0));
+    std::vector<T> hr = download(r.p, 4);
+    TEST_ASSERT(same_bits(hr[0], hr[1]) && same_bits(hr[2], hr[3]),
+                "C entry points dot/norm2<%s>: %.17g / %.17g, templates: %.17g / %.17g", type_name<T>(), (double)hr[1],
+                (double)hr[3], (double)hr[0], (double)hr[2]);
+}
+
+static void test_entry_points()
+{
+    check_dot_norm_entry_points<float>(gpuh_dot_f32, gpuh_norm2_f32);
+    check_dot_norm_entry_points<double>(gpuh_dot_f64, gpuh_norm2_f64);
+    check_entry_points<float>(gpuh_vector_add_f32, gpuh_sum_f32, gpuh_min_f32, gpuh_max_f32);
+    check_entry_points<double>(gpuh_vector_add_f64, gpuh_sum_f64, gpuh_min_f64, gpuh_max_f64);
+    check_entry_points<int>(gpuh_vector_add_i32, gpuh_sum_i32, gpuh_min_i32, gpuh_max_i32);
+    check_matmul_entry_point<float>(gpuh_matmul_f32);
+    check_matmul_entry_point<double>(gpuh_matmul_f64);
+}
+
+/* ===========================================================================
+   THE BIG SIZE: n = 2^31 + 17 floats, past every 32-bit index.
+   Vector add needs 3 x 8.6 GB. Checked without copying all of c back: a
+   strided sample over the whole range (stride 4099, a prime, so the sample
+   hits every position within a block and a warp) gathered by cudaMemcpy2D,
+   plus the first and last 2^20 elements, where a wrapped 32-bit index would
+   land. The sum's reference is computed on the CPU from the data itself,
+   copied back in chunks: independent of gpuh's reduction code, which a
+   gpuh_sum<double> reference would not be. */
+
+static std::vector<float> gather(const float *d, size_t n, size_t stride)
+{
+    const size_t count = (n + stride - 1) / stride; /* elements 0, stride, 2·stride, ... < n */
+    std::vector<float> h(count);
+    TEST_CUDA(cudaMemcpy2D(h.data(), sizeof(float), d, stride * sizeof(float), sizeof(float), count,
+                           cudaMemcpyDeviceToHost));
+    return h;
+}
+
+static void test_big()
+{
+    const size_t n = ((size_t)1 << 31) + 17, stride = 4099, edge = (size_t)1 << 20, chunk = (size_t)1 << 26;
+    gpuh_memory_stats st;
+    if (quick) {
+        printf("big size: left out (GPUH_TEST_QUICK)\n");
+        return;
+    }
+    TEST_CUDA(gpuh_memory_info(&st));
+    const size_t need = 3 * n * sizeof(float) + ((size_t)1 << 30); /* + 1 GiB for cuRAND, scratch, slack */
+    if (st.free_bytes < need) {
+        printf("note: big size n = %zu left out: %zu bytes free, %zu needed\n", n, st.free_bytes, need);
+        return;
+    }
+    dev_array<float> a(n), b(n), c(n), out(1);
+    dev_array<unsigned char> temp(GPUH_REDUCE_TEMP_BYTES);
+    if (!a.ok() || !b.ok() || !c.ok() || !out.ok() || !temp.ok())
+        return;
+    /* Uniform (0, 1] inputs, filled in pieces of 2^30 with their own seeds. */
+    for (size_t off = 0; off < n; off += (size_t)1 << 30) {
+        size_t len = n - off < ((size_t)1 << 30) ? n - off : ((size_t)1 << 30);
+        TEST_CUDA(gpuh_random_uniform_f32(a.p + off, len, next_seed(), 0));
+        TEST_CUDA(gpuh_random_uniform_f32(b.p + off, len, next_seed(), 0));
+    }
+    poison(c.p, n);
+    TEST_CUDA(gpuh_vector_add(a.p, b.p, c.p, n));
+    TEST_CUDA(cudaDeviceSynchronize());
+
+    /* Strided sample across the whole range. */
+    std::vector<float> sa = gather(a.p, n, stride), sb = gather(b.p, n, stride), sc = gather(c.p, n, stride);
+    size_t first, bad = count_add_mismatches(sa, sb, sc, &first);
+    TEST_ASSERT(bad == 0, "vector_add n = %zu: %zu of %zu sampled elements wrong, first at index %zu", n, bad,
+                sc.size(), first * stride);
+    /* The first and the last 2^20 elements. */
+    for (size_t start : {(size_t)0, n - edge}) {
+        std::vector<float> ea = download(a.p + start, edge), eb = download(b.p + start, edge),
+                           ec = download(c.p + start, edge);
+        bad = count_add_mismatches(ea, eb, ec, &first);
+        TEST_ASSERT(bad == 0, "vector_add n = %zu: %zu of the %zu elements from %zu wrong, first at %zu", n, bad,
+                    edge, start, start + first);
+    }
+
+    /* Sum of a. */
+    poison(out.p, 1);
+    TEST_CUDA(gpuh_sum(a.p, n, out.p, temp.p));
+    const float got = download1(out.p);
+    float *pinned = nullptr;
+    if (!TEST_CUDA(gpuh_pinned_array(&pinned, chunk)))
+        return;
+    double acc[8] = {0, 0, 0, 0, 0, 0, 0, 0}, ref = 0; /* eight partial sums: no long dependency chain */
+    for (size_t off = 0; off < n; off += chunk) {
+        const size_t len = n - off < chunk ? n - off : chunk;
+        TEST_CUDA(gpuh_copy_to_host(pinned, a.p + off, len));
+        size_t i = 0;
+        for (; i + 8 <= len; i += 8)
+            for (int j = 0; j < 8; ++j)
+                acc[j] += pinned[i + j];
+        for (; i < len; ++i)
+            acc[0] += pinned[i];
+    }
+    TEST_CUDA(gpuh_free(pinned));
+    for (double v : acc)
+        ref += v;
+    /* All inputs positive, so Σ|x| = Σx. The plain float64 reference is off by
+       at most n·2^-53·Σx (2.4e-7 relative), far below the float bound. */
+    const double bound = sum_bound(n, u_f32, ref, ref) + (double)n * u_f64 * ref;
+    TEST_ASSERT(fabs(got - ref) <= bound, "sum<float> n = %zu: %.9g, reference %.17g, error %.3g > bound %.3g", n,
+                got, ref, fabs(got - ref), bound);
+    printf("big size n = %zu: vector_add (%zu samples + 2 x %zu edge elements) and sum (relative error %.3g) "
+           "checked\n", n, sc.size(), edge, fabs(got - ref) / ref);
+}
+
+/* =========================================================================== */
+
+int main()
+{
+    GPUH_TEST_REQUIRE_DEVICE();
+    gpuh_test_seed();
+    quick = gpuh_test_quick();
+    TEST_CUDA(gpuh_select_device(0));
+
+    test_vector_add<float>(UNIT);
+    test_vector_add<double>(SYMMETRIC);
+    test_vector_add<int>(ADDABLE);
+    test_vector_add_offsets<float>(UNIT);
+    test_vector_add_offsets<double>(SYMMETRIC);
+    test_vector_add_offsets<int>(ADDABLE);
+    test_vector_add_in_place();
+    test_vector_add_int_wrap();
+
+    test_reductions<float>();
+    test_reductions<double>();
+    test_reductions<int>();
+    test_reduction_offsets<float>();
+    test_reduction_offsets<double>();
+    test_reduction_offsets<int>();
+    test_reductions_without_temp<float>();
+    test_reductions_without_temp<double>();
+    test_reductions_without_temp<int>();
+    test_nan<float>();
+    test_nan<double>();
+    test_extremes<float>();
+    test_extremes<double>();
+    test_extremes<int>();
+    test_sum_determinism();
+
+    test_matmul<float>();
+    test_matmul<double>();
+    test_matmul_row_limit();
+
+    test_null_pointers();
+    test_entry_points();
+    test_big();
+
+    TEST_CUDA(cudaDeviceSynchronize());
+    TEST_ASSERT(gpuh_print_allocations(NULL) == 0, "allocations left behind (listed above)");
+    return gpuh_test_summary("test_kernels");
+}
