@@ -349,8 +349,12 @@ GPUH_DEF cudaError_t gpuh_check_launch(void)
 /* GPUH_CHECK_LAUNCH(): GPUH_CHECK(gpuh_check_launch()), for a raw <<< >>> launch. */
 #define GPUH_CHECK_LAUNCH() GPUH_CHECK(gpuh_check_launch())
 
-GPUH_DEF void gpuh_impl_launch_begin(const char *kernel, dim3 grid, dim3 block, size_t shmem,
-                                     const char *file, int line)
+/* Records a launch for error reports and checks its shape: cudaSuccess, or
+   cudaErrorInvalidConfiguration (with the detail) for a block beyond CUDA's
+   limits or a grid of 0 blocks or beyond x ≤ 2^31-1, y, z ≤ 65535. The runtime
+   would refuse those too, but names neither the kernel nor the limit. */
+GPUH_DEF cudaError_t gpuh_impl_launch_begin(const char *kernel, dim3 grid, dim3 block, size_t shmem,
+                                            const char *file, int line)
 {
     gpuh_launch_record *r = &gpuh_impl_state_v.last_launch;
     cudaGetLastError(); /* a stale error from an earlier call is not this launch's */
@@ -360,18 +364,30 @@ GPUH_DEF void gpuh_impl_launch_begin(const char *kernel, dim3 grid, dim3 block, 
     r->shmem_bytes = shmem;
     r->file = file;
     r->line = line;
+    if (gpuh_check_block(block) != cudaSuccess || grid.x == 0 || grid.y == 0 || grid.z == 0 ||
+        grid.x > GPUH_MAX_GRID_X || grid.y > GPUH_MAX_GRID_YZ || grid.z > GPUH_MAX_GRID_YZ)
+        return gpuh_impl_fail(cudaErrorInvalidConfiguration,
+                              "GPUH_LAUNCH of %s at %s:%d: grid (%u, %u, %u), block (%u, %u, %u) is beyond "
+                              "CUDA's limits: grid 1..(%u, %u, %u) blocks, block (%u, %u, %u) and %u threads",
+                              kernel, file, line, grid.x, grid.y, grid.z, block.x, block.y, block.z,
+                              GPUH_MAX_GRID_X, GPUH_MAX_GRID_YZ, GPUH_MAX_GRID_YZ, GPUH_MAX_BLOCK_XY,
+                              GPUH_MAX_BLOCK_XY, GPUH_MAX_BLOCK_Z, GPUH_MAX_BLOCK_THREADS);
+    return cudaSuccess;
 }
 
 #if defined(__CUDACC__) && !defined(GPUH_LAUNCH)
 /* GPUH_LAUNCH(kernel, grid, block, shmem_bytes, stream, args...): launches
    kernel<<<grid, block, shmem_bytes, stream>>>(args...) and evaluates to the
    launch's cudaError_t (gpuh_check_launch), after recording the kernel's name,
-   geometry and file:line for error reports. grid and block are dim3 or integers;
-   each is evaluated twice. Wrap a kernel whose template arguments contain commas
-   in parentheses. CUDA C++ only (nvcc); a CPU simulator may define its own. */
-#define GPUH_LAUNCH(kernel, grid, block, shmem, stream, ...)                              \
-    (gpuh_impl_launch_begin(#kernel, (grid), (block), (shmem), __FILE__, __LINE__),       \
-     kernel<<<(grid), (block), (shmem), (stream)>>>(__VA_ARGS__), gpuh_check_launch())
+   geometry and file:line for error reports. A grid or block beyond CUDA's
+   limits is not launched: cudaErrorInvalidConfiguration, with the kernel and
+   the limit in gpuh_error_detail(). grid and block are dim3 or integers; each
+   is evaluated twice. Wrap a kernel whose template arguments contain commas in
+   parentheses. CUDA C++ only (nvcc); a CPU simulator may define its own. */
+#define GPUH_LAUNCH(kernel, grid, block, shmem, stream, ...)                                      \
+    (gpuh_impl_launch_begin(#kernel, (grid), (block), (shmem), __FILE__, __LINE__) != cudaSuccess \
+         ? cudaErrorInvalidConfiguration                                                          \
+         : (kernel<<<(grid), (block), (shmem), (stream)>>>(__VA_ARGS__), gpuh_check_launch()))
 #endif
 
 /* ===========================================================================

@@ -13,13 +13,13 @@ build=build-gpu
 logs=${OUT:-$build/logs}
 mkdir -p "$logs"
 rows=()
-row() { rows+=("$(printf '%-34s %-6s %s' "$1" "$1" "$3")"); }
+row() { rows+=("$(printf '%-42s %-6s %s' "$1" "$2" "$3")"); }
 
 nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.max.sm --format=csv,noheader || true
 
 t0=$SECONDS
-if cmake -B $build -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 -DGPUH_BUILD_BENCH=$([ $bench = 1 ] && echo ON || echo OFF) >"$logs/configure.log" 2>&1 &&
-   cmake --build $build -j "$(nproc)" >"$logs/build.log" 2>&1; then
+if cmake -B $build -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 -DGPUH_BUILD_BENCH=$([ $bench = 1 ] && echo ON || echo OFF) >"$logs/build.log" 2>&1 &&
+   cmake --build $build -j "$(nproc)" >>"$logs/build.log" 2>&1; then
   row "build (sm_90, Release)" PASS "$((SECONDS - t0)) s"
 else
   row "build (sm_90, Release)" FAIL "see build.log"
@@ -28,22 +28,23 @@ else
   exit 1
 fi
 
-# Every test through CTest (the examples run below, once); on a GPU machine nothing may skip.
+# Every test and example through CTest; on a GPU machine nothing may skip.
 t0=$SECONDS
-ctest --test-dir $build --output-on-failure -LE example >"$logs/ctest.log" 2>&1
+ctest --test-dir $build --output-on-failure >"$logs/ctest.log" 2>&1
 ctest_rc=$?
 summary=$(grep -E "tests passed|tests failed" "$logs/ctest.log" | tail -1)
 skips=$(grep -c "Not Run\|Skipped" "$logs/ctest.log")
 if [ $ctest_rc -eq 0 ] && [ "$skips" -eq 0 ]; then st=PASS; else st=FAIL; fi
-row "ctest (all tests)" $st "$summary, $skips skipped, $((SECONDS - t0)) s"
+row "ctest (all tests and examples)" $st "$summary, $skips skipped, $((SECONDS - t0)) s"
 grep -E "^ *[0-9]+/[0-9]+ Test" "$logs/ctest.log"
 
-# Each example's own verdict line.
+# Each example's own verdict line; all their output goes to examples.log.
 for ex in 01_thread_hierarchy 02_device_list 03_vector_add_managed_vs_explicit 04_reduction \
           05_matmul_naive_vs_tiled 06_row_norms 07_from_c 08_reduction_ladder; do
-  ./$build/$ex >"$logs/example_$ex.log" 2>&1
+  ./$build/$ex >"$build/example.out" 2>&1
   rc=$?
-  verdict=$(grep -E "^Result = " "$logs/example_$ex.log" | tail -1)
+  { echo "==== $ex (exit $rc)"; cat "$build/example.out"; } >>"$logs/examples.log"
+  verdict=$(grep -E "^Result = " "$build/example.out" | tail -1)
   [ $rc -eq 0 ] && st=PASS || st=FAIL
   row "example $ex" $st "${verdict:-no Result line} (exit $rc)"
 done
@@ -56,7 +57,7 @@ san() { # tool program
   GPUH_TEST_QUICK=1 compute-sanitizer --tool "$1" $([ "$1" = memcheck ] && echo --leak-check full) \
     --report-api-errors no --error-exitcode 99 "./$build/$2" >>"$log" 2>&1
   local rc=$? errs
-  errs=$(tail -5 "$log" | grep -oE "ERROR SUMMARY: [0-9]+" | grep -oE "[0-9]+$")
+  errs=$(tail -5 "$log" | grep -oE "(ERROR SUMMARY: [0-9]+|RACECHECK SUMMARY: [0-9]+)" | grep -oE "[0-9]+$")
   [ $rc -eq 0 ] && st=PASS || st=FAIL
   row "sanitizer $1 $2" $st "${errs:-?} errors (exit $rc)"
 }
@@ -74,7 +75,7 @@ fi
 
 echo
 echo "==== gpuh GPU check: $(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1)"
-printf '%-34s %-6s %s\n' "step" "result" "detail"
+printf '%-42s %-6s %s\n' "step" "result" "detail"
 printf '%s\n' "${rows[@]}"
 printf '%s\n' "${rows[@]}" | grep -q " FAIL " && exit 1
 exit 0
