@@ -349,6 +349,8 @@ GPUH_DEF cudaError_t gpuh_check_launch(void)
 /* GPUH_CHECK_LAUNCH(): GPUH_CHECK(gpuh_check_launch()), for a raw <<< >>> launch. */
 #define GPUH_CHECK_LAUNCH() GPUH_CHECK(gpuh_check_launch())
 
+GPUH_DEF cudaError_t gpuh_check_block(dim3 block); /* LAUNCH GEOMETRY, below */
+
 /* Records a launch for error reports and checks its shape: cudaSuccess, or
    cudaErrorInvalidConfiguration (with the detail) for a block beyond CUDA's
    limits or a grid of 0 blocks or beyond x ≤ 2^31-1, y, z ≤ 65535. The runtime
