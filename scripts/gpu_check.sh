@@ -68,9 +68,10 @@ fi
 
 if [ $bench = 1 ]; then
   t0=$SECONDS
-  bench/run.sh "$build" >"$logs/bench.log" 2>&1 && st=PASS || st=FAIL
-  row "bench (bench/run.sh)" $st "$((SECONDS - t0)) s, table in bench.log"
-  sed -n '/^==== targets/,$p' "$logs/bench.log"
+  OUT= GPUH_BUILD_DIR=$build bench/run.sh >"$logs/bench.log" 2>&1 && st=PASS || st=FAIL
+  cp bench/results/bench.csv bench/results/*.png "$logs"/ 2>/dev/null
+  row "bench (bench/run.sh)" $st "$((SECONDS - t0)) s, tables in bench.log"
+  sed -n '/^==== targets/,$p' bench/results/bench.txt
 fi
 
 echo
