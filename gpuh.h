@@ -1118,6 +1118,7 @@ GPUH_DEF cudaError_t gpuh_impl_curand(const char *fn, curandStatus_t st)
 }
 
 enum { GPUH_IMPL_UNIFORM, GPUH_IMPL_NORMAL, GPUH_IMPL_BITS };
+#define GPUH_IMPL_RANDOM_PIECE ((size_t)1 << 30) /* even, as normal variates need */
 
 /* Fills len values at `at` from generator gen. */
 GPUH_DEF curandStatus_t gpuh_impl_generate(curandGenerator_t gen, void *at, size_t len, size_t elem_size, int dist,
@@ -1147,6 +1148,7 @@ GPUH_DEF cudaError_t gpuh_impl_random(const char *fn, void *d, size_t n, size_t 
     curandStatus_t st;
     cudaError_t err = cudaSuccess;
     const size_t len = dist == GPUH_IMPL_NORMAL ? n / 2 * 2 : n;
+    size_t done, piece = 0;
     void *scratch = NULL;
     if (n == 0)
         return cudaSuccess;
@@ -1162,8 +1164,17 @@ GPUH_DEF cudaError_t gpuh_impl_random(const char *fn, void *d, size_t n, size_t 
     st = curandSetPseudoRandomGeneratorSeed(gen, seed);
     if (st == CURAND_STATUS_SUCCESS)
         st = curandSetStream(gen, stream);
-    if (st == CURAND_STATUS_SUCCESS && len > 0)
-        st = gpuh_impl_generate(gen, d, len, elem_size, dist, mean, stddev);
+    /* In pieces of 2^30 elements, each at its own offset of the sequence: on
+       the H200 with CUDA 13.0 one call for 2^31 + 17 uniform floats returned
+       success but left the array unwritten. */
+    for (done = 0; st == CURAND_STATUS_SUCCESS && done < len; done += piece) {
+        unsigned char *at;
+        piece = len - done < GPUH_IMPL_RANDOM_PIECE ? len - done : GPUH_IMPL_RANDOM_PIECE;
+        memcpy(&at, &d, sizeof d);
+        st = curandSetGeneratorOffset(gen, done);
+        if (st == CURAND_STATUS_SUCCESS)
+            st = gpuh_impl_generate(gen, at + done * elem_size, piece, elem_size, dist, mean, stddev);
+    }
     if (st == CURAND_STATUS_SUCCESS && scratch != NULL) {
         unsigned char *last;
         memcpy(&last, &d, sizeof d);

@@ -46,9 +46,19 @@
    reproducible, on any GPU. */
 #define GPUH_REDUCE_BLOCK 256
 #define GPUH_REDUCE_MAX_BLOCKS 1024
-/* n up to which a reduction is one launch of one block and needs no scratch
-   (one tile: 256 threads × 4 × a 16-byte vector: 4096 floats or ints, 2048 doubles). */
-#define GPUH_REDUCE_SINGLE_BLOCK_MAX 2048
+/* 16-byte vectors each thread loads per input before using them: vector add
+   (two inputs) and the reductions (one input, so twice the vectors to keep as
+   many bytes in flight). */
+#ifndef GPUH_ADD_UNROLL
+#define GPUH_ADD_UNROLL 4
+#endif
+#ifndef GPUH_REDUCE_UNROLL
+#define GPUH_REDUCE_UNROLL 8
+#endif
+/* n up to which a reduction is one launch of one block and needs no scratch:
+   one tile, GPUH_REDUCE_BLOCK threads × GPUH_REDUCE_UNROLL 16-byte vectors
+   (8192 floats or ints, 4096 doubles; the smaller is the limit). */
+#define GPUH_REDUCE_SINGLE_BLOCK_MAX (GPUH_REDUCE_BLOCK * GPUH_REDUCE_UNROLL * 2)
 /* Bytes of scratch device memory a reduction needs (partials of up to 8 bytes). */
 #define GPUH_REDUCE_TEMP_BYTES (GPUH_REDUCE_MAX_BLOCKS * 8)
 /* Tile edge of the teaching matmul: blocks of TILE × TILE threads. */
@@ -107,7 +117,6 @@ template <> struct gpuh_vec16<float> { typedef float4 type; };
 template <> struct gpuh_vec16<double> { typedef double2 type; };
 template <> struct gpuh_vec16<int> { typedef int4 type; };
 
-#define GPUH_UNROLL 4 /* 16-byte vectors each thread loads per array before using them */
 
 /* Elements of p before its first 16-byte boundary (0 if p is aligned), at most n.
    A vector load needs a 16-byte-aligned address, so the kernels do these
@@ -140,10 +149,10 @@ template <> __device__ __forceinline__ int gpuh_impl_add<int>(int a, int b)
     return (int)((unsigned)a + (unsigned)b);
 }
 
-/* Each block handles tiles of GPUH_UNROLL × blockDim.x 16-byte vectors: thread
+/* Each block handles tiles of GPUH_ADD_UNROLL × blockDim.x 16-byte vectors: thread
    t takes vectors t, t + blockDim.x, t + 2·blockDim.x, ... of the tile, so each
    load instruction of a warp covers 512 consecutive bytes, and every thread
-   has 2 × GPUH_UNROLL loads in flight before its first add. Blocks step
+   has 2 × GPUH_ADD_UNROLL loads in flight before its first add. Blocks step
    through the tiles grid-stride, so any grid covers any n (64-bit indices).
    Elements that do not fill a vector (before the arrays' first 16-byte
    boundary, and after the last full vector) are added one per thread.
@@ -161,12 +170,12 @@ __global__ void __launch_bounds__(GPUH_ADD_BLOCK)
     const V *g_va = reinterpret_cast<const V *>(g_a + head);
     const V *g_vb = reinterpret_cast<const V *>(g_b + head);
     V *g_vc = reinterpret_cast<V *>(g_c + head);
-    const size_t tile = (size_t)GPUH_UNROLL * blockDim.x;
+    const size_t tile = (size_t)GPUH_ADD_UNROLL * blockDim.x;
 
     for (size_t base = blockIdx.x * tile; base < nvec; base += gridDim.x * tile) {
-        V x[GPUH_UNROLL], y[GPUH_UNROLL];
+        V x[GPUH_ADD_UNROLL], y[GPUH_ADD_UNROLL];
 #pragma unroll
-        for (int u = 0; u < GPUH_UNROLL; ++u) { /* all loads first: they overlap */
+        for (int u = 0; u < GPUH_ADD_UNROLL; ++u) { /* all loads first: they overlap */
             const size_t j = base + u * blockDim.x + threadIdx.x;
             if (j < nvec) {
                 x[u] = g_va[j];
@@ -174,7 +183,7 @@ __global__ void __launch_bounds__(GPUH_ADD_BLOCK)
             }
         }
 #pragma unroll
-        for (int u = 0; u < GPUH_UNROLL; ++u) {
+        for (int u = 0; u < GPUH_ADD_UNROLL; ++u) {
             const size_t j = base + u * blockDim.x + threadIdx.x;
             if (j < nvec) {
                 T *px = reinterpret_cast<T *>(&x[u]);
@@ -212,7 +221,7 @@ cudaError_t gpuh_vector_add(const T *d_a, const T *d_b, T *d_c, size_t n, cudaSt
                               d_a == NULL ? "d_a" : d_b == NULL ? "d_b" : "d_c", n);
     if (gpuh_impl_head(d_b, n) != head || gpuh_impl_head(d_c, n) != head)
         head = n; /* no common alignment: every element on its own */
-    per_block = head == n ? GPUH_ADD_BLOCK : GPUH_ADD_BLOCK * GPUH_UNROLL * (sizeof(V) / sizeof(T));
+    per_block = head == n ? GPUH_ADD_BLOCK : GPUH_ADD_BLOCK * GPUH_ADD_UNROLL * (sizeof(V) / sizeof(T));
     blocks = gpuh_ceil_div(n, per_block);
     if (blocks > GPUH_MAX_GRID_X) /* past the grid limit the loops stride */
         blocks = GPUH_MAX_GRID_X;
@@ -309,9 +318,9 @@ template <typename Op, typename T> __device__ __forceinline__ T gpuh_block_reduc
 
 /* Each block writes Post(op over its share of Map(a[i], b[i])) to
    g_out[blockIdx.x]. Each thread folds its elements into one register in a
-   fixed order: tiles of GPUH_UNROLL × blockDim.x 16-byte vectors, visited
+   fixed order: tiles of GPUH_REDUCE_UNROLL × blockDim.x 16-byte vectors, visited
    grid-stride, thread t taking vectors t, t + blockDim.x, ... of each tile
-   (coalesced, 16-byte loads, GPUH_UNROLL loads in flight per input), then the
+   (coalesced, 16-byte loads, GPUH_REDUCE_UNROLL loads in flight per input), then the
    elements outside whole vectors (`head` as in gpuh_vector_add_kernel).
    The block then combines its threads (gpuh_block_reduce). Launched twice:
    over the input with up to GPUH_REDUCE_MAX_BLOCKS blocks, writing partials,
@@ -328,13 +337,13 @@ __global__ void __launch_bounds__(GPUH_REDUCE_BLOCK)
     const size_t nvec = (n - head) / W, vec_end = head + nvec * W;
     const V *g_va = reinterpret_cast<const V *>(g_a + head);
     const V *g_vb = reinterpret_cast<const V *>(g_b + head);
-    const size_t tile = (size_t)GPUH_UNROLL * blockDim.x;
+    const size_t tile = (size_t)GPUH_REDUCE_UNROLL * blockDim.x;
     T acc = Op::identity();
 
     for (size_t base = blockIdx.x * tile; base < nvec; base += gridDim.x * tile) {
-        V x[GPUH_UNROLL], y[GPUH_UNROLL];
+        V x[GPUH_REDUCE_UNROLL], y[GPUH_REDUCE_UNROLL];
 #pragma unroll
-        for (int u = 0; u < GPUH_UNROLL; ++u) { /* all loads first: they overlap */
+        for (int u = 0; u < GPUH_REDUCE_UNROLL; ++u) { /* all loads first: they overlap */
             const size_t j = base + u * blockDim.x + threadIdx.x;
             if (j < nvec) {
                 x[u] = g_va[j];
@@ -342,7 +351,7 @@ __global__ void __launch_bounds__(GPUH_REDUCE_BLOCK)
             }
         }
 #pragma unroll
-        for (int u = 0; u < GPUH_UNROLL; ++u) {
+        for (int u = 0; u < GPUH_REDUCE_UNROLL; ++u) {
             const size_t j = base + u * blockDim.x + threadIdx.x;
             if (j < nvec) {
                 const T *px = reinterpret_cast<const T *>(&x[u]);
@@ -379,7 +388,7 @@ cudaError_t gpuh_impl_reduce(const char *fn, const T *d_a, const T *d_b, size_t 
                              cudaStream_t stream)
 {
     typedef typename gpuh_vec16<T>::type V;
-    const size_t per_block = GPUH_REDUCE_BLOCK * GPUH_UNROLL * (sizeof(V) / sizeof(T));
+    const size_t per_block = GPUH_REDUCE_BLOCK * GPUH_REDUCE_UNROLL * (sizeof(V) / sizeof(T));
     size_t blocks = gpuh_ceil_div(n, per_block), head = gpuh_impl_head(d_a, n);
     cudaError_t err;
     if (d_out == NULL || (n > 0 && (d_a == NULL || d_b == NULL)))
@@ -412,16 +421,28 @@ cudaError_t gpuh_impl_reduce(const char *fn, const T *d_a, const T *d_b, size_t 
                        d_partials, d_partials, blocks, gpuh_impl_head(d_partials, blocks), d_out);
 }
 
+/* gpuh_sum_depth(n, elem_size): the most roundings any element meets in a
+   gpuh_sum of n elements of elem_size bytes (4 or 8): in its thread's loop
+   m = U·w·⌈n / (U·w·2^18)⌉ additions (U = GPUH_REDUCE_UNROLL vectors of
+   w = 16 / elem_size elements per tile, 2^18 threads in the first pass), plus
+   one leftover element, 8 in its block's tree (5 shuffle steps, 3 across 8
+   warps), and at most 4 + 8 in the second pass. So a float sum is within
+   gpuh_sum_depth(n, 4) · 2^-24 · Σ|x| of the exact sum (the classic bound for
+   recursive summation; Higham, "Accuracy and Stability of Numerical
+   Algorithms", 2nd ed., ch. 4), and typically far closer. For float and
+   n = 2^28: 1045 · 2^-24 ≈ 6.2e-5 relative to Σ|x|. */
+static inline size_t gpuh_sum_depth(size_t n, size_t elem_size)
+{
+    const size_t tile = (size_t)GPUH_REDUCE_UNROLL * (16 / elem_size);
+    const size_t threads = (size_t)GPUH_REDUCE_MAX_BLOCKS * GPUH_REDUCE_BLOCK;
+    return tile * gpuh_ceil_div(n, tile * threads) + 1 + 8 + 4 + 8;
+}
+
 /* gpuh_sum / gpuh_min / gpuh_max: op over d_in[0 .. n-1] into *d_out (device
    memory); T = float, double or int. gpuh_dot: Σ d_a[i]·d_b[i]; gpuh_norm2:
    sqrt(Σ d_x[i]²) (no scaling: overflows when Σx² exceeds the type's range);
    T = float or double. See gpuh_impl_reduce for d_temp, streams and errors.
-   Accuracy of a float sum: every element passes through at most
-   16·⌈n / 2^22⌉ + 1 sequential additions in its thread (16 = 4 vectors of 4
-   per tile), 8 in the block's tree, 4 + 8 more in the second pass, so the
-   error is at most (16·⌈n / 2^22⌉ + 21) · 2^-24 · Σ|x| (the classic bound for
-   recursive summation, Higham, "Accuracy and Stability of Numerical
-   Algorithms", ch. 4), and typically far less. */
+   Accuracy: see gpuh_sum_depth. */
 template <typename T>
 cudaError_t gpuh_sum(const T *d_in, size_t n, T *d_out, void *d_temp, cudaStream_t stream = 0)
 {

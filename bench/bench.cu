@@ -462,14 +462,13 @@ static const MemOp kMemOps[] = {
 };
 
 /* The float error bound for a sum of n positive terms, relative to the sum:
-   the one gpuh_sum documents, (16·ceil(n / 2^22) + 21)·2^-24·Σ|x| (the
+   the one gpuh_sum documents, gpuh_sum_depth(n, 4)·2^-24·Σ|x| (the
    longest chain of additions any element passes through, times the unit
    roundoff), so the check tests the documented contract. Actual errors are
    far smaller: rounding errors mostly cancel, and grow like the square root. */
 static double sum_bound(size_t n)
 {
-    const double chains = std::ceil((double)n / 4194304.0); /* ceil(n / 2^22) */
-    return (16.0 * chains + 21.0) * std::ldexp(1.0, -24);
+    return (double)gpuh_sum_depth(n, sizeof(float)) * std::ldexp(1.0, -24); /* gpuh_sum's documented bound */
 }
 
 /* Checks every op of one size on set 0. Per op (the index follows kMemOps):

@@ -7,8 +7,8 @@
    wait in a scratch buffer of GPUH_REDUCE_TEMP_BYTES (CUB's convention: the
    caller owns temp storage).
    A float sum is rounded at every addition, so it differs from the exact sum;
-   how much is bounded by the depth of the addition tree, which gpuh_sum's
-   comment gives: |error| <= (16 * ceil(n / 2^22) + 21) * 2^-24 * sum|x|.
+   how much is bounded by the depth of the addition tree, which
+   gpuh_sum_depth documents: |error| <= gpuh_sum_depth(n, 4) * 2^-24 * sum|x|.
    Measures: the sum's device time (CUDA events, median of repetitions after a
    warm-up) and the bandwidth it reaches, counting n * 4 bytes read.
    Checks: the relative error |gpu - ref| / sum|x| against that bound, with
@@ -79,11 +79,10 @@ int main(void)
         ref_max = h_x[i] > ref_max ? h_x[i] : ref_max;
     }
 
-    /* The bound of gpuh_sum's comment: an element meets at most
-       16 * ceil(n / 2^22) + 1 roundings in its thread's loop, 8 in its block's
-       tree (5 shuffle steps, 3 across 8 warps), 4 + 8 in the second launch:
-       depth = 16 * ceil(n / 2^22) + 21 in all, each at most 2^-24 relative. */
-    const size_t depth = 16 * gpuh_ceil_div(n, (size_t)1 << 22) + 21;
+    /* The documented bound: each element meets at most gpuh_sum_depth(n, 4)
+       roundings (its thread's loop, its block's tree, the second launch),
+       each at most 2^-24 relative. */
+    const size_t depth = gpuh_sum_depth(n, sizeof(float));
     const double bound = (double)depth * ldexp(1.0, -24);
     const double rel_err = fabs((double)h_out[0] - ref_sum) / abs_sum;
     const int sum_ok = rel_err <= bound; /* false for NaN too */

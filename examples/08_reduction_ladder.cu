@@ -325,13 +325,14 @@ __global__ void __launch_bounds__(THREADS)
    blocks of 256, striding over the input, then one block over the partials)
    and changes two things. Loads: each thread reads int4, 16 bytes per
    instruction, so a warp moves 512 bytes per load and there are 4x fewer load
-   instructions and address computations; and it issues GPUH_UNROLL = 4 of
-   them before its first add. That is 64 bytes in flight per thread where step
-   7 had 8. A memory system that delivers ~4.8 TB/s with a latency of several
+   instructions and address computations; and it issues GPUH_REDUCE_UNROLL (8)
+   of them before its first add. That is 128 bytes in flight per thread where
+   step 7 had 8. A memory system that delivers ~4.8 TB/s with a latency of several
    hundred ns must have megabytes in flight (Little's law: bytes in flight =
    bandwidth × latency), and an SM holds at most 2048 threads, so more bytes
    per thread is the only way to get there; with 8 bytes per thread step 7
-   leaves part of the latency exposed. Block combine: each warp sums itself with shuffles, the 8 warp
+   leaves part of the latency exposed.
+   Block combine: each warp sums itself with shuffles, the 8 warp
    totals meet in shared memory across one barrier, and warp 0 adds them: one
    __syncthreads where step 7 had three.
    (Also: the kernel handles any alignment and any n, and sums in unsigned
@@ -439,7 +440,7 @@ static cudaError_t enqueue_step(void *ctx, cudaStream_t stream)
                            (size_t)blocks);
     }
     /* Step 8 (see its comment above): one launch when one block covers n. */
-    r->launches = r->n > (size_t)GPUH_REDUCE_BLOCK * GPUH_UNROLL * (sizeof(int4) / sizeof(int)) ? 2 : 1;
+    r->launches = r->n > (size_t)GPUH_REDUCE_BLOCK * GPUH_REDUCE_UNROLL * (sizeof(int4) / sizeof(int)) ? 2 : 1;
     return gpuh_sum(d_in, r->n, r->d_out, r->d_temp, stream);
 }
 

@@ -147,9 +147,10 @@ static double dot2(const double *x, size_t sx, const double *y, size_t sy, size_
     return s + c;
 }
 
-/* Sequential roundings an element goes through in gpuh's float sum, as
-   documented at gpuh_sum in gpuh_kernels.cuh: 16·⌈n / 2^22⌉ + 21. */
-static double sum_terms(size_t n) { return 16.0 * (double)gpuh_ceil_div(n, (size_t)1 << 22) + 21.0; }
+/* Sequential roundings an element goes through in gpuh's sum, as documented
+   at gpuh_sum_depth in gpuh_kernels.cuh. The float count bounds the double
+   one too (a double tile holds half as many elements). */
+static double sum_terms(size_t n) { return (double)gpuh_sum_depth(n, sizeof(float)); }
 
 /* The documented bound, sum_terms(n) · u · Σ|x|, plus the reference's own
    error (Neumaier in float64: 2u|s| + O(n u^2) Σ|x|). */
@@ -902,19 +903,23 @@ static void test_big()
     dev_array<unsigned char> temp(GPUH_REDUCE_TEMP_BYTES);
     if (!a.ok() || !b.ok() || !c.ok() || !out.ok() || !temp.ok())
         return;
-    /* Uniform (0, 1] inputs, filled in pieces of 2^30 with their own seeds. */
-    for (size_t off = 0; off < n; off += (size_t)1 << 30) {
-        size_t len = n - off < ((size_t)1 << 30) ? n - off : ((size_t)1 << 30);
-        TEST_CUDA(gpuh_random_uniform_f32(a.p + off, len, next_seed(), 0));
-        TEST_CUDA(gpuh_random_uniform_f32(b.p + off, len, next_seed(), 0));
-    }
+    /* Uniform (0, 1] inputs, one call each: gpuh_random_* must fill past 2^31. */
+    poison(a.p, n);
+    poison(b.p, n);
+    TEST_CUDA(gpuh_random_uniform_f32(a.p, n, next_seed(), 0));
+    TEST_CUDA(gpuh_random_uniform_f32(b.p, n, next_seed(), 0));
     poison(c.p, n);
     TEST_CUDA(gpuh_vector_add(a.p, b.p, c.p, n));
     TEST_CUDA(cudaDeviceSynchronize());
 
     /* Strided sample across the whole range. */
     std::vector<float> sa = gather(a.p, n, stride), sb = gather(b.p, n, stride), sc = gather(c.p, n, stride);
-    size_t first, bad = count_add_mismatches(sa, sb, sc, &first);
+    size_t first, bad = 0;
+    for (size_t i = 0; i < sa.size(); ++i) /* written by the generator: in (0, 1], never the NaN poison */
+        bad += !(sa[i] > 0.0f && sa[i] <= 1.0f && sb[i] > 0.0f && sb[i] <= 1.0f);
+    TEST_ASSERT(bad == 0, "gpuh_random_uniform_f32 n = %zu: %zu of %zu sampled inputs outside (0, 1]", n, bad,
+                sa.size());
+    bad = count_add_mismatches(sa, sb, sc, &first);
     TEST_ASSERT(bad == 0, "vector_add n = %zu: %zu of %zu sampled elements wrong, first at index %zu", n, bad,
                 sc.size(), first * stride);
     /* The first and the last 2^20 elements. */
