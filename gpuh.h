@@ -95,6 +95,7 @@
      gpuh_timer_create/destroy/start/stop, gpuh_timer_elapsed_ms   CUDA-event timer
      gpuh_time_median_ms(fn, ctx, stream, warmup, reps, &ms)      warm up, repeat, median
    Random inputs (GPUH_USE_CURAND)
+     gpuh_random_seed()                          GPUH_SEED, or fresh from the clock (no cuRAND needed)
      gpuh_random_uniform_f32/_f64(d, n, seed, stream)             (0, 1]
      gpuh_random_normal_f32/_f64(d, n, mean, stddev, seed, stream)
      gpuh_random_u32(d, n, seed, stream)                          32 random bits each
@@ -130,6 +131,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #ifdef GPUH_USE_CURAND
 #include <curand.h>
 #endif
@@ -1093,6 +1095,18 @@ GPUH_DEF cudaError_t gpuh_time_median_ms(gpuh_work_fn fn, void *ctx, cudaStream_
     }
     *median_ms = reps % 2 ? times[reps / 2] : 0.5f * (times[reps / 2 - 1] + times[reps / 2]);
     return cudaSuccess;
+}
+
+/* gpuh_random_seed: a seed for the gpuh_random_* generators below (needs no cuRAND): the environment
+   variable GPUH_SEED if it is set (to repeat a run), else a fresh one from the
+   clock. Print it, so that a failing run can be repeated. */
+GPUH_DEF unsigned long long gpuh_random_seed(void)
+{
+    const char *env = getenv("GPUH_SEED");
+    unsigned long long t = time(NULL);
+    if (env != NULL && *env != '\0')
+        return strtoull(env, NULL, 0);
+    return t * 1000003ull ^ clock();
 }
 
 /* ===========================================================================

@@ -16,7 +16,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include "gpuh.h"
 
 /* Each thread prints its coordinates and writes its global index into the
@@ -57,8 +56,7 @@ int main(void)
         printf("no CUDA device: %s\n", why);
         return 77;
     }
-    const char *env = getenv("GPUH_SEED"); /* set it to repeat a run */
-    const unsigned long long seed = env && *env ? strtoull(env, NULL, 0) : (unsigned long long)time(NULL);
+    const unsigned long long seed = gpuh_random_seed(); /* GPUH_SEED repeats a run */
     int ok = 1, *d_seen;
     printf("seed %llu (set GPUH_SEED to repeat)\n", seed);
 

@@ -106,8 +106,7 @@ int main(void)
         printf("no CUDA device: %s\n", why);
         return 77;
     }
-    const char *env = getenv("GPUH_SEED"); /* set it to repeat a run */
-    unsigned long long seed = env && *env ? strtoull(env, NULL, 0) : (unsigned long long)time(NULL);
+    unsigned long long seed = gpuh_random_seed(); /* GPUH_SEED repeats a run */
     printf("seed %llu (set GPUH_SEED to repeat)\n", seed);
 
     const size_t n = 20000000, bytes = n * sizeof(int);

@@ -19,7 +19,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include "gpuh.h"
 #include "gpuh_kernels.cuh"
 
@@ -42,8 +41,7 @@ int main(void)
         printf("no CUDA device: %s\n", why);
         return 77;
     }
-    const char *env = getenv("GPUH_SEED"); /* set it to repeat a run */
-    const unsigned long long seed = env && *env ? strtoull(env, NULL, 0) : (unsigned long long)time(NULL);
+    const unsigned long long seed = gpuh_random_seed(); /* GPUH_SEED repeats a run */
     printf("seed %llu (set GPUH_SEED to repeat)\n", seed);
 
     const size_t n = (size_t)1 << 26; /* 256 MiB: four times the L2, so every run reads DRAM */

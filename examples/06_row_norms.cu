@@ -76,8 +76,7 @@ int main(void)
         printf("no CUDA device: %s\n", why);
         return 77;
     }
-    const char *env = getenv("GPUH_SEED"); /* set it to repeat a run */
-    const unsigned long long seed = env && *env ? strtoull(env, NULL, 0) : (unsigned long long)time(NULL);
+    const unsigned long long seed = gpuh_random_seed(); /* GPUH_SEED repeats a run */
     printf("seed %llu (set GPUH_SEED to repeat)\n", seed);
 
     const size_t rows = 1000 * 100, cols = 1000, n = rows * cols;

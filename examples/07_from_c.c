@@ -16,7 +16,6 @@
    rounding-error bounds, explained where they are computed. */
 #include <stdio.h>
 #include <stdlib.h>
-#include <time.h>
 #include "gpuh.h"
 #include "gpuh_kernels.cuh"
 
@@ -28,7 +27,6 @@ static double abs_d(double x) { return x < 0.0 ? -x : x; }
 int main(void)
 {
     const char *why;
-    const char *env;
     unsigned long long seed;
     const size_t n = 1000003; /* not a multiple of any block size */
     const size_t M = 300, N = 257, K = 100;
@@ -42,8 +40,7 @@ int main(void)
         printf("no CUDA device: %s\n", why);
         return 77;
     }
-    env = getenv("GPUH_SEED"); /* set it to repeat a run */
-    seed = env && *env ? strtoull(env, NULL, 0) : (unsigned long long)time(NULL);
+    seed = gpuh_random_seed(); /* GPUH_SEED repeats a run */
     printf("seed %llu (set GPUH_SEED to repeat)\n", seed);
     h_a = malloc(n * sizeof *h_a), h_b = malloc(n * sizeof *h_b), h_c = malloc(n * sizeof *h_c);
     h_x = malloc(n * sizeof *h_x), h_i = malloc(n * sizeof *h_i);

@@ -544,8 +544,7 @@ int main(void)
         printf("no CUDA device: %s\n", why);
         return 77;
     }
-    const char *env = getenv("GPUH_SEED"); /* set it to repeat a run */
-    const unsigned long long seed = env && *env ? strtoull(env, NULL, 0) : (unsigned long long)time(NULL);
+    const unsigned long long seed = gpuh_random_seed(); /* GPUH_SEED repeats a run */
     const char *quick_env = getenv("GPUH_TEST_QUICK");
     const int quick = quick_env != NULL && *quick_env != '\0' && strcmp(quick_env, "0") != 0;
     const int WARMUP = quick ? 1 : 3, REPS = quick ? 3 : 30;

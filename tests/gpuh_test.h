@@ -135,9 +135,7 @@ static inline void gpuh_test_clear_detail(void)
 static inline unsigned long long gpuh_test_seed(void)
 {
     if (!gpuh_test_seed_used) {
-        const char *env = getenv("GPUH_SEED");
-        gpuh_test_seed_value = env && *env ? strtoull(env, NULL, 0)
-                                           : ((unsigned long long)time(NULL) * 1000003ull) ^ (unsigned long long)clock();
+        gpuh_test_seed_value = gpuh_random_seed();
         gpuh_test_seed_used = 1;
         printf("seed %llu (rerun with GPUH_SEED=%llu)\n", gpuh_test_seed_value, gpuh_test_seed_value);
     }
