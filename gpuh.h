@@ -353,6 +353,12 @@ GPUH_DEF cudaError_t gpuh_check_launch(void)
 
 GPUH_DEF cudaError_t gpuh_check_block(dim3 block); /* LAUNCH GEOMETRY, below */
 
+/* 1 if a grid of gx × gy × gz blocks is within CUDA's limits (x ≤ 2^31-1, y, z ≤ 65535). */
+GPUH_DEF int gpuh_impl_grid_fits(size_t gx, size_t gy, size_t gz)
+{
+    return gx <= GPUH_MAX_GRID_X && gy <= GPUH_MAX_GRID_YZ && gz <= GPUH_MAX_GRID_YZ;
+}
+
 /* Records a launch for error reports and checks its shape: cudaSuccess, or
    cudaErrorInvalidConfiguration (with the detail) for a block beyond CUDA's
    limits or a grid of 0 blocks or beyond x ≤ 2^31-1, y, z ≤ 65535. The runtime
@@ -369,7 +375,7 @@ GPUH_DEF cudaError_t gpuh_impl_launch_begin(const char *kernel, dim3 grid, dim3 
     r->file = file;
     r->line = line;
     if (gpuh_check_block(block) != cudaSuccess || grid.x == 0 || grid.y == 0 || grid.z == 0 ||
-        grid.x > GPUH_MAX_GRID_X || grid.y > GPUH_MAX_GRID_YZ || grid.z > GPUH_MAX_GRID_YZ)
+        !gpuh_impl_grid_fits(grid.x, grid.y, grid.z))
         return gpuh_impl_fail(cudaErrorInvalidConfiguration,
                               "GPUH_LAUNCH of %s at %s:%d: grid (%u, %u, %u), block (%u, %u, %u) is beyond "
                               "CUDA's limits: grid 1..(%u, %u, %u) blocks, block (%u, %u, %u) and %u threads",
@@ -605,7 +611,7 @@ GPUH_DEF cudaError_t gpuh_grid_3d(dim3 *grid, size_t nx, size_t ny, size_t nz, d
     gx = gpuh_ceil_div(nx, block.x);
     gy = gpuh_ceil_div(ny, block.y);
     gz = gpuh_ceil_div(nz, block.z);
-    if (gx > GPUH_MAX_GRID_X || gy > GPUH_MAX_GRID_YZ || gz > GPUH_MAX_GRID_YZ)
+    if (!gpuh_impl_grid_fits(gx, gy, gz))
         return gpuh_impl_fail(cudaErrorInvalidConfiguration,
                               "gpuh_grid: %zu x %zu x %zu elements in blocks of (%u, %u, %u) need a grid "
                               "of (%zu, %zu, %zu) blocks; the limits are (%u, %u, %u)",
@@ -1097,9 +1103,11 @@ GPUH_DEF cudaError_t gpuh_time_median_ms(gpuh_work_fn fn, void *ctx, cudaStream_
     return cudaSuccess;
 }
 
-/* gpuh_random_seed: a seed for the gpuh_random_* generators below (needs no cuRAND): the environment
-   variable GPUH_SEED if it is set (to repeat a run), else a fresh one from the
-   clock. Print it, so that a failing run can be repeated. */
+/* gpuh_random_seed: a seed for the gpuh_random_* generators below (needs no
+   cuRAND): the environment variable GPUH_SEED if it is set (decimal, or 0x...
+   hex; to repeat a run), else a fresh one from the clock. Never fails. Print
+   it, so that a failing run can be repeated. Idea: the seed-from-environment
+   habit of test harnesses (e.g. pytest-randomly's -p seed). */
 GPUH_DEF unsigned long long gpuh_random_seed(void)
 {
     const char *env = getenv("GPUH_SEED");
@@ -1132,7 +1140,7 @@ GPUH_DEF cudaError_t gpuh_impl_curand(const char *fn, curandStatus_t st)
 }
 
 enum { GPUH_IMPL_UNIFORM, GPUH_IMPL_NORMAL, GPUH_IMPL_BITS };
-#define GPUH_IMPL_RANDOM_PIECE ((size_t)1 << 30) /* even, as normal variates need */
+#define GPUH_IMPL_RANDOM_PIECE 1073741824u /* 2^30: even, as normal variates need */
 
 /* Fills len values at `at` from generator gen. */
 GPUH_DEF curandStatus_t gpuh_impl_generate(curandGenerator_t gen, void *at, size_t len, size_t elem_size, int dist,
@@ -1164,10 +1172,12 @@ GPUH_DEF cudaError_t gpuh_impl_random(const char *fn, void *d, size_t n, size_t 
     const size_t len = dist == GPUH_IMPL_NORMAL ? n / 2 * 2 : n;
     size_t done, piece = 0;
     void *scratch = NULL;
+    unsigned char *bytes; /* d, addressed in bytes */
     if (n == 0)
         return cudaSuccess;
     if (d == NULL)
         return gpuh_impl_fail(cudaErrorInvalidValue, "%s: the device array is NULL (n %zu)", fn, n);
+    memcpy(&bytes, &d, sizeof d);
     if (len < n && (err = cudaMalloc(&scratch, 2 * elem_size)) != cudaSuccess)
         return err;
     st = curandCreateGenerator(&gen, CURAND_RNG_PSEUDO_PHILOX4_32_10);
@@ -1182,17 +1192,13 @@ GPUH_DEF cudaError_t gpuh_impl_random(const char *fn, void *d, size_t n, size_t 
        the H200 with CUDA 13.0 one call for 2^31 + 17 uniform floats returned
        success but left the array unwritten. */
     for (done = 0; st == CURAND_STATUS_SUCCESS && done < len; done += piece) {
-        unsigned char *at;
         piece = len - done < GPUH_IMPL_RANDOM_PIECE ? len - done : GPUH_IMPL_RANDOM_PIECE;
-        memcpy(&at, &d, sizeof d);
         st = curandSetGeneratorOffset(gen, done);
         if (st == CURAND_STATUS_SUCCESS)
-            st = gpuh_impl_generate(gen, at + done * elem_size, piece, elem_size, dist, mean, stddev);
+            st = gpuh_impl_generate(gen, bytes + done * elem_size, piece, elem_size, dist, mean, stddev);
     }
     if (st == CURAND_STATUS_SUCCESS && scratch != NULL) {
-        unsigned char *last;
-        memcpy(&last, &d, sizeof d);
-        last += (n - 1) * elem_size;
+        unsigned char *last = bytes + (n - 1) * elem_size;
         st = curandSetGeneratorOffset(gen, n); /* past every number used so far */
         if (st == CURAND_STATUS_SUCCESS)
             st = gpuh_impl_generate(gen, scratch, 2, elem_size, dist, mean, stddev);

@@ -285,10 +285,13 @@ struct gpuh_post_sqrt {
     template <typename T> __device__ static T apply(T v) { return sqrt(v); }
 };
 
-/* Reduces one value per lane across a full warp: after log2(32) = 5 steps,
-   lane 0 holds op over all 32 lanes. __shfl_down_sync reads a register of the
-   lane `offset` higher, with no shared memory and no barrier; the mask names
-   all 32 lanes, which must all be here (the block size is a multiple of 32). */
+/* gpuh_warp_reduce<Op>(v): op over the 32 lanes' v, valid in lane 0 (the
+   other lanes hold partial results). Every lane of the warp must call it
+   (full mask); Op is gpuh_op_sum / _min / _max of T or a struct like them.
+   After log2(32) = 5 steps lane 0 holds op over all 32 lanes: __shfl_down_sync
+   reads a register of the lane `offset` higher, with no shared memory and no
+   barrier. Idea: the CUDA Programming Guide's warp shuffle functions;
+   J. Luitjens, "Faster Parallel Reductions on Kepler" (NVIDIA blog, 2014). */
 template <typename Op, typename T> __device__ __forceinline__ T gpuh_warp_reduce(T v)
 {
     for (int offset = 16; offset > 0; offset /= 2)
@@ -296,10 +299,13 @@ template <typename Op, typename T> __device__ __forceinline__ T gpuh_warp_reduce
     return v;
 }
 
-/* Reduces one value per thread across the block; the result is valid in
-   thread 0. Each warp reduces itself with shuffles, warp leaders meet in
-   shared memory, and warp 0 reduces their totals. blockDim.x must be a
-   multiple of 32. */
+/* gpuh_block_reduce<Op>(v): op over every thread's v in a 1-D block, valid in
+   thread 0. Every thread of the block must call it (it has a __syncthreads());
+   blockDim.x must be a multiple of 32, at most 1024. Uses 32 · sizeof(T) bytes
+   of static shared memory; a second call in the same kernel needs a
+   __syncthreads() before it, since it reuses that array. Each warp reduces
+   itself with shuffles, warp leaders meet in shared memory, and warp 0 reduces
+   their totals. Idea: as gpuh_warp_reduce, and CUB's BlockReduce. */
 template <typename Op, typename T> __device__ __forceinline__ T gpuh_block_reduce(T v)
 {
     __shared__ T s_warp_totals[32];
@@ -438,11 +444,15 @@ static inline size_t gpuh_sum_depth(size_t n, size_t elem_size)
     return tile * gpuh_ceil_div(n, tile * threads) + 1 + 8 + 4 + 8;
 }
 
-/* gpuh_sum / gpuh_min / gpuh_max: op over d_in[0 .. n-1] into *d_out (device
-   memory); T = float, double or int. gpuh_dot: Σ d_a[i]·d_b[i]; gpuh_norm2:
-   sqrt(Σ d_x[i]²) (no scaling: overflows when Σx² exceeds the type's range);
-   T = float or double. See gpuh_impl_reduce for d_temp, streams and errors.
-   Accuracy: see gpuh_sum_depth. */
+/* gpuh_sum / gpuh_min / gpuh_max: op over the n elements d_in[0 .. n-1] into
+   the one element *d_out (device memory); T = float, double or int.
+   gpuh_dot: Σ d_a[i]·d_b[i]; gpuh_norm2: sqrt(Σ d_x[i]²) (no scaling:
+   overflows when Σx² exceeds the type's range); T = float or double.
+   Asynchronous on `stream`. d_temp: GPUH_REDUCE_TEMP_BYTES bytes of device
+   scratch aligned to 8 bytes, or NULL when n ≤ GPUH_REDUCE_SINGLE_BLOCK_MAX.
+   An empty sum, dot or norm is 0. Errors: cudaErrorInvalidValue (a NULL
+   pointer, d_temp NULL or misaligned when needed, n = 0 for min/max), launch
+   errors. Deterministic; accuracy: gpuh_sum_depth. Idea: see gpuh_impl_reduce. */
 template <typename T>
 cudaError_t gpuh_sum(const T *d_in, size_t n, T *d_out, void *d_temp, cudaStream_t stream = 0)
 {
