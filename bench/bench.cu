@@ -7,6 +7,8 @@
      copy    cudaMemcpyAsync device to device, 2·4·n bytes: the copy ceiling,
              the best any memory-bound kernel here can hope for
      add     gpuh_vector_add<float>, 3·4·n bytes            peer: the copy ceiling
+     add~    the same with b one element and c three elements past a 16-byte
+             boundary (no offset aligns all three: one element per load)
      sum     cub::DeviceReduce::Sum, then gpuh_sum, 4·n      peer of gpuh: CUB
      min, max, norm2 (4·n bytes), dot (8·n bytes): gpuh     peer: gpuh_sum's GB/s
      matmul  cublasSgemm / cublasDgemm (CUBLAS_DEFAULT_MATH: no TF32), then
@@ -69,6 +71,7 @@
 static const size_t kPoolFloats = size_t(1) << 28;
 static const size_t kHugeN = (size_t(1) << 31) + 17; /* past 2^31: 64-bit indices */
 static const size_t kAwkwardN = 100000007;           /* 10^8 + 7: no power of two */
+static const size_t kSlack = 64;                     /* floats after each regular pool */
 
 static const int kMemReps = 50;         /* repetitions of a memory-bound op */
 static const int kMatMinReps = 7;       /* fewest for a slow matmul */
@@ -408,6 +411,13 @@ static cudaError_t work_add(void *ctx, cudaStream_t s)
     const size_t o = w->rot.take();
     return gpuh_vector_add(w->x + o, w->y + o, w->z + o, w->n, s);
 }
+/* Misaligned from one another: b one element past the set's start, c three. */
+static cudaError_t work_add_unaligned(void *ctx, cudaStream_t s)
+{
+    MemWork *w = static_cast<MemWork *>(ctx);
+    const size_t o = w->rot.take();
+    return gpuh_vector_add(w->x + o, w->y + o + 1, w->z + o + 3, w->n, s);
+}
 static cudaError_t work_cub_sum(void *ctx, cudaStream_t s)
 {
     MemWork *w = static_cast<MemWork *>(ctx);
@@ -459,6 +469,7 @@ static const MemOp kMemOps[] = {
     {"gpuh", "max", work_max, 4, "gpuh", "sum", true},
     {"gpuh", "dot", work_dot, 8, "gpuh", "sum", true},
     {"gpuh", "norm2", work_norm2, 4, "gpuh", "sum", true},
+    {"gpuh", "add~", work_add_unaligned, 12, "cuda", "copy", false},
 };
 
 /* The float error bound for a sum of n positive terms, relative to the sum:
@@ -484,13 +495,13 @@ static void check_mem_ops(MemWork &w, bool all_ops, std::string *why, double *er
     unsigned long long *d_bad;
     double ref[3];
     float out[8];
-    unsigned long long bad = 0;
+    unsigned long long bad[2] = {0, 0};
 
     GPUH_CHECK(gpuh_device_array(&d_ref, 3));
     GPUH_CHECK(gpuh_device_array(&d_out, 8));
-    GPUH_CHECK(gpuh_device_array(&d_bad, 1));
+    GPUH_CHECK(gpuh_device_array(&d_bad, 2));
     GPUH_CHECK(cudaMemsetAsync(d_ref, 0, 3 * sizeof(double), g_stream));
-    GPUH_CHECK(cudaMemsetAsync(d_bad, 0, sizeof *d_bad, g_stream));
+    GPUH_CHECK(cudaMemsetAsync(d_bad, 0, 2 * sizeof *d_bad, g_stream));
     poison(d_out, 8 * sizeof(float));
     GPUH_CHECK(GPUH_LAUNCH(ref_sums_kernel, kCheckGrid, kCheckBlock, 0, g_stream, x, y, n, d_ref));
 
@@ -509,9 +520,15 @@ static void check_mem_ops(MemWork &w, bool all_ops, std::string *why, double *er
     poison(z, n * sizeof(float));
     GPUH_CHECK(gpuh_vector_add(x, y, z, n, g_stream));
     GPUH_CHECK(GPUH_LAUNCH(add_mismatch_kernel, kCheckGrid, kCheckBlock, 0, g_stream, x, y, z, n, d_bad));
+    if (all_ops) { /* the unaligned add, as work_add_unaligned calls it */
+        poison(z, (n + 3) * sizeof(float));
+        GPUH_CHECK(gpuh_vector_add(x, y + 1, z + 3, n, g_stream));
+        GPUH_CHECK(GPUH_LAUNCH(add_mismatch_kernel, kCheckGrid, kCheckBlock, 0, g_stream, x, y + 1, z + 3, n,
+                               d_bad + 1));
+    }
     fetch(ref, d_ref, 3);
     fetch(out, d_out, 8);
-    fetch(&bad, d_bad, 1);
+    fetch(bad, d_bad, 2);
     GPUH_CHECK(gpuh_free(d_ref));
     GPUH_CHECK(gpuh_free(d_out));
     GPUH_CHECK(gpuh_free(d_bad));
@@ -527,9 +544,9 @@ static void check_mem_ops(MemWork &w, bool all_ops, std::string *why, double *er
     }
     /* 0 copy: cudaMemcpy is the reference of everything; not checked. */
     /* 1 add */
-    err[1] = (double)bad;
-    if (bad) {
-        snprintf(buf, sizeof buf, "%llu of %zu elements != a + b", bad, n);
+    err[1] = (double)bad[0];
+    if (bad[0]) {
+        snprintf(buf, sizeof buf, "%llu of %zu elements != a + b", bad[0], n);
         why[1] = buf;
     }
     /* 2 CUB sum, 3 gpuh sum: both against float64; gpuh also against CUB */
@@ -582,9 +599,16 @@ static void check_mem_ops(MemWork &w, bool all_ops, std::string *why, double *er
         snprintf(buf, sizeof buf, "err %.1e > tol %.1e", err[7], tol);
         why[7] = buf;
     }
+    /* 8 add~ */
+    err[8] = (double)bad[1];
+    if (bad[1]) {
+        snprintf(buf, sizeof buf, "%llu of %zu elements != a + b", bad[1], n);
+        why[8] = buf;
+    }
 }
 
-/* Input pools: x, y (random), z (output), each `elems` floats. */
+/* Input pools: x, y (random), z (output), each `elems` floats plus kSlack
+   (which only the unaligned add reaches, past a set's end). */
 struct Pools {
     float *x, *y, *z;
     size_t elems;
@@ -780,6 +804,8 @@ static void print_targets(void)
     const double sum = find_rate("gpuh", "sum", "float32", n);
     target_line("vector add GB/s / copy ceiling GB/s", find_rate("gpuh", "add", "float32", n) /
                 find_rate("cuda", "copy", "float32", n), 0.97, true, ">= 0.97");
+    target_line("vector add, unaligned (add~) / copy ceiling", find_rate("gpuh", "add~", "float32", n) /
+                find_rate("cuda", "copy", "float32", n), 0.97, true, ">= 0.97");
     target_line("gpuh sum GB/s / CUB sum GB/s", sum / find_rate("cub", "sum", "float32", n), 1.00, true, ">= 1.00");
     const char *ops[] = {"min", "max", "dot", "norm2"};
     for (const char *op : ops) {
@@ -873,14 +899,14 @@ int main(int argc, char **argv)
     Pools pools;
     float *pool_w; /* matmul: cuBLAS's reference result */
     pools.elems = kPoolFloats;
-    GPUH_CHECK(gpuh_device_array(&pools.x, kPoolFloats));
-    GPUH_CHECK(gpuh_device_array(&pools.y, kPoolFloats));
-    GPUH_CHECK(gpuh_device_array(&pools.z, kPoolFloats));
+    GPUH_CHECK(gpuh_device_array(&pools.x, kPoolFloats + kSlack));
+    GPUH_CHECK(gpuh_device_array(&pools.y, kPoolFloats + kSlack));
+    GPUH_CHECK(gpuh_device_array(&pools.z, kPoolFloats + kSlack));
     GPUH_CHECK(gpuh_device_array(&pool_w, kPoolFloats));
     /* Uniform in (0, 1]: positive, so sums have no cancellation and their
        relative errors can be judged against a bound. */
-    GPUH_CHECK(gpuh_random_uniform_f32(pools.x, kPoolFloats, 1, g_stream));
-    GPUH_CHECK(gpuh_random_uniform_f32(pools.y, kPoolFloats, 2, g_stream));
+    GPUH_CHECK(gpuh_random_uniform_f32(pools.x, kPoolFloats + kSlack, 1, g_stream));
+    GPUH_CHECK(gpuh_random_uniform_f32(pools.y, kPoolFloats + kSlack, 2, g_stream));
     void *d_temp;
     float *d_result;
     unsigned char *temp_bytes;

@@ -83,6 +83,8 @@ def plot_bandwidth(rows, out):
             if pts:
                 color, marker = STYLE[source]
                 draw(ax, pts, "%s %s" % (source, op), color, marker)
+        if op == "add":  # the same add with pointers no offset aligns (bench.cu's add~)
+            draw(ax, series(rows, "gpuh", "add~", "float32"), "gpuh add, unaligned", "tab:purple", "x")
         ax.set_title(op)
     # The last panel: gpuh's operations side by side against the ceiling.
     ax = axes[len(MEM_OPS)]

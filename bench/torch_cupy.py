@@ -383,15 +383,41 @@ def print_tables(rows):
         print("  %s %s %s n=%s: %s" % (r["source"], r["op"], r["dtype"], fmt_n(r["n"]), r["check"]))
 
 
+def print_targets(gpuh_rows, rows):
+    """gpuh (bench.cu's rows of this run) against torch and cupy, float32, at
+    every size from 2^24 up: issue 3's targets for vector add and sum."""
+    rate = {}
+    for r in gpuh_rows + rows:
+        if r["dtype"] == "float32" and r["rate_unit"] == "GB/s":
+            rate[(r["source"], r["op"], int(r["n"]))] = float(r["rate"])
+    big = [n for n in SIZES if n >= 2**24]
+    pairs = [("gpuh add / torch.add", "add", "torch", "add"),
+             ("gpuh add~ (unaligned) / torch.add", "add~", "torch", "add"),
+             ("gpuh sum / torch.sum", "sum", "torch", "sum"),
+             ("gpuh sum / cupy.sum", "sum", "cupy", "sum")]
+    print("\n==== targets against torch and cupy (float32, GB/s ratios measured in this run; target >= 1.00)")
+    print("%-36s " % "ratio" + "".join("%8s" % fmt_n(n) for n in big) + "  %8s  %s" % ("worst", "verdict"))
+    for label, op, peer, peer_op in pairs:
+        ratios = [rate[("gpuh", op, n)] / rate[(peer, peer_op, n)]
+                  if ("gpuh", op, n) in rate and (peer, peer_op, n) in rate else float("nan") for n in big]
+        known = [x for x in ratios if x == x]
+        worst = min(known) if known else float("nan")
+        verdict = "not measured" if not known else "met" if worst >= 1.0 else "MISSED"
+        print("%-36s " % label + "".join("%8.3f" % x for x in ratios) + "  %8.3f  %s" % (worst, verdict))
+
+
 def main():
     path = sys.argv[1] if len(sys.argv) > 1 else "bench/results/bench.csv"
     # cuBLAS's rates from bench.cu's rows, to compare the frameworks' matmul with.
-    cublas_rates = {}
+    # and gpuh's memory-bound rates, for the targets block.
+    cublas_rates, gpuh_rows = {}, []
     if os.path.exists(path):
         with open(path, newline="") as f:
             for r in csv.DictReader(f):
                 if r["source"] == "cublas" and r["op"] == "matmul" and r["rate_unit"] == "TFLOP/s":
                     cublas_rates[(r["dtype"], int(r["n"]))] = float(r["rate"])
+                if r["source"] == "gpuh":
+                    gpuh_rows.append(r)
 
     rows = []
     for make in (TorchBackend, CupyBackend):
@@ -412,6 +438,7 @@ def main():
         w.writerows(rows)
     if rows:
         print_tables(rows)
+        print_targets(gpuh_rows, rows)
     return 1 if any(r["rate_unit"] == "FAIL" for r in rows) else 0
 
 

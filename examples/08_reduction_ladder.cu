@@ -11,7 +11,7 @@
      5  last warp by __shfl_down_sync                six barriers fewer per block
      6  completely unrolled                          block size a template parameter
      7  many elements per thread                     a fixed grid strides over the input
-     8  gpuh_sum                                     16-byte loads, 4 in flight, shuffles
+     8  gpuh_sum                                     16-byte loads, 8 in flight, shuffles
    Steps 1-6 are multi-pass, as in the paper: a pass writes one partial sum per
    block, and the host launches again over the partials until one value is
    left. Steps 7 and 8 launch a fixed grid, then one block over its partials.
@@ -322,12 +322,13 @@ __global__ void __launch_bounds__(THREADS)
 
 /* Step 8. This version is gpuh_sum<int> from gpuh_kernels.cuh, called as is.
    It keeps step 7's shape (a fixed grid, here up to GPUH_REDUCE_MAX_BLOCKS
-   blocks of 256, striding over the input, then one block over the partials)
-   and changes two things. Loads: each thread reads int4, 16 bytes per
-   instruction, so a warp moves 512 bytes per load and there are 4x fewer load
-   instructions and address computations; and it issues GPUH_REDUCE_UNROLL (8)
-   of them before its first add. That is 128 bytes in flight per thread where
-   step 7 had 8. A memory system that delivers ~4.8 TB/s with a latency of several
+   blocks of 256, then one block over the partials) and changes three things.
+   Runs: each block reads one contiguous run of the input instead of
+   striding through all of it with the others (CUB's even share). Loads: each
+   thread reads int4, 16 bytes per instruction, so a warp moves 512 bytes per
+   load and there are 4x fewer load instructions and address computations;
+   and it issues GPUH_REDUCE_UNROLL (8) of them before its first add. That
+   is 128 bytes in flight per thread where step 7 had 8. A memory system that delivers ~4.8 TB/s with a latency of several
    hundred ns must have megabytes in flight (Little's law: bytes in flight =
    bandwidth × latency), and an SM holds at most 2048 threads, so more bytes
    per thread is the only way to get there; with 8 bytes per thread step 7

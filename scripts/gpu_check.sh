@@ -72,6 +72,7 @@ if [ $bench = 1 ]; then
   cp bench/results/bench.csv bench/results/*.png "$logs"/ 2>/dev/null
   row "bench (bench/run.sh)" $st "$((SECONDS - t0)) s, tables in bench.log"
   sed -n '/^==== targets/,$p' bench/results/bench.txt
+  sed -n '/^==== targets against torch/,$p' bench/results/torch_cupy.txt
 fi
 
 echo

@@ -147,16 +147,17 @@ static double dot2(const double *x, size_t sx, const double *y, size_t sy, size_
     return s + c;
 }
 
-/* Sequential roundings an element goes through in gpuh's sum, as documented
-   at gpuh_sum_depth in gpuh_kernels.cuh. The float count bounds the double
-   one too (a double tile holds half as many elements). */
-static double sum_terms(size_t n) { return (double)gpuh_sum_depth(n, sizeof(float)); }
+/* Sequential roundings an element goes through in gpuh's sum of n elements
+   of elem_size bytes, as documented at gpuh_sum_depth in gpuh_kernels.cuh
+   (elem_size 16: the element-by-element path). */
+static double sum_terms(size_t n, size_t elem_size) { return (double)gpuh_sum_depth(n, elem_size); }
 
-/* The documented bound, sum_terms(n) · u · Σ|x|, plus the reference's own
-   error (Neumaier in float64: 2u|s| + O(n u^2) Σ|x|). */
-static double sum_bound(size_t n, double u, double ref, double abs_sum)
+/* The documented bound, sum_terms(n, elem_size) · u · Σ|x|, plus the
+   reference's own error (Neumaier in float64: 2u|s| + O(n u^2) Σ|x|). */
+static double sum_bound(size_t n, size_t elem_size, double u, double ref, double abs_sum)
 {
-    return sum_terms(n) * u * abs_sum + 2.0 * u_f64 * fabs(ref) + 4.0 * (double)n * u_f64 * u_f64 * abs_sum;
+    return sum_terms(n, elem_size) * u * abs_sum + 2.0 * u_f64 * fabs(ref) +
+           4.0 * (double)n * u_f64 * u_f64 * abs_sum;
 }
 
 /* ===========================================================================
@@ -306,7 +307,7 @@ template <typename T> static void check_reductions(const T *d_in, const std::vec
         double ref, abs_sum;
         reference_sum(h, &ref, &abs_sum);
         double u = std::is_same<T, float>::value ? u_f32 : u_f64, err = fabs((double)got - ref);
-        double bound = sum_bound(n, u, ref, abs_sum);
+        double bound = sum_bound(n, sizeof(T), u, ref, abs_sum);
         if (n == 0)
             TEST_ASSERT(same_bits(got, T(0)), "sum<%s> of nothing: %.17g, expected +0", type_name<T>(), (double)got);
         else
@@ -344,10 +345,11 @@ template <typename T> static void check_reductions(const T *d_in, const std::vec
 
 /* gpuh_dot and gpuh_norm2 (float, double) of d_a, d_b (host copies ha, hb).
    No bound is documented for them; it follows from gpuh_sum's: a dot product
-   adds one rounding per product (none with FMA), so sum_terms(n) + 1 units of
-   u times Σ|a·b|; a norm is sqrt(Σx²), and a square root halves the relative
-   error of its argument, then rounds once more: (sum_terms(n) + 1) / 2 + 1
-   units of u relative to the norm, plus 1 for second-order terms. */
+   adds one rounding per product (none with FMA), so sum_terms + 1 units of
+   u times Σ|a·b|, with the element-by-element depth when d_a and d_b are
+   aligned differently; a norm is sqrt(Σx²), and a square root halves the
+   relative error of its argument, then rounds once more: (sum_terms + 1) / 2
+   + 1 units of u relative to the norm, plus 1 for second-order terms. */
 template <typename T> static void check_dot_norm(const T *d_a, const T *d_b, const std::vector<T> &ha,
                                                  const std::vector<T> &hb, T *d_out, void *d_temp, const char *what)
 {
@@ -357,11 +359,12 @@ template <typename T> static void check_dot_norm(const T *d_a, const T *d_b, con
     double abs_dot, abs_sq;
     const double ref_dot = dot2(a.data(), 1, b.data(), 1, n, &abs_dot);
     const double ref_norm = sqrt(dot2(a.data(), 1, a.data(), 1, n, &abs_sq));
+    const size_t dot_elem = (uintptr_t)d_a % 16 == (uintptr_t)d_b % 16 ? sizeof(T) : 16;
 
     poison(d_out, 1);
     if (TEST_CUDA(gpuh_dot(d_a, d_b, n, d_out, d_temp))) {
         const T got = download1(d_out);
-        const double bound = (sum_terms(n) + 1.0) * u * abs_dot + 2.0 * u_f64 * fabs(ref_dot);
+        const double bound = (sum_terms(n, dot_elem) + 1.0) * u * abs_dot + 2.0 * u_f64 * fabs(ref_dot);
         if (n == 0)
             TEST_ASSERT(same_bits(got, T(0)), "dot<%s> of nothing: %.17g, expected +0", type_name<T>(), (double)got);
         else
@@ -372,7 +375,7 @@ template <typename T> static void check_dot_norm(const T *d_a, const T *d_b, con
     poison(d_out, 1);
     if (TEST_CUDA(gpuh_norm2(d_a, n, d_out, d_temp))) {
         const T got = download1(d_out);
-        const double bound = ((sum_terms(n) + 1.0) / 2.0 + 2.0) * u * ref_norm + 2.0 * u_f64 * ref_norm;
+        const double bound = ((sum_terms(n, sizeof(T)) + 1.0) / 2.0 + 2.0) * u * ref_norm + 2.0 * u_f64 * ref_norm;
         if (n == 0)
             TEST_ASSERT(same_bits(got, T(0)), "norm2<%s> of nothing: %.17g, expected +0", type_name<T>(),
                         (double)got);
@@ -572,7 +575,7 @@ static void test_sum_determinism()
     }
     TEST_ASSERT(differing == 0, "sum<float> n = %zu: %d of %d runs differ from the first (%.9g)", n, differing,
                 runs - 1, first);
-    double bound = sum_bound(n, u_f32, ref, abs_sum);
+    double bound = sum_bound(n, sizeof(float), u_f32, ref, abs_sum);
     TEST_ASSERT(fabs(first - ref) <= bound, "sum<float> n = %zu: %.9g, reference %.17g, error %.3g > bound %.3g",
                 n, first, ref, fabs(first - ref), bound);
     printf("sum<float> n = %zu: %d runs, identical bits (error %.3g, documented bound %.3g)\n", n, runs,
@@ -954,7 +957,7 @@ static void test_big()
         ref += v;
     /* All inputs positive, so Σ|x| = Σx. The plain float64 reference is off by
        at most n·2^-53·Σx (2.4e-7 relative), far below the float bound. */
-    const double bound = sum_bound(n, u_f32, ref, ref) + (double)n * u_f64 * ref;
+    const double bound = sum_bound(n, sizeof(float), u_f32, ref, ref) + (double)n * u_f64 * ref;
     TEST_ASSERT(fabs(got - ref) <= bound, "sum<float> n = %zu: %.9g, reference %.17g, error %.3g > bound %.3g", n,
                 got, ref, fabs(got - ref), bound);
     printf("big size n = %zu: vector_add (%zu samples + 2 x %zu edge elements) and sum (relative error %.3g) "
