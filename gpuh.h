@@ -1372,18 +1372,19 @@ GPUH_DEF cudaError_t gpuh_event_elapsed_ms(cudaEvent_t start, cudaEvent_t stop, 
 typedef cudaError_t (*gpuh_pipeline_launch_fn)(const void *const *d_in, void *const *d_out, size_t count,
                                                size_t first, cudaStream_t stream, void *user);
 
-/* When one chunk's work ran, in ms from the start of the pipeline's first
-   copy: each stream reached the point just before its input copy, after it,
-   after the kernel, after the output copy. An interval can include time spent
-   waiting for an engine another stream held. */
+/* When one chunk's work ran, in ms from an event that every stream waits
+   for before its first copy: when the chunk's stream reached the point just
+   before its input copy, after it, after the kernel, and after the output
+   copy. An interval can include time spent waiting for an engine that
+   another stream held. */
 typedef struct gpuh_pipeline_chunk {
     size_t first, count; /* elements */
     int stream;          /* 0 .. streams-1 */
     float h2d_begin_ms, h2d_end_ms, kernel_end_ms, d2h_end_ms;
 } gpuh_pipeline_chunk;
 
-/* What gpuh_pipeline does. Zero-initialise it ({0} or memset), then set what
-   you need; a zero means the default. Inputs are in[0..], outputs out[0..]:
+/* What gpuh_pipeline does. Zero-initialise it (memset, or = {0} in C), then
+   set what you need; a zero means the default. Inputs are in[0..], outputs out[0..]:
    array j is in use when its element size is > 0, and the arrays in use come
    first (the first unused one ends the list). */
 typedef struct gpuh_pipeline_desc {
