@@ -292,6 +292,7 @@ static void test_streams_and_events(void)
     TEST_CUDA(gpuh_device_array(&flag, 1));
     TEST_CUDA(gpuh_device_array(&out, 1));
     TEST_CUDA(gpuh_copy_to_device(flag, &zero, 1));
+    TEST_CUDA(cudaDeviceSynchronize()); /* a is non-blocking: it would not wait for that copy */
     TEST_CUDA(gpuh_event_create(&set, cudaEventDisableTiming));
     TEST_CUDA(gpuh_event_create(&t0, cudaEventDefault));
     TEST_CUDA(gpuh_event_create(&t1, cudaEventBlockingSync));
