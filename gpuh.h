@@ -52,6 +52,8 @@
                        (more still work, but are counted as untracked).
                                                        default: 1024
    GPUH_MAX_REPS       largest `reps` gpuh_time_median_ms accepts.  default: 1000
+   GPUH_NO_PAGEABLE_WARNING  if defined, the _async copies do not check for
+                       pageable host memory (see NOTES).   default: undefined
 
    ============================================================================
    API (every function returns cudaError_t unless said; none calls exit())
@@ -94,6 +96,14 @@
    Timing
      gpuh_timer_create/destroy/start/stop, gpuh_timer_elapsed_ms   CUDA-event timer
      gpuh_time_median_ms(fn, ctx, stream, warmup, reps, &ms)      warm up, repeat, median
+   Streams and events
+     gpuh_stream_create(&s, flags, priority)   checked flags and priority range
+     gpuh_stream_destroy(&s), gpuh_event_destroy(&e)   NULL-safe, set the handle to NULL
+     gpuh_event_create(&e, flags), gpuh_event_record(e, s), gpuh_stream_wait_event(s, e)
+     gpuh_stream_sync(s)                       cudaStreamSynchronize with gpuh's detail
+     gpuh_event_elapsed_ms(start, stop, &ms)   waits for stop; ms between the two
+     gpuh_pipeline(&desc)                      host arrays through a kernel in chunks on
+                                               k streams, copies overlapping compute
    Random inputs (GPUH_USE_CURAND)
      gpuh_random_seed()                          GPUH_SEED, or fresh from the clock (no cuRAND needed)
      gpuh_random_uniform_f32/_f64(d, n, seed, stream)             (0, 1]
@@ -113,6 +123,12 @@
    returns it, and only restarting the process recovers. GPUH_CHECK says so.
    Kernel faults are asynchronous: they surface at the next synchronising call,
    possibly far from the launch; define GPUH_DEBUG_SYNC to pin them down.
+
+   Pageable memory: an _async copy whose host side is ordinary (pageable)
+   memory is staged by the driver through its own pinned buffer and returns
+   only when done, so it overlaps nothing. The _async helpers ask
+   cudaPointerGetAttributes and, for pageable memory, warn once per call site
+   through GPUH_LOG; gpuh_pinned_array gives memory that copies asynchronously.
 
    Thread safety: the allocation ledger is guarded by a spin lock on GCC, Clang
    and MSVC; the detail message and the last-launch record are process-wide and
@@ -856,18 +872,91 @@ GPUH_DEF cudaError_t gpuh_impl_copy(const char *fn, void *dst, size_t dst_elem, 
     return async ? cudaMemcpyAsync(dst, src, bytes, kind, stream) : cudaMemcpy(dst, src, bytes, kind);
 }
 
+/* Call sites that have warned about pageable memory (gpuh_impl_warn_pageable):
+   one copy per process, guarded by the ledger's lock. */
+#define GPUH_IMPL_PAGEABLE_SITES 64
+typedef struct gpuh_impl_site {
+    const char *file;
+    int line;
+} gpuh_impl_site;
+GPUH_IMPL_SHARED gpuh_impl_site gpuh_impl_pageable_sites_v[GPUH_IMPL_PAGEABLE_SITES];
+GPUH_IMPL_SHARED size_t gpuh_impl_pageable_count_v;
+
+/* 1 if file:line is among the sites that have warned; call with the lock held. */
+GPUH_DEF int gpuh_impl_site_warned(const char *file, int line)
+{
+    size_t i;
+    for (i = 0; i < gpuh_impl_pageable_count_v; ++i) {
+        const gpuh_impl_site *w = &gpuh_impl_pageable_sites_v[i];
+        if (w->line == line && (w->file == file || strcmp(w->file, file) == 0))
+            return 1;
+    }
+    return 0;
+}
+
+/* An async copy to or from pageable host memory is staged by the driver and
+   returns only when the host side is done: the caller loses the overlap it
+   asked for, silently. Warns through GPUH_LOG once per call site (file:line;
+   the first GPUH_IMPL_PAGEABLE_SITES sites, then no more). A site that has
+   warned costs one scan under the lock; any other pays one
+   cudaPointerGetAttributes (well under a microsecond, against the several of
+   the copy's own launch). Define GPUH_NO_PAGEABLE_WARNING to turn it off. */
+GPUH_DEF void gpuh_impl_warn_pageable(const char *fn, const void *host, const char *file, int line)
+{
+    struct cudaPointerAttributes attr;
+    int warn;
+    GPUH_IMPL_LOCK();
+    warn = !gpuh_impl_site_warned(file, line) && gpuh_impl_pageable_count_v < GPUH_IMPL_PAGEABLE_SITES;
+    GPUH_IMPL_UNLOCK();
+    if (!warn)
+        return;
+    if (cudaPointerGetAttributes(&attr, host) != cudaSuccess) {
+        cudaGetLastError(); /* not this copy's error: no verdict, no warning */
+        return;
+    }
+    if (attr.type != cudaMemoryTypeUnregistered)
+        return;
+    GPUH_IMPL_LOCK(); /* another thread may have warned for this site meanwhile */
+    warn = !gpuh_impl_site_warned(file, line) && gpuh_impl_pageable_count_v < GPUH_IMPL_PAGEABLE_SITES;
+    if (warn) {
+        gpuh_impl_pageable_sites_v[gpuh_impl_pageable_count_v].file = file;
+        gpuh_impl_pageable_sites_v[gpuh_impl_pageable_count_v].line = line;
+        gpuh_impl_pageable_count_v++;
+    }
+    GPUH_IMPL_UNLOCK();
+    if (warn)
+        GPUH_LOG("gpuh: %s:%d: warning: %s: host memory %p is pageable, so this copy runs synchronously "
+                 "(the host waits for it; nothing overlaps it); allocate the host array with "
+                 "gpuh_pinned_array for an asynchronous copy (warned once per call site; define "
+                 "GPUH_NO_PAGEABLE_WARNING to silence)\n",
+                 file, line, fn, host);
+}
+
+/* gpuh_impl_copy on `stream`, then the pageable check of the host side. */
+GPUH_DEF cudaError_t gpuh_impl_copy_async(const char *fn, void *dst, size_t dst_elem, const void *src,
+                                          size_t src_elem, size_t count, enum cudaMemcpyKind kind,
+                                          cudaStream_t stream, const char *file, int line)
+{
+    cudaError_t err = gpuh_impl_copy(fn, dst, dst_elem, src, src_elem, count, kind, 1, stream);
+#ifndef GPUH_NO_PAGEABLE_WARNING
+    if (err == cudaSuccess && count > 0)
+        gpuh_impl_warn_pageable(fn, kind == cudaMemcpyHostToDevice ? src : dst, file, line);
+#endif
+    return err;
+}
+
 /* gpuh_copy_to_device(d_dst, h_src, count): copies `count` elements from host
    to device memory, both of the same element size, and returns when done (the
-   _async form enqueues on `stream`; with pageable host memory it may still
-   wait for the copy). Count 0 copies nothing. Errors: cudaErrorInvalidValue (a
+   _async form enqueues on `stream`; with pageable host memory it waits for
+   the copy, and gpuh warns once per call site). Count 0 copies nothing. Errors: cudaErrorInvalidValue (a
    NULL pointer with count > 0, element sizes that differ, a byte count that
    overflows), and cudaMemcpy's. Idea: Numba's DeviceNDArray.copy_to_device. */
 #define gpuh_copy_to_device(d_dst, h_src, count)                                                   \
     gpuh_impl_copy("gpuh_copy_to_device", (d_dst), sizeof *(d_dst), (h_src), sizeof *(h_src),       \
                    (count), cudaMemcpyHostToDevice, 0, 0)
 #define gpuh_copy_to_device_async(d_dst, h_src, count, stream)                                     \
-    gpuh_impl_copy("gpuh_copy_to_device_async", (d_dst), sizeof *(d_dst), (h_src), sizeof *(h_src), \
-                   (count), cudaMemcpyHostToDevice, 1, (stream))
+    gpuh_impl_copy_async("gpuh_copy_to_device_async", (d_dst), sizeof *(d_dst), (h_src),              \
+                         sizeof *(h_src), (count), cudaMemcpyHostToDevice, (stream), __FILE__, __LINE__)
 
 /* gpuh_copy_to_host(h_dst, d_src, count): copies `count` elements from device
    to host memory; errors as gpuh_copy_to_device. The _async form enqueues on
@@ -877,8 +966,8 @@ GPUH_DEF cudaError_t gpuh_impl_copy(const char *fn, void *dst, size_t dst_elem, 
     gpuh_impl_copy("gpuh_copy_to_host", (h_dst), sizeof *(h_dst), (d_src), sizeof *(d_src),         \
                    (count), cudaMemcpyDeviceToHost, 0, 0)
 #define gpuh_copy_to_host_async(h_dst, d_src, count, stream)                                       \
-    gpuh_impl_copy("gpuh_copy_to_host_async", (h_dst), sizeof *(h_dst), (d_src), sizeof *(d_src),   \
-                   (count), cudaMemcpyDeviceToHost, 1, (stream))
+    gpuh_impl_copy_async("gpuh_copy_to_host_async", (h_dst), sizeof *(h_dst), (d_src),                \
+                         sizeof *(d_src), (count), cudaMemcpyDeviceToHost, (stream), __FILE__, __LINE__)
 
 GPUH_DEF cudaError_t gpuh_impl_to_device(const char *fn, void *out_ptr, size_t dst_elem,
                                          const void *h_src, size_t src_elem, size_t count, int async,
@@ -899,7 +988,9 @@ GPUH_DEF cudaError_t gpuh_impl_to_device(const char *fn, void *out_ptr, size_t d
                               fn, file, line, count);
     if ((err = gpuh_impl_alloc(fn, GPUH_IMPL_DEVICE, &d, count, dst_elem, file, line)) != cudaSuccess)
         return err;
-    err = gpuh_impl_copy(fn, d, dst_elem, h_src, src_elem, count, cudaMemcpyHostToDevice, async, stream);
+    err = async ? gpuh_impl_copy_async(fn, d, dst_elem, h_src, src_elem, count, cudaMemcpyHostToDevice, stream,
+                                       file, line)
+                : gpuh_impl_copy(fn, d, dst_elem, h_src, src_elem, count, cudaMemcpyHostToDevice, 0, 0);
     if (err != cudaSuccess) {
         gpuh_impl_ledger_remove(d);
         cudaFree(d);
@@ -1101,6 +1192,527 @@ GPUH_DEF cudaError_t gpuh_time_median_ms(gpuh_work_fn fn, void *ctx, cudaStream_
     }
     *median_ms = reps % 2 ? times[reps / 2] : 0.5f * (times[reps / 2 - 1] + times[reps / 2]);
     return cudaSuccess;
+}
+
+/* ===========================================================================
+   STREAMS AND EVENTS
+   Thin wrappers that add what the runtime leaves out: argument checks with a
+   detail, a priority outside the device's range refused (the runtime clamps it
+   silently), destroy functions that accept NULL and clear the handle, the
+   milliseconds between two events. For anything else call the runtime
+   directly (cudaStreamQuery, cudaEventQuery, ...). Idea: the CUDA Programming
+   Guide's "Asynchronous concurrent execution"; the handles are CUDA's own.
+   =========================================================================== */
+
+/* gpuh_stream_create(&stream, flags, priority): a new stream. flags:
+   cudaStreamDefault (0: the stream waits for, and is waited for by, the
+   legacy default stream 0) or cudaStreamNonBlocking (no implicit
+   synchronisation with stream 0). priority: lower numbers are scheduled
+   first; the device's range is cudaDeviceGetStreamPriorityRange's
+   [greatest, least], e.g. [-5, 0] on Hopper, and 0 is always valid. On error
+   *stream is NULL. Errors: cudaErrorInvalidValue (stream NULL, other flags, a
+   priority outside the range, named in the detail), and the runtime's
+   (cudaErrorNoDevice, ...). Idea: cudaStreamCreateWithPriority. */
+GPUH_DEF cudaError_t gpuh_stream_create(cudaStream_t *stream, unsigned flags, int priority)
+{
+    int least = 0, greatest = 0;
+    cudaError_t err;
+    if (stream == NULL)
+        return gpuh_impl_fail(cudaErrorInvalidValue, "gpuh_stream_create: stream is NULL");
+    *stream = NULL;
+    if (flags != cudaStreamDefault && flags != cudaStreamNonBlocking)
+        return gpuh_impl_fail(cudaErrorInvalidValue,
+                              "gpuh_stream_create: flags %#x: must be cudaStreamDefault (0) or "
+                              "cudaStreamNonBlocking (%#x)",
+                              flags, cudaStreamNonBlocking);
+    if ((err = cudaDeviceGetStreamPriorityRange(&least, &greatest)) != cudaSuccess)
+        return err;
+    if (priority < greatest || priority > least)
+        return gpuh_impl_fail(cudaErrorInvalidValue,
+                              "gpuh_stream_create: priority %d is outside this device's range %d (highest) "
+                              "to %d (lowest)",
+                              priority, greatest, least);
+    return cudaStreamCreateWithPriority(stream, flags, priority);
+}
+
+/* gpuh_stream_destroy(&stream): destroys *stream and sets it to NULL; work
+   already enqueued still completes (cudaStreamDestroy). stream NULL, or
+   *stream NULL (the default stream), is a no-op. Errors: cudaStreamDestroy's. */
+GPUH_DEF cudaError_t gpuh_stream_destroy(cudaStream_t *stream)
+{
+    cudaError_t err;
+    if (stream == NULL || *stream == NULL)
+        return cudaSuccess;
+    err = cudaStreamDestroy(*stream);
+    *stream = NULL;
+    return err;
+}
+
+/* gpuh_stream_sync(stream): waits until everything enqueued on `stream` has
+   finished (cudaStreamSynchronize). Errors: those of the work waited for; the
+   detail says they are asynchronous (from an earlier copy or kernel, on this
+   stream or, for a sticky error, any). */
+GPUH_DEF cudaError_t gpuh_stream_sync(cudaStream_t stream)
+{
+    const void *s = stream;
+    cudaError_t err = cudaStreamSynchronize(stream);
+    if (err != cudaSuccess)
+        return gpuh_impl_fail(err,
+                              "gpuh_stream_sync(%p): the error comes from work enqueued earlier (on this "
+                              "stream, or on any if it is sticky), not from the synchronisation",
+                              s);
+    return cudaSuccess;
+}
+
+/* gpuh_event_create(&event, flags): a new event. flags: any of
+   cudaEventBlockingSync (a waiting host thread sleeps instead of spinning),
+   cudaEventDisableTiming (cheaper; for ordering only, not for
+   gpuh_event_elapsed_ms), cudaEventInterprocess (with DisableTiming), or
+   cudaEventDefault (0). On error *event is NULL. Errors:
+   cudaErrorInvalidValue (event NULL, other flag bits), the runtime's. */
+GPUH_DEF cudaError_t gpuh_event_create(cudaEvent_t *event, unsigned flags)
+{
+    const unsigned known = cudaEventBlockingSync | cudaEventDisableTiming | cudaEventInterprocess;
+    if (event == NULL)
+        return gpuh_impl_fail(cudaErrorInvalidValue, "gpuh_event_create: event is NULL");
+    *event = NULL;
+    if ((flags & ~known) != 0)
+        return gpuh_impl_fail(cudaErrorInvalidValue,
+                              "gpuh_event_create: flags %#x: only cudaEventBlockingSync (%#x), "
+                              "cudaEventDisableTiming (%#x) and cudaEventInterprocess (%#x) are known",
+                              flags, cudaEventBlockingSync, cudaEventDisableTiming, cudaEventInterprocess);
+    return cudaEventCreateWithFlags(event, flags);
+}
+
+/* gpuh_event_destroy(&event): destroys *event and sets it to NULL; NULL is a
+   no-op. Errors: cudaEventDestroy's. */
+GPUH_DEF cudaError_t gpuh_event_destroy(cudaEvent_t *event)
+{
+    cudaError_t err;
+    if (event == NULL || *event == NULL)
+        return cudaSuccess;
+    err = cudaEventDestroy(*event);
+    *event = NULL;
+    return err;
+}
+
+/* gpuh_event_record(event, stream): marks the point in `stream` reached when
+   all work enqueued on it so far has finished (cudaEventRecord). Errors:
+   cudaErrorInvalidValue (event NULL: not created), the runtime's. */
+GPUH_DEF cudaError_t gpuh_event_record(cudaEvent_t event, cudaStream_t stream)
+{
+    if (event == NULL)
+        return gpuh_impl_fail(cudaErrorInvalidValue, "gpuh_event_record: event is NULL (not created?)");
+    return cudaEventRecord(event, stream);
+}
+
+/* gpuh_stream_wait_event(stream, event): work enqueued on `stream` after this
+   call waits until `event`'s last record has completed, without blocking the
+   host: the way to order two streams (cudaStreamWaitEvent). An event never
+   recorded is complete at once. Errors: cudaErrorInvalidValue (event NULL),
+   the runtime's. */
+GPUH_DEF cudaError_t gpuh_stream_wait_event(cudaStream_t stream, cudaEvent_t event)
+{
+    if (event == NULL)
+        return gpuh_impl_fail(cudaErrorInvalidValue, "gpuh_stream_wait_event: event is NULL (not created?)");
+    return cudaStreamWaitEvent(stream, event, 0);
+}
+
+/* gpuh_event_elapsed_ms(start, stop, &ms): waits for `stop`, then sets *ms to
+   the device time from `start` to `stop` in milliseconds (resolution about
+   0.5 µs; negative if stop was reached first). Errors: cudaErrorInvalidValue
+   (a NULL argument); cudaErrorInvalidResourceHandle (an event created with
+   cudaEventDisableTiming, or never recorded: the detail says so); those of
+   the work waited for. */
+GPUH_DEF cudaError_t gpuh_event_elapsed_ms(cudaEvent_t start, cudaEvent_t stop, float *ms)
+{
+    cudaError_t err;
+    if (start == NULL || stop == NULL || ms == NULL)
+        return gpuh_impl_fail(cudaErrorInvalidValue, "gpuh_event_elapsed_ms: %s is NULL",
+                              start == NULL ? "start" : stop == NULL ? "stop" : "ms");
+    if ((err = cudaEventSynchronize(stop)) != cudaSuccess)
+        return err;
+    err = cudaEventElapsedTime(ms, start, stop);
+    if (err == cudaErrorInvalidResourceHandle || err == cudaErrorNotReady)
+        return gpuh_impl_fail(err,
+                              "gpuh_event_elapsed_ms: both events must be created with timing (not "
+                              "cudaEventDisableTiming) and recorded");
+    return err;
+}
+
+/* ---------------------------------------------------------------------------
+   PIPELINE: host arrays through a kernel in chunks, copies overlapping compute.
+
+   Chunk i (elements [i·chunk, min((i+1)·chunk, n))) goes to stream i mod k,
+   which copies its inputs to that stream's device buffers, runs the user's
+   launcher on them and copies the outputs back. Work on one stream runs in
+   order, work on different streams may overlap, so with k ≥ 3 the host-to-
+   device copy of chunk i+1, the kernel on chunk i and the device-to-host copy
+   of chunk i−1 run at once on the two copy engines and the SMs: the run takes
+   about max(copy in, compute, copy out) instead of their sum. Copies are
+   asynchronous only from page-locked memory: pinned host arrays
+   (gpuh_pinned_array) are used directly, pageable ones go through pinned
+   staging buffers, one per stream and array, which the host fills and
+   empties (memcpy) while the other streams work.
+
+   Idea: the CUDA Programming Guide, "Overlapping behavior"; Harris, "How to
+   overlap data transfers in CUDA C/C++" (NVIDIA blog, 2012).
+   --------------------------------------------------------------------------- */
+
+#define GPUH_PIPELINE_MAX_ARRAYS 4        /* inputs, and outputs, per pipeline */
+#define GPUH_PIPELINE_MAX_STREAMS 16
+#define GPUH_PIPELINE_DEFAULT_CHUNK 1048576u /* elements (4 MiB of floats) */
+#define GPUH_PIPELINE_DEFAULT_STREAMS 4
+
+/* The user's part: enqueue the work on one chunk on `stream` and return its
+   error (e.g. GPUH_LAUNCH's). d_in[j] / d_out[j] point at the chunk's
+   `count` elements of input / output j in device memory; `first` is the
+   index of the chunk's first element in the whole arrays. Must not
+   synchronise, and must read and write only those elements. */
+typedef cudaError_t (*gpuh_pipeline_launch_fn)(const void *const *d_in, void *const *d_out, size_t count,
+                                               size_t first, cudaStream_t stream, void *user);
+
+/* When one chunk's work ran, in ms from an event that every stream waits
+   for before its first copy: when the chunk's stream reached the point just
+   before its input copy, after it, after the kernel, and after the output
+   copy. An interval can include time spent waiting for an engine that
+   another stream held. */
+typedef struct gpuh_pipeline_chunk {
+    size_t first, count; /* elements */
+    int stream;          /* 0 .. streams-1 */
+    float h2d_begin_ms, h2d_end_ms, kernel_end_ms, d2h_end_ms;
+} gpuh_pipeline_chunk;
+
+/* What gpuh_pipeline does. Zero-initialise it (memset, or = {0} in C), then
+   set what you need; a zero means the default. Inputs are in[0..], outputs out[0..]:
+   array j is in use when its element size is > 0, and the arrays in use come
+   first (the first unused one ends the list). */
+typedef struct gpuh_pipeline_desc {
+    size_t n;                                            /* elements in every array */
+    const void *in[GPUH_PIPELINE_MAX_ARRAYS];            /* host inputs, n elements each */
+    size_t in_elem_bytes[GPUH_PIPELINE_MAX_ARRAYS];      /* bytes per element of in[j] */
+    void *out[GPUH_PIPELINE_MAX_ARRAYS];                 /* host outputs, n elements each */
+    size_t out_elem_bytes[GPUH_PIPELINE_MAX_ARRAYS];     /* bytes per element of out[j] */
+    size_t chunk;        /* elements per chunk; 0: GPUH_PIPELINE_DEFAULT_CHUNK (at most n) */
+    int streams;         /* 1 .. GPUH_PIPELINE_MAX_STREAMS; 0: GPUH_PIPELINE_DEFAULT_STREAMS */
+    gpuh_pipeline_launch_fn launch;                      /* required */
+    void *user;                                          /* passed to launch */
+    gpuh_pipeline_chunk *chunks; /* optional: receives ceil(n / chunk) records (events cost ~µs each) */
+    size_t chunks_capacity;      /* records chunks can hold */
+} gpuh_pipeline_desc;
+
+/* Everything one gpuh_pipeline call holds; all NULL until made. */
+typedef struct gpuh_impl_pipe {
+    size_t n, chunk, count_chunks, n_in, n_out, k;
+    int staged;
+    int stage_in[GPUH_PIPELINE_MAX_ARRAYS], stage_out[GPUH_PIPELINE_MAX_ARRAYS];
+    cudaStream_t streams[GPUH_PIPELINE_MAX_STREAMS];
+    cudaEvent_t done[GPUH_PIPELINE_MAX_STREAMS]; /* after each stream's last output copy */
+    void *d_in[GPUH_PIPELINE_MAX_STREAMS][GPUH_PIPELINE_MAX_ARRAYS];
+    const void *d_in_const[GPUH_PIPELINE_MAX_STREAMS][GPUH_PIPELINE_MAX_ARRAYS];
+    void *d_out[GPUH_PIPELINE_MAX_STREAMS][GPUH_PIPELINE_MAX_ARRAYS];
+    void *h_in[GPUH_PIPELINE_MAX_STREAMS][GPUH_PIPELINE_MAX_ARRAYS]; /* pinned staging */
+    void *h_out[GPUH_PIPELINE_MAX_STREAMS][GPUH_PIPELINE_MAX_ARRAYS];
+    cudaEvent_t start, *marks; /* with chunks: 4 marks per chunk */
+} gpuh_impl_pipe;
+
+/* base + bytes, without casts. */
+GPUH_DEF const void *gpuh_impl_at_const(const void *base, size_t bytes)
+{
+    const unsigned char *b;
+    memcpy(&b, &base, sizeof b);
+    return b + bytes;
+}
+GPUH_DEF void *gpuh_impl_at(void *base, size_t bytes)
+{
+    unsigned char *b;
+    memcpy(&b, &base, sizeof b);
+    return b + bytes;
+}
+
+/* Counts the arrays in use (element size > 0, from index 0) and checks them. */
+GPUH_DEF cudaError_t gpuh_impl_pipeline_arrays(const char *what, const void *const *ptrs, const size_t *elem_bytes,
+                                               size_t n, size_t *used)
+{
+    size_t j, bytes;
+    *used = 0;
+    while (*used < GPUH_PIPELINE_MAX_ARRAYS && elem_bytes[*used] > 0)
+        ++*used;
+    for (j = 0; j < GPUH_PIPELINE_MAX_ARRAYS; ++j) {
+        if (j >= *used && (elem_bytes[j] > 0 || ptrs[j] != NULL))
+            return gpuh_impl_fail(cudaErrorInvalidValue,
+                                  "gpuh_pipeline: %s[%zu] is given (element size %zu, pointer %p) but the list "
+                                  "of %ss ends at %zu: set %s_elem_bytes[j] for every array, with no gap",
+                                  what, j, elem_bytes[j], ptrs[j], what, *used, what);
+        if (j < *used && ptrs[j] == NULL && n > 0)
+            return gpuh_impl_fail(cudaErrorInvalidValue, "gpuh_pipeline: %s[%zu] is NULL (n %zu)", what, j, n);
+        if (j < *used && gpuh_impl_bytes("gpuh_pipeline", n, elem_bytes[j], &bytes) != cudaSuccess)
+            return cudaErrorInvalidValue;
+    }
+    return cudaSuccess;
+}
+
+/* The argument checks: no CUDA call. Fills p's sizes. */
+GPUH_DEF cudaError_t gpuh_impl_pipeline_check(const gpuh_pipeline_desc *d, gpuh_impl_pipe *p)
+{
+    const void *outs[GPUH_PIPELINE_MAX_ARRAYS];
+    cudaError_t err;
+    size_t j;
+    if (d == NULL)
+        return gpuh_impl_fail(cudaErrorInvalidValue, "gpuh_pipeline: desc is NULL");
+    if (d->launch == NULL)
+        return gpuh_impl_fail(cudaErrorInvalidValue, "gpuh_pipeline: desc->launch is NULL");
+    for (j = 0; j < GPUH_PIPELINE_MAX_ARRAYS; ++j)
+        outs[j] = d->out[j];
+    if ((err = gpuh_impl_pipeline_arrays("in", d->in, d->in_elem_bytes, d->n, &p->n_in)) != cudaSuccess ||
+        (err = gpuh_impl_pipeline_arrays("out", outs, d->out_elem_bytes, d->n, &p->n_out)) != cudaSuccess)
+        return err;
+    if (p->n_in + p->n_out == 0)
+        return gpuh_impl_fail(cudaErrorInvalidValue,
+                              "gpuh_pipeline: no array in use (set in_elem_bytes[0] or out_elem_bytes[0])");
+    if (d->streams < 0 || d->streams > GPUH_PIPELINE_MAX_STREAMS)
+        return gpuh_impl_fail(cudaErrorInvalidValue,
+                              "gpuh_pipeline: streams %d: must be 1 .. %d, or 0 for the default %d", d->streams,
+                              GPUH_PIPELINE_MAX_STREAMS, GPUH_PIPELINE_DEFAULT_STREAMS);
+    p->n = d->n;
+    p->chunk = d->chunk > 0 ? d->chunk : GPUH_PIPELINE_DEFAULT_CHUNK;
+    if (p->chunk > p->n)
+        p->chunk = p->n; /* no buffer larger than the data */
+    p->count_chunks = gpuh_ceil_div(p->n, p->chunk);
+    p->k = d->streams > 0 ? d->streams : GPUH_PIPELINE_DEFAULT_STREAMS;
+    if (p->k > p->count_chunks)
+        p->k = p->count_chunks; /* no stream without a chunk */
+    if (d->chunks != NULL && d->chunks_capacity < p->count_chunks)
+        return gpuh_impl_fail(cudaErrorInvalidValue,
+                              "gpuh_pipeline: chunks holds %zu records but %zu elements in chunks of %zu "
+                              "need %zu",
+                              d->chunks_capacity, p->n, p->chunk, p->count_chunks);
+    return cudaSuccess;
+}
+
+/* Decides for each host array whether it is staged (pageable or managed) or
+   used directly (pinned), then makes the streams, events and buffers. */
+GPUH_DEF cudaError_t gpuh_impl_pipeline_setup(const gpuh_pipeline_desc *d, gpuh_impl_pipe *p)
+{
+    size_t s, j, i;
+    cudaError_t err = cudaSuccess;
+    for (j = 0; j < p->n_in + p->n_out; ++j) {
+        const int is_in = j < p->n_in;
+        const size_t a = is_in ? j : j - p->n_in;
+        const void *host = is_in ? d->in[a] : d->out[a];
+        struct cudaPointerAttributes attr;
+        if ((err = cudaPointerGetAttributes(&attr, host)) != cudaSuccess)
+            return err;
+        if (attr.type == cudaMemoryTypeDevice)
+            return gpuh_impl_fail(cudaErrorInvalidValue,
+                                  "gpuh_pipeline: %s[%zu] (%p) is device memory; the pipeline takes host arrays",
+                                  is_in ? "in" : "out", a, host);
+        if (is_in)
+            p->stage_in[a] = attr.type != cudaMemoryTypeHost;
+        else
+            p->stage_out[a] = attr.type != cudaMemoryTypeHost;
+        p->staged |= attr.type != cudaMemoryTypeHost;
+    }
+    for (s = 0; s < p->k && err == cudaSuccess; ++s) {
+        /* cudaStreamDefault: ordered after earlier work on stream 0 that may
+           still be writing the inputs. */
+        err = gpuh_stream_create(&p->streams[s], cudaStreamDefault, 0);
+        if (err == cudaSuccess && p->staged)
+            err = gpuh_event_create(&p->done[s], cudaEventDisableTiming);
+        for (j = 0; j < p->n_in && err == cudaSuccess; ++j) {
+            unsigned char *b = NULL;
+            err = gpuh_device_array(&b, p->chunk * d->in_elem_bytes[j]);
+            p->d_in[s][j] = b;
+            p->d_in_const[s][j] = b;
+            if (err == cudaSuccess && p->stage_in[j])
+                err = gpuh_pinned_array(&b, p->chunk * d->in_elem_bytes[j]);
+            p->h_in[s][j] = p->stage_in[j] ? b : NULL;
+        }
+        for (j = 0; j < p->n_out && err == cudaSuccess; ++j) {
+            unsigned char *b = NULL;
+            err = gpuh_device_array(&b, p->chunk * d->out_elem_bytes[j]);
+            p->d_out[s][j] = b;
+            if (err == cudaSuccess && p->stage_out[j])
+                err = gpuh_pinned_array(&b, p->chunk * d->out_elem_bytes[j]);
+            p->h_out[s][j] = p->stage_out[j] ? b : NULL;
+        }
+    }
+    if (err == cudaSuccess && d->chunks != NULL) {
+        void *mem = calloc(4 * p->count_chunks, sizeof(cudaEvent_t));
+        if (mem == NULL)
+            return gpuh_impl_fail(cudaErrorMemoryAllocation, "gpuh_pipeline: no host memory for %zu events",
+                                  4 * p->count_chunks);
+        memcpy(&p->marks, &mem, sizeof mem);
+        err = gpuh_event_create(&p->start, cudaEventDefault);
+        for (i = 0; i < 4 * p->count_chunks && err == cudaSuccess; ++i)
+            err = gpuh_event_create(&p->marks[i], cudaEventDefault);
+    }
+    return err;
+}
+
+/* Copies chunk i's outputs from the staging buffers of its stream to the
+   user's arrays, once that stream's `done` event has passed. */
+GPUH_DEF cudaError_t gpuh_impl_pipeline_unstage(const gpuh_pipeline_desc *d, gpuh_impl_pipe *p, size_t i)
+{
+    const size_t s = i % p->k, first = i * p->chunk;
+    const size_t count = p->n - first < p->chunk ? p->n - first : p->chunk;
+    size_t j;
+    cudaError_t err = cudaEventSynchronize(p->done[s]);
+    for (j = 0; j < p->n_out && err == cudaSuccess; ++j)
+        if (p->stage_out[j])
+            memcpy(gpuh_impl_at(d->out[j], first * d->out_elem_bytes[j]), p->h_out[s][j],
+                   count * d->out_elem_bytes[j]);
+    return err;
+}
+
+/* Enqueues chunk i on stream i mod k: inputs in, the launcher, outputs out. */
+GPUH_DEF cudaError_t gpuh_impl_pipeline_chunk(const gpuh_pipeline_desc *d, gpuh_impl_pipe *p, size_t i)
+{
+    const size_t s = i % p->k, first = i * p->chunk;
+    const size_t count = p->n - first < p->chunk ? p->n - first : p->chunk;
+    cudaStream_t st = p->streams[s];
+    cudaEvent_t *mark = p->marks != NULL ? &p->marks[4 * i] : NULL;
+    cudaError_t err = cudaSuccess;
+    size_t j;
+    /* The staging buffers of this stream still hold chunk i-k until its
+       output copy has finished and the host has taken the outputs. */
+    if (p->staged && i >= p->k && (err = gpuh_impl_pipeline_unstage(d, p, i - p->k)) != cudaSuccess)
+        return err;
+    for (j = 0; j < p->n_in; ++j)
+        if (p->stage_in[j])
+            memcpy(p->h_in[s][j], gpuh_impl_at_const(d->in[j], first * d->in_elem_bytes[j]),
+                   count * d->in_elem_bytes[j]);
+    if (mark != NULL && (err = cudaEventRecord(mark[0], st)) != cudaSuccess)
+        return err;
+    for (j = 0; j < p->n_in && err == cudaSuccess; ++j) {
+        const void *src =
+            p->stage_in[j] ? p->h_in[s][j] : gpuh_impl_at_const(d->in[j], first * d->in_elem_bytes[j]);
+        err = cudaMemcpyAsync(p->d_in[s][j], src, count * d->in_elem_bytes[j], cudaMemcpyHostToDevice, st);
+    }
+    if (err == cudaSuccess && mark != NULL)
+        err = cudaEventRecord(mark[1], st);
+    if (err != cudaSuccess)
+        return gpuh_impl_fail(err, "gpuh_pipeline: the input copy of chunk %zu on stream %zu failed: %s", i, s,
+                              cudaGetErrorString(err));
+    err = d->launch(p->d_in_const[s], p->d_out[s], count, first, st, d->user);
+    if (err != cudaSuccess) {
+        char why[sizeof gpuh_impl_state_v.detail] = "";
+        if (gpuh_impl_state_v.detail_error == err)
+            memcpy(why, gpuh_impl_state_v.detail, sizeof why);
+        return gpuh_impl_fail(err,
+                              "gpuh_pipeline: the launcher returned %s for chunk %zu (elements %zu .. %zu) on "
+                              "stream %zu%s%s",
+                              cudaGetErrorName(err), i, first, first + count - 1, s, why[0] ? ": " : "", why);
+    }
+    if (mark != NULL && (err = cudaEventRecord(mark[2], st)) != cudaSuccess)
+        return err;
+    for (j = 0; j < p->n_out && err == cudaSuccess; ++j) {
+        void *dst = p->stage_out[j] ? p->h_out[s][j] : gpuh_impl_at(d->out[j], first * d->out_elem_bytes[j]);
+        err = cudaMemcpyAsync(dst, p->d_out[s][j], count * d->out_elem_bytes[j], cudaMemcpyDeviceToHost, st);
+    }
+    if (err == cudaSuccess && mark != NULL)
+        err = cudaEventRecord(mark[3], st);
+    if (err == cudaSuccess && p->staged)
+        err = cudaEventRecord(p->done[s], st);
+    if (err != cudaSuccess)
+        return gpuh_impl_fail(err, "gpuh_pipeline: the output copy of chunk %zu on stream %zu failed: %s", i, s,
+                              cudaGetErrorString(err));
+    return cudaSuccess;
+}
+
+/* Every chunk, then the last k chunks' outputs, then the chunk records. */
+GPUH_DEF cudaError_t gpuh_impl_pipeline_run(const gpuh_pipeline_desc *d, gpuh_impl_pipe *p)
+{
+    size_t i, s;
+    cudaError_t err = cudaSuccess;
+    if (p->marks != NULL) { /* every stream starts after `start` */
+        err = cudaEventRecord(p->start, p->streams[0]);
+        for (s = 1; s < p->k && err == cudaSuccess; ++s)
+            err = cudaStreamWaitEvent(p->streams[s], p->start, 0);
+    }
+    for (i = 0; i < p->count_chunks && err == cudaSuccess; ++i)
+        err = gpuh_impl_pipeline_chunk(d, p, i);
+    for (i = p->count_chunks - p->k; i < p->count_chunks && err == cudaSuccess && p->staged; ++i)
+        err = gpuh_impl_pipeline_unstage(d, p, i);
+    for (s = 0; s < p->k && err == cudaSuccess; ++s)
+        err = gpuh_stream_sync(p->streams[s]);
+    for (i = 0; i < p->count_chunks && err == cudaSuccess && p->marks != NULL; ++i) {
+        gpuh_pipeline_chunk *c = &d->chunks[i];
+        c->first = i * p->chunk;
+        c->count = p->n - c->first < p->chunk ? p->n - c->first : p->chunk;
+        c->stream = i % p->k;
+        if ((err = cudaEventElapsedTime(&c->h2d_begin_ms, p->start, p->marks[4 * i])) == cudaSuccess &&
+            (err = cudaEventElapsedTime(&c->h2d_end_ms, p->start, p->marks[4 * i + 1])) == cudaSuccess &&
+            (err = cudaEventElapsedTime(&c->kernel_end_ms, p->start, p->marks[4 * i + 2])) == cudaSuccess)
+            err = cudaEventElapsedTime(&c->d2h_end_ms, p->start, p->marks[4 * i + 3]);
+    }
+    return err;
+}
+
+/* Waits for the streams (work may still be in flight after an error), then
+   frees everything; returns the first error. */
+GPUH_DEF cudaError_t gpuh_impl_pipeline_free(gpuh_impl_pipe *p)
+{
+    cudaError_t err = cudaSuccess, e;
+    size_t s, j, i;
+    for (s = 0; s < p->k; ++s)
+        if (p->streams[s] != NULL)
+            cudaStreamSynchronize(p->streams[s]);
+    for (s = 0; s < p->k; ++s) {
+        for (j = 0; j < GPUH_PIPELINE_MAX_ARRAYS; ++j) {
+            void *held[4];
+            size_t a;
+            held[0] = p->d_in[s][j];
+            held[1] = p->d_out[s][j];
+            held[2] = p->h_in[s][j];
+            held[3] = p->h_out[s][j];
+            for (a = 0; a < 4; ++a)
+                if ((e = gpuh_free(held[a])) != cudaSuccess && err == cudaSuccess)
+                    err = e;
+        }
+        if ((e = gpuh_event_destroy(&p->done[s])) != cudaSuccess && err == cudaSuccess)
+            err = e;
+        if ((e = gpuh_stream_destroy(&p->streams[s])) != cudaSuccess && err == cudaSuccess)
+            err = e;
+    }
+    for (i = 0; p->marks != NULL && i < 4 * p->count_chunks; ++i)
+        if ((e = gpuh_event_destroy(&p->marks[i])) != cudaSuccess && err == cudaSuccess)
+            err = e;
+    free(p->marks);
+    p->marks = NULL;
+    if ((e = gpuh_event_destroy(&p->start)) != cudaSuccess && err == cudaSuccess)
+        err = e;
+    return err;
+}
+
+/* gpuh_pipeline(&desc): runs desc->launch over n elements of host arrays in
+   chunks of desc->chunk elements on desc->streams streams, overlapping the
+   input copies, the kernels and the output copies of successive chunks (see
+   above), and returns when every output is in the host arrays. Any n works:
+   the last chunk may be short, n below one chunk is one chunk, n = 0 does
+   nothing (the pointers may then be NULL), and k = 1 runs the chunks one after
+   another. An output may be the same array as an input. It holds,
+   for the call only, per stream: chunk × element size bytes of device memory
+   for every array and, for every pageable array, as much pinned memory
+   (pinning costs about a millisecond per tens of MB: for repeated calls, pass
+   pinned arrays). The streams are ordered after work already on stream 0.
+   With desc->chunks, fills one gpuh_pipeline_chunk per chunk.
+   Errors: cudaErrorInvalidValue (desc or launch NULL; arrays listed with a
+   gap, NULL with n > 0, or device memory; streams outside 0..16; chunks too
+   small for ceil(n / chunk) records; a byte count beyond size_t); the first
+   error of the launcher (its own detail kept after the chunk's), a copy or an
+   allocation. On every path all it made is freed before it returns. */
+GPUH_DEF cudaError_t gpuh_pipeline(const gpuh_pipeline_desc *desc)
+{
+    gpuh_impl_pipe p;
+    cudaError_t err, freed;
+    memset(&p, 0, sizeof p);
+    if ((err = gpuh_impl_pipeline_check(desc, &p)) != cudaSuccess || p.n == 0)
+        return err;
+    if ((err = gpuh_impl_pipeline_setup(desc, &p)) == cudaSuccess)
+        err = gpuh_impl_pipeline_run(desc, &p);
+    freed = gpuh_impl_pipeline_free(&p);
+    return err != cudaSuccess ? err : freed;
 }
 
 /* gpuh_random_seed: a seed for the gpuh_random_* generators below (needs no

@@ -39,8 +39,8 @@ row "ctest (all tests and examples)" $st "$summary, $skips skipped, $((SECONDS -
 grep -E "^ *[0-9]+/[0-9]+ Test" "$logs/ctest.log"
 
 # Each example's own verdict line; all their output goes to examples.log.
-for ex in 01_thread_hierarchy 02_device_list 03_vector_add_managed_vs_explicit 04_reduction \
-          05_matmul_naive_vs_tiled 06_row_norms 07_from_c 08_reduction_ladder; do
+for ex in 01_thread_hierarchy 02_device_list 03_vector_add_four_ways 04_reduction \
+          05_matmul_naive_vs_tiled 06_row_norms 07_from_c 08_reduction_ladder 09_stream_timeline; do
   ./$build/$ex >"$build/example.out" 2>&1
   rc=$?
   { echo "==== $ex (exit $rc)"; cat "$build/example.out"; } >>"$logs/examples.log"
@@ -62,7 +62,9 @@ san() { # tool program
   row "sanitizer $1 $2" $st "${errs:-?} errors (exit $rc)"
 }
 if [ $sanitize = 1 ]; then
-  for p in test_helpers test_kernels test_link 01_thread_hierarchy 04_reduction 07_from_c; do san memcheck $p; done
+  for p in test_helpers test_kernels test_streams test_link 01_thread_hierarchy 04_reduction 07_from_c; do
+    san memcheck $p
+  done
   for p in test_kernels; do san racecheck $p; san synccheck $p; san initcheck $p; done
 fi
 

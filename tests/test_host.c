@@ -591,6 +591,103 @@ static void test_timing_arguments(void)
 
 /* =========================================================================== */
 
+static int launcher_calls;
+static cudaError_t count_launches(const void *const *d_in, void *const *d_out, size_t count, size_t first,
+                                  cudaStream_t stream, void *user)
+{
+    (void)d_in;
+    (void)d_out;
+    (void)count;
+    (void)first;
+    (void)stream;
+    (void)user;
+    ++launcher_calls;
+    return cudaSuccess;
+}
+
+/* Streams, events and gpuh_pipeline: every argument error is found before
+   any CUDA call, so these hold with and without a device. */
+static void test_stream_arguments(void)
+{
+    cudaStream_t s = NULL;
+    cudaEvent_t e = NULL;
+    float ms = -1.0f, in[8] = {0}, out[8] = {0};
+    gpuh_pipeline_desc d;
+    gpuh_pipeline_chunk rec[10];
+
+    gpuh_test_clear_detail();
+    TEST_ERR(gpuh_stream_create(NULL, 0, 0), cudaErrorInvalidValue);
+    TEST_CONTAINS(gpuh_error_detail(), "gpuh_stream_create: stream is NULL");
+    TEST_ERR(gpuh_stream_create(&s, 0x4, 0), cudaErrorInvalidValue);
+    TEST_CONTAINS(gpuh_error_detail(), "flags 0x4");
+    TEST_ASSERT(s == NULL, "a stream handle after a failed gpuh_stream_create");
+    TEST_CUDA(gpuh_stream_destroy(NULL));
+    TEST_CUDA(gpuh_stream_destroy(&s));
+    TEST_ERR(gpuh_event_create(NULL, cudaEventDefault), cudaErrorInvalidValue);
+    TEST_ERR(gpuh_event_create(&e, 0x100), cudaErrorInvalidValue);
+    TEST_CONTAINS(gpuh_error_detail(), "flags 0x100");
+    TEST_ASSERT(e == NULL, "an event handle after a failed gpuh_event_create");
+    TEST_CUDA(gpuh_event_destroy(NULL));
+    TEST_CUDA(gpuh_event_destroy(&e));
+    TEST_ERR(gpuh_event_record(NULL, 0), cudaErrorInvalidValue);
+    TEST_CONTAINS(gpuh_error_detail(), "gpuh_event_record: event is NULL");
+    TEST_ERR(gpuh_stream_wait_event(0, NULL), cudaErrorInvalidValue);
+    TEST_CONTAINS(gpuh_error_detail(), "gpuh_stream_wait_event: event is NULL");
+    TEST_ERR(gpuh_event_elapsed_ms(NULL, NULL, &ms), cudaErrorInvalidValue);
+    TEST_CONTAINS(gpuh_error_detail(), "start is NULL");
+    TEST_ASSERT(ms == -1.0f, "ms written (%g) despite bad arguments", ms);
+
+    /* gpuh_pipeline */
+    launcher_calls = 0;
+    TEST_ERR(gpuh_pipeline(NULL), cudaErrorInvalidValue);
+    TEST_CONTAINS(gpuh_error_detail(), "desc is NULL");
+    memset(&d, 0, sizeof d);
+    d.n = 8;
+    TEST_ERR(gpuh_pipeline(&d), cudaErrorInvalidValue);
+    TEST_CONTAINS(gpuh_error_detail(), "desc->launch is NULL");
+    d.launch = count_launches;
+    TEST_ERR(gpuh_pipeline(&d), cudaErrorInvalidValue);
+    TEST_CONTAINS(gpuh_error_detail(), "no array in use");
+    d.in[0] = in; /* given, but without its element size */
+    TEST_ERR(gpuh_pipeline(&d), cudaErrorInvalidValue);
+    TEST_CONTAINS(gpuh_error_detail(), "in[0] is given");
+    d.in_elem_bytes[0] = sizeof in[0];
+    d.out_elem_bytes[1] = sizeof out[0]; /* out[1] without out[0] */
+    d.out[1] = out;
+    TEST_ERR(gpuh_pipeline(&d), cudaErrorInvalidValue);
+    TEST_CONTAINS(gpuh_error_detail(), "out[1] is given");
+    d.out_elem_bytes[1] = 0;
+    d.out[1] = NULL;
+    d.out_elem_bytes[0] = sizeof out[0]; /* out[0] NULL with n > 0 */
+    TEST_ERR(gpuh_pipeline(&d), cudaErrorInvalidValue);
+    TEST_CONTAINS(gpuh_error_detail(), "out[0] is NULL (n 8)");
+    d.out[0] = out;
+    d.streams = -1;
+    TEST_ERR(gpuh_pipeline(&d), cudaErrorInvalidValue);
+    TEST_CONTAINS(gpuh_error_detail(), "streams -1: must be 1 .. 16");
+    d.streams = GPUH_PIPELINE_MAX_STREAMS + 1;
+    TEST_ERR(gpuh_pipeline(&d), cudaErrorInvalidValue);
+    TEST_CONTAINS(gpuh_error_detail(), "streams 17");
+    d.streams = 2;
+    d.n = SIZE_MAX / 2; /* x 4 bytes overflows */
+    TEST_ERR(gpuh_pipeline(&d), cudaErrorInvalidValue);
+    TEST_CONTAINS(gpuh_error_detail(), "overflow");
+    d.n = 1003; /* chunks of 100: 11 records, room for 10 */
+    d.chunk = 100;
+    d.chunks = rec;
+    d.chunks_capacity = 10;
+    TEST_ERR(gpuh_pipeline(&d), cudaErrorInvalidValue);
+    TEST_CONTAINS(gpuh_error_detail(), "chunks holds 10 records but 1003 elements in chunks of 100 need 11");
+    /* n = 0: nothing to do, and nothing is touched, not even the device */
+    d.n = 0;
+    d.in[0] = NULL;
+    d.out[0] = NULL;
+    TEST_CUDA(gpuh_pipeline(&d));
+    TEST_ASSERT(launcher_calls == 0, "the launcher ran %d times", launcher_calls);
+}
+
+/* =========================================================================== */
+
 /* White-box: drives gpuh's private ledger with fake pointers (never
    dereferenced or freed) so the bookkeeping behind gpuh_memory_info and
    gpuh_print_allocations is checked without a device. */
@@ -772,6 +869,7 @@ int main(void)
     test_report_error();
     test_check_macro();
     test_timing_arguments();
+    test_stream_arguments();
     test_ledger_bookkeeping();
     if (count == 0)
         test_no_device(why);
