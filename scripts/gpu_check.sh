@@ -79,7 +79,7 @@ san_one() { # tool program [args...]: one run; writes its row to $logs/sanitizer
   local log="$logs/sanitizer/$tool.$name.log" opts=(--tool "$tool" --error-exitcode 99)
   [ "$tool" = memcheck ] && opts+=(--leak-check full)
   case "$san_api_errors_expected" in *" $1 "*) opts+=(--report-api-errors no) ;; esac
-  GPUH_TEST_QUICK=1 timeout "$san_timeout" compute-sanitizer "${opts[@]}" "./$build/$1" "${@:2}" >"$log" 2>&1
+  GPUH_TEST_QUICK=1 timeout -k 10 "$san_timeout" compute-sanitizer "${opts[@]}" "./$build/$1" "${@:2}" >"$log" 2>&1
   rc=$?
   if [ "$tool" = racecheck ] && grep -q "RACECHECK SUMMARY" "$log"; then
     errs=$(grep -oE "RACECHECK SUMMARY: .*\([0-9]+ error" "$log" | tail -1 | grep -oE "[0-9]+ error" | grep -oE "[0-9]+")

@@ -11,7 +11,7 @@
    pointers, no writes outside the output, int wrap-around), sum / min / max
    (float, double, int) and dot / norm2 (float, double) at the awkward sizes
    and offsets, against the error bound documented at gpuh_sum, NaN and
-   infinities, d_temp rules, bitwise determinism, matmul at every combination
+   infinities, d_temp rules, bitwise determinism (each reduction, 100 runs), matmul at every combination
    of M, N, K in {1, 3, 16, 17, 100, 257} plus K = 0 and the grid's row limit,
    NULL-pointer errors, the C entry points, and n = 2^31 + 17.
 
