@@ -112,7 +112,8 @@ if [ $sanitize = 1 ]; then
   done
   wait
   for j in "${san_jobs_list[@]}"; do
-    set -- $j # shellcheck disable=SC2086
+    # shellcheck disable=SC2086  # split on purpose, as above
+    set -- $j
     tool=$1
     shift
     f="$logs/sanitizer/$tool.$(echo "$*" | tr ' =' '__').row"
