@@ -139,7 +139,7 @@ int main(void)
 
     printf("norms of %zu rows of %zu doubles (%.0f MB)\n", rows, cols, n * sizeof(double) / 1e6);
     printf("  CPU, 1 core (host clock)                    %10.3f ms\n", cpu_s * 1e3);
-    printf("  GPU, CUDA events, median of %-2d             %10.3f ms  (%.0f GB/s)  speedup %.0fx\n",
+    printf("  GPU, CUDA events, median of %-2d              %10.3f ms  (%.0f GB/s)  speedup %.0fx\n",
            reps, gpu_ms, n * sizeof(double) / (gpu_ms * 1e-3) / 1e9, cpu_s * 1e3 / gpu_ms);
     printf("  WRONG: host clock around the launch only    %10.3f ms  'speedup' %.0fx  (median of 21;\n"
            "         the clock stopped before the GPU finished: this is the launch's cost, not the work's)\n",
