@@ -73,6 +73,7 @@
      gpuh_memory_info(&stats)      free/total device memory, bytes held through gpuh now and at peak
      gpuh_reset_peak_memory()      peak := now (void)
      gpuh_print_allocations(file)  live gpuh allocations with file:line (size_t count)
+     gpuh_check_leaks_at_exit()    at exit, list unfreed gpuh allocations (or GPUH_CHECK_LEAKS=1)
    Launch geometry (host)
      gpuh_ceil_div(n, d)           ceil(n/d) without overflow (size_t)
      gpuh_check_block(block)       block within the CUDA limits
@@ -582,6 +583,76 @@ GPUH_DEF size_t gpuh_print_allocations(FILE *out)
     return n;
 }
 
+/* The leak check at exit: 0 until gpuh_check_leaks_at_exit (or GPUH_CHECK_LEAKS
+   at the first allocation) has run, then 1 (handler registered) or 2 (the
+   environment variable was looked at and not set). One per process, so that a
+   handler is registered once however many translation units include gpuh.h. */
+GPUH_IMPL_SHARED int gpuh_impl_leak_check_v;
+
+/* Prints the leak report to `out`: a header line, then gpuh_print_allocations'
+   lines; nothing when every gpuh allocation was freed. Returns the count. */
+GPUH_DEF size_t gpuh_impl_report_leaks(FILE *out)
+{
+    size_t live, untracked, i, bytes = 0;
+    GPUH_IMPL_LOCK();
+    live = gpuh_impl_state_v.live_count;
+    untracked = gpuh_impl_state_v.untracked_count;
+    for (i = 0; i < live; ++i)
+        bytes += gpuh_impl_state_v.records[i].bytes;
+    GPUH_IMPL_UNLOCK();
+    if (live + untracked == 0)
+        return 0;
+    fprintf(out, "gpuh: leak check at exit: %zu gpuh allocation%s (%zu bytes tracked) not freed:\n",
+            live + untracked, live + untracked == 1 ? "" : "s", bytes);
+    return gpuh_print_allocations(out);
+}
+
+GPUH_DEF void gpuh_impl_leak_check_handler(void)
+{
+    fflush(stdout); /* the program's last lines before the report */
+    gpuh_impl_report_leaks(stderr);
+    fflush(stderr);
+}
+
+/* gpuh_check_leaks_at_exit: asks for a leak report when the process exits
+   normally (main returns, or exit() is called; not after abort()): every gpuh
+   allocation not freed by then is printed to stderr, one line each with its
+   kind, address, bytes and the file:line that made it, after a line
+       gpuh: leak check at exit: N gpuh allocations (B bytes tracked) not freed:
+   Prints nothing when all were freed. Setting the environment variable
+   GPUH_CHECK_LEAKS=1 does the same without a call (read at the first gpuh
+   allocation). Safe to call more than once, from any translation unit: one
+   report. The report reads gpuh's ledger only (no CUDA call), so it works
+   after the CUDA runtime has shut down. It does not change the exit status.
+   Errors: cudaErrorUnknown if atexit() refused the handler.
+   Idea: LeakSanitizer's report at exit, for gpuh's own allocations. */
+GPUH_DEF cudaError_t gpuh_check_leaks_at_exit(void)
+{
+    int register_now;
+    GPUH_IMPL_LOCK();
+    register_now = gpuh_impl_leak_check_v != 1;
+    gpuh_impl_leak_check_v = 1;
+    GPUH_IMPL_UNLOCK();
+    if (register_now && atexit(gpuh_impl_leak_check_handler) != 0) {
+        gpuh_impl_leak_check_v = 0;
+        return gpuh_impl_fail(cudaErrorUnknown, "gpuh_check_leaks_at_exit: atexit() refused the handler");
+    }
+    return cudaSuccess;
+}
+
+/* GPUH_CHECK_LEAKS=1 (any value but "" and "0") turns the check on; looked at once. */
+GPUH_DEF void gpuh_impl_leak_check_from_env(void)
+{
+    const char *env;
+    if (gpuh_impl_leak_check_v != 0)
+        return;
+    env = getenv("GPUH_CHECK_LEAKS");
+    if (env != NULL && env[0] != '\0' && strcmp(env, "0") != 0)
+        gpuh_check_leaks_at_exit();
+    else
+        gpuh_impl_leak_check_v = 2;
+}
+
 /* ===========================================================================
    LAUNCH GEOMETRY
    =========================================================================== */
@@ -596,17 +667,21 @@ GPUH_DEF size_t gpuh_ceil_div(size_t n, size_t d)
 /* gpuh_check_block: cudaSuccess if `block` is a valid block shape: every
    dimension ≥ 1, x and y ≤ 1024, z ≤ 64, x·y·z ≤ 1024 threads. Else
    cudaErrorInvalidConfiguration with the shape in gpuh_error_detail(). */
-GPUH_DEF cudaError_t gpuh_check_block(dim3 block)
+GPUH_DEF cudaError_t gpuh_impl_check_block(const char *fn, dim3 block)
 {
     unsigned long long threads = 1ull * block.x * block.y * block.z;
     if (block.x == 0 || block.y == 0 || block.z == 0 || block.x > GPUH_MAX_BLOCK_XY ||
         block.y > GPUH_MAX_BLOCK_XY || block.z > GPUH_MAX_BLOCK_Z || threads > GPUH_MAX_BLOCK_THREADS)
         return gpuh_impl_fail(cudaErrorInvalidConfiguration,
-                              "block (%u, %u, %u) = %llu threads: each dimension must be >= 1, x and y "
+                              "%s: block (%u, %u, %u) = %llu threads: each dimension must be >= 1, x and y "
                               "<= %u, z <= %u, and x*y*z <= %u",
-                              block.x, block.y, block.z, threads, GPUH_MAX_BLOCK_XY, GPUH_MAX_BLOCK_Z,
+                              fn, block.x, block.y, block.z, threads, GPUH_MAX_BLOCK_XY, GPUH_MAX_BLOCK_Z,
                               GPUH_MAX_BLOCK_THREADS);
     return cudaSuccess;
+}
+GPUH_DEF cudaError_t gpuh_check_block(dim3 block)
+{
+    return gpuh_impl_check_block("gpuh_check_block", block);
 }
 
 /* gpuh_grid_3d: *grid = (ceil(nx/block.x), ceil(ny/block.y), ceil(nz/block.z)),
@@ -622,7 +697,7 @@ GPUH_DEF cudaError_t gpuh_grid_3d(dim3 *grid, size_t nx, size_t ny, size_t nz, d
     cudaError_t err;
     if (grid == NULL)
         return gpuh_impl_fail(cudaErrorInvalidValue, "gpuh_grid: grid is NULL");
-    if ((err = gpuh_check_block(block)) != cudaSuccess)
+    if ((err = gpuh_impl_check_block("gpuh_grid", block)) != cudaSuccess)
         return err;
     gx = gpuh_ceil_div(nx, block.x);
     gy = gpuh_ceil_div(ny, block.y);
@@ -823,6 +898,7 @@ GPUH_DEF cudaError_t gpuh_impl_alloc(const char *fn, int kind, void *out_ptr, si
         return gpuh_impl_fail(err, "%s at %s:%d: could not allocate %zu bytes (%zu elements of %zu bytes)",
                               fn, file, line, bytes, count, elem_size);
     }
+    gpuh_impl_leak_check_from_env();
     gpuh_impl_ledger_add(p, bytes, kind, file, line);
     memcpy(out_ptr, &p, sizeof p);
     return cudaSuccess;

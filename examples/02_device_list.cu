@@ -14,8 +14,12 @@
    after gpuh_free; the peak keeps the high-water mark until
    gpuh_reset_peak_memory; the live-allocation count follows; nothing leaks.
    free_bytes is printed but not checked: other processes may allocate or free
-   at the same moment, and the driver rounds allocations up to its page size. */
+   at the same moment, and the driver rounds allocations up to its page size.
+   Quick mode (GPUH_TEST_QUICK=1, the small-size switch every example takes;
+   scripts/gpu_check.sh sets it under compute-sanitizer): a 1 MiB array. */
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include "gpuh.h"
 
 static void print_stats(const char *when, const gpuh_memory_stats *s)
@@ -32,12 +36,14 @@ int main(void)
         printf("no CUDA device: %s\n", why);
         return 77;
     }
+    const char *quick_env = getenv("GPUH_TEST_QUICK"); /* quick mode: see the top comment */
+    const int quick = quick_env != NULL && *quick_env != '\0' && strcmp(quick_env, "0") != 0;
     int ok = 1;
     GPUH_CHECK(gpuh_print_devices(stdout));
     printf("\n");
 
-    /* 256 MiB of unsigned char: the element count is the byte count. */
-    const size_t bytes = (size_t)256 << 20;
+    /* 256 MiB (1 MiB in quick mode) of unsigned char: the element count is the byte count. */
+    const size_t bytes = (size_t)(quick ? 1 : 256) << 20;
     gpuh_memory_stats before, during, after, reset;
     unsigned char *d_block;
 
@@ -54,7 +60,7 @@ int main(void)
     GPUH_CHECK(gpuh_memory_info(&reset));
 
     print_stats("before", &before);
-    print_stats("with 256 MiB array", &during);
+    print_stats(quick ? "with 1 MiB array" : "with 256 MiB array", &during);
     print_stats("after gpuh_free", &after);
     print_stats("after peak reset", &reset);
     /* Signed: free memory may also move because of other processes. */

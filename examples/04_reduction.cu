@@ -14,7 +14,10 @@
    Checks: the relative error |gpu - ref| / sum|x| against that bound, with
    ref the float64 sum of the same numbers copied back (whose own error,
    below n * 2^-53 ~ 7e-9 relative, is negligible); min and max exactly; a
-   second run bit for bit equal to the first (the reduction is deterministic). */
+   second run bit for bit equal to the first (the reduction is deterministic).
+   Quick mode (GPUH_TEST_QUICK=1, the small-size switch every example takes;
+   scripts/gpu_check.sh sets it under compute-sanitizer): n = 2^20 + 3 and 5
+   timed runs; the checks are the same. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -43,8 +46,12 @@ int main(void)
     }
     const unsigned long long seed = gpuh_random_seed(); /* GPUH_SEED repeats a run */
     printf("seed %llu (set GPUH_SEED to repeat)\n", seed);
+    const char *quick_env = getenv("GPUH_TEST_QUICK"); /* quick mode: see the top comment */
+    const int quick = quick_env != NULL && *quick_env != '\0' && strcmp(quick_env, "0") != 0;
 
-    const size_t n = (size_t)1 << 26; /* 256 MiB: four times the L2, so every run reads DRAM */
+    /* 256 MiB: four times the L2, so every run reads DRAM. Quick: odd, past one block's share. */
+    const size_t n = quick ? ((size_t)1 << 20) + 3 : (size_t)1 << 26;
+    const int reps = quick ? 5 : 50;
     float *d_x, *d_out, h_out[4];     /* d_out: sum, min, max, second sum */
     unsigned char *d_temp;
     GPUH_CHECK(gpuh_device_array(&d_x, n));
@@ -90,7 +97,7 @@ int main(void)
     sum_args args = {d_x, n, d_out + 3, d_temp};
     float ms = 0.0f;
     GPUH_CHECK(cudaMemset(d_out + 3, 0xFF, sizeof(float)));
-    GPUH_CHECK(gpuh_time_median_ms(enqueue_sum, &args, 0, 5, 50, &ms));
+    GPUH_CHECK(gpuh_time_median_ms(enqueue_sum, &args, 0, 5, reps, &ms));
     GPUH_CHECK(gpuh_copy_to_host(&h_out[3], d_out + 3, 1));
     const int timed_same_bits = memcmp(&h_out[0], &h_out[3], sizeof(float)) == 0;
 
@@ -102,7 +109,7 @@ int main(void)
     printf("max: gpu %.9g, cpu %.9g: %s\n", h_out[2], ref_max, max_ok ? "equal" : "DIFFERENT");
     printf("second run and last timed run bitwise equal to the first: %s\n",
            same_bits && timed_same_bits ? "yes" : "NO");
-    printf("gpuh_sum: %.3f ms (median of 50), %.0f GB/s reading %zu bytes\n", ms,
+    printf("gpuh_sum: %.3f ms (median of %d), %.0f GB/s reading %zu bytes\n", ms, reps,
            n * sizeof(float) / (ms * 1e-3) / 1e9, n * sizeof(float));
 
     int ok = sum_ok && min_ok && max_ok && same_bits && timed_same_bits;

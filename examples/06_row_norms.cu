@@ -17,12 +17,16 @@
    core (host clock: CPU work is synchronous), their ratio; the wrong figure.
    Checks: every one of the 100,000 norms against a float64 CPU loop, relative
    error <= 1e-12 (both sum 1000 squares in float64: their errors are below
-   about 1000 * 2^-53 = 1.1e-13). The output is poisoned with NaN first. */
+   about 1000 * 2^-53 = 1.1e-13). The output is poisoned with NaN first.
+   Quick mode (GPUH_TEST_QUICK=1, the small-size switch every example takes;
+   scripts/gpu_check.sh sets it under compute-sanitizer): 1000 rows and 3
+   timed runs; the checks are the same. */
 #include <algorithm>
 #include <chrono>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 #include "gpuh.h"
 #include "gpuh_kernels.cuh"
@@ -79,7 +83,10 @@ int main(void)
     const unsigned long long seed = gpuh_random_seed(); /* GPUH_SEED repeats a run */
     printf("seed %llu (set GPUH_SEED to repeat)\n", seed);
 
-    const size_t rows = 1000 * 100, cols = 1000, n = rows * cols;
+    const char *quick_env = getenv("GPUH_TEST_QUICK"); /* quick mode: see the top comment */
+    const int quick = quick_env != NULL && *quick_env != '\0' && strcmp(quick_env, "0") != 0;
+    const size_t rows = quick ? 1000 : 1000 * 100, cols = 1000, n = rows * cols;
+    const int reps = quick ? 3 : 20;
     double *d_x, *d_norm;
     double *h_x = (double *)malloc(n * sizeof(double));
     double *h_norm = (double *)malloc(rows * sizeof(double)), *h_ref = (double *)malloc(rows * sizeof(double));
@@ -99,7 +106,7 @@ int main(void)
     /* Honest: events around the work on the GPU's own clock. 800 MB is far
        beyond the L2, so every repetition reads x from DRAM. */
     float gpu_ms = 0.0f;
-    GPUH_CHECK(gpuh_time_median_ms(enqueue_norms, &args, 0, 3, 20, &gpu_ms));
+    GPUH_CHECK(gpuh_time_median_ms(enqueue_norms, &args, 0, 3, reps, &gpu_ms));
     GPUH_CHECK(gpuh_copy_to_host(h_norm, d_norm, rows));
 
     /* WRONG, on purpose: a host clock around the launch alone. It stops when
@@ -132,8 +139,8 @@ int main(void)
 
     printf("norms of %zu rows of %zu doubles (%.0f MB)\n", rows, cols, n * sizeof(double) / 1e6);
     printf("  CPU, 1 core (host clock)                    %10.3f ms\n", cpu_s * 1e3);
-    printf("  GPU, CUDA events, median of 20              %10.3f ms  (%.0f GB/s)  speedup %.0fx\n",
-           gpu_ms, n * sizeof(double) / (gpu_ms * 1e-3) / 1e9, cpu_s * 1e3 / gpu_ms);
+    printf("  GPU, CUDA events, median of %-2d              %10.3f ms  (%.0f GB/s)  speedup %.0fx\n",
+           reps, gpu_ms, n * sizeof(double) / (gpu_ms * 1e-3) / 1e9, cpu_s * 1e3 / gpu_ms);
     printf("  WRONG: host clock around the launch only    %10.3f ms  'speedup' %.0fx  (median of 21;\n"
            "         the clock stopped before the GPU finished: this is the launch's cost, not the work's)\n",
            wrong_s[10] * 1e3, cpu_s / wrong_s[10]);

@@ -13,9 +13,13 @@
    Checks, against CPU results on the same random inputs (poisoned outputs):
    vector add exactly (one float addition each, rounded the same way on both);
    int32 min and max exactly; a float64 sum and a float matmul within their
-   rounding-error bounds, explained where they are computed. */
+   rounding-error bounds, explained where they are computed.
+   Quick mode (GPUH_TEST_QUICK=1, the small-size switch every example takes;
+   scripts/gpu_check.sh sets it under compute-sanitizer): n = 10007 and a
+   45 x 33 x 20 matmul; the checks are the same. */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include "gpuh.h"
 #include "gpuh_kernels.cuh"
 
@@ -28,8 +32,10 @@ int main(void)
 {
     const char *why;
     unsigned long long seed;
-    const size_t n = 1000003; /* not a multiple of any block size */
-    const size_t M = 300, N = 257, K = 100;
+    const char *quick_env = getenv("GPUH_TEST_QUICK"); /* quick mode: see the top comment */
+    const int quick = quick_env != NULL && *quick_env != '\0' && strcmp(quick_env, "0") != 0;
+    const size_t n = quick ? 10007 : 1000003; /* not a multiple of any block size */
+    const size_t M = quick ? 45 : 300, N = quick ? 33 : 257, K = quick ? 20 : 100;
     float *d_a, *d_b, *d_c, *h_a, *h_b, *h_c, *d_A, *d_B, *d_C, *h_A, *h_B, *h_C;
     double *d_x, *d_sum, *h_x, h_sum, ref_sum = 0.0, sum_tol, worst_mm = 0.0, mm_tol;
     int *d_i, *d_minmax, *h_i, h_minmax[2], ref_min, ref_max, ok = 1, add_ok = 1;

@@ -750,6 +750,40 @@ static void test_ledger_bookkeeping(void)
         fclose(f);
 }
 
+/* The leak report that gpuh_check_leaks_at_exit prints at exit (issue 6),
+   driven with fake ledger records as above: its header counts allocations and
+   bytes, each line names kind, bytes and file:line, and with nothing live it
+   prints nothing at all. test_leak runs the real thing at exit, on a GPU. */
+static void test_leak_report(void)
+{
+    char fake[2];
+    FILE *f = tmpfile();
+    char text[4096], want[256];
+    const char *header = "gpuh: leak check at exit: 2 gpuh allocations (4120 bytes tracked) not freed:\n";
+    size_t listed;
+    if (!TEST_ASSERT(f != NULL, "tmpfile() failed"))
+        return;
+    listed = gpuh_impl_report_leaks(f);
+    gpuh_test_read_back(f, text, sizeof text);
+    TEST_ASSERT(listed == 0 && text[0] == '\0', "with nothing live the report listed %zu and printed \"%s\"", listed,
+                text);
+    gpuh_impl_ledger_add(&fake[0], 4096, GPUH_IMPL_DEVICE, "leaky.cu", 12);
+    gpuh_impl_ledger_add(&fake[1], 24, GPUH_IMPL_PINNED, "leaky.cu", 34);
+    rewind(f);
+    listed = gpuh_impl_report_leaks(f);
+    gpuh_test_read_back(f, text, sizeof text);
+    TEST_ASSERT(listed == 2, "the report listed %zu allocations, expected 2", listed);
+    TEST_ASSERT(strncmp(text, header, strlen(header)) == 0, "report header:\n%s", text);
+    sprintf(want, "gpuh: live device allocation %p of 4096 bytes from leaky.cu:12\n", (void *)&fake[0]);
+    TEST_CONTAINS(text, want);
+    sprintf(want, "gpuh: live pinned allocation %p of 24 bytes from leaky.cu:34\n", (void *)&fake[1]);
+    TEST_CONTAINS(text, want);
+    gpuh_impl_ledger_remove(&fake[0]);
+    gpuh_impl_ledger_remove(&fake[1]);
+    gpuh_reset_peak_memory();
+    fclose(f);
+}
+
 /* =========================================================================== */
 
 static void test_no_device(const char *why)
@@ -871,6 +905,7 @@ int main(void)
     test_timing_arguments();
     test_stream_arguments();
     test_ledger_bookkeeping();
+    test_leak_report();
     if (count == 0)
         test_no_device(why);
     else

@@ -11,7 +11,7 @@
    pointers, no writes outside the output, int wrap-around), sum / min / max
    (float, double, int) and dot / norm2 (float, double) at the awkward sizes
    and offsets, against the error bound documented at gpuh_sum, NaN and
-   infinities, d_temp rules, bitwise determinism, matmul at every combination
+   infinities, d_temp rules, bitwise determinism (each reduction, 100 runs), matmul at every combination
    of M, N, K in {1, 3, 16, 17, 100, 257} plus K = 0 and the grid's row limit,
    NULL-pointer errors, the C entry points, and n = 2^31 + 17.
 
@@ -583,6 +583,60 @@ static void test_sum_determinism()
     TEST_CUDA(cudaStreamDestroy(stream));
 }
 
+/* Every reduction is bitwise reproducible (issue 6): sum, min, max, dot and
+   norm2 of one input of 2^20 + 3 elements, 100 runs each, alternating the
+   legacy default stream and a created one, the scratch poisoned before each
+   run and every run writing its own poisoned output slot. Every run must give
+   the bits of the first; the first is checked against the CPU (min and max
+   exactly, the sum within its bound; dot and norm2 finite, their accuracy is
+   test_reductions'). 100 runs of 2^20 are cheap, so quick mode keeps them. */
+template <typename T> static void test_determinism()
+{
+    const size_t n = ((size_t)1 << 20) + 3;
+    const int runs = 100, ops = 5;
+    static const char *const names[] = {"sum", "min", "max", "dot", "norm2"};
+    dev_array<T> a(n), b(n), out((size_t)runs * ops);
+    dev_array<unsigned char> temp(GPUH_REDUCE_TEMP_BYTES);
+    cudaStream_t stream = nullptr;
+    if (!a.ok() || !b.ok() || !out.ok() || !temp.ok() || !TEST_CUDA(cudaStreamCreate(&stream)))
+        return;
+    const std::vector<T> ha = random_input(a.p, n, SYMMETRIC);
+    random_input(b.p, n, SYMMETRIC);
+    poison(out.p, (size_t)runs * ops);
+    for (int r = 0; r < runs; ++r) {
+        cudaStream_t s = r % 2 ? stream : 0; /* a blocking stream: ordered with stream 0, so one scratch serves */
+        T *o = out.p + (size_t)r * ops;
+        TEST_CUDA(cudaMemsetAsync(temp.p, 0xFF, GPUH_REDUCE_TEMP_BYTES, s));
+        TEST_CUDA(gpuh_sum(a.p, n, o + 0, temp.p, s));
+        TEST_CUDA(gpuh_min(a.p, n, o + 1, temp.p, s));
+        TEST_CUDA(gpuh_max(a.p, n, o + 2, temp.p, s));
+        TEST_CUDA(gpuh_dot(a.p, b.p, n, o + 3, temp.p, s));
+        TEST_CUDA(gpuh_norm2(a.p, n, o + 4, temp.p, s));
+    }
+    const std::vector<T> h = download(out.p, (size_t)runs * ops);
+    for (int k = 0; k < ops; ++k) {
+        int differing = 0;
+        for (int r = 1; r < runs; ++r)
+            differing += !same_bits(h[(size_t)r * ops + k], h[k]);
+        TEST_ASSERT(differing == 0 && std::isfinite(h[k]), "%s<%s> n = %zu: %d of %d runs differ from the first (%.17g)",
+                    names[k], type_name<T>(), n, differing, runs - 1, (double)h[k]);
+    }
+    double ref, abs_sum;
+    reference_sum(ha, &ref, &abs_sum);
+    const double u = std::is_same<T, float>::value ? u_f32 : u_f64;
+    T lo = ha[0], hi = ha[0];
+    for (T v : ha) {
+        lo = v < lo ? v : lo;
+        hi = v > hi ? v : hi;
+    }
+    TEST_ASSERT(fabs((double)h[0] - ref) <= sum_bound(n, u, ref, abs_sum), "sum<%s> n = %zu: %.17g, reference %.17g",
+                type_name<T>(), n, (double)h[0], ref);
+    TEST_ASSERT(same_bits(h[1], lo) && same_bits(h[2], hi), "min/max<%s> n = %zu: %.17g, %.17g; expected %.17g, %.17g",
+                type_name<T>(), n, (double)h[1], (double)h[2], (double)lo, (double)hi);
+    printf("sum, min, max, dot, norm2<%s> n = %zu: %d runs each, identical bits\n", type_name<T>(), n, runs);
+    TEST_CUDA(cudaStreamDestroy(stream));
+}
+
 /* ===========================================================================
    MATMUL */
 
@@ -997,6 +1051,8 @@ int main()
     test_extremes<double>();
     test_extremes<int>();
     test_sum_determinism();
+    test_determinism<float>();
+    test_determinism<double>();
 
     test_matmul<float>();
     test_matmul<double>();
