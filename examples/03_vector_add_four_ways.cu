@@ -27,7 +27,10 @@
    each call, inside it (pinning (d)'s staging buffers costs milliseconds).
    Median of REPS runs after one warm-up run of each.
    Checks: every result equals the CPU's bit for bit (one float addition of
-   the same operands, rounded the same way on both). */
+   the same operands, rounded the same way on both).
+   Quick mode (GPUH_TEST_QUICK=1, the small-size switch every example takes;
+   scripts/gpu_check.sh sets it under compute-sanitizer): n = 2^20 + 3; the
+   checks are the same. */
 #include <algorithm>
 #include <stdio.h>
 #include <stdlib.h>
@@ -160,7 +163,9 @@ int main(void)
     unsigned long long seed = gpuh_random_seed(); /* GPUH_SEED repeats a run */
     printf("seed %llu (set GPUH_SEED to repeat)\n", seed);
 
-    const size_t n = 20000000, bytes = n * sizeof(float);
+    const char *quick_env = getenv("GPUH_TEST_QUICK"); /* quick mode: see the top comment */
+    const int quick = quick_env != NULL && *quick_env != '\0' && strcmp(quick_env, "0") != 0;
+    const size_t n = quick ? ((size_t)1 << 20) + 3 : 20000000, bytes = n * sizeof(float);
     float *h_a = (float *)malloc(bytes), *h_b = (float *)malloc(bytes); /* pageable */
     float *h_ref = (float *)malloc(bytes), *h_c = (float *)malloc(bytes);
     float *p_a, *p_b, *p_c, *m_a, *m_b, *m_c, *d_a, *d_b, *d_c;

@@ -30,7 +30,11 @@
    (1: nothing overlaps; 3: all three busy all the time). The targets are
    reported as measured, never asserted.
    Checks: the pipeline's y equals the serial y bit for bit, and both equal a
-   CPU fmaf chain on every 16384th element; c equals a + b bit for bit. */
+   CPU fmaf chain on every 16384th element; c equals a + b bit for bit.
+   Quick mode (GPUH_TEST_QUICK=1, the small-size switch every example takes;
+   scripts/gpu_check.sh sets it under compute-sanitizer): N = 2^20 + 3 in
+   chunks of 2^16 (the last one short), at most 64 FMAs per element; the
+   checks are the same, the times mean nothing. */
 #include <algorithm>
 #include <math.h>
 #include <stdio.h>
@@ -42,8 +46,8 @@
 
 #define REPS 5
 #define STREAMS 4
-static const size_t N = (size_t)1 << 27;     /* elements: 512 MiB per float array */
-static const size_t CHUNK = (size_t)1 << 22; /* 16 MiB per array per chunk: 32 chunks */
+static size_t N = (size_t)1 << 27;     /* elements: 512 MiB per float array */
+static size_t CHUNK = (size_t)1 << 22; /* 16 MiB per array per chunk: 32 chunks */
 
 /* y[i] = v after `iters` steps of v <- v * 0.9999 + 0.0001 (one fmaf each),
    from v = x[i]: compute-bound by choice, 8 bytes of memory traffic against
@@ -249,6 +253,12 @@ int main(void)
     }
     unsigned long long seed = gpuh_random_seed(); /* GPUH_SEED repeats a run */
     printf("seed %llu (set GPUH_SEED to repeat)\n", seed);
+    const char *quick_env = getenv("GPUH_TEST_QUICK"); /* quick mode: see the top comment */
+    const bool quick = quick_env != NULL && *quick_env != '\0' && strcmp(quick_env, "0") != 0;
+    if (quick) {
+        N = ((size_t)1 << 20) + 3;
+        CHUNK = (size_t)1 << 16;
+    }
     const size_t count = gpuh_ceil_div(N, CHUNK);
     std::vector<gpuh_pipeline_chunk> chunks(count);
     std::vector<float> y_serial(N);
@@ -274,7 +284,7 @@ int main(void)
     double per_iter = (k2 - k1) / 768.0, fixed = k1 - 256 * per_iter;
     if (per_iter <= 0) /* timing noise: fall back to proportional */
         per_iter = k2 / 1024.0, fixed = 0;
-    w.iters = (int)std::min(1e6, std::max(1.0, std::round((in_ms + out_ms - fixed) / per_iter)));
+    w.iters = (int)std::min(quick ? 64.0 : 1e6, std::max(1.0, std::round((in_ms + out_ms - fixed) / per_iter)));
     const float kernel_ms = time_ms(kernel_only, &w);
 
     const float serial_ms = time_ms(serial, &w);
