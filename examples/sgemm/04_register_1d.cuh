@@ -6,8 +6,8 @@
    one value of B (its column) into a register and uses it for 8
    multiply-adds, one per row; the 8 A values it needs are the same for the
    whole warp (all 32 lanes share their rows), so each is one broadcast load.
-   About one shared load per multiply-add instead of two, and after unrolling
-   the compiler can fetch a row's 8 consecutive A values as two 16-byte loads.
+   Nine shared loads for 8 multiply-adds instead of 16, and 8 of them are
+   broadcasts, which serve the whole warp in one pass.
    The block's tile of C also grows, 64 × 64 from 16 × 16, and with it the
    reuse of global memory: each float brought into shared memory now feeds
    32 multiply-adds (64 · 64 · 8 per 64 · 8 + 8 · 64 loaded) instead of 8.

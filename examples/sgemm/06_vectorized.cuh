@@ -18,7 +18,7 @@
    8 · (t % 16) ... + 7 of the block's tile, and writes them back with float4
    stores. Grid: (N/128, M/128). Static shared memory: 8 KiB. Needs M and N
    multiples of 128, K of 8, and 16-byte aligned matrices.
-   ptxas (sm_90, CUDA 13.0): 119 registers, 8 KiB shared memory, no spills;
+   ptxas (sm_90, CUDA 13.0): 125 registers, 8 KiB shared memory, no spills;
    2 blocks (16 warps) per SM. */
 #ifndef SGEMM_06_VECTORIZED_CUH
 #define SGEMM_06_VECTORIZED_CUH
@@ -80,8 +80,11 @@ static __device__ __forceinline__ void sgemm6_multiply_slice(const float (*s_At)
     }
 }
 
-/* Registers -> C with float4 stores, in the layout of sgemm6_multiply_slice.
-   g_C points at the block's tile. Steps 6 to 8. */
+/* Registers -> C with 16-byte stores, in the layout of sgemm6_multiply_slice.
+   g_C points at the block's tile. __stwb is an ordinary store (write-back,
+   the default caching) that stays one 16-byte instruction: written as
+   `*(float4 *)p = v`, CUDA 13.0 splits some of these stores into four 4-byte
+   ones. Steps 6 to 8. */
 static __device__ __forceinline__ void sgemm6_write(float *__restrict__ g_C, size_t N, unsigned row0,
                                                     unsigned row_gap, unsigned col0, unsigned col_gap,
                                                     const float acc[8][8])
@@ -89,8 +92,8 @@ static __device__ __forceinline__ void sgemm6_write(float *__restrict__ g_C, siz
 #pragma unroll
     for (int i = 0; i < 8; ++i) {
         float *g_row = g_C + (row0 + i % 4 + i / 4 * row_gap) * N;
-        *(float4 *)&g_row[col0] = make_float4(acc[i][0], acc[i][1], acc[i][2], acc[i][3]);
-        *(float4 *)&g_row[col0 + col_gap] = make_float4(acc[i][4], acc[i][5], acc[i][6], acc[i][7]);
+        __stwb((float4 *)&g_row[col0], make_float4(acc[i][0], acc[i][1], acc[i][2], acc[i][3]));
+        __stwb((float4 *)&g_row[col0 + col_gap], make_float4(acc[i][4], acc[i][5], acc[i][6], acc[i][7]));
     }
 }
 

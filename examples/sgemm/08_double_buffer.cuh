@@ -20,8 +20,8 @@
    Block: 256 threads. Grid: (N/128, M/128). Static shared memory: 16 KiB (two
    buffers of step 7's 8 KiB). Needs M and N multiples of 128, K of 8,
    16-byte aligned matrices.
-   ptxas (sm_90, CUDA 13.0): 123 registers (the prefetched float4 pair
-   among them), 16 KiB shared memory, no spills; 2 blocks (16 warps) per SM. */
+   ptxas (sm_90, CUDA 13.0): 117 registers, 16 KiB shared memory, no spills;
+   2 blocks (16 warps) per SM. */
 #ifndef SGEMM_08_DOUBLE_BUFFER_CUH
 #define SGEMM_08_DOUBLE_BUFFER_CUH
 
