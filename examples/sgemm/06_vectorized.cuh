@@ -3,7 +3,7 @@
    This version keeps step 5's tiles (128 × 128 per block, 8 × 8 per thread,
    K slices of 8) and moves data four floats at a time. Global memory: each
    thread fetches one float4 of A and one of B per slice (one 16-byte load
-   instruction each, where step 5 issued four 4-byte loads per tile). Shared
+   instruction each, where step 5 issued four 4-byte loads of each). Shared
    memory: the A tile is stored TRANSPOSED, s_At[k][m] = A[m][k], so that the
    8 values of A a thread needs at one k, column k of its rows, are
    consecutive words: two float4 loads, like its 8 values of B. Per k a thread
