@@ -33,12 +33,13 @@
    Stability of Numerical Algorithms, 3.1). Every step, and gpuh_matmul, is
    then compared with cuBLAS over all of C: ‖C - C_cublas‖_F / ‖C_cublas‖_F
    <= 1e-5, on its first run and on its last timed run, with C poisoned (NaN)
-   before each. Every kernel sums K float32 products in its own order, and
-   random rounding errors grow like 2^-24·sqrt(K), a few 1e-6 relative at
-   K = 4096, so 1e-5 leaves a margin, while a wrong index or an unwritten
-   element gives an error of order 1e-2 or more. GPUH_TEST_QUICK=1 cuts the repetitions. */
+   before each; and again, untimed, at two rectangular shapes (a square one
+   cannot tell M from N). Every kernel sums K float32 products in its own
+   order, and random rounding errors grow like 2^-24·sqrt(K), a few 1e-6
+   relative at K = 4096, so 1e-5 leaves a margin, while a wrong index or an
+   unwritten element gives an error of order 1e-2 or more.
+   GPUH_TEST_QUICK=1 cuts the repetitions. */
 #include <cublas_v2.h>
-#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -84,18 +85,19 @@ struct rung {
     const char *name;
     sgemm_fn fn;
     const char *a6000; /* Boehm's RTX A6000 fraction of cuBLAS at 4096, or "—" */
+    int any_shape;     /* 0: M, N multiples of 128 and K of 8 only */
 };
 static const rung RUNGS[] = {
-    {"cuBLAS SGEMM (the reference)", cublas_sgemm, "100%"},
-    {"1 naive", sgemm_step1, "1.3%"},
-    {"2 coalesced", sgemm_step2, "—"},
-    {"3 shared-memory tiles", sgemm_step3, "12.8%"},
-    {"4 1-D register blocking", sgemm_step4, "36.5%"},
-    {"5 2-D register blocking", sgemm_step5, "68.7%"},
-    {"6 vectorised, A transposed", sgemm_step6, "78.4%"},
-    {"7 warp tiling", sgemm_step7, "93.7%"},
-    {"8 double-buffered", sgemm_step8, "—"},
-    {"gpuh_matmul (shipped)", shipped_matmul, "—"},
+    {"cuBLAS SGEMM (the reference)", cublas_sgemm, "100%", 1},
+    {"1 naive", sgemm_step1, "1.3%", 1},
+    {"2 coalesced", sgemm_step2, "—", 1},
+    {"3 shared-memory tiles", sgemm_step3, "12.8%", 1},
+    {"4 1-D register blocking", sgemm_step4, "36.5%", 0},
+    {"5 2-D register blocking", sgemm_step5, "68.7%", 0},
+    {"6 vectorised, A transposed", sgemm_step6, "78.4%", 0},
+    {"7 warp tiling", sgemm_step7, "93.7%", 0},
+    {"8 double-buffered", sgemm_step8, "—", 0},
+    {"gpuh_matmul (shipped)", shipped_matmul, "—", 1},
 };
 static const int NRUNGS = (int)(sizeof RUNGS / sizeof RUNGS[0]);
 
@@ -123,6 +125,49 @@ static double error_vs_reference(const float *d_C, float *h_C, const float *h_re
         norm += (double)h_ref[i] * h_ref[i];
     }
     return sqrt(diff / norm);
+}
+
+/* Untimed: every rung that takes the shape, at M × N × K, against cuBLAS
+   on fresh inputs, C poisoned first. A square product cannot tell M from N
+   or A from B; these can. Returns 1 if all are within TOL, and prints the
+   ones that are not. */
+static int check_shape(size_t M, size_t N, size_t K, unsigned long long seed)
+{
+    const int aligned = M % 128 == 0 && N % 128 == 0 && K % 8 == 0;
+    float *d_A, *d_B, *d_C, *d_ref;
+    float *h_C = (float *)malloc(M * N * sizeof(float)), *h_ref = (float *)malloc(M * N * sizeof(float));
+    int ok = 1;
+    if (h_C == NULL || h_ref == NULL) {
+        printf("out of host memory\n");
+        free(h_C), free(h_ref);
+        return 0;
+    }
+    GPUH_CHECK(gpuh_device_array(&d_A, M * K));
+    GPUH_CHECK(gpuh_device_array(&d_B, K * N));
+    GPUH_CHECK(gpuh_device_array(&d_C, M * N));
+    GPUH_CHECK(gpuh_device_array(&d_ref, M * N));
+    GPUH_CHECK(gpuh_random_uniform_f32(d_A, M * K, seed, 0));
+    GPUH_CHECK(gpuh_random_uniform_f32(d_B, K * N, seed + 1, 0));
+    GPUH_CHECK(cublas_sgemm(d_A, d_B, d_ref, M, N, K, 0));
+    GPUH_CHECK(gpuh_copy_to_host(h_ref, d_ref, M * N));
+    for (int r = 1; r < NRUNGS; ++r) {
+        if (!aligned && !RUNGS[r].any_shape)
+            continue;
+        GPUH_CHECK(cudaMemset(d_C, 0xFF, M * N * sizeof(float)));
+        GPUH_CHECK(RUNGS[r].fn(d_A, d_B, d_C, M, N, K, 0));
+        const double err = error_vs_reference(d_C, h_C, h_ref, M * N);
+        if (!(err <= TOL)) {
+            printf("%s at %zu x %zu x %zu: relative error %.3g, bound %.0e: FAIL\n", RUNGS[r].name, M, N, K, err,
+                   TOL);
+            ok = 0;
+        }
+    }
+    GPUH_CHECK(gpuh_free(d_A));
+    GPUH_CHECK(gpuh_free(d_B));
+    GPUH_CHECK(gpuh_free(d_C));
+    GPUH_CHECK(gpuh_free(d_ref));
+    free(h_C), free(h_ref);
+    return ok;
 }
 
 /* Prints s right-aligned in `width` terminal columns (s may hold UTF-8). */
@@ -221,6 +266,11 @@ int main(int argc, char **argv)
         ok &= err_first[r] <= TOL && err_last[r] <= TOL; /* false for NaN */
     }
 
+    /* Rectangular shapes: 384 x 256 x 136 suits every step; 100 x 37 x 257
+       suits steps 1-3 and gpuh_matmul, which take any shape. */
+    const int shapes_ok = check_shape(384, 256, 136, seed + 2) && check_shape(100, 37, 257, seed + 4);
+    ok &= shapes_ok;
+
     printf("\n%-30s %9s %9s %9s %11s %11s  %s\n", "kernel", "TFLOP/s", "% cuBLAS", "x prev", "Boehm A6000",
            "rel. error", "check");
     for (int r = 0; r < NRUNGS; ++r) {
@@ -241,6 +291,9 @@ int main(int argc, char **argv)
            "rel. error: ‖C - C_cublas‖_F / ‖C_cublas‖_F, the worse of the first and the last timed run; "
            "bound %.0e.\n",
            n, TOL);
+    printf("Also within the bound, untimed: 384 x 256 x 136 (every step) and 100 x 37 x 257 (steps 1-3, "
+           "gpuh_matmul): %s\n",
+           shapes_ok ? "yes" : "NO");
 
     cublasDestroy(g_cublas);
     GPUH_CHECK(gpuh_free(d_A));
