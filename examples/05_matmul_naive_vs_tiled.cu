@@ -1,78 +1,44 @@
 /* 05_matmul_naive_vs_tiled.cu - C = A * B, 1024 x 1024 floats: naive, tiled, CPU.
 
-   Teaches: the first step of the matrix-multiply optimisation ladder. The
-   naive kernel (below) has each thread read a whole row of A and column of B
-   from global memory. gpuh_matmul (gpuh_kernels.cuh) stages 16 x 16 tiles of
-   A and B in shared memory, so each element loaded from global memory serves
-   16 threads instead of one.
+   Teaches: the first rungs of the matrix-multiply optimisation ladder. The
+   naive kernel (sgemm/01_naive.cuh, the tutorials' first kernel) gives each
+   thread one element of C and has it read a whole row of A and column of B
+   from global memory; its warps run down the columns of C, so their loads of
+   A are scattered. The tiled kernel (sgemm/03_shared_tiles.cuh, the CUDA
+   Programming Guide's) lets a warp run along a row and stages 16 x 16 tiles
+   of A and B in shared memory, so each element loaded from global memory
+   serves 16 threads instead of one. 10_sgemm_ladder.cu separates the two
+   changes (its step 2) and climbs further, to cuBLAS.
    Measures: GFLOP/s = 2 * M * N * K / time of each GPU kernel (CUDA events,
    median of repetitions after a warm-up) and of a full single-core CPU loop
    (host clock; CPU work is synchronous). A, B and C total 12 MiB, which stays
    in the L2 cache across repetitions, as it would in a program that uses them.
    Checks: 1000 random entries C[i][j] of each result (both GPU kernels and
    the CPU loop) against a float64 dot product, with the tolerance explained
-   at `tol` below. Outputs are poisoned with NaN before the kernels run. */
+   at `tol` below. Outputs are poisoned with NaN before the kernels run.
+   Quick mode (GPUH_TEST_QUICK=1, the small-size switch every example takes;
+   scripts/gpu_check.sh sets it under compute-sanitizer): 100 x 100 x 100,
+   2 timed runs; the checks are the same. */
 #include <chrono>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 #include "gpuh.h"
-#include "gpuh_kernels.cuh"
-
-/* The textbook kernel: thread (row, col) computes C[row][col] = sum over k of
-   A[row][k] * B[k][col], loading both operands from global memory for every
-   multiply-add: 2K loads for 2K flops. In a warp, threadIdx.x runs along a
-   row of C, so the B loads are consecutive addresses (coalesced) and the A
-   load is one address for the whole warp (a broadcast). The caches absorb
-   part of the reuse, but each thread still issues all 2K loads itself.
-   Grid (ceil(N / 16), ceil(M / 16)), block (16, 16); threads outside C return. */
-__global__ void matmul_naive(const float *__restrict__ g_A, const float *__restrict__ g_B,
-                             float *__restrict__ g_C, size_t M, size_t N, size_t K)
-{
-    const size_t row = (size_t)blockIdx.y * blockDim.y + threadIdx.y;
-    const size_t col = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (row >= M || col >= N)
-        return;
-    float acc = 0.0f;
-    for (size_t k = 0; k < K; ++k)
-        acc += g_A[row * K + k] * g_B[k * N + col];
-    g_C[row * N + col] = acc;
-}
+#include "sgemm/01_naive.cuh"
+#include "sgemm/03_shared_tiles.cuh"
 
 struct mm_args {
+    sgemm_fn fn; /* sgemm_step1 or sgemm_step3 */
     const float *d_A, *d_B;
     float *d_C;
     size_t M, N, K;
-    dim3 grid, block;
 };
-static cudaError_t enqueue_naive(void *ctx, cudaStream_t stream)
+static cudaError_t enqueue_matmul(void *ctx, cudaStream_t stream)
 {
     const mm_args *p = (const mm_args *)ctx;
-    return GPUH_LAUNCH(matmul_naive, p->grid, p->block, 0, stream, p->d_A, p->d_B, p->d_C, p->M, p->N, p->K);
-}
-static cudaError_t enqueue_tiled(void *ctx, cudaStream_t stream)
-{
-    const mm_args *p = (const mm_args *)ctx;
-    return gpuh_matmul(p->d_A, p->d_B, p->d_C, p->M, p->N, p->K, stream);
-}
-
-/* Worst relative error of C over the sampled (i, j): |C - ref| / sum|a * b|. */
-static double sample_error(const float *h_C, const float *h_A, const float *h_B, const int *ii, const int *jj,
-                           int samples, size_t N, size_t K)
-{
-    double worst = 0.0;
-    for (int s = 0; s < samples; ++s) {
-        double ref = 0.0, mag = 0.0;
-        for (size_t k = 0; k < K; ++k) { /* float * float is exact in double */
-            const double p = (double)h_A[ii[s] * K + k] * h_B[k * N + jj[s]];
-            ref += p;
-            mag += fabs(p);
-        }
-        const double err = fabs(h_C[ii[s] * N + jj[s]] - ref) / mag;
-        worst = err > worst || err != err ? err : worst; /* a NaN (unwritten) sticks */
-    }
-    return worst;
+    return p->fn(p->d_A, p->d_B, p->d_C, p->M, p->N, p->K, stream);
 }
 
 int main(void)
@@ -85,7 +51,9 @@ int main(void)
     const unsigned long long seed = gpuh_random_seed(); /* GPUH_SEED repeats a run */
     printf("seed %llu (set GPUH_SEED to repeat)\n", seed);
 
-    const size_t M = 1024, N = 1024, K = 1024;
+    const char *quick_env = getenv("GPUH_TEST_QUICK"); /* quick mode: see the top comment */
+    const int quick = quick_env != NULL && *quick_env != '\0' && strcmp(quick_env, "0") != 0;
+    const size_t M = quick ? 100 : 1024, N = M, K = M;
     const double flops = 2.0 * M * N * K;
     /* Each entry is a float sum of K products. In any order, with or without
        FMA, its error is at most gamma_K * sum|a * b|, gamma_K = K u / (1 - K u),
@@ -115,20 +83,17 @@ int main(void)
         jj[s] = rand() % (int)N;
     }
 
-    /* The naive kernel gets the tiled kernel's block shape, so that only the
-       use of shared memory differs between the two. */
-    mm_args args = {d_A, d_B, d_C, M, N, K, dim3(), dim3(GPUH_MATMUL_TILE, GPUH_MATMUL_TILE)};
-    GPUH_CHECK(gpuh_grid_2d(&args.grid, N, M, args.block)); /* x runs along columns */
-    const char *names[2] = {"naive (global memory)", "tiled (gpuh_matmul, shared memory)"};
-    gpuh_work_fn fns[2] = {enqueue_naive, enqueue_tiled};
+    const char *names[2] = {"naive (global memory)", "tiled (16 x 16, shared memory)"};
+    const sgemm_fn fns[2] = {sgemm_step1, sgemm_step3};
     double gflops[2], err[2];
     for (int v = 0; v < 2; ++v) {
+        mm_args args = {fns[v], d_A, d_B, d_C, M, N, K};
         float ms = 0.0f;
         GPUH_CHECK(cudaMemset(d_C, 0xFF, M * N * sizeof(float))); /* NaN until written */
-        GPUH_CHECK(gpuh_time_median_ms(fns[v], &args, 0, 3, 20, &ms));
+        GPUH_CHECK(gpuh_time_median_ms(enqueue_matmul, &args, 0, quick ? 1 : 3, quick ? 2 : 20, &ms));
         GPUH_CHECK(gpuh_copy_to_host(h_C, d_C, M * N));
         gflops[v] = flops / (ms * 1e-3) / 1e9;
-        err[v] = sample_error(h_C, h_A, h_B, ii, jj, samples, N, K);
+        err[v] = sgemm_sample_error(h_C, h_A, h_B, ii, jj, samples, N, K);
     }
 
     /* The CPU in i-k-j order: the inner loop walks rows of B and C with
@@ -141,7 +106,7 @@ int main(void)
                 h_C_cpu[i * N + j] += a * h_B[k * N + j];
         }
     const double cpu_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    const double cpu_err = sample_error(h_C_cpu, h_A, h_B, ii, jj, samples, N, K);
+    const double cpu_err = sgemm_sample_error(h_C_cpu, h_A, h_B, ii, jj, samples, N, K);
 
     printf("C = A * B, M = N = K = %zu, float; %d sampled entries vs float64, tolerance %.2g\n", M, samples,
            tol);

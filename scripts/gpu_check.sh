@@ -48,7 +48,7 @@ grep -E "^ *[0-9]+/[0-9]+ Test" "$logs/ctest.log"
 
 # Each example's own verdict line; all their output goes to examples.log.
 examples=(01_thread_hierarchy 02_device_list 03_vector_add_four_ways 04_reduction 05_matmul_naive_vs_tiled
-          06_row_norms 07_from_c 08_reduction_ladder 09_stream_timeline)
+          06_row_norms 07_from_c 08_reduction_ladder 09_stream_timeline 10_sgemm_ladder)
 for ex in "${examples[@]}"; do
   ./$build/$ex >"$build/example.out" 2>&1
   rc=$?
