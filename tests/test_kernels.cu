@@ -629,8 +629,8 @@ template <typename T> static void test_determinism()
         lo = v < lo ? v : lo;
         hi = v > hi ? v : hi;
     }
-    TEST_ASSERT(fabs((double)h[0] - ref) <= sum_bound(n, u, ref, abs_sum), "sum<%s> n = %zu: %.17g, reference %.17g",
-                type_name<T>(), n, (double)h[0], ref);
+    TEST_ASSERT(fabs((double)h[0] - ref) <= sum_bound(n, sizeof(T), u, ref, abs_sum),
+                "sum<%s> n = %zu: %.17g, reference %.17g", type_name<T>(), n, (double)h[0], ref);
     TEST_ASSERT(same_bits(h[1], lo) && same_bits(h[2], hi), "min/max<%s> n = %zu: %.17g, %.17g; expected %.17g, %.17g",
                 type_name<T>(), n, (double)h[1], (double)h[2], (double)lo, (double)hi);
     printf("sum, min, max, dot, norm2<%s> n = %zu: %d runs each, identical bits\n", type_name<T>(), n, runs);
