@@ -271,6 +271,7 @@ int main(void)
     GPUH_CHECK(gpuh_pinned_array(&w.p_y, N));
     GPUH_CHECK(gpuh_device_array(&w.d_x, N));
     GPUH_CHECK(gpuh_device_array(&w.d_y, N));
+    GPUH_CHECK(cudaMemset(w.d_y, 0, N * sizeof(float))); /* copy_out is timed before any kernel writes y */
     GPUH_CHECK(gpuh_random_uniform_f32(w.d_x, N, seed, 0)); /* x in (0, 1] */
     GPUH_CHECK(gpuh_copy_to_host(w.p_x, w.d_x, N));
 
