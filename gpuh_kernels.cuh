@@ -627,10 +627,11 @@ struct gpuh_gemm_simt_config {
    odd leading dimension such as 4097, an offset pointer) scalar ones.
    Grid: 1-D, one block per tile of both parts; block: Cfg::THREADS;
    static shared memory 2 · BK · (BM + BN + 8) elements.
-   Budget (nvcc 13 -Xptxas -v, sm_90) of the shipped float configuration
-   gpuh_sgemm_big (128 × 128 × 8, 2 × 4 warps, 8 × 8 per thread):
-   VEC: 122 registers, 16896 bytes shared, 0 bytes spill (see README); the
-   small one (64 × 64 × 16, 4 × 4 per thread): 64 registers, 17408 bytes. */
+   Budget (nvcc 13.0 -Xptxas -v, sm_90), float: gpuh_sgemm_big (128 × 128 × 8,
+   2 × 4 warps of 64 × 32, 8 × 8 per thread): 126 registers (127 scalar),
+   16896 bytes of shared memory, no spills, 2 blocks per SM;
+   gpuh_sgemm_small (64 × 64 × 16, 4 × 4 per thread): 91 registers, 17408
+   bytes, no spills. */
 template <typename T, typename Cfg, bool VEC>
 __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS)
     gpuh_gemm_simt_kernel(const gpuh_impl_gemm_args<T> p)
@@ -831,8 +832,11 @@ __device__ __forceinline__ void gpuh_impl_dmma16(double (&d)[4], const double (&
    dynamic shared memory Cfg::SMEM bytes (above 48 KiB: the launcher opts in).
    Built only for sm_90 and later (the body is empty elsewhere); the
    launcher checks the kernel's PTX version before choosing it.
-   Budget (nvcc 13 -Xptxas -v, sm_90) of the shipped gpuh_dgemm_big
-   (128 × 128 × 16, 4 × 2 warps of 32 × 64, 3 stages): see README; no spills. */
+   Budget (nvcc 13.0 -Xptxas -v, sm_90): gpuh_dgemm_big (128 × 128 × 16,
+   4 × 2 warps of 32 × 64, 3 stages): 254 registers (246 scalar), 112128
+   bytes of dynamic shared memory, no spills, 1 block per SM;
+   gpuh_dgemm_small (64 × 64 × 16, 2 × 2 warps, 3 stages): 195 registers,
+   56832 bytes, no spills. */
 template <typename Cfg, bool VEC>
 __global__ void __launch_bounds__(Cfg::THREADS, 1) gpuh_gemm_dmma_kernel(const gpuh_impl_gemm_args<double> p)
 {
@@ -1069,10 +1073,12 @@ cudaError_t gpuh_gemm_with(size_t M, size_t N, size_t K, T alpha, const T *d_A, 
         return (size_t)pt.tiles_m * pt.tiles_n;
     };
     /* Every tile is a block of a 1-D grid: at most 2^31 - 1 of them. */
-    if (gpuh_ceil_div(M, Small::BM) > GPUH_MAX_GRID_X / gpuh_ceil_div(N, Small::BN))
+    const size_t s_m = Small::BM, s_n = Small::BN, b_m = Big::BM, b_n = Big::BN;
+    const size_t tile_m = s_m < b_m ? s_m : b_m, tile_n = s_n < b_n ? s_n : b_n;
+    if (gpuh_ceil_div(M, tile_m) > GPUH_MAX_GRID_X / gpuh_ceil_div(N, tile_n))
         return gpuh_impl_fail(cudaErrorInvalidValue,
-                              "gpuh_gemm: C of %zu x %zu needs more than 2^31 - 1 blocks of %d x %d", M, N,
-                              (int)Small::BM, (int)Small::BN);
+                              "gpuh_gemm: C of %zu x %zu needs more than 2^31 - 1 blocks of %zu x %zu", M, N, tile_m,
+                              tile_n);
     if (big_m * big_n < (size_t)sms) { /* too few big tiles to fill the GPU: small ones everywhere */
         a.part0_tiles = (unsigned)part(a.part[0], 0, 0, M, N, Small::BM, Small::BN);
         a.part[1] = a.part[0];
