@@ -985,16 +985,19 @@ cudaError_t gpuh_impl_gemm_launch(gpuh_gemm_dmma_config<BM, BN, BK, WM, WN, S>, 
                                   bool vec, unsigned blocks, cudaStream_t stream)
 {
     typedef gpuh_gemm_dmma_config<BM, BN, BK, WM, WN, S> Cfg;
-    void (*kernel)(const gpuh_impl_gemm_args<double>) =
-        vec ? gpuh_gemm_dmma_kernel<Cfg, true> : gpuh_gemm_dmma_kernel<Cfg, false>;
     if (Cfg::SMEM > 48 * 1024) { /* beyond the default limit a kernel must ask */
-        const cudaError_t err =
-            cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)Cfg::SMEM);
+        cudaError_t err = cudaFuncSetAttribute(gpuh_gemm_dmma_kernel<Cfg, true>,
+                                               cudaFuncAttributeMaxDynamicSharedMemorySize, (int)Cfg::SMEM);
+        if (err == cudaSuccess)
+            err = cudaFuncSetAttribute(gpuh_gemm_dmma_kernel<Cfg, false>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                       (int)Cfg::SMEM);
         if (err != cudaSuccess)
             return gpuh_impl_fail(err, "gpuh_gemm: %d bytes of shared memory per block: %s", (int)Cfg::SMEM,
                                   cudaGetErrorString(err));
     }
-    return GPUH_LAUNCH(kernel, blocks, Cfg::THREADS, Cfg::SMEM, stream, a);
+    if (vec)
+        return GPUH_LAUNCH((gpuh_gemm_dmma_kernel<Cfg, true>), blocks, Cfg::THREADS, Cfg::SMEM, stream, a);
+    return GPUH_LAUNCH((gpuh_gemm_dmma_kernel<Cfg, false>), blocks, Cfg::THREADS, Cfg::SMEM, stream, a);
 }
 
 /* 1 when this program holds gpuh_gemm_dmma_kernel<Cfg> built for sm_90 or
