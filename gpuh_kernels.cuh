@@ -771,10 +771,13 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS)
    The FP64 tensor-core kernel (sm_90) and its tile sizes.
    BM × BN × BK block tile (BK a multiple of 16), WARPS_M × WARPS_N warps,
    each owning (BM/WARPS_M) × (BN/WARPS_N) = (16·MT) × (8·NT) of C as MT × NT
-   tiles of 16 × 8, STAGES slices of A and B in flight in shared memory. */
-template <int BM_, int BN_, int BK_, int WARPS_M_, int WARPS_N_, int STAGES_> struct gpuh_gemm_dmma_config {
+   tiles of 16 × 8, STAGES slices of A and B in flight in shared memory;
+   MIN_BLOCKS: blocks per SM promised to __launch_bounds__. */
+template <int BM_, int BN_, int BK_, int WARPS_M_, int WARPS_N_, int STAGES_, int MIN_BLOCKS_>
+struct gpuh_gemm_dmma_config {
     enum {
         BM = BM_, BN = BN_, BK = BK_, WARPS_M = WARPS_M_, WARPS_N = WARPS_N_, STAGES = STAGES_,
+        MIN_BLOCKS = MIN_BLOCKS_,
         THREADS = 32 * WARPS_M_ * WARPS_N_,
         WM = BM_ / WARPS_M_, WN = BN_ / WARPS_N_, MT = WM / 16, NT = WN / 8,
         /* Row strides of the shared tiles in doubles, 4 (mod 16): a half-warp's
@@ -838,7 +841,7 @@ __device__ __forceinline__ void gpuh_impl_dmma16(double (&d)[4], const double (&
    gpuh_dgemm_small (64 × 64 × 16, 2 × 2 warps, 3 stages): 195 registers,
    56832 bytes, no spills. */
 template <typename Cfg, bool VEC>
-__global__ void __launch_bounds__(Cfg::THREADS, 1) gpuh_gemm_dmma_kernel(const gpuh_impl_gemm_args<double> p)
+__global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS) gpuh_gemm_dmma_kernel(const gpuh_impl_gemm_args<double> p)
 {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
     enum { BM = Cfg::BM, BN = Cfg::BN, BK = Cfg::BK, LDA = Cfg::LDA, LDB = Cfg::LDB, S = Cfg::STAGES };
@@ -967,8 +970,8 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1) gpuh_gemm_dmma_kernel(const g
 /* The shipped tile sizes (chosen with bench/gemm_tune.cu on an H200). */
 typedef gpuh_gemm_simt_config<128, 128, 8, 2, 4, 8, 2> gpuh_sgemm_big;  /* 8 × 8 per thread */
 typedef gpuh_gemm_simt_config<64, 64, 16, 2, 4, 8, 2> gpuh_sgemm_small; /* 4 × 4 per thread */
-typedef gpuh_gemm_dmma_config<128, 128, 16, 4, 2, 3> gpuh_dgemm_big;
-typedef gpuh_gemm_dmma_config<64, 64, 16, 2, 2, 3> gpuh_dgemm_small;
+typedef gpuh_gemm_dmma_config<128, 128, 16, 4, 2, 3, 1> gpuh_dgemm_big;
+typedef gpuh_gemm_dmma_config<64, 64, 16, 2, 2, 3, 1> gpuh_dgemm_small;
 
 /* Launches one configuration's kernel over the parts in `a`, `blocks` blocks. */
 template <typename T, int BM, int BN, int BK, int WM, int WN, int LM, int MB>
@@ -980,11 +983,11 @@ cudaError_t gpuh_impl_gemm_launch(gpuh_gemm_simt_config<BM, BN, BK, WM, WN, LM, 
         return GPUH_LAUNCH((gpuh_gemm_simt_kernel<T, Cfg, true>), blocks, Cfg::THREADS, 0, stream, a);
     return GPUH_LAUNCH((gpuh_gemm_simt_kernel<T, Cfg, false>), blocks, Cfg::THREADS, 0, stream, a);
 }
-template <int BM, int BN, int BK, int WM, int WN, int S>
-cudaError_t gpuh_impl_gemm_launch(gpuh_gemm_dmma_config<BM, BN, BK, WM, WN, S>, const gpuh_impl_gemm_args<double> &a,
-                                  bool vec, unsigned blocks, cudaStream_t stream)
+template <int BM, int BN, int BK, int WM, int WN, int S, int MB>
+cudaError_t gpuh_impl_gemm_launch(gpuh_gemm_dmma_config<BM, BN, BK, WM, WN, S, MB>,
+                                  const gpuh_impl_gemm_args<double> &a, bool vec, unsigned blocks, cudaStream_t stream)
 {
-    typedef gpuh_gemm_dmma_config<BM, BN, BK, WM, WN, S> Cfg;
+    typedef gpuh_gemm_dmma_config<BM, BN, BK, WM, WN, S, MB> Cfg;
     if (Cfg::SMEM > 48 * 1024) { /* beyond the default limit a kernel must ask */
         cudaError_t err = cudaFuncSetAttribute(gpuh_gemm_dmma_kernel<Cfg, true>,
                                                cudaFuncAttributeMaxDynamicSharedMemorySize, (int)Cfg::SMEM);

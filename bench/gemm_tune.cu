@@ -120,11 +120,11 @@ static cudaFuncAttributes attributes(gpuh_gemm_simt_config<BM, BN, BK, WM, WN, L
     GPUH_CHECK(cudaFuncGetAttributes(&a, gpuh_gemm_simt_kernel<T, gpuh_gemm_simt_config<BM, BN, BK, WM, WN, LM, MB>, true>));
     return a;
 }
-template <typename T, int BM, int BN, int BK, int WM, int WN, int S>
-static cudaFuncAttributes attributes(gpuh_gemm_dmma_config<BM, BN, BK, WM, WN, S>)
+template <typename T, int BM, int BN, int BK, int WM, int WN, int S, int MB>
+static cudaFuncAttributes attributes(gpuh_gemm_dmma_config<BM, BN, BK, WM, WN, S, MB>)
 {
     cudaFuncAttributes a;
-    GPUH_CHECK(cudaFuncGetAttributes(&a, gpuh_gemm_dmma_kernel<gpuh_gemm_dmma_config<BM, BN, BK, WM, WN, S>, true>));
+    GPUH_CHECK(cudaFuncGetAttributes(&a, gpuh_gemm_dmma_kernel<gpuh_gemm_dmma_config<BM, BN, BK, WM, WN, S, MB>, true>));
     return a;
 }
 
@@ -157,9 +157,9 @@ static void tune_row(const char *name, const buffers<T> &m, const peer_rates &pe
 #define SIMT(bm, bn, bk, wm, wn, lm, mb)                                                                           \
     tune_row<gpuh_gemm_simt_config<bm, bn, bk, wm, wn, lm, mb>, gpuh_sgemm_small, float>(                         \
         "simt " #bm "x" #bn "x" #bk " warps " #wm "x" #wn " lanes " #lm " min " #mb, fm, fpeer)
-#define DMMA(bm, bn, bk, wm, wn, s)                                                                                \
-    tune_row<gpuh_gemm_dmma_config<bm, bn, bk, wm, wn, s>, gpuh_dgemm_small, double>(                             \
-        "dmma " #bm "x" #bn "x" #bk " warps " #wm "x" #wn " stages " #s, dm, dpeer)
+#define DMMA(bm, bn, bk, wm, wn, s, mb)                                                                            \
+    tune_row<gpuh_gemm_dmma_config<bm, bn, bk, wm, wn, s, mb>, gpuh_dgemm_small, double>(                         \
+        "dmma " #bm "x" #bn "x" #bk " warps " #wm "x" #wn " stages " #s " min " #mb, dm, dpeer)
 
 int main()
 {
@@ -211,12 +211,14 @@ int main()
     GPUH_CHECK(gpuh_random_uniform_f64(dm.a, elems, seed + 4, 0));
     GPUH_CHECK(gpuh_random_uniform_f64(dm.b, elems, seed + 5, 0));
     const peer_rates dpeer = time_cublas(dm);
-    DMMA(128, 128, 16, 4, 2, 3); /* shipped */
-    DMMA(128, 128, 16, 2, 4, 3);
-    DMMA(128, 128, 16, 4, 2, 4);
-    DMMA(128, 128, 32, 4, 2, 3);
-    DMMA(128, 64, 16, 2, 2, 4);
-    DMMA(64, 64, 16, 2, 2, 4);
+    DMMA(128, 128, 16, 4, 2, 3, 1); /* shipped */
+    DMMA(128, 128, 16, 2, 4, 3, 1);
+    DMMA(128, 128, 16, 4, 2, 4, 1);
+    DMMA(128, 128, 32, 4, 2, 3, 1);
+    DMMA(128, 64, 16, 4, 2, 3, 2);
+    DMMA(64, 128, 16, 2, 4, 3, 2);
+    DMMA(128, 64, 16, 2, 2, 4, 1);
+    DMMA(64, 64, 16, 2, 2, 4, 1);
     tune_row<gpuh_sgemm_small, gpuh_sgemm_small, double>("simt 64x64x16 (double on CUDA cores)", dm, dpeer);
 
     GPUH_CHECK(gpuh_free(dm.a));
