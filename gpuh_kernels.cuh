@@ -1142,8 +1142,8 @@ template <> struct gpuh_impl_gemm_default<double> {
    overlap A or B. Fastest with 16-byte-aligned pointers and leading
    dimensions that are multiples of 16 bytes; any others take scalar loads.
    float runs on the CUDA cores (FFMA, no TF32); double on the FP64 tensor
-   cores on sm_90 (exact products, sums rounded to nearest in double as
-   with FMA), on the CUDA cores elsewhere. Deterministic: same inputs and
+   cores on sm_90 (double-precision arithmetic throughout), on the CUDA
+   cores elsewhere. Deterministic: same inputs and
    shape, same bits. Errors: cudaErrorInvalidValue (a leading dimension below
    the row length, a matrix whose extent overflows size_t, NULL with a
    non-empty matrix, more than 2^31 - 1 tiles), launch errors; the detail
