@@ -1,5 +1,5 @@
 /* gpuh_kernels.cuh - v0.1.0 - generic CUDA kernels with launchers: vector add,
-   reductions (sum, min, max, dot, L2 norm), tiled shared-memory matrix multiply.
+   reductions (sum, min, max, dot, L2 norm), matrix multiply (GEMM).
 
    Needs gpuh.h beside it. MIT licence (see gpuh.h).
 
@@ -13,9 +13,10 @@
        GPUH_CHECK(gpuh_sum(d_x, n, d_result, d_temp, stream));      // also gpuh_min, gpuh_max
        GPUH_CHECK(gpuh_dot(d_x, d_y, n, d_result, d_temp, stream)); // and gpuh_norm2 (float, double)
        GPUH_CHECK(gpuh_matmul(d_A, d_B, d_C, M, N, K, stream));     // T = float, double
+       GPUH_CHECK(gpuh_gemm(M, N, K, alpha, d_A, lda, d_B, ldb, beta, d_C, ldc, stream));
 
    From C, or to keep templates out of a .cu file, call the typed entry points
-   declared below (gpuh_vector_add_f32, gpuh_sum_f64, gpuh_matmul_f32, ...).
+   declared below (gpuh_vector_add_f32, gpuh_sum_f64, gpuh_gemm_f32, ...).
    Their definitions are emitted stb-style in exactly one .cu file of the program:
 
        #define GPUH_KERNELS_IMPLEMENTATION
@@ -61,8 +62,6 @@
 #define GPUH_REDUCE_SINGLE_BLOCK_MAX (GPUH_REDUCE_BLOCK * GPUH_REDUCE_UNROLL * 2)
 /* Bytes of scratch device memory a reduction needs (partials of up to 8 bytes). */
 #define GPUH_REDUCE_TEMP_BYTES (GPUH_REDUCE_MAX_BLOCKS * 8)
-/* Tile edge of the teaching matmul: blocks of TILE × TILE threads. */
-#define GPUH_MATMUL_TILE 16
 
 #ifdef __cplusplus
 extern "C" {
@@ -95,6 +94,10 @@ cudaError_t gpuh_matmul_f32(const float *d_A, const float *d_B, float *d_C, size
                             cudaStream_t stream);
 cudaError_t gpuh_matmul_f64(const double *d_A, const double *d_B, double *d_C, size_t M, size_t N, size_t K,
                             cudaStream_t stream);
+cudaError_t gpuh_gemm_f32(size_t M, size_t N, size_t K, float alpha, const float *d_A, size_t lda,
+                          const float *d_B, size_t ldb, float beta, float *d_C, size_t ldc, cudaStream_t stream);
+cudaError_t gpuh_gemm_f64(size_t M, size_t N, size_t K, double alpha, const double *d_A, size_t lda,
+                          const double *d_B, size_t ldb, double beta, double *d_C, size_t ldc, cudaStream_t stream);
 
 #ifdef __cplusplus
 } /* extern "C" */
@@ -549,71 +552,680 @@ cudaError_t gpuh_norm2(const T *d_x, size_t n, T *d_out, void *d_temp, cudaStrea
 }
 
 /* ===========================================================================
-   MATRIX MULTIPLY: C = A · B, row-major, A is M × K, B is K × N, C is M × N
+   MATRIX MULTIPLY (GEMM): C = alpha·A·B + beta·C, row-major
+   A is M × K (row stride lda), B is K × N (ldb), C is M × N (ldc), in elements.
+
+   Two kernels, both templates over their tile sizes (gpuh_gemm_with and
+   bench/gemm_tune.cu try other tiles):
+   - gpuh_gemm_simt_kernel: float (and double where there are no FP64 tensor
+     cores) on the CUDA cores, one FMA per multiply-add;
+   - gpuh_gemm_dmma_kernel: double on the FP64 tensor cores of sm_90 (H100,
+     H200) with mma.sync; the CUDA-core kernel stands in on other GPUs.
+   A launch covers up to two rectangular parts of C (gpuh_impl_gemm_args):
+   the launcher runs the tiles that fit whole with big tiles, and the ragged
+   bottom and right strips with small tiles in a second launch, so that a
+   4097³ product is not a 4096³ product plus a whole wave of nearly empty
+   big tiles. Tiles are numbered in groups of GPUH_GEMM_GROUP_M tile rows
+   (gpuh_impl_gemm_tile), so that blocks running at the same time share
+   rows of A and columns of B in the L2 cache.
    =========================================================================== */
 
-/* The classic tiled kernel (CUDA Programming Guide, "Shared Memory"; the CUDA
-   sample matrixMul). Each thread computes one element C[row][col]. A naive
-   kernel reads a whole row of A and column of B from global memory per
-   thread: 2K loads for 2K flops. Here the block's TILE × TILE threads instead
-   walk along K one tile at a time: together they copy a TILE × TILE tile of A
-   and one of B into shared memory (one element each), then every thread does
-   TILE multiply-adds from shared memory. Each global element is now loaded once
-   per block instead of once per thread: TILE times less global traffic.
-   Grid: (ceil(N/TILE), ceil(M/TILE)); block: (TILE, TILE); static shared
-   memory: 2 · TILE² elements. Any M, N, K: out-of-range tile elements load as
-   zero, which adds nothing, and out-of-range threads write nothing. */
-template <typename T, int TILE>
-__global__ void gpuh_matmul_tiled_kernel(const T *__restrict__ g_A, const T *__restrict__ g_B,
-                                         T *__restrict__ g_C, size_t M, size_t N, size_t K)
-{
-    __shared__ T s_A[TILE][TILE];
-    __shared__ T s_B[TILE][TILE];
-    const int tx = threadIdx.x, ty = threadIdx.y;
-    const size_t row = (size_t)blockIdx.y * TILE + ty; /* this thread's row of C and A */
-    const size_t col = (size_t)blockIdx.x * TILE + tx; /* this thread's column of C and B */
-    T acc = 0;
+#define GPUH_GEMM_GROUP_M 8
 
-    for (size_t k0 = 0; k0 < K; k0 += TILE) {
-        /* Thread (ty, tx) loads A[row][k0 + tx] and B[k0 + ty][col]: along a warp
-           tx varies fastest, so both loads read consecutive addresses. */
-        s_A[ty][tx] = (row < M && k0 + tx < K) ? g_A[row * K + k0 + tx] : T(0);
-        s_B[ty][tx] = (k0 + ty < K && col < N) ? g_B[(k0 + ty) * N + col] : T(0);
-        /* The whole tile must be in shared memory before anyone reads it. */
-        __syncthreads();
-        /* s_A[ty][k] is the same word for a whole warp row (a broadcast);
-           s_B[k][tx] is consecutive words: no bank conflicts. */
-#pragma unroll
-        for (int k = 0; k < TILE; ++k)
-            acc += s_A[ty][k] * s_B[k][tx];
-        /* Everyone must be done reading before the next tile overwrites it. */
-        __syncthreads();
-    }
-    if (row < M && col < N)
-        g_C[row * N + col] = acc;
+/* One rectangular part of C and the corners of A and B that feed it. */
+template <typename T> struct gpuh_impl_gemm_part {
+    const T *A; /* first row of A the part needs */
+    const T *B; /* first column of B */
+    T *C;       /* top-left element of the part */
+    size_t M, N;
+    unsigned tiles_m, tiles_n;
+};
+/* A launch's arguments: blocks [0, part0_tiles) do part[0], the rest part[1]. */
+template <typename T> struct gpuh_impl_gemm_args {
+    gpuh_impl_gemm_part<T> part[2];
+    unsigned part0_tiles;
+    size_t K, lda, ldb, ldc;
+    T alpha, beta;
+};
+
+/* This block's part of C and its tile (tm, tn) there. Consecutive blocks walk
+   down a group of GPUH_GEMM_GROUP_M tile rows before moving one tile column
+   to the right (the "grouped" order of the Triton matmul tutorial): the
+   blocks in flight then read a few rows of A and a few columns of B, which
+   stay in L2, instead of one row of A and every column of B. */
+template <typename T>
+__device__ __forceinline__ gpuh_impl_gemm_part<T> gpuh_impl_gemm_tile(const gpuh_impl_gemm_args<T> &p,
+                                                                     unsigned &tm, unsigned &tn)
+{
+    const bool second = blockIdx.x >= p.part0_tiles;
+    const gpuh_impl_gemm_part<T> g = second ? p.part[1] : p.part[0];
+    const unsigned long long id = blockIdx.x - (second ? p.part0_tiles : 0u);
+    const unsigned long long width = (unsigned long long)GPUH_GEMM_GROUP_M * g.tiles_n;
+    const unsigned long long first = id / width * GPUH_GEMM_GROUP_M;
+    const unsigned long long rows = g.tiles_m - first < GPUH_GEMM_GROUP_M ? g.tiles_m - first : GPUH_GEMM_GROUP_M;
+    tm = (unsigned)(first + id % width % rows);
+    tn = (unsigned)(id % width / rows);
+    return g;
 }
 
-/* gpuh_matmul: C = A · B for row-major device matrices, A M × K, B K × N,
-   C M × N (leading dimensions K, N and N), T = float or double, on `stream`.
-   Any M, N, K ≥ 0: M or N = 0 does nothing; K = 0 sets C to zero. C must not
-   overlap A or B. Errors: cudaErrorInvalidValue (NULL with a non-empty
-   matrix), cudaErrorInvalidConfiguration (M > 65535 · TILE rows: beyond the
-   grid's y limit), launch errors. The teaching kernel: about 0.16× cuBLAS. */
-template <typename T>
-cudaError_t gpuh_matmul(const T *d_A, const T *d_B, T *d_C, size_t M, size_t N, size_t K,
-                        cudaStream_t stream = 0)
+/* Four consecutive elements to or from 16-byte-aligned memory, as one float4
+   or two double2 (16-byte loads: a quarter of the instructions). */
+__device__ __forceinline__ void gpuh_impl_ld4(const float *p, float (&r)[4])
 {
-    dim3 block(GPUH_MATMUL_TILE, GPUH_MATMUL_TILE), grid;
-    cudaError_t err;
-    if (M == 0 || N == 0)
-        return cudaSuccess;
-    if (d_C == NULL || (K > 0 && (d_A == NULL || d_B == NULL)))
-        return gpuh_impl_fail(cudaErrorInvalidValue, "gpuh_matmul: %s is NULL (M %zu, N %zu, K %zu)",
-                              d_C == NULL ? "d_C" : d_A == NULL ? "d_A" : "d_B", M, N, K);
-    if ((err = gpuh_grid_2d(&grid, N, M, block)) != cudaSuccess)
+    const float4 v = *reinterpret_cast<const float4 *>(p);
+    r[0] = v.x, r[1] = v.y, r[2] = v.z, r[3] = v.w;
+}
+__device__ __forceinline__ void gpuh_impl_ld4(const double *p, double (&r)[4])
+{
+    const double2 v = reinterpret_cast<const double2 *>(p)[0], w = reinterpret_cast<const double2 *>(p)[1];
+    r[0] = v.x, r[1] = v.y, r[2] = w.x, r[3] = w.y;
+}
+__device__ __forceinline__ void gpuh_impl_st4(float *p, const float (&r)[4])
+{
+    *reinterpret_cast<float4 *>(p) = make_float4(r[0], r[1], r[2], r[3]);
+}
+__device__ __forceinline__ void gpuh_impl_st4(double *p, const double (&r)[4])
+{
+    reinterpret_cast<double2 *>(p)[0] = make_double2(r[0], r[1]);
+    reinterpret_cast<double2 *>(p)[1] = make_double2(r[2], r[3]);
+}
+
+/* alpha·acc + beta·c, where beta == 0 never reads c (so NaN in C does not leak). */
+template <typename T> __device__ __forceinline__ T gpuh_impl_axpby(T alpha, T acc, T beta, const T *c)
+{
+    return beta == T(0) ? alpha * acc : alpha * acc + beta * *c;
+}
+
+/* ---------------------------------------------------------------------------
+   The CUDA-core kernel and its tile sizes.
+   BM × BN: the block's tile of C; BK: the slice of K staged per step;
+   WARPS_M × WARPS_N warps, each owning a WM × WN = (BM/WARPS_M) × (BN/WARPS_N)
+   piece; inside a warp LANES_M × LANES_N lanes (32 in all), each owning
+   TM × TN = (4·RM) × (4·RN) elements of C, in RM × RN blocks of 4 × 4 spaced
+   WM/RM rows and WN/RN columns apart (CUTLASS's SIMT layout): a lane's four
+   rows (and four columns) are consecutive, so it reads them from shared
+   memory as one 16-byte vector, and the 8 (or 4) lanes that differ in them
+   read consecutive vectors: no bank conflicts. MIN_BLOCKS: blocks per SM
+   promised to __launch_bounds__ (it caps the registers at 64K / (threads ·
+   MIN_BLOCKS)). */
+template <int BM_, int BN_, int BK_, int WARPS_M_, int WARPS_N_, int LANES_M_, int MIN_BLOCKS_>
+struct gpuh_gemm_simt_config {
+    enum {
+        BM = BM_, BN = BN_, BK = BK_, WARPS_M = WARPS_M_, WARPS_N = WARPS_N_, MIN_BLOCKS = MIN_BLOCKS_,
+        THREADS = 32 * WARPS_M_ * WARPS_N_,
+        WM = BM_ / WARPS_M_, WN = BN_ / WARPS_N_,
+        LANES_M = LANES_M_, LANES_N = 32 / LANES_M_,
+        RM = WM / (4 * LANES_M), RN = WN / (4 * LANES_N), TM = 4 * RM, TN = 4 * RN,
+        PAD = 4, /* shared rows of BM + 4 (BN + 4) elements: see the A store below */
+        A_LOADS = BM_ * BK_ / 4 / THREADS, B_LOADS = BK_ * BN_ / 4 / THREADS
+    };
+    static_assert(RM >= 1 && RN >= 1 && WM == RM * 4 * LANES_M && WN == RN * 4 * LANES_N, "warp tile");
+    static_assert(A_LOADS >= 1 && B_LOADS >= 1 && A_LOADS * 4 * THREADS == BM * BK &&
+                      B_LOADS * 4 * THREADS == BK * BN && BK % 4 == 0,
+                  "every thread copies whole groups of 4 elements of each tile");
+};
+
+/* gpuh_gemm_simt_kernel: one block computes one BM × BN tile of C (of the
+   part gpuh_impl_gemm_tile gives it) as a sum over K in steps of BK:
+     1. every thread copies A_LOADS groups of 4 consecutive elements of A's
+        BM × BK slice and B_LOADS of B's BK × BN slice from global memory into
+        registers (16-byte loads when VEC), and from there into shared
+        memory: A transposed (s_A[k][m]), so that a thread's 4 rows of A are
+        one 16-byte vector there, as its 4 columns of B are in s_B[k][n];
+     2. for each of the BK values of k every thread reads TM elements of A's
+        column k and TN of B's row k from shared memory into registers and
+        does TM·TN multiply-adds into its accumulators: per element read from
+        shared memory it does 64 / 16 = 4 (8 × 8 tile) FMAs, where the one-
+        thread-per-element kernel did one per two reads.
+   Two shared buffers: while the block computes on one, the next slice's
+   global loads are in flight (issued before the compute, stored after it),
+   so their latency hides behind the arithmetic; one barrier per step.
+   Interior tiles load and store without bounds checks; a tile on the edge
+   of the part (or the last, partial step of K) loads zeros for elements past
+   the edge, which add nothing, and stores only the elements inside C.
+   VEC: A, B, C 16-byte aligned and lda, ldb, ldc multiples of 4 floats
+   (2 doubles), so interior tiles use 16-byte loads and stores; otherwise (an
+   odd leading dimension such as 4097, an offset pointer) scalar ones.
+   Grid: 1-D, one block per tile of both parts; block: Cfg::THREADS;
+   static shared memory 2 · BK · (BM + BN + 8) elements.
+   Budget (nvcc 13.0 -Xptxas -v, sm_90), float: gpuh_sgemm_big (128 × 128 × 8,
+   2 × 4 warps of 64 × 32, 8 × 8 per thread): 126 registers (127 scalar),
+   16896 bytes of shared memory, no spills, 2 blocks per SM;
+   gpuh_sgemm_small (64 × 64 × 16, 4 × 4 per thread): 91 registers, 17408
+   bytes, no spills. */
+template <typename T, typename Cfg, bool VEC>
+__global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS)
+    gpuh_gemm_simt_kernel(const gpuh_impl_gemm_args<T> p)
+{
+    enum { BM = Cfg::BM, BN = Cfg::BN, BK = Cfg::BK, PAD = Cfg::PAD, THREADS = Cfg::THREADS };
+    enum { WM = Cfg::WM, WN = Cfg::WN, RM = Cfg::RM, RN = Cfg::RN, TM = Cfg::TM, TN = Cfg::TN };
+    __shared__ __align__(16) T s_A[2][BK][BM + PAD]; /* A's slice, transposed: s_A[k][m] */
+    __shared__ __align__(16) T s_B[2][BK][BN + PAD]; /* B's slice as it is: s_B[k][n] */
+
+    unsigned tm, tn;
+    const gpuh_impl_gemm_part<T> g = gpuh_impl_gemm_tile(p, tm, tn);
+    const size_t m0 = (size_t)tm * BM, n0 = (size_t)tn * BN, K = p.K;
+    const bool full_mn = m0 + BM <= g.M && n0 + BN <= g.N;
+    const int tid = threadIdx.x, lane = tid % 32, warp = tid / 32;
+    const int wm0 = warp / Cfg::WARPS_N * WM, wn0 = warp % Cfg::WARPS_N * WN; /* the warp's piece */
+    const int lm = lane / Cfg::LANES_N, ln = lane % Cfg::LANES_N;              /* the lane's place in it */
+
+    T r_a[Cfg::A_LOADS][4], r_b[Cfg::B_LOADS][4]; /* the next slice, on its way to shared memory */
+    T acc[TM][TN];
+#pragma unroll
+    for (int i = 0; i < TM; ++i)
+#pragma unroll
+        for (int j = 0; j < TN; ++j)
+            acc[i][j] = T(0);
+
+    /* Group q = tid + i·THREADS of A's slice is row q / (BK/4), columns
+       4·(q % (BK/4)) .. +3; of B's, row q / (BN/4), columns 4·(q % (BN/4)) .. +3.
+       Consecutive threads take consecutive groups: coalesced loads. */
+    auto load = [&](size_t k0) {
+        const bool full = full_mn && k0 + BK <= K;
+#pragma unroll
+        for (int i = 0; i < Cfg::A_LOADS; ++i) {
+            const int q = tid + i * THREADS, r = q / (BK / 4), c = q % (BK / 4) * 4;
+            const T *src = g.A + (m0 + r) * p.lda + k0 + c;
+            if (full && VEC)
+                gpuh_impl_ld4(src, r_a[i]);
+            else
+#pragma unroll
+                for (int j = 0; j < 4; ++j)
+                    r_a[i][j] = full || (m0 + r < g.M && k0 + c + j < K) ? src[j] : T(0);
+        }
+#pragma unroll
+        for (int i = 0; i < Cfg::B_LOADS; ++i) {
+            const int q = tid + i * THREADS, r = q / (BN / 4), c = q % (BN / 4) * 4;
+            const T *src = g.B + (k0 + r) * p.ldb + n0 + c;
+            if (full && VEC)
+                gpuh_impl_ld4(src, r_b[i]);
+            else
+#pragma unroll
+                for (int j = 0; j < 4; ++j)
+                    r_b[i][j] = full || (k0 + r < K && n0 + c + j < g.N) ? src[j] : T(0);
+        }
+    };
+    /* With rows of BM + 4 elements, the transposed stores of a warp (16 rows ×
+       2 groups for BK = 8) fall in 32 different banks for floats. */
+    auto store = [&](int buf) {
+#pragma unroll
+        for (int i = 0; i < Cfg::A_LOADS; ++i) {
+            const int q = tid + i * THREADS, r = q / (BK / 4), c = q % (BK / 4) * 4;
+#pragma unroll
+            for (int j = 0; j < 4; ++j)
+                s_A[buf][c + j][r] = r_a[i][j];
+        }
+#pragma unroll
+        for (int i = 0; i < Cfg::B_LOADS; ++i) {
+            const int q = tid + i * THREADS, r = q / (BN / 4), c = q % (BN / 4) * 4;
+            gpuh_impl_st4(&s_B[buf][r][c], r_b[i]);
+        }
+    };
+
+    const size_t steps = K / BK + (K % BK != 0); /* slices of K, the last maybe partial */
+    if (steps > 0) {
+        load(0);
+        store(0);
+    }
+    /* The first slice must be in shared memory before anyone reads it. */
+    __syncthreads();
+    for (size_t s = 0; s < steps; ++s) {
+        const int buf = (int)(s % 2);
+        if (s + 1 < steps)
+            load((s + 1) * BK); /* in flight during the arithmetic below */
+#pragma unroll
+        for (int k = 0; k < BK; ++k) {
+            T a[RM][4], b[RN][4]; /* a[r][q]: row wm0 + r·WM/RM + 4·lm + q of the tile */
+#pragma unroll
+            for (int r = 0; r < RM; ++r)
+                gpuh_impl_ld4(&s_A[buf][k][wm0 + r * (WM / RM) + lm * 4], a[r]);
+#pragma unroll
+            for (int r = 0; r < RN; ++r)
+                gpuh_impl_ld4(&s_B[buf][k][wn0 + r * (WN / RN) + ln * 4], b[r]);
+#pragma unroll
+            for (int i = 0; i < TM; ++i)
+#pragma unroll
+                for (int j = 0; j < TN; ++j)
+                    acc[i][j] += a[i / 4][i % 4] * b[j / 4][j % 4];
+        }
+        /* The other buffer was last read in step s - 1, before the barrier
+           that ended it, so it can take slice s + 1 now. */
+        if (s + 1 < steps)
+            store(buf ^ 1);
+        /* Slice s + 1 must be complete before step s + 1 reads it, and step s
+           must be done reading `buf` before step s + 1 overwrites it. */
+        __syncthreads();
+    }
+
+#pragma unroll
+    for (int i = 0; i < TM; ++i) {
+        const size_t row = m0 + wm0 + i / 4 * (WM / RM) + lm * 4 + i % 4;
+#pragma unroll
+        for (int r = 0; r < RN; ++r) {
+            const size_t col = n0 + wn0 + r * (WN / RN) + ln * 4;
+            T *dst = g.C + row * p.ldc + col;
+            T v[4];
+#pragma unroll
+            for (int j = 0; j < 4; ++j)
+                v[j] = p.alpha * acc[i][4 * r + j];
+            if (full_mn && VEC) {
+                if (p.beta != T(0)) {
+                    T c[4];
+                    gpuh_impl_ld4(dst, c);
+#pragma unroll
+                    for (int j = 0; j < 4; ++j)
+                        v[j] += p.beta * c[j];
+                }
+                gpuh_impl_st4(dst, v);
+            } else {
+#pragma unroll
+                for (int j = 0; j < 4; ++j)
+                    if (full_mn || (row < g.M && col + j < g.N))
+                        dst[j] = p.beta == T(0) ? v[j] : v[j] + p.beta * dst[j];
+            }
+        }
+    }
+}
+
+/* ---------------------------------------------------------------------------
+   The FP64 tensor-core kernel (sm_90) and its tile sizes.
+   BM × BN × BK block tile (BK a multiple of 16), WARPS_M × WARPS_N warps,
+   each owning (BM/WARPS_M) × (BN/WARPS_N) = (16·MT) × (8·NT) of C as MT × NT
+   tiles of 16 × 8, STAGES slices of A and B in flight in shared memory;
+   MIN_BLOCKS: blocks per SM promised to __launch_bounds__. */
+template <int BM_, int BN_, int BK_, int WARPS_M_, int WARPS_N_, int STAGES_, int MIN_BLOCKS_>
+struct gpuh_gemm_dmma_config {
+    enum {
+        BM = BM_, BN = BN_, BK = BK_, WARPS_M = WARPS_M_, WARPS_N = WARPS_N_, STAGES = STAGES_,
+        MIN_BLOCKS = MIN_BLOCKS_,
+        THREADS = 32 * WARPS_M_ * WARPS_N_,
+        WM = BM_ / WARPS_M_, WN = BN_ / WARPS_N_, MT = WM / 16, NT = WN / 8,
+        /* Row strides of the shared tiles in doubles, 4 (mod 16): a half-warp's
+           16 fragment reads (4 rows × 4 columns) then hit 16 different bank
+           pairs, and every row stays 16-byte aligned for cp.async. */
+        LDA = BK_ + 4, LDB = BN_ + 4,
+        STAGE = BM_ * (BK_ + 4) + BK_ * (BN_ + 4), /* doubles per stage */
+        A_CHUNKS = BM_ * BK_ / 2 / THREADS, B_CHUNKS = BK_ * BN_ / 2 / THREADS,
+        SMEM = STAGES_ * STAGE * 8 /* bytes of dynamic shared memory */
+    };
+    static_assert(MT * 16 == WM && NT * 8 == WN && BK % 16 == 0 && BN % 16 == 0 && STAGES >= 2, "tiles");
+    static_assert(A_CHUNKS * 2 * THREADS == BM * BK && B_CHUNKS * 2 * THREADS == BK * BN,
+                  "every thread copies whole 16-byte chunks");
+};
+
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+/* cp.async (sm_80+): copies global → shared without passing through registers,
+   so the copies of the next STAGES - 1 slices run while the tensor cores
+   work. The 8-byte form with a source size of 0 writes zeros (the edges). */
+__device__ __forceinline__ void gpuh_impl_cp_async16(double *s_dst, const double *g_src)
+{
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"((unsigned)__cvta_generic_to_shared(s_dst)),
+                 "l"(g_src));
+}
+__device__ __forceinline__ void gpuh_impl_cp_async8(double *s_dst, const double *g_src, bool inside)
+{
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 8, %2;\n" ::"r"((unsigned)__cvta_generic_to_shared(s_dst)),
+                 "l"(g_src), "r"(inside ? 8 : 0));
+}
+/* D += A·B for one 16 × 8 × 16 tile, FP64 tensor cores (PTX ISA, mma.sync
+   m16n8k16 .f64, sm_90). Lane l, g = l / 4, t = l % 4, holds
+   a[i] = A[g + 8·(i % 2)][t + 4·(i / 2)], b[i] = B[t + 4·i][g],
+   d[i] = D[g + 8·(i / 2)][2t + i % 2]. */
+__device__ __forceinline__ void gpuh_impl_dmma16(double (&d)[4], const double (&a)[8], const double (&b)[4])
+{
+    asm volatile("mma.sync.aligned.m16n8k16.row.col.f64.f64.f64.f64 {%0,%1,%2,%3}, {%4,%5,%6,%7,%8,%9,%10,%11}, "
+                 "{%12,%13,%14,%15}, {%0,%1,%2,%3};\n"
+                 : "+d"(d[0]), "+d"(d[1]), "+d"(d[2]), "+d"(d[3])
+                 : "d"(a[0]), "d"(a[1]), "d"(a[2]), "d"(a[3]), "d"(a[4]), "d"(a[5]), "d"(a[6]), "d"(a[7]),
+                   "d"(b[0]), "d"(b[1]), "d"(b[2]), "d"(b[3]));
+}
+#endif
+
+/* gpuh_gemm_dmma_kernel: one block computes one BM × BN tile of C in double
+   on the FP64 tensor cores. Per slice of BK columns of A (rows of B):
+     1. the block copies A's BM × BK slice and B's BK × BN slice into one of
+        STAGES shared buffers with cp.async, 16-byte chunks when VEC (else
+        8-byte ones), zeros past the edges: A as it is (s_A[m][k]), B as it
+        is (s_B[k][n]); the copies for the slices STAGES - 1 ahead are in
+        flight meanwhile;
+     2. every warp reads its fragments of A (MT tiles of 16 × 16) and B (NT
+        of 16 × 8) from shared memory and issues MT · NT mma.sync, each
+        16·8·16 multiply-adds, into its MT · NT · 4 accumulators per lane.
+   One barrier per slice. Grid: 1-D, one block per tile; block: Cfg::THREADS;
+   dynamic shared memory Cfg::SMEM bytes (above 48 KiB: the launcher opts in).
+   Built only for sm_90 and later (the body is empty elsewhere); the
+   launcher checks the kernel's PTX version before choosing it.
+   Budget (nvcc 13.0 -Xptxas -v, sm_90): gpuh_dgemm_big (128 × 128 × 16,
+   4 × 2 warps of 32 × 64, 3 stages): 254 registers (246 scalar), 112128
+   bytes of dynamic shared memory, no spills, 1 block per SM;
+   gpuh_dgemm_small (64 × 64 × 16, 2 × 2 warps, 3 stages): 195 registers,
+   56832 bytes, no spills. */
+template <typename Cfg, bool VEC>
+__global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS) gpuh_gemm_dmma_kernel(const gpuh_impl_gemm_args<double> p)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    enum { BM = Cfg::BM, BN = Cfg::BN, BK = Cfg::BK, LDA = Cfg::LDA, LDB = Cfg::LDB, S = Cfg::STAGES };
+    enum { MT = Cfg::MT, NT = Cfg::NT, THREADS = Cfg::THREADS };
+    extern __shared__ __align__(16) double gpuh_impl_dmma_smem[];
+    double *s_all = gpuh_impl_dmma_smem; /* stage s: s_A at s·STAGE, then s_B after BM·LDA */
+
+    unsigned tm, tn;
+    const gpuh_impl_gemm_part<double> g = gpuh_impl_gemm_tile(p, tm, tn);
+    const size_t m0 = (size_t)tm * BM, n0 = (size_t)tn * BN, K = p.K;
+    const bool full_mn = m0 + BM <= g.M && n0 + BN <= g.N;
+    const int tid = threadIdx.x, lane = tid % 32, warp = tid / 32, gi = lane / 4, ti = lane % 4;
+    const int wm0 = warp / Cfg::WARPS_N * Cfg::WM, wn0 = warp % Cfg::WARPS_N * Cfg::WN;
+
+    double acc[MT][NT][4];
+#pragma unroll
+    for (int i = 0; i < MT; ++i)
+#pragma unroll
+        for (int j = 0; j < NT; ++j)
+#pragma unroll
+            for (int v = 0; v < 4; ++v)
+                acc[i][j][v] = 0.0;
+
+    /* Chunk q = tid + i·THREADS of A's slice: row q / (BK/2), columns
+       2·(q % (BK/2)) and +1; of B's: row q / (BN/2), columns 2·(q % (BN/2)), +1. */
+    auto load = [&](int stage, size_t k0) {
+        double *s_A = s_all + stage * Cfg::STAGE, *s_B = s_A + BM * LDA;
+        const bool full = full_mn && k0 + BK <= K;
+#pragma unroll
+        for (int i = 0; i < Cfg::A_CHUNKS; ++i) {
+            const int q = tid + i * THREADS, r = q / (BK / 2), c = q % (BK / 2) * 2;
+            const double *src = g.A + (m0 + r) * p.lda + k0 + c;
+            if (full && VEC)
+                gpuh_impl_cp_async16(s_A + r * LDA + c, src);
+            else
+#pragma unroll
+                for (int j = 0; j < 2; ++j) {
+                    const bool in = full || (m0 + r < g.M && k0 + c + j < K);
+                    gpuh_impl_cp_async8(s_A + r * LDA + c + j, in ? src + j : g.A, in);
+                }
+        }
+#pragma unroll
+        for (int i = 0; i < Cfg::B_CHUNKS; ++i) {
+            const int q = tid + i * THREADS, r = q / (BN / 2), c = q % (BN / 2) * 2;
+            const double *src = g.B + (k0 + r) * p.ldb + n0 + c;
+            if (full && VEC)
+                gpuh_impl_cp_async16(s_B + r * LDB + c, src);
+            else
+#pragma unroll
+                for (int j = 0; j < 2; ++j) {
+                    const bool in = full || (k0 + r < K && n0 + c + j < g.N);
+                    gpuh_impl_cp_async8(s_B + r * LDB + c + j, in ? src + j : g.B, in);
+                }
+        }
+    };
+
+    const size_t steps = K / BK + (K % BK != 0); /* slices of K, the last maybe partial */
+    /* Prologue: slices 0 .. S - 2 in flight, one commit group each (empty
+       groups past the end keep the count that wait_group relies on). */
+#pragma unroll
+    for (int s = 0; s < S - 1; ++s) {
+        if ((size_t)s < steps)
+            load(s, (size_t)s * BK);
+        asm volatile("cp.async.commit_group;\n" ::);
+    }
+    for (size_t s = 0; s < steps; ++s) {
+        /* This thread's copies of slice s have landed (at most S - 2 newer groups pending)... */
+        asm volatile("cp.async.wait_group %0;\n" ::"n"(S - 2) : "memory");
+        /* ...and everyone's have; and every warp is done with slice s - 1, whose
+           stage the copy issued next overwrites. */
+        __syncthreads();
+        if (s + S - 1 < steps)
+            load((int)((s + S - 1) % S), (s + S - 1) * BK);
+        asm volatile("cp.async.commit_group;\n" ::);
+
+        const double *s_A = s_all + (int)(s % S) * Cfg::STAGE, *s_B = s_A + BM * LDA;
+#pragma unroll
+        for (int kk = 0; kk < BK; kk += 16) {
+            double a[MT][8];
+#pragma unroll
+            for (int i = 0; i < MT; ++i)
+#pragma unroll
+                for (int v = 0; v < 8; ++v)
+                    a[i][v] = s_A[(wm0 + i * 16 + gi + 8 * (v % 2)) * LDA + kk + ti + 4 * (v / 2)];
+#pragma unroll
+            for (int j = 0; j < NT; ++j) {
+                double b[4];
+#pragma unroll
+                for (int v = 0; v < 4; ++v)
+                    b[v] = s_B[(kk + ti + 4 * v) * LDB + wn0 + j * 8 + gi];
+#pragma unroll
+                for (int i = 0; i < MT; ++i)
+                    gpuh_impl_dmma16(acc[i][j], a[i], b);
+            }
+        }
+    }
+
+#pragma unroll
+    for (int i = 0; i < MT; ++i)
+#pragma unroll
+        for (int j = 0; j < NT; ++j)
+#pragma unroll
+            for (int h = 0; h < 2; ++h) {
+                const size_t row = m0 + wm0 + i * 16 + gi + 8 * h, col = n0 + wn0 + j * 8 + 2 * ti;
+                double *dst = g.C + row * p.ldc + col;
+                double v0 = p.alpha * acc[i][j][2 * h], v1 = p.alpha * acc[i][j][2 * h + 1];
+                if (full_mn && VEC) {
+                    if (p.beta != 0.0) {
+                        const double2 c = *reinterpret_cast<const double2 *>(dst);
+                        v0 += p.beta * c.x;
+                        v1 += p.beta * c.y;
+                    }
+                    *reinterpret_cast<double2 *>(dst) = make_double2(v0, v1);
+                } else if (full_mn || row < g.M) {
+                    if (full_mn || col < g.N)
+                        dst[0] = p.beta == 0.0 ? v0 : v0 + p.beta * dst[0];
+                    if (full_mn || col + 1 < g.N)
+                        dst[1] = p.beta == 0.0 ? v1 : v1 + p.beta * dst[1];
+                }
+            }
+#else
+    (void)p; /* not built below sm_90: gpuh_impl_dmma_ready says so to the launcher */
+#endif
+}
+
+/* The shipped tile sizes (chosen with bench/gemm_tune.cu on an H200). */
+typedef gpuh_gemm_simt_config<128, 128, 8, 2, 4, 8, 2> gpuh_sgemm_big;  /* 8 × 8 per thread */
+typedef gpuh_gemm_simt_config<64, 64, 16, 2, 4, 8, 2> gpuh_sgemm_small; /* 4 × 4 per thread */
+typedef gpuh_gemm_dmma_config<128, 128, 16, 4, 2, 3, 1> gpuh_dgemm_big;
+typedef gpuh_gemm_dmma_config<64, 64, 16, 2, 2, 3, 1> gpuh_dgemm_small;
+
+/* Launches one configuration's kernel over the parts in `a`, `blocks` blocks. */
+template <typename T, int BM, int BN, int BK, int WM, int WN, int LM, int MB>
+cudaError_t gpuh_impl_gemm_launch(gpuh_gemm_simt_config<BM, BN, BK, WM, WN, LM, MB>, const gpuh_impl_gemm_args<T> &a,
+                                  bool vec, unsigned blocks, cudaStream_t stream)
+{
+    typedef gpuh_gemm_simt_config<BM, BN, BK, WM, WN, LM, MB> Cfg;
+    if (vec)
+        return GPUH_LAUNCH((gpuh_gemm_simt_kernel<T, Cfg, true>), blocks, Cfg::THREADS, 0, stream, a);
+    return GPUH_LAUNCH((gpuh_gemm_simt_kernel<T, Cfg, false>), blocks, Cfg::THREADS, 0, stream, a);
+}
+template <int BM, int BN, int BK, int WM, int WN, int S, int MB>
+cudaError_t gpuh_impl_gemm_launch(gpuh_gemm_dmma_config<BM, BN, BK, WM, WN, S, MB>,
+                                  const gpuh_impl_gemm_args<double> &a, bool vec, unsigned blocks, cudaStream_t stream)
+{
+    typedef gpuh_gemm_dmma_config<BM, BN, BK, WM, WN, S, MB> Cfg;
+    if (Cfg::SMEM > 48 * 1024) { /* beyond the default limit a kernel must ask */
+        cudaError_t err = cudaFuncSetAttribute(gpuh_gemm_dmma_kernel<Cfg, true>,
+                                               cudaFuncAttributeMaxDynamicSharedMemorySize, (int)Cfg::SMEM);
+        if (err == cudaSuccess)
+            err = cudaFuncSetAttribute(gpuh_gemm_dmma_kernel<Cfg, false>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                       (int)Cfg::SMEM);
+        if (err != cudaSuccess)
+            return gpuh_impl_fail(err, "gpuh_gemm: %d bytes of shared memory per block: %s", (int)Cfg::SMEM,
+                                  cudaGetErrorString(err));
+    }
+    if (vec)
+        return GPUH_LAUNCH((gpuh_gemm_dmma_kernel<Cfg, true>), blocks, Cfg::THREADS, Cfg::SMEM, stream, a);
+    return GPUH_LAUNCH((gpuh_gemm_dmma_kernel<Cfg, false>), blocks, Cfg::THREADS, Cfg::SMEM, stream, a);
+}
+
+/* 1 when this program holds gpuh_gemm_dmma_kernel<Cfg> built for sm_90 or
+   later for the current device (the default build's sm_90 code on an H100 or
+   H200); 0 where the driver would run the sm_75 PTX, whose body is empty. */
+template <typename Cfg> static inline int gpuh_impl_dmma_ready(void)
+{
+    cudaFuncAttributes attr;
+    if (cudaFuncGetAttributes(&attr, gpuh_gemm_dmma_kernel<Cfg, true>) != cudaSuccess) {
+        (void)cudaGetLastError(); /* not sticky: clear it */
+        return 0;
+    }
+    return attr.ptxVersion >= 90;
+}
+
+/* Checks gpuh_gemm's arguments (see there); elem: sizeof(T). */
+static inline cudaError_t gpuh_impl_gemm_check(const char *fn, size_t M, size_t N, size_t K, const void *A,
+                                               size_t lda, const void *B, size_t ldb, const void *C, size_t ldc,
+                                               size_t elem)
+{
+    const size_t most = SIZE_MAX / elem; /* elements a byte offset can reach */
+    const char *names[3] = {"A", "B", "C"};
+    const size_t rows[3] = {M, K, M}, cols[3] = {K, N, N}, ld[3] = {lda, ldb, ldc};
+    const void *ptr[3] = {A, B, C};
+    int i;
+    for (i = 0; i < 3; ++i) {
+        if (ld[i] < cols[i])
+            return gpuh_impl_fail(cudaErrorInvalidValue, "%s: ld%c = %zu is less than %s's row length %zu", fn,
+                                  'a' + i, ld[i], names[i], cols[i]);
+        /* the last element's index, (rows - 1)·ld + cols - 1, must fit */
+        if (rows[i] > 0 && cols[i] > 0 && (cols[i] > most || rows[i] - 1 > (most - cols[i]) / ld[i]))
+            return gpuh_impl_fail(cudaErrorInvalidValue,
+                                  "%s: %s of %zu rows x %zu columns with ld%c = %zu overflows size_t", fn,
+                                  names[i], rows[i], cols[i], 'a' + i, ld[i]);
+        /* NULL only matters when there is something to compute */
+        if (ptr[i] == NULL && rows[i] > 0 && cols[i] > 0 && M > 0 && N > 0)
+            return gpuh_impl_fail(cudaErrorInvalidValue, "%s: d_%s is NULL (M %zu, N %zu, K %zu)", fn, names[i],
+                                  M, N, K);
+    }
+    return cudaSuccess;
+}
+
+/* gpuh_gemm_with<Big, Small>: gpuh_gemm with chosen tile configurations
+   (gpuh_gemm_simt_config, or gpuh_gemm_dmma_config for double), for tuning:
+   the tiles of C that Big fits whole are one launch of Big; the bottom and
+   right strips left over (fewer than Big::BM rows, Big::BN columns) are one
+   launch of Small. When C holds fewer whole Big tiles than the device has
+   SMs, Small does everything (more, smaller blocks keep every SM busy).
+   Arguments, errors: gpuh_gemm. */
+template <typename Big, typename Small, typename T>
+cudaError_t gpuh_gemm_with(size_t M, size_t N, size_t K, T alpha, const T *d_A, size_t lda, const T *d_B,
+                           size_t ldb, T beta, T *d_C, size_t ldc, cudaStream_t stream = 0)
+{
+    const size_t w = 16 / sizeof(T); /* elements per 16 bytes */
+    const size_t big_m = M / Big::BM, big_n = N / Big::BN;
+    gpuh_impl_gemm_args<T> a;
+    int dev = 0, sms = 1;
+    cudaError_t err = gpuh_impl_gemm_check("gpuh_gemm", M, N, K, d_A, lda, d_B, ldb, d_C, ldc, sizeof(T));
+    if (err != cudaSuccess || M == 0 || N == 0)
         return err;
-    return GPUH_LAUNCH((gpuh_matmul_tiled_kernel<T, GPUH_MATMUL_TILE>), grid, block, 0, stream, d_A, d_B, d_C,
-                       M, N, K);
+    const bool vec = (uintptr_t)d_A % 16 == 0 && (uintptr_t)d_B % 16 == 0 && (uintptr_t)d_C % 16 == 0 &&
+                     lda % w == 0 && ldb % w == 0 && ldc % w == 0;
+    a.K = K, a.lda = lda, a.ldb = ldb, a.ldc = ldc, a.alpha = alpha, a.beta = beta;
+    if ((err = cudaGetDevice(&dev)) != cudaSuccess ||
+        (err = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev)) != cudaSuccess)
+        return gpuh_impl_fail(err, "gpuh_gemm: no current device: %s", cudaGetErrorString(err));
+
+    /* A part: rows [r0, r0 + m) and columns [c0, c0 + n) of C, in tiles of bm × bn. */
+    auto part = [&](gpuh_impl_gemm_part<T> &pt, size_t r0, size_t c0, size_t m, size_t n, size_t bm, size_t bn) {
+        pt.A = d_A == NULL ? NULL : d_A + r0 * lda;
+        pt.B = d_B == NULL ? NULL : d_B + c0;
+        pt.C = d_C + r0 * ldc + c0;
+        pt.M = m, pt.N = n;
+        pt.tiles_m = (unsigned)gpuh_ceil_div(m, bm);
+        pt.tiles_n = (unsigned)gpuh_ceil_div(n, bn);
+        return (size_t)pt.tiles_m * pt.tiles_n;
+    };
+    /* Every tile is a block of a 1-D grid: at most 2^31 - 1 of them. */
+    const size_t s_m = Small::BM, s_n = Small::BN, b_m = Big::BM, b_n = Big::BN;
+    const size_t tile_m = s_m < b_m ? s_m : b_m, tile_n = s_n < b_n ? s_n : b_n;
+    if (gpuh_ceil_div(M, tile_m) > GPUH_MAX_GRID_X / gpuh_ceil_div(N, tile_n))
+        return gpuh_impl_fail(cudaErrorInvalidValue,
+                              "gpuh_gemm: C of %zu x %zu needs more than 2^31 - 1 blocks of %zu x %zu", M, N, tile_m,
+                              tile_n);
+    if (big_m * big_n < (size_t)sms) { /* too few big tiles to fill the GPU: small ones everywhere */
+        a.part0_tiles = (unsigned)part(a.part[0], 0, 0, M, N, Small::BM, Small::BN);
+        a.part[1] = a.part[0];
+        return gpuh_impl_gemm_launch(Small(), a, vec, a.part0_tiles, stream);
+    }
+    const size_t mi = big_m * Big::BM, ni = big_n * Big::BN; /* the part Big covers */
+    a.part0_tiles = (unsigned)part(a.part[0], 0, 0, mi, ni, Big::BM, Big::BN);
+    a.part[1] = a.part[0];
+    if ((err = gpuh_impl_gemm_launch(Big(), a, vec, a.part0_tiles, stream)) != cudaSuccess || (mi == M && ni == N))
+        return err;
+    /* The strips, in one launch: below the big tiles (all N columns), and right of them. */
+    gpuh_impl_gemm_part<T> strip[2];
+    size_t tiles[2] = {0, 0}, n = 0;
+    if (mi < M)
+        tiles[n] = part(strip[n], mi, 0, M - mi, N, Small::BM, Small::BN), ++n;
+    if (ni < N)
+        tiles[n] = part(strip[n], 0, ni, mi, N - ni, Small::BM, Small::BN), ++n;
+    a.part[0] = strip[0];
+    a.part[1] = strip[n - 1];
+    a.part0_tiles = (unsigned)tiles[0];
+    const size_t blocks = tiles[0] + tiles[1];
+    return gpuh_impl_gemm_launch(Small(), a, vec, (unsigned)blocks, stream);
+}
+
+/* The default configurations per type: float on the CUDA cores; double on
+   the FP64 tensor cores where this build has sm_90 code, else on the CUDA cores. */
+template <typename T> struct gpuh_impl_gemm_default;
+template <> struct gpuh_impl_gemm_default<float> {
+    static cudaError_t run(size_t M, size_t N, size_t K, float alpha, const float *d_A, size_t lda,
+                           const float *d_B, size_t ldb, float beta, float *d_C, size_t ldc, cudaStream_t stream)
+    {
+        return gpuh_gemm_with<gpuh_sgemm_big, gpuh_sgemm_small>(M, N, K, alpha, d_A, lda, d_B, ldb, beta, d_C,
+                                                                  ldc, stream);
+    }
+};
+template <> struct gpuh_impl_gemm_default<double> {
+    static cudaError_t run(size_t M, size_t N, size_t K, double alpha, const double *d_A, size_t lda,
+                           const double *d_B, size_t ldb, double beta, double *d_C, size_t ldc,
+                           cudaStream_t stream)
+    {
+        if (gpuh_impl_dmma_ready<gpuh_dgemm_big>() && gpuh_impl_dmma_ready<gpuh_dgemm_small>())
+            return gpuh_gemm_with<gpuh_dgemm_big, gpuh_dgemm_small>(M, N, K, alpha, d_A, lda, d_B, ldb, beta,
+                                                                      d_C, ldc, stream);
+        return gpuh_gemm_with<gpuh_sgemm_small, gpuh_sgemm_small>(M, N, K, alpha, d_A, lda, d_B, ldb, beta, d_C,
+                                                                    ldc, stream);
+    }
+};
+
+/* gpuh_gemm: C = alpha·A·B + beta·C for row-major device matrices, as BLAS's
+   GEMM without transposes, on `stream`; T = float or double.
+   A: M × K, element (i, k) at d_A[i·lda + k], lda ≥ K; B: K × N at
+   d_B[k·ldb + j], ldb ≥ N; C: M × N at d_C[i·ldc + j], ldc ≥ N (all in
+   elements). Any M, N, K ≥ 0: M or N = 0 does nothing; K = 0 gives
+   C = beta·C. beta == 0 never reads C (NaN there does not leak). C must not
+   overlap A or B. Fastest with 16-byte-aligned pointers and leading
+   dimensions that are multiples of 16 bytes; any others take scalar loads.
+   float runs on the CUDA cores (FFMA, no TF32); double on the FP64 tensor
+   cores on sm_90 (double-precision arithmetic throughout), on the CUDA
+   cores elsewhere. Deterministic: same inputs and
+   shape, same bits. Errors: cudaErrorInvalidValue (a leading dimension below
+   the row length, a matrix whose extent overflows size_t, NULL with a
+   non-empty matrix, more than 2^31 - 1 tiles), launch errors; the detail
+   (gpuh_error_detail) names the argument and its value.
+   Idea: BLAS xGEMM (argument order); CUTLASS's SIMT GEMM and S. Boehm's
+   "How to Optimize a CUDA Matmul Kernel" worklog (tiling, warp tiles);
+   the PTX ISA's mma.sync for FP64. */
+template <typename T>
+cudaError_t gpuh_gemm(size_t M, size_t N, size_t K, T alpha, const T *d_A, size_t lda, const T *d_B, size_t ldb,
+                      T beta, T *d_C, size_t ldc, cudaStream_t stream = 0)
+{
+    return gpuh_impl_gemm_default<T>::run(M, N, K, alpha, d_A, lda, d_B, ldb, beta, d_C, ldc, stream);
+}
+
+/* gpuh_matmul: C = A · B, the short form of gpuh_gemm (alpha 1, beta 0,
+   packed rows: lda = K, ldb = N, ldc = N); T = float or double. M or N = 0
+   does nothing; K = 0 sets C to zero. Errors: those of gpuh_gemm. */
+template <typename T>
+cudaError_t gpuh_matmul(const T *d_A, const T *d_B, T *d_C, size_t M, size_t N, size_t K, cudaStream_t stream = 0)
+{
+    return gpuh_gemm<T>(M, N, K, T(1), d_A, K, d_B, N, T(0), d_C, N, stream);
 }
 
 /* ===========================================================================
@@ -645,6 +1257,13 @@ cudaError_t gpuh_matmul(const T *d_A, const T *d_B, T *d_C, size_t M, size_t N, 
     {                                                                                                  \
         return gpuh_matmul<T>(d_A, d_B, d_C, M, N, K, stream);                                         \
     }
+#define GPUH_IMPL_GEMM(suffix, T)                                                                       \
+    extern "C" cudaError_t gpuh_gemm_##suffix(size_t M, size_t N, size_t K, T alpha, const T *d_A, size_t lda, \
+                                              const T *d_B, size_t ldb, T beta, T *d_C, size_t ldc,    \
+                                              cudaStream_t stream)                                    \
+    {                                                                                                  \
+        return gpuh_gemm<T>(M, N, K, alpha, d_A, lda, d_B, ldb, beta, d_C, ldc, stream);               \
+    }
 
 GPUH_IMPL_VECTOR_ADD(f32, float)
 GPUH_IMPL_VECTOR_ADD(f64, double)
@@ -664,11 +1283,14 @@ GPUH_IMPL_DOT(f32, float)
 GPUH_IMPL_DOT(f64, double)
 GPUH_IMPL_MATMUL(f32, float)
 GPUH_IMPL_MATMUL(f64, double)
+GPUH_IMPL_GEMM(f32, float)
+GPUH_IMPL_GEMM(f64, double)
 
 #undef GPUH_IMPL_VECTOR_ADD
 #undef GPUH_IMPL_REDUCE
 #undef GPUH_IMPL_DOT
 #undef GPUH_IMPL_MATMUL
+#undef GPUH_IMPL_GEMM
 
 #endif /* GPUH_KERNELS_IMPLEMENTATION */
 

@@ -11,15 +11,21 @@
    pointers, no writes outside the output, int wrap-around), sum / min / max
    (float, double, int) and dot / norm2 (float, double) at the awkward sizes
    and offsets, against the error bound documented at gpuh_sum, NaN and
-   infinities, d_temp rules, bitwise determinism (each reduction, 100 runs), matmul at every combination
-   of M, N, K in {1, 3, 16, 17, 100, 257} plus K = 0 and the grid's row limit,
-   NULL-pointer errors, the C entry points, and n = 2^31 + 17.
+   infinities, d_temp rules, bitwise determinism (each reduction, 100 runs),
+   matmul at every combination of M, N, K in {1, 3, 16, 17, 100, 257} plus
+   K = 0, gemm against cuBLAS
+   (4097³, 1000 × 3000 × 500, vectors, K = 1, tall and wide, padded and odd
+   leading dimensions, offset pointers, alpha and beta, NaN in C with
+   beta = 0, M = 2^20 + 1) and its argument errors, NULL-pointer errors,
+   the C entry points, and n = 2^31 + 17.
 
-   nvcc -std=c++17 -arch=sm_90 -DGPUH_USE_CURAND -I. tests/test_kernels.cu -lcurand
+   nvcc -std=c++17 -arch=sm_90 -DGPUH_USE_CURAND -I. tests/test_kernels.cu -lcurand -lcublas
 */
 #define GPUH_KERNELS_IMPLEMENTATION /* the C entry points are tested here too */
 #include "gpuh_test.h"
 #include "gpuh_kernels.cuh"
+
+#include <cublas_v2.h>
 
 #include <climits>
 #include <cmath>
@@ -756,27 +762,219 @@ template <typename T> static void test_matmul()
     printf("matmul<%s>: %zu shapes + K = 0\n", type_name<T>(), nd * nd * nd);
 }
 
-/* The grid's y limit: 65535 blocks of 16 rows. */
-static void test_matmul_row_limit()
+/* ===========================================================================
+   GEMM: gpuh_gemm against cuBLAS's DGEMM on the same inputs widened to
+   double (a reference about 2^29 times more accurate than a float kernel).
+
+   Expected error of the float kernel: each element is a sum of K products
+   accumulated in float with FMA; with inputs uniform in (-1, 1] the rounding
+   errors behave like a random walk, and ||C - C_ref||_F / ||C_ref||_F comes
+   to about 2^-24 · sqrt(K / 6) (each of K additions adds an error of RMS
+   2^-24 / sqrt(3) times the partial sum, whose RMS grows like sqrt(k)/3,
+   while |C| is about sqrt(K)/3): 1.6e-6 at K = 4097, 3e-7 at K = 100. The
+   Frobenius norm averages millions of elements, so it sits close to that
+   value; the bound 1e-5 leaves a factor 6 at the largest K here, and a
+   dropped tile, a wrong element or TF32 arithmetic (2^-11) is off by far
+   more. For double the same walk gives 2^-53 · sqrt(K / 6) ≈ 3e-15; the
+   bound is 1e-12. The largest error seen is printed. */
+
+static double worst_gemm_err[2]; /* [float, double] */
+
+struct gemm_case {
+    size_t M, N, K;
+    size_t pad_a, pad_b, pad_c; /* leading dimension minus row length */
+    size_t off;                 /* elements each pointer is moved from cudaMalloc's alignment */
+    double alpha, beta;
+};
+
+/* C = alpha·A·B + beta·C for row-major double matrices with cuBLAS (column-
+   major): the row-major C is C^T in column-major, and C^T = B^T·A^T. */
+static cublasStatus_t dgemm_row_major(cublasHandle_t h, const gemm_case &c, const double *A, size_t lda,
+                                      const double *B, size_t ldb, double *C, size_t ldc)
 {
-    const size_t M_max = (size_t)65535 * GPUH_MATMUL_TILE;
-    dev_array<float> A(M_max + 1), B(1), C(M_max + 1);
+    return cublasDgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, (int)c.N, (int)c.M, (int)c.K, &c.alpha, B, (int)ldb, A, (int)lda,
+                       &c.beta, C, (int)ldc);
+}
+
+/* One gpuh_gemm<T> call on fresh inputs (C poisoned with NaN when beta = 0,
+   random otherwise) against the reference; also checks that nothing outside
+   the M × N elements of C (the padding of each row, the offset before it)
+   changed. simt: run the CUDA-core double kernel, which the default build
+   uses only on GPUs without sm_90 code. */
+template <typename T> static void check_gemm(cublasHandle_t h, const gemm_case &c, bool simt = false)
+{
+    const size_t lda = c.K + c.pad_a, ldb = c.N + c.pad_b, ldc = c.N + c.pad_c;
+    const size_t na = c.off + c.M * lda, nb = c.off + c.K * ldb, nc = c.off + c.M * ldc;
+    dev_array<T> A(na), B(nb), C(nc);
+    dev_array<double> Ad(na), Bd(nb), Cd(nc);
+    if (!A.ok() || !B.ok() || !C.ok() || !Ad.ok() || !Bd.ok() || !Cd.ok())
+        return;
+    std::vector<T> hA = random_input(A.p, na, SYMMETRIC), hB = random_input(B.p, nb, SYMMETRIC), hC;
+    if (c.beta != 0)
+        hC = random_input(C.p, nc, SYMMETRIC);
+    else {
+        poison(C.p, nc);
+        hC = download(C.p, nc);
+    }
+    std::vector<double> wA(hA.begin(), hA.end()), wB(hB.begin(), hB.end()), wC(nc, 0.0);
+    if (c.beta != 0)
+        wC.assign(hC.begin(), hC.end());
+    TEST_CUDA(gpuh_copy_to_device(Ad.p, wA.data(), na));
+    TEST_CUDA(gpuh_copy_to_device(Bd.p, wB.data(), nb));
+    TEST_CUDA(gpuh_copy_to_device(Cd.p, wC.data(), nc));
+
+    const T alpha = T(c.alpha), beta = T(c.beta);
+    cudaError_t err;
+    if (simt)
+        err = gpuh_gemm_with<gpuh_sgemm_small, gpuh_sgemm_small>(c.M, c.N, c.K, alpha, A.p + c.off, lda, B.p + c.off,
+                                                                  ldb, beta, C.p + c.off, ldc);
+    else
+        err = gpuh_gemm(c.M, c.N, c.K, alpha, A.p + c.off, lda, B.p + c.off, ldb, beta, C.p + c.off, ldc);
+    if (!TEST_CUDA(err))
+        return;
+    TEST_ASSERT(dgemm_row_major(h, c, Ad.p + c.off, lda, Bd.p + c.off, ldb, Cd.p + c.off, ldc) ==
+                    CUBLAS_STATUS_SUCCESS, "cublasDgemm failed");
+    std::vector<T> got = download(C.p, nc);
+    std::vector<double> ref = download(Cd.p, nc);
+
+    std::vector<T> out(c.M * c.N);
+    std::vector<double> want(c.M * c.N);
+    size_t changed = 0;
+    for (size_t i = 0; i < nc; ++i) {
+        const size_t r = (i - c.off) / ldc, j = (i - c.off) % ldc;
+        if (i >= c.off && j < c.N) {
+            out[r * c.N + j] = got[i];
+            want[r * c.N + j] = ref[i];
+        } else {
+            changed += !same_bits(got[i], hC[i]);
+        }
+    }
+    double rel;
+    if constexpr (std::is_same<T, float>::value)
+        rel = gpuh_test_rel_err_f32(out.data(), want.data(), out.size());
+    else
+        rel = gpuh_test_rel_err_f64(out.data(), want.data(), out.size());
+    const bool is_f = std::is_same<T, float>::value;
+    const double tol = is_f ? 1e-5 : 1e-12;
+    if (rel > worst_gemm_err[is_f ? 0 : 1])
+        worst_gemm_err[is_f ? 0 : 1] = rel;
+    TEST_ASSERT(rel <= tol,
+                "gemm<%s>%s M %zu N %zu K %zu (lda %zu ldb %zu ldc %zu, offset %zu, alpha %g, beta %g): "
+                "relative error %.3g > %.0e",
+                type_name<T>(), simt ? " (CUDA cores)" : "", c.M, c.N, c.K, lda, ldb, ldc, c.off, c.alpha, c.beta,
+                rel, tol);
+    TEST_ASSERT(changed == 0, "gemm<%s> M %zu N %zu K %zu: %zu elements outside C changed", type_name<T>(), c.M, c.N,
+                c.K, changed);
+}
+
+template <typename T> static void test_gemm(cublasHandle_t h)
+{
+    /* The shapes of the issue (4097³ becomes 1031 × 1029 × 1027 in quick mode). */
+    const size_t big = quick ? 1031 : 4097;
+    const gemm_case shapes[] = {
+        {big, quick ? 1029 : big, quick ? 1027 : big, 0, 0, 0, 0, 1, 0}, /* odd lds: the scalar path */
+        {1024, 1024, 1024, 0, 0, 0, 0, 1, 0},                            /* aligned: the vector path */
+        {1000, 3000, 500, 0, 0, 0, 0, 1, 0},                              /* big tiles plus both strips */
+        {1, 4096, 4096, 0, 0, 0, 0, 1, 0},                                /* a row vector times B */
+        {4096, 1, 4096, 0, 0, 0, 0, 1, 0},                                /* A times a column */
+        {2000, 1500, 1, 0, 0, 0, 0, 1, 0},                                /* K = 1: one product each */
+        {quick ? (size_t)4000 : 20000, 40, 300, 0, 0, 0, 0, 1, 0},        /* tall-skinny */
+        {40, quick ? (size_t)4000 : 20000, 300, 0, 0, 0, 0, 1, 0},        /* short-wide */
+        {300, 260, 520, 4, 8, 12, 0, 1, 0},                               /* ld > row, still 16-byte multiples */
+        {300, 260, 520, 3, 5, 7, 0, 1, 0},                                /* ld > row, odd */
+        {300, 260, 520, 0, 0, 0, 1, 1, 0},                                /* pointers off 16-byte alignment */
+        {517, 1029, 260, 4, 4, 4, 0, 0.5, 2},                             /* alpha, beta */
+        {517, 1029, 260, 1, 2, 3, 3, -1.25, -0.75},                       /* alpha, beta, odd lds, offsets */
+        {640, 384, 256, 0, 0, 0, 0, 0, 1.5},                              /* alpha = 0: C = beta·C */
+    };
+    for (const gemm_case &c : shapes)
+        check_gemm<T>(h, c);
+    /* The sizes of DESIGN.md, every combination, with alpha, beta and padded rows. */
+    static const size_t full[] = {1, 3, 16, 17, 100, 257}, small[] = {1, 16, 17, 100};
+    const size_t *dims = quick ? small : full, nd = quick ? 4 : 6;
+    for (size_t i = 0; i < nd; ++i)
+        for (size_t j = 0; j < nd; ++j)
+            for (size_t k = 0; k < nd; ++k) {
+                const size_t pad = (i + j + k) % 3 == 0 ? 0 : (i + j + k) % 3 == 1 ? 4 : 1;
+                check_gemm<T>(h, {dims[i], dims[j], dims[k], pad, pad, pad, 0, 1.5, (i + k) % 2 ? 0.0 : -0.5});
+            }
+    /* K = 0: C = beta·C, A and B not read (NULL is fine). */
+    for (double beta : {0.0, 2.0}) {
+        const size_t M = 33, N = 65;
+        dev_array<T> C(M * N);
+        if (!C.ok())
+            return;
+        std::vector<T> h0;
+        if (beta != 0)
+            h0 = random_input(C.p, M * N, SYMMETRIC);
+        else
+            poison(C.p, M * N);
+        TEST_CUDA(gpuh_gemm<T>(M, N, 0, T(1), nullptr, 0, nullptr, N, T(beta), C.p, N));
+        std::vector<T> hC = download(C.p, M * N);
+        size_t bad = 0;
+        for (size_t i = 0; i < M * N; ++i)
+            bad += !same_bits(hC[i], beta != 0 ? T(beta) * h0[i] : T(0));
+        TEST_ASSERT(bad == 0, "gemm<%s> K = 0, beta %g: %zu elements are not beta·C", type_name<T>(), beta, bad);
+    }
+    if (std::is_same<T, double>::value) { /* the CUDA-core double kernel of GPUs without FP64 tensor cores */
+        check_gemm<T>(h, {1000, 700, 300, 0, 0, 0, 0, 1, 0}, true);
+        check_gemm<T>(h, {257, 100, 17, 3, 5, 1, 1, -1.5, 0.5}, true);
+    }
+    printf("gemm<%s>: %zu shapes + %zu small ones + K = 0; largest relative error %.3g\n", type_name<T>(),
+           sizeof shapes / sizeof shapes[0], nd * nd * nd, worst_gemm_err[std::is_same<T, float>::value ? 0 : 1]);
+}
+
+/* M = 2^20 + 1 rows of one column: 2^20 + 1 tiles, beyond the 65535 a grid's
+   y dimension allows. C[i] = A[i]·B[0]: one rounding, exact on the host too. */
+static void test_gemm_tall()
+{
+    const size_t M = ((size_t)1 << 20) + 1;
+    dev_array<float> A(M), B(1), C(M);
     if (!A.ok() || !B.ok() || !C.ok())
         return;
-    gpuh_test_clear_detail();
-    TEST_ERR(gpuh_matmul(A.p, B.p, C.p, M_max + 1, 1, 1), cudaErrorInvalidConfiguration);
-    TEST_CONTAINS(gpuh_error_detail(), "65536");
-    if (quick)
-        return;
-    /* Exactly at the limit it works: C[i] = A[i]·B[0], one rounding, exact on the host too. */
-    std::vector<float> hA = random_input(A.p, M_max, SYMMETRIC), hB = random_input(B.p, 1, SYMMETRIC);
-    poison(C.p, M_max);
-    TEST_CUDA(gpuh_matmul(A.p, B.p, C.p, M_max, 1, 1));
-    std::vector<float> hC = download(C.p, M_max);
+    std::vector<float> hA = random_input(A.p, M, SYMMETRIC), hB = random_input(B.p, 1, SYMMETRIC);
+    poison(C.p, M);
+    TEST_CUDA(gpuh_matmul(A.p, B.p, C.p, M, 1, 1));
+    std::vector<float> hC = download(C.p, M);
     size_t bad = 0;
-    for (size_t i = 0; i < M_max; ++i)
+    for (size_t i = 0; i < M; ++i)
         bad += !same_bits(hC[i], hA[i] * hB[0]);
-    TEST_ASSERT(bad == 0, "matmul with M = %zu (65535 row blocks): %zu elements wrong", M_max, bad);
+    TEST_ASSERT(bad == 0, "matmul with M = %zu, N = K = 1: %zu elements wrong", M, bad);
+}
+
+/* Bad arguments: each is cudaErrorInvalidValue and the detail names it. */
+static void test_gemm_arguments()
+{
+    dev_array<float> x(64);
+    if (!x.ok())
+        return;
+    const float *cnull = nullptr;
+    struct {
+        size_t M, N, K, lda, ldb, ldc;
+        const float *A, *B;
+        float *C;
+        const char *detail;
+    } bad[] = {
+        {4, 4, 4, 3, 4, 4, x.p, x.p, x.p, "lda = 3 is less than A's row length 4"},
+        {4, 4, 4, 4, 3, 4, x.p, x.p, x.p, "ldb = 3 is less than B's row length 4"},
+        {4, 4, 4, 4, 4, 2, x.p, x.p, x.p, "ldc = 2 is less than C's row length 4"},
+        {4, 4, 4, 4, 4, 4, cnull, x.p, x.p, "d_A is NULL"},
+        {4, 4, 4, 4, 4, 4, x.p, cnull, x.p, "d_B is NULL"},
+        {4, 4, 4, 4, 4, 4, x.p, x.p, nullptr, "d_C is NULL"},
+        {SIZE_MAX / 8, 4, 4, 4, 4, 4, x.p, x.p, x.p, "A of"},  /* (M - 1)·lda·4 bytes overflow */
+        {1, 4, SIZE_MAX / 8, SIZE_MAX / 8, 4, 4, x.p, x.p, x.p, "B of"}, /* A's one row fits, B's K rows don't */
+        {4, SIZE_MAX / 2, 4, 4, SIZE_MAX / 2, SIZE_MAX / 2, x.p, x.p, x.p, "B of"}, /* one row's bytes overflow */
+    };
+    for (const auto &b : bad) {
+        gpuh_test_clear_detail();
+        TEST_ERR(gpuh_gemm(b.M, b.N, b.K, 1.0f, b.A, b.lda, b.B, b.ldb, 0.0f, b.C, b.ldc), cudaErrorInvalidValue);
+        TEST_CONTAINS(gpuh_error_detail(), b.detail);
+    }
+    TEST_ERR(gpuh_gemm_f64(2, 2, 2, 1.0, nullptr, 2, nullptr, 2, 0.0, nullptr, 2, 0), cudaErrorInvalidValue);
+    /* M or N = 0: nothing to compute, nothing needed. */
+    TEST_CUDA(gpuh_gemm(0, 5, 5, 1.0f, cnull, 5, cnull, 5, 0.0f, (float *)nullptr, 5));
+    TEST_CUDA(gpuh_gemm(5, 0, 5, 1.0f, cnull, 5, cnull, 0, 0.0f, (float *)nullptr, 0));
+    TEST_CUDA(cudaDeviceSynchronize());
 }
 
 /* ===========================================================================
@@ -890,6 +1088,25 @@ template <typename T> static void check_matmul_entry_point(cudaError_t (*mm)(con
                 type_name<T>());
 }
 
+template <typename T>
+static void check_gemm_entry_point(cudaError_t (*gemm)(size_t, size_t, size_t, T, const T *, size_t, const T *, size_t,
+                                                       T, T *, size_t, cudaStream_t))
+{
+    const size_t M = 130, N = 67, K = 33, ld = 140;
+    dev_array<T> A(M * ld), B(K * ld), C1(M * ld), C2(M * ld);
+    if (!A.ok() || !B.ok() || !C1.ok() || !C2.ok())
+        return;
+    random_input(A.p, M * ld, SYMMETRIC);
+    random_input(B.p, K * ld, SYMMETRIC);
+    random_input(C1.p, M * ld, SYMMETRIC);
+    TEST_CUDA(cudaMemcpy(C2.p, C1.p, M * ld * sizeof(T), cudaMemcpyDeviceToDevice));
+    TEST_CUDA(gpuh_gemm(M, N, K, T(0.5), A.p, ld, B.p, ld, T(-2), C1.p, ld));
+    TEST_CUDA(gemm(M, N, K, T(0.5), A.p, ld, B.p, ld, T(-2), C2.p, ld, 0));
+    std::vector<T> h1 = download(C1.p, M * ld), h2 = download(C2.p, M * ld);
+    TEST_ASSERT(memcmp(h1.data(), h2.data(), M * ld * sizeof(T)) == 0, "gpuh_gemm_<%s> differs from the template",
+                type_name<T>());
+}
+
 template <typename T> static void check_dot_norm_entry_points(
     cudaError_t (*dot)(const T *, const T *, size_t, T *, void *, cudaStream_t),
     cudaError_t (*norm2)(const T *, size_t, T *, void *, cudaStream_t))
@@ -921,6 +1138,8 @@ static void test_entry_points()
     check_entry_points<int>(gpuh_vector_add_i32, gpuh_sum_i32, gpuh_min_i32, gpuh_max_i32);
     check_matmul_entry_point<float>(gpuh_matmul_f32);
     check_matmul_entry_point<double>(gpuh_matmul_f64);
+    check_gemm_entry_point<float>(gpuh_gemm_f32);
+    check_gemm_entry_point<double>(gpuh_gemm_f64);
 }
 
 /* ===========================================================================
@@ -1056,7 +1275,15 @@ int main()
 
     test_matmul<float>();
     test_matmul<double>();
-    test_matmul_row_limit();
+    cublasHandle_t handle;
+    if (TEST_ASSERT(cublasCreate(&handle) == CUBLAS_STATUS_SUCCESS, "cublasCreate failed")) {
+        TEST_ASSERT(cublasSetMathMode(handle, CUBLAS_DEFAULT_MATH) == CUBLAS_STATUS_SUCCESS, "no default math");
+        test_gemm<float>(handle);
+        test_gemm<double>(handle);
+        cublasDestroy(handle);
+    }
+    test_gemm_tall();
+    test_gemm_arguments();
 
     test_null_pointers();
     test_entry_points();

@@ -1,0 +1,232 @@
+/* gemm_tune.cu - picks gpuh_gemm's tile sizes: one table, one GPU run.
+
+   Every row is one instantiation of gpuh_gemm_simt_kernel (float) or
+   gpuh_gemm_dmma_kernel (double) through gpuh_gemm_with<Big, Small>, with
+   the shipped small configuration for the ragged strips. For each row:
+     regs, lmem   registers per thread and local-memory bytes (spills) of the
+                  16-byte-load kernel, from cudaFuncGetAttributes
+     err          ||C - C_cuBLAS||_F / ||C_cuBLAS||_F at M = N = K = 4096 on
+                  random inputs in (0, 1] (float: expect ~1e-6, must be
+                  <= 1e-5; double: ~1e-15, must be <= 1e-12; FAIL otherwise)
+     TF/s, x      TFLOP/s (2·n³ / time) at n = 4096 and 8192 and the ratio to
+                  cuBLAS (SGEMM / DGEMM, CUBLAS_DEFAULT_MATH: no TF32) timed
+                  in the same run
+     4097/4096    rate at n = 4097 (odd leading dimensions: scalar loads, and
+                  one-row strips) over the rate at 4096
+   Timing: CUDA events around each call, 3 warm-up calls, median of 15 (4096,
+   4097) or 10 (8192) calls. The inputs (3 · 268 MB at 8192 floats) are
+   larger than the 60 MB L2, so no rotation is needed.
+   Exit status 1 if any row fails its error check.
+
+   Build and run (from the repository root):
+     cmake -B build-gpu -DCMAKE_CUDA_ARCHITECTURES=90 && cmake --build build-gpu -j16 --target gemm_tune
+     ./build-gpu/gemm_tune
+*/
+#include "gpuh_kernels.cuh"
+
+#include <cublas_v2.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <type_traits>
+#include <vector>
+
+#ifndef GPUH_USE_CURAND
+#error "gemm_tune.cu needs -DGPUH_USE_CURAND (and -lcurand) for its random inputs"
+#endif
+
+static cublasHandle_t g_handle;
+static int g_failed;
+
+/* The device buffers: A, B, C and cuBLAS's C, n_max² elements each. */
+template <typename T> struct buffers {
+    T *a = nullptr, *b = nullptr, *c = nullptr, *ref = nullptr;
+};
+
+static cublasStatus_t gemm_cublas(int n, const float *A, const float *B, float *C)
+{
+    const float one = 1, zero = 0; /* row-major C = A·B is column-major C^T = B^T·A^T */
+    return cublasSgemm(g_handle, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &one, B, n, A, n, &zero, C, n);
+}
+static cublasStatus_t gemm_cublas(int n, const double *A, const double *B, double *C)
+{
+    const double one = 1, zero = 0;
+    return cublasDgemm(g_handle, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &one, B, n, A, n, &zero, C, n);
+}
+
+/* Median milliseconds of `reps` timed calls of f() after 3 warm-up calls. */
+template <typename F> static double median_ms(F f, int reps)
+{
+    cudaEvent_t start, stop;
+    std::vector<float> ms(reps);
+    GPUH_CHECK(cudaEventCreate(&start));
+    GPUH_CHECK(cudaEventCreate(&stop));
+    for (int i = 0; i < 3; ++i)
+        GPUH_CHECK(f());
+    for (int i = 0; i < reps; ++i) {
+        GPUH_CHECK(cudaEventRecord(start));
+        GPUH_CHECK(f());
+        GPUH_CHECK(cudaEventRecord(stop));
+        GPUH_CHECK(cudaEventSynchronize(stop));
+        GPUH_CHECK(cudaEventElapsedTime(&ms[i], start, stop));
+    }
+    GPUH_CHECK(cudaEventDestroy(start));
+    GPUH_CHECK(cudaEventDestroy(stop));
+    std::sort(ms.begin(), ms.end());
+    return ms[reps / 2];
+}
+static double tflops(size_t n, double ms) { return 2.0 * (double)n * n * n / (ms * 1e-3) / 1e12; }
+
+/* ||x - y||_F / ||y||_F over n² elements of device memory. */
+template <typename T> static double rel_err(const T *d_x, const T *d_y, size_t n)
+{
+    std::vector<T> x(n * n), y(n * n);
+    GPUH_CHECK(gpuh_copy_to_host(x.data(), d_x, n * n));
+    GPUH_CHECK(gpuh_copy_to_host(y.data(), d_y, n * n));
+    double num = 0, den = 0;
+    for (size_t i = 0; i < n * n; ++i) {
+        const double d = (double)x[i] - (double)y[i];
+        num += d * d;
+        den += (double)y[i] * y[i];
+    }
+    return std::sqrt(num / den);
+}
+
+struct peer_rates {
+    double r4096, r8192;
+};
+
+static cudaError_t from_status(cublasStatus_t st)
+{
+    return st == CUBLAS_STATUS_SUCCESS ? cudaSuccess : cudaErrorUnknown;
+}
+
+template <typename T> static peer_rates time_cublas(const buffers<T> &m)
+{
+    peer_rates r;
+    r.r4096 = tflops(4096, median_ms([&] { return from_status(gemm_cublas(4096, m.a, m.b, m.ref)); }, 15));
+    r.r8192 = tflops(8192, median_ms([&] { return from_status(gemm_cublas(8192, m.a, m.b, m.ref)); }, 10));
+    printf("%-44s %-6s %5s %5s %10s %6.2f %6.3f %7.2f %6.3f %9s\n", "cuBLAS", std::is_same<T, float>::value ? "float" : "double",
+           "-", "-", "-", r.r4096, 1.0, r.r8192, 1.0, "-");
+    return r;
+}
+
+/* Registers and local memory of the 16-byte-load kernel of a configuration. */
+template <typename T, int BM, int BN, int BK, int WM, int WN, int LM, int MB>
+static cudaFuncAttributes attributes(gpuh_gemm_simt_config<BM, BN, BK, WM, WN, LM, MB>)
+{
+    cudaFuncAttributes a;
+    GPUH_CHECK(cudaFuncGetAttributes(&a, gpuh_gemm_simt_kernel<T, gpuh_gemm_simt_config<BM, BN, BK, WM, WN, LM, MB>, true>));
+    return a;
+}
+template <typename T, int BM, int BN, int BK, int WM, int WN, int S, int MB>
+static cudaFuncAttributes attributes(gpuh_gemm_dmma_config<BM, BN, BK, WM, WN, S, MB>)
+{
+    cudaFuncAttributes a;
+    GPUH_CHECK(cudaFuncGetAttributes(&a, gpuh_gemm_dmma_kernel<gpuh_gemm_dmma_config<BM, BN, BK, WM, WN, S, MB>, true>));
+    return a;
+}
+
+/* One row of the table: Big for the whole tiles, Small for the strips. */
+template <typename Big, typename Small, typename T>
+static void tune_row(const char *name, const buffers<T> &m, const peer_rates &peer)
+{
+    const bool is_f = std::is_same<T, float>::value;
+    auto run = [&](size_t n) {
+        return [&m, n] {
+            return gpuh_gemm_with<Big, Small, T>(n, n, n, T(1), m.a, n, m.b, n, T(0), m.c, n);
+        };
+    };
+    const cudaFuncAttributes attr = attributes<T>(Big());
+    GPUH_CHECK(from_status(gemm_cublas(4096, m.a, m.b, m.ref)));
+    GPUH_CHECK(run(4096)());
+    GPUH_CHECK(cudaDeviceSynchronize());
+    const double err = rel_err(m.c, m.ref, 4096);
+    const bool ok = err <= (is_f ? 1e-5 : 1e-12);
+    g_failed += !ok;
+    const double r4096 = tflops(4096, median_ms(run(4096), 15));
+    const double r8192 = tflops(8192, median_ms(run(8192), 10));
+    const double r4097 = tflops(4097, median_ms(run(4097), 15));
+    printf("%-44s %-6s %5d %5zu %9.2e%s %6.2f %6.3f %7.2f %6.3f %9.3f\n", name, is_f ? "float" : "double",
+           attr.numRegs, attr.localSizeBytes, err, ok ? " " : "!", r4096, r4096 / peer.r4096, r8192,
+           r8192 / peer.r8192, r4097 / r4096);
+    fflush(stdout);
+}
+
+#define SIMT(bm, bn, bk, wm, wn, lm, mb)                                                                           \
+    tune_row<gpuh_gemm_simt_config<bm, bn, bk, wm, wn, lm, mb>, gpuh_sgemm_small, float>(                         \
+        "simt " #bm "x" #bn "x" #bk " warps " #wm "x" #wn " lanes " #lm " min " #mb, fm, fpeer)
+#define DMMA(bm, bn, bk, wm, wn, s, mb)                                                                            \
+    tune_row<gpuh_gemm_dmma_config<bm, bn, bk, wm, wn, s, mb>, gpuh_dgemm_small, double>(                         \
+        "dmma " #bm "x" #bn "x" #bk " warps " #wm "x" #wn " stages " #s " min " #mb, dm, dpeer)
+
+int main()
+{
+    const char *why = "";
+    const size_t nmax = 8192, elems = nmax * nmax + 4 * nmax; /* 8192² and 4097² */
+    if (gpuh_device_count(&why) == 0) {
+        printf("no CUDA device: %s\n", why);
+        return 77;
+    }
+    GPUH_CHECK(gpuh_print_devices(stdout));
+    if (cublasCreate(&g_handle) != CUBLAS_STATUS_SUCCESS || cublasSetMathMode(g_handle, CUBLAS_DEFAULT_MATH) !=
+                                                                 CUBLAS_STATUS_SUCCESS) {
+        fprintf(stderr, "gemm_tune: cuBLAS did not start\n");
+        return 1;
+    }
+    const unsigned long long seed = gpuh_random_seed();
+    printf("seed %llu\n\n", seed);
+    printf("%-44s %-6s %5s %5s %10s %6s %6s %7s %6s %9s\n", "configuration (Big; strips: the shipped small)", "type",
+           "regs", "lmem", "err 4096", "TF/s", "x", "8192", "x", "4097/4096");
+
+    buffers<double> dm;
+    GPUH_CHECK(gpuh_device_array(&dm.a, elems));
+    GPUH_CHECK(gpuh_device_array(&dm.b, elems));
+    GPUH_CHECK(gpuh_device_array(&dm.c, elems));
+    GPUH_CHECK(gpuh_device_array(&dm.ref, elems));
+    GPUH_CHECK(gpuh_random_uniform_f64(dm.a, elems, seed, 0));
+    GPUH_CHECK(gpuh_random_uniform_f64(dm.b, elems, seed + 1, 0));
+    /* The float matrices live in the same memory: their own random bits. */
+    buffers<float> fm;
+    fm.a = reinterpret_cast<float *>(dm.a), fm.b = reinterpret_cast<float *>(dm.b);
+    fm.c = reinterpret_cast<float *>(dm.c), fm.ref = reinterpret_cast<float *>(dm.ref);
+    GPUH_CHECK(gpuh_random_uniform_f32(fm.a, elems, seed + 2, 0));
+    GPUH_CHECK(gpuh_random_uniform_f32(fm.b, elems, seed + 3, 0));
+
+    const peer_rates fpeer = time_cublas(fm);
+    SIMT(128, 128, 8, 2, 4, 8, 2); /* shipped */
+    SIMT(128, 128, 8, 4, 2, 4, 2);
+    SIMT(128, 128, 8, 2, 4, 4, 2);
+    SIMT(128, 128, 8, 2, 4, 8, 1);
+    SIMT(128, 128, 16, 2, 4, 8, 2);
+    SIMT(128, 128, 16, 4, 2, 4, 2);
+    SIMT(128, 256, 8, 2, 4, 8, 1);
+    SIMT(256, 128, 8, 4, 2, 4, 1);
+    SIMT(128, 64, 8, 2, 2, 8, 4);
+    SIMT(64, 128, 8, 2, 2, 4, 4);
+    SIMT(64, 64, 8, 2, 2, 8, 4);
+    SIMT(64, 64, 16, 2, 4, 8, 2); /* the shipped small one, alone */
+
+    GPUH_CHECK(gpuh_random_uniform_f64(dm.a, elems, seed + 4, 0));
+    GPUH_CHECK(gpuh_random_uniform_f64(dm.b, elems, seed + 5, 0));
+    const peer_rates dpeer = time_cublas(dm);
+    DMMA(128, 128, 16, 4, 2, 3, 1); /* shipped */
+    DMMA(128, 128, 16, 2, 4, 3, 1);
+    DMMA(128, 128, 16, 4, 2, 4, 1);
+    DMMA(128, 128, 32, 4, 2, 3, 1);
+    DMMA(128, 64, 16, 4, 2, 3, 2);
+    DMMA(64, 128, 16, 2, 4, 3, 2);
+    DMMA(128, 64, 16, 2, 2, 4, 1);
+    DMMA(64, 64, 16, 2, 2, 4, 1);
+    tune_row<gpuh_sgemm_small, gpuh_sgemm_small, double>("simt 64x64x16 (double on CUDA cores)", dm, dpeer);
+
+    GPUH_CHECK(gpuh_free(dm.a));
+    GPUH_CHECK(gpuh_free(dm.b));
+    GPUH_CHECK(gpuh_free(dm.c));
+    GPUH_CHECK(gpuh_free(dm.ref));
+    cublasDestroy(g_handle);
+    printf("\n%s\n", g_failed ? "FAIL: a configuration is off cuBLAS by more than its bound (marked !)"
+                              : "all configurations agree with cuBLAS");
+    return g_failed ? 1 : 0;
+}
