@@ -1091,6 +1091,9 @@ GPUH_DEF cudaError_t gpuh_time_median_ms(gpuh_work_fn fn, void *ctx, cudaStream_
                               "gpuh_time_median_ms: need fn and median_ms, warmup >= 0 and 1 <= reps <= "
                               "%d (got warmup %d, reps %d)",
                               GPUH_MAX_REPS, warmup, reps);
+#ifdef GPUH_SIM
+    gpuh_sim_limit_reps(&warmup, &reps); /* GPUH_SIM_REPS, see gpuh_sim.h */
+#endif
     for (i = 0; i < warmup && err == cudaSuccess; ++i)
         err = fn(ctx, stream);
     if (err != cudaSuccess || (err = gpuh_timer_create(&t)) != cudaSuccess)

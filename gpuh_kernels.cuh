@@ -100,7 +100,7 @@ cudaError_t gpuh_matmul_f64(const double *d_A, const double *d_B, double *d_C, s
 } /* extern "C" */
 #endif
 
-#if defined(__CUDACC__) || defined(GPUH_SIM)
+#if defined(__CUDACC__) || (defined(GPUH_SIM) && defined(__cplusplus))
 
 /* ===========================================================================
    MEMORY-BOUND KERNELS: shared pieces
@@ -608,6 +608,6 @@ GPUH_IMPL_MATMUL(f64, double)
 
 #endif /* GPUH_KERNELS_IMPLEMENTATION */
 
-#endif /* __CUDACC__ || GPUH_SIM */
+#endif /* __CUDACC__ or the simulator (C++) */
 
 #endif /* GPUH_KERNELS_CUH */

@@ -253,6 +253,10 @@ cudaError_t cudaFreeHost(void *ptr);
 cudaError_t cudaPointerGetAttributes(struct cudaPointerAttributes *attr, const void *ptr);
 cudaError_t cudaMemcpy(void *dst, const void *src, size_t bytes, enum cudaMemcpyKind kind);
 cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t bytes, enum cudaMemcpyKind kind, cudaStream_t stream);
+cudaError_t cudaMemcpy2D(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height,
+                         enum cudaMemcpyKind kind);
+cudaError_t cudaMemcpy2DAsync(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height,
+                              enum cudaMemcpyKind kind, cudaStream_t stream);
 cudaError_t cudaMemset(void *ptr, int value, size_t bytes);
 cudaError_t cudaMemsetAsync(void *ptr, int value, size_t bytes, cudaStream_t stream);
 cudaError_t cudaMemPrefetchAsync(const void *ptr, size_t bytes, struct cudaMemLocation location, unsigned int flags,
@@ -277,6 +281,10 @@ cudaError_t cudaFuncGetAttributes(struct cudaFuncAttributes *attr, const void *f
 cudaError_t cudaFuncSetAttribute(const void *func, enum cudaFuncAttribute attr, int value);
 cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int *blocks, const void *func, int block_size,
                                                           size_t dynamic_shmem_bytes);
+/* gpuh_time_median_ms calls it: with GPUH_SIM_REPS=<n> in the environment,
+   at most n timed runs and no warm-up (the examples time GPU-sized work, and
+   a CPU's times say nothing of a GPU's); without it, nothing changes. */
+void gpuh_sim_limit_reps(int *warmup, int *reps);
 /* Records a kernel's __launch_bounds__ maximum (tools/gpuh-simcc emits the calls). */
 int gpuh_sim_register_launch_bounds(const void *func, int max_threads);
 
@@ -1700,6 +1708,30 @@ GPUH_SIM_API cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t byte
     (void)stream;
     return cudaMemcpy(dst, src, bytes, kind);
 }
+/* height rows of width bytes, rows dpitch and spitch bytes apart. */
+GPUH_SIM_API cudaError_t cudaMemcpy2D(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
+                                      size_t height, enum cudaMemcpyKind kind)
+{
+    if (width > dpitch || width > spitch)
+        return gpuh_sim_impl::ret(cudaErrorInvalidValue);
+    if (width == 0 || height == 0)
+        return gpuh_sim_impl::sticky();
+    unsigned char *d = static_cast<unsigned char *>(dst);
+    const unsigned char *s = static_cast<const unsigned char *>(src);
+    /* the whole span of each side must pass the checks of a plain copy */
+    cudaError_t err = gpuh_sim_impl::copy_check(d, s, (height - 1) * std::min(dpitch, spitch) + width, kind);
+    if (err == cudaSuccess)
+        err = gpuh_sim_impl::copy_check(d + (height - 1) * dpitch, s + (height - 1) * spitch, width, kind);
+    for (size_t r = 0; err == cudaSuccess && r < height; ++r)
+        memmove(d + r * dpitch, s + r * spitch, width);
+    return err;
+}
+GPUH_SIM_API cudaError_t cudaMemcpy2DAsync(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
+                                           size_t height, enum cudaMemcpyKind kind, cudaStream_t stream)
+{
+    (void)stream;
+    return cudaMemcpy2D(dst, dpitch, src, spitch, width, height, kind);
+}
 GPUH_SIM_API cudaError_t cudaMemset(void *p, int value, size_t bytes)
 {
     if (gpuh_sim_impl::sticky() != cudaSuccess)
@@ -1885,6 +1917,19 @@ GPUH_SIM_API cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int *bloc
         n = std::min<int>(n, static_cast<int>(gpuh_sim_impl::SMS_SHMEM / (shmem + 1024)));
     *blocks = n;
     return cudaSuccess;
+}
+GPUH_SIM_API void gpuh_sim_limit_reps(int *warmup, int *reps)
+{
+    const char *e = getenv("GPUH_SIM_REPS");
+    static std::once_flag once;
+    if (e == NULL || atoi(e) < 1)
+        return;
+    std::call_once(once, [e] {
+        fprintf(stderr, "gpuh sim: GPUH_SIM_REPS=%s: timings run at most %s time(s), without warm-up; "
+                        "the times are the CPU's\n", e, e);
+    });
+    *warmup = 0;
+    *reps = std::min(*reps, atoi(e));
 }
 GPUH_SIM_API int gpuh_sim_register_launch_bounds(const void *func, int max_threads)
 {
