@@ -1004,12 +1004,12 @@ template <class L> void call_closure(const void *closure) { (*static_cast<const 
 
 template <class F> const void *key_of(F f) { return reinterpret_cast<const void *>(f); }
 
-/* kernel<<<grid, block, shmem, stream>>>(args...): the arguments are copied
-   once, at the launch, as CUDA does, and every simulated thread calls the
-   kernel on those copies. */
-template <class... P, class... A>
+/* kernel<<<grid, block, shmem, stream>>>(args...): the arguments are
+   converted to the kernel's parameter types once, at the launch, as CUDA
+   does, and every simulated thread calls the kernel on those copies. */
+template <class... P>
 void launch_call(const char *name, const char *file, int line, dim3 grid, dim3 block, size_t shmem,
-                 cudaStream_t stream, void (*kernel)(P...), A... args)
+                 cudaStream_t stream, void (*kernel)(P...), typename std::decay<P>::type... args)
 {
     auto body = [=]() { kernel(args...); };
     launch(name, file, line, key_of(kernel), grid, block, shmem, stream, &call_closure<decltype(body)>, &body);
