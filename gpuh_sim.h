@@ -683,6 +683,9 @@ inline void reset_runners(worker &w, block_state &b)
         runner *r = b.runner_of[i];
         if (r != NULL && r->thread == i && b.state[i] != T_DONE) {
             r->thread = -1;
+#ifdef GPUH_SIM_ASAN
+            __asan_unpoison_memory_region(r->lo, r->size); /* the abandoned frames' red zones */
+#endif
             fctx_make(&r->ctx, r->lo, r->size, runner_main);
             w.free_list.push_back(r);
         }
@@ -815,11 +818,31 @@ inline bool run_block(worker &w, launch_job &job, uint64_t linear)
     }
 }
 
+/* Owns a CPU thread's worker: freed (stacks unmapped) when the thread ends. */
+struct worker_owner {
+    worker *w = NULL;
+    ~worker_owner()
+    {
+        if (w == NULL)
+            return;
+        const size_t guard = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+        for (size_t i = 0; i < w->all.size(); ++i) {
+            munmap(w->all[i]->lo - guard, w->all[i]->size + guard);
+            delete w->all[i];
+        }
+        free(w->dyn);
+        delete w->b;
+        delete w;
+        tls().w = NULL;
+    }
+};
+
 inline worker &this_worker()
 {
+    static thread_local worker_owner owner;
     thread_view &v = tls();
     if (v.w == NULL) {
-        v.w = new worker();
+        v.w = owner.w = new worker();
         v.w->b = new block_state();
         v.w->dyn = NULL;
         v.w->dyn_size = 0;
