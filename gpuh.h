@@ -52,6 +52,10 @@
                        (more still work, but are counted as untracked).
                                                        default: 1024
    GPUH_MAX_REPS       largest `reps` gpuh_time_median_ms accepts.  default: 1000
+   GPUH_SIM            if defined, gpuh runs on the CPU simulator: gpuh_sim.h
+                       stands in for <cuda_runtime.h> and cuRAND, .cu files are
+                       compiled as C++ (see gpuh_sim.h, tools/gpuh-simcc).
+                                                       default: undefined
 
    ============================================================================
    API (every function returns cudaError_t unless said; none calls exit())

@@ -70,7 +70,6 @@
    =========================================================================== */
 
 #define CUDART_VERSION 13000
-#define GPUH_SIM_VERSION 1
 
 typedef enum cudaError {
     cudaSuccess = 0,
@@ -478,7 +477,7 @@ struct launch_job {
 
 struct block_state {
     int n;                 /* threads in the block */
-    int next_new, done, at_barrier, barrier_votes;
+    int next_new, done, at_barrier;
     int barrier_result;
     unsigned char state[1024];
     runner *runner_of[1024];
@@ -780,7 +779,7 @@ inline bool run_block(worker &w, launch_job &job, uint64_t linear)
     const int n = static_cast<int>(job.block.x * job.block.y * job.block.z);
     const int schedule = rt().schedule;
     b.n = n;
-    b.next_new = b.done = b.at_barrier = b.barrier_votes = 0;
+    b.next_new = b.done = b.at_barrier = 0;
     b.rng = (rt().seed ^ (linear * 0x9E3779B97F4A7C15ull)) | 1u;
     for (int i = 0; i < n; ++i) {
         b.state[i] = T_NEW;
