@@ -54,6 +54,10 @@
    GPUH_MAX_REPS       largest `reps` gpuh_time_median_ms accepts.  default: 1000
    GPUH_NO_PAGEABLE_WARNING  if defined, the _async copies do not check for
                        pageable host memory (see NOTES).   default: undefined
+   GPUH_SIM            if defined, gpuh runs on the CPU simulator: gpuh_sim.h
+                       stands in for <cuda_runtime.h> and cuRAND, .cu files are
+                       compiled as C++ (see gpuh_sim.h, tools/gpuh-simcc).
+                                                       default: undefined
 
    ============================================================================
    API (every function returns cudaError_t unless said; none calls exit())
@@ -142,14 +146,18 @@
 #define GPUH_VERSION_MINOR 1
 #define GPUH_VERSION_PATCH 0
 
+#ifdef GPUH_SIM
+#include "gpuh_sim.h" /* the CPU simulator stands in for the CUDA runtime */
+#else
 #include <cuda_runtime.h>
+#endif
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#ifdef GPUH_USE_CURAND
+#if defined(GPUH_USE_CURAND) && !defined(GPUH_SIM)
 #include <curand.h>
 #endif
 
@@ -402,7 +410,13 @@ GPUH_DEF cudaError_t gpuh_impl_launch_begin(const char *kernel, dim3 grid, dim3 
     return cudaSuccess;
 }
 
-#if defined(__CUDACC__) && !defined(GPUH_LAUNCH)
+#if (defined(__CUDACC__) || (defined(GPUH_SIM) && defined(__cplusplus))) && !defined(GPUH_LAUNCH)
+#ifdef GPUH_SIM
+#define GPUH_IMPL_KERNEL_CALL GPUH_SIM_KERNEL_CALL /* gpuh_sim.h: runs the kernel on the CPU */
+#else
+#define GPUH_IMPL_KERNEL_CALL(kernel, grid, block, shmem, stream, ...) \
+    kernel<<<(grid), (block), (shmem), (stream)>>>(__VA_ARGS__)
+#endif
 /* GPUH_LAUNCH(kernel, grid, block, shmem_bytes, stream, args...): launches
    kernel<<<grid, block, shmem_bytes, stream>>>(args...) and evaluates to the
    launch's cudaError_t (gpuh_check_launch), after recording the kernel's name,
@@ -410,11 +424,11 @@ GPUH_DEF cudaError_t gpuh_impl_launch_begin(const char *kernel, dim3 grid, dim3 
    limits is not launched: cudaErrorInvalidConfiguration, with the kernel and
    the limit in gpuh_error_detail(). grid and block are dim3 or integers; each
    is evaluated twice. Wrap a kernel whose template arguments contain commas in
-   parentheses. CUDA C++ only (nvcc); a CPU simulator may define its own. */
+   parentheses. CUDA C++ (nvcc), or C++ with -DGPUH_SIM (gpuh_sim.h). */
 #define GPUH_LAUNCH(kernel, grid, block, shmem, stream, ...)                                      \
     (gpuh_impl_launch_begin(#kernel, (grid), (block), (shmem), __FILE__, __LINE__) != cudaSuccess \
          ? cudaErrorInvalidConfiguration                                                          \
-         : (kernel<<<(grid), (block), (shmem), (stream)>>>(__VA_ARGS__), gpuh_check_launch()))
+         : (GPUH_IMPL_KERNEL_CALL(kernel, (grid), (block), (shmem), (stream), __VA_ARGS__), gpuh_check_launch()))
 #endif
 
 /* ===========================================================================
@@ -778,7 +792,7 @@ GPUH_DEF cudaError_t gpuh_suggest_block_size(const void *kernel, size_t dynamic_
 } /* extern "C" */
 #endif
 
-#if defined(__CUDACC__)
+#if defined(__CUDACC__) || (defined(GPUH_SIM) && defined(__cplusplus))
 /* gpuh_global_index(): this thread's index in a 1-D grid,
    blockIdx.x * blockDim.x + threadIdx.x, computed in 64 bits so that it does
    not wrap past 2^32 threads. Numba: cuda.grid(1). */
@@ -1248,6 +1262,9 @@ GPUH_DEF cudaError_t gpuh_time_median_ms(gpuh_work_fn fn, void *ctx, cudaStream_
                               "gpuh_time_median_ms: need fn and median_ms, warmup >= 0 and 1 <= reps <= "
                               "%d (got warmup %d, reps %d)",
                               GPUH_MAX_REPS, warmup, reps);
+#ifdef GPUH_SIM
+    gpuh_sim_limit_reps(&warmup, &reps); /* GPUH_SIM_REPS, see gpuh_sim.h */
+#endif
     for (i = 0; i < warmup && err == cudaSuccess; ++i)
         err = fn(ctx, stream);
     if (err != cudaSuccess || (err = gpuh_timer_create(&t)) != cudaSuccess)

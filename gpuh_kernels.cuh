@@ -103,7 +103,7 @@ cudaError_t gpuh_gemm_f64(size_t M, size_t N, size_t K, double alpha, const doub
 } /* extern "C" */
 #endif
 
-#if defined(__CUDACC__)
+#if defined(__CUDACC__) || (defined(GPUH_SIM) && defined(__cplusplus))
 
 /* ===========================================================================
    MEMORY-BOUND KERNELS: shared pieces
@@ -1296,6 +1296,6 @@ GPUH_IMPL_GEMM(f64, double)
 
 #endif /* GPUH_KERNELS_IMPLEMENTATION */
 
-#endif /* __CUDACC__ */
+#endif /* __CUDACC__ or the simulator (C++) */
 
 #endif /* GPUH_KERNELS_CUH */

@@ -1,0 +1,63 @@
+# gpuh::sim, the CPU simulator (gpuh_sim.h): link it and compile .cu sources as
+# C++ with gpuh_sim_sources(), and the kernels run on the CPU. No CUDA needed.
+#   gpuh_sim_sources(out_var sources...)  .cu files rewritten by tools/gpuh-simcc
+#                                         (<<< >>>, extern __shared__, __launch_bounds__)
+#                                         into C++ files in the build tree; others unchanged
+#   gpuh_sim_program(name sources...)     an executable of those, linked to gpuh::sim
+find_package(Threads REQUIRED)
+find_package(Python3 COMPONENTS Interpreter)
+
+add_library(gpuh_sim INTERFACE)
+add_library(gpuh::sim ALIAS gpuh_sim)
+set_target_properties(gpuh_sim PROPERTIES EXPORT_NAME sim)
+target_include_directories(gpuh_sim INTERFACE $<BUILD_INTERFACE:${CMAKE_CURRENT_LIST_DIR}/..>
+                                              $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>)
+# GPUH_USE_CURAND: gpuh_sim.h brings its own stand-in for the cuRAND calls gpuh makes.
+# -Wno-unknown-pragmas: #pragma unroll; -fno-strict-aliasing: kernels read float
+# arrays through float4 (16-byte loads), which C++'s aliasing rules do not allow.
+target_compile_definitions(gpuh_sim INTERFACE GPUH_SIM GPUH_USE_CURAND)
+target_compile_options(gpuh_sim INTERFACE $<$<COMPILE_LANGUAGE:C,CXX>:-Wno-unknown-pragmas>
+                                          $<$<COMPILE_LANGUAGE:CXX>:-fno-strict-aliasing>)
+target_link_libraries(gpuh_sim INTERFACE Threads::Threads)
+
+set(gpuh_simcc ${CMAKE_CURRENT_LIST_DIR}/../tools/gpuh-simcc CACHE INTERNAL "gpuh's compiler wrapper for the simulator")
+
+function(gpuh_sim_sources out)
+  if(NOT Python3_Interpreter_FOUND)
+    message(FATAL_ERROR "gpuh_sim_sources needs python3 for tools/gpuh-simcc")
+  endif()
+  set(result "")
+  foreach(src IN LISTS ARGN)
+    get_filename_component(abs ${src} ABSOLUTE)
+    if(abs MATCHES "\\.cu$")
+      file(RELATIVE_PATH id ${CMAKE_CURRENT_SOURCE_DIR} ${abs})
+      string(MAKE_C_IDENTIFIER ${id} id)
+      set(cpp ${CMAKE_CURRENT_BINARY_DIR}/gpuh_sim/${id}.cpp)
+      get_property(done DIRECTORY PROPERTY gpuh_sim_rewritten)
+      if(NOT cpp IN_LIST done) # one rule per file, however many programs use it
+        add_custom_command(OUTPUT ${cpp} COMMAND Python3::Interpreter ${gpuh_simcc} --rewrite ${abs} ${cpp}
+                           DEPENDS ${abs} ${gpuh_simcc} COMMENT "gpuh-simcc --rewrite ${src}" VERBATIM)
+        set_property(DIRECTORY APPEND PROPERTY gpuh_sim_rewritten ${cpp})
+      endif()
+      list(APPEND result ${cpp})
+    else()
+      list(APPEND result ${abs})
+    endif()
+  endforeach()
+  set(${out} ${result} PARENT_SCOPE)
+endfunction()
+
+function(gpuh_sim_program name)
+  gpuh_sim_sources(srcs ${ARGN})
+  add_executable(${name} ${srcs})
+  target_link_libraries(${name} PRIVATE gpuh::sim)
+  set_target_properties(${name} PROPERTIES LINKER_LANGUAGE CXX)
+  if(NOT CMAKE_BUILD_TYPE AND NOT CMAKE_CONFIGURATION_TYPES)
+    target_compile_options(${name} PRIVATE -O2) # kernels on the CPU: unoptimised they crawl
+  endif()
+  foreach(src IN LISTS ARGN) # a rewritten file still finds the headers beside its .cu
+    get_filename_component(dir ${src} ABSOLUTE)
+    get_filename_component(dir ${dir} DIRECTORY)
+    target_include_directories(${name} PRIVATE ${dir})
+  endforeach()
+endfunction()

@@ -1,0 +1,72 @@
+# The tests built for the CPU simulator (included from the tests block of
+# CMakeLists.txt), all labelled sim:
+#   sim.kernels, sim.helpers   the GPU tests, run on the CPU (quick sizes)
+#   sim.semantics              tests/test_sim.cu: warps, votes, atomics, launch errors, runtime
+#   sim.simcc                  a plain <<< >>> program built by tools/gpuh-simcc, run
+#   sim.diag.*                 divergent barriers reported (tests/sim_broken.cu)
+#   sim.schedule.*             a missing barrier hidden in forward order, exposed in reverse/random
+#   sim.asan.oob               an out-of-bounds write caught by ASan, kernel/block/thread named
+function(gpuh_sim_test name program)
+  cmake_parse_arguments(arg "" "EXPECT" "ARGS;ENV" ${ARGN})
+  add_test(NAME ${name} COMMAND ${program} ${arg_ARGS})
+  set_tests_properties(${name} PROPERTIES LABELS sim TIMEOUT 600 ENVIRONMENT "GPUH_TEST_QUICK=1;${arg_ENV}")
+  if(arg_EXPECT) # the output must show it (the exit code is then not looked at)
+    set_tests_properties(${name} PROPERTIES PASS_REGULAR_EXPRESSION "${arg_EXPECT}")
+  endif()
+endfunction()
+
+foreach(t kernels helpers)
+  gpuh_sim_program(sim_test_${t} tests/test_${t}.cu)
+  set_target_properties(sim_test_${t} PROPERTIES CXX_STANDARD 17)
+  target_compile_options(sim_test_${t} PRIVATE ${gpuh_c_warnings})
+  gpuh_sim_test(sim.${t} sim_test_${t})
+endforeach()
+
+gpuh_sim_program(test_sim tests/test_sim.cu)
+set_target_properties(test_sim PROPERTIES CXX_STANDARD 11) # gpuh_sim.h is C++11
+target_compile_options(test_sim PRIVATE ${gpuh_c_warnings})
+gpuh_sim_test(sim.semantics test_sim)
+gpuh_sim_test(sim.semantics.reverse test_sim ENV GPUH_SIM_SCHEDULE=reverse)
+gpuh_sim_test(sim.semantics.one_thread test_sim ENV GPUH_SIM_THREADS=1)
+
+# A plain CUDA program (no gpuh.h, <<< >>> launches) through the wrapper, as a user would.
+set(plain ${CMAKE_CURRENT_BINARY_DIR}/sim_plain${CMAKE_EXECUTABLE_SUFFIX})
+add_custom_command(OUTPUT ${plain}
+                   COMMAND ${CMAKE_COMMAND} -E env GPUH_SIMCC_CXX=${CMAKE_CXX_COMPILER} ${Python3_EXECUTABLE}
+                           ${gpuh_simcc} ${gpuh_c_warnings} ${CMAKE_CURRENT_SOURCE_DIR}/tests/sim_plain.cu -o ${plain}
+                   DEPENDS tests/sim_plain.cu ${gpuh_simcc} gpuh_sim.h COMMENT "gpuh-simcc tests/sim_plain.cu" VERBATIM)
+add_custom_target(sim_plain ALL DEPENDS ${plain})
+gpuh_sim_test(sim.simcc ${plain})
+
+gpuh_sim_program(sim_broken tests/sim_broken.cu)
+target_compile_options(sim_broken PRIVATE ${gpuh_c_warnings})
+set(at "[^\n]*sim_broken.cu:[0-9]+\n")
+gpuh_sim_test(sim.diag.exit sim_broken ARGS exit EXPECT
+  "divergent barrier in kernel early_exit_kernel [^\n]*block \\(2, 0, 0\\):\n[^\n]*thread \\(0, 0, 0\\) waits at __syncthreads\\(\\) at${at}[^\n]*but thread \\(5, 0, 0\\) has exited.*sim_broken exit: PASS")
+gpuh_sim_test(sim.diag.barriers sim_broken ARGS barriers EXPECT
+  "divergent barrier in kernel two_barriers_kernel [^\n]*\n[^\n]*thread \\(0, 0, 0\\) waits at __syncthreads\\(\\) at${at}[^\n]*but thread \\(16, 0, 0\\) waits at __syncthreads\\(\\) at${at}.*sim_broken barriers: PASS")
+gpuh_sim_test(sim.diag.warp sim_broken ARGS warp EXPECT
+  "divergent barrier in kernel warp_exit_kernel [^\n]*\n[^\n]*thread \\(0, 0, 0\\) \\(warp 0, lane 0\\) waits at __shfl_down_sync\\(0xffffffff, \\.\\.\\.\\) at${at}[^\n]*but thread \\(7, 0, 0\\) has exited.*sim_broken warp: PASS")
+gpuh_sim_test(sim.schedule.forward sim_broken ARGS race ENV GPUH_SIM_SCHEDULE=forward EXPECT
+  "the missing barrier is hidden in this order.*sim_broken race: PASS")
+gpuh_sim_test(sim.schedule.reverse sim_broken ARGS race ENV GPUH_SIM_SCHEDULE=reverse EXPECT
+  "missing barrier exposed: 255 of 255 threads.*sim_broken race: PASS")
+gpuh_sim_test(sim.schedule.random sim_broken ARGS race ENV GPUH_SIM_SCHEDULE=random GPUH_SIM_SEED=1 EXPECT
+  "missing barrier exposed: [1-9][0-9]* of 255 threads.*sim_broken race: PASS")
+
+include(CheckCXXSourceCompiles)
+set(CMAKE_REQUIRED_FLAGS -fsanitize=address)
+set(CMAKE_REQUIRED_LINK_OPTIONS -fsanitize=address)
+check_cxx_source_compiles("int main() { return 0; }" gpuh_have_asan)
+unset(CMAKE_REQUIRED_FLAGS)
+unset(CMAKE_REQUIRED_LINK_OPTIONS)
+if(gpuh_have_asan)
+  gpuh_sim_program(sim_broken_asan tests/sim_broken.cu)
+  target_compile_options(sim_broken_asan PRIVATE ${gpuh_c_warnings} -g -fsanitize=address -fno-omit-frame-pointer)
+  target_link_options(sim_broken_asan PRIVATE -fsanitize=address)
+  gpuh_sim_test(sim.asan.oob sim_broken_asan ARGS oob EXPECT
+    "heap-buffer-overflow.*oob_kernel.*the fault above happened in kernel oob_kernel \\(launched at [^)]*\\), block \\(3, 0, 0\\), thread \\(8, 0, 0\\)")
+  gpuh_sim_test(sim.asan.diag sim_broken_asan ARGS exit EXPECT "has exited.*sim_broken exit: PASS")
+else()
+  message(STATUS "gpuh: no AddressSanitizer with ${CMAKE_CXX_COMPILER}: sim.asan.* tests left out")
+endif()

@@ -1,0 +1,2087 @@
+/* gpuh_sim.h - gpuh's CPU simulator: run CUDA kernels with no GPU, v0.1.0
+
+   Compile a CUDA program with the host C++ compiler and -DGPUH_SIM: gpuh.h then
+   includes this header instead of <cuda_runtime.h>, and every kernel runs on
+   the CPU, each CUDA thread on its own small stack (a fiber), the blocks of a
+   grid spread over a pool of CPU threads. The idea is Numba's
+   NUMBA_ENABLE_CUDASIM=1: debug kernels where there is no GPU, with checks a
+   GPU does not make.
+
+       g++ -std=c++11 -DGPUH_SIM -I<gpuh> -x c++ prog.cu -pthread      (gpuh programs)
+       tools/gpuh-simcc prog.cu -o prog                                  (any .cu, <<< >>> too)
+       cmake: target_link_libraries(app PRIVATE gpuh::sim), sources through gpuh_sim_sources()
+
+   A plain CUDA program (kernel<<<grid, block, shmem, stream>>>(args)) goes
+   through tools/gpuh-simcc, which rewrites the launches and each
+   `extern __shared__ T s[];` and then runs the C++ compiler.
+
+   WHAT IS SIMULATED
+     device   __global__/__device__/__host__, __shared__ (static: one copy per
+              CPU worker, which runs one block at a time; extern: the launch's
+              dynamic buffer), threadIdx/blockIdx/blockDim/gridDim/warpSize,
+              __syncthreads (+ _count/_and/_or) as a true barrier, __syncwarp,
+              __shfl*_sync and __ballot/__any/__all_sync over the 32 lanes of a
+              warp, atomics that are real CPU atomics, __threadfence*, __ldg,
+              vector types, the math and bit intrinsics gpuh uses.
+     host     the part of the CUDA 13 runtime that gpuh and its examples call:
+              memory (device, managed, pinned: all host memory, tracked),
+              copies and sets, streams and events (work runs in order when
+              issued; events time it on the host clock), device properties
+              (the device is named "gpuh CPU simulator"), errors (last and
+              sticky), occupancy, the launch-configuration limits of the GPU;
+              and a Philox4x32-10 stand-in for the cuRAND host API gpuh uses.
+   DIAGNOSTICS (a GPU gives none of these)
+     divergent barrier   a thread that exits, or waits at another barrier,
+                         while others wait at __syncthreads() or a warp
+                         operation: printed with kernel, block and thread,
+                         and the launch fails with cudaErrorLaunchFailure
+                         (sticky, as after a GPU fault).
+     GPUH_SIM_SCHEDULE   forward (default) | reverse | random: the order the
+                         threads of a block run between barriers; a missing
+                         barrier shows up as a wrong result under another
+                         order. GPUH_SIM_SEED fixes the random order's seed.
+     AddressSanitizer    fiber switches are announced to ASan, so an
+                         out-of-bounds access in a kernel gives a stack trace;
+                         the sim then names the kernel, block and thread.
+   ENVIRONMENT
+     GPUH_SIM_THREADS    CPU threads that run blocks (default: all cores)
+     GPUH_SIM_STACK_KB   stack of each simulated thread (default 256, 1024 under ASan)
+   LIMITS
+     Kernels run to completion when launched (streams are in order anyway);
+     an error inside a kernel is therefore seen at the launch. Static
+     __shared__ variables are thread_local, which ASan does not guard. A block
+     that waits for another block (a spin lock across blocks) hangs when the
+     other block is not running, as on a GPU without cooperative launch.
+     Kernels launched with GPUH_LAUNCH or through gpuh-simcc must be single
+     functions: name a template kernel's arguments (k<float>), as gpuh does.
+*/
+#ifndef GPUH_SIM_H
+#define GPUH_SIM_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <math.h>
+
+/* ===========================================================================
+   C-COMPATIBLE PART: types and runtime declarations (C99 and C++)
+   =========================================================================== */
+
+#define CUDART_VERSION 13000
+
+typedef enum cudaError {
+    cudaSuccess = 0,
+    cudaErrorInvalidValue = 1,
+    cudaErrorMemoryAllocation = 2,
+    cudaErrorInitializationError = 3,
+    cudaErrorInvalidConfiguration = 9,
+    cudaErrorInvalidSymbol = 13,
+    cudaErrorInvalidDevicePointer = 17,
+    cudaErrorInvalidMemcpyDirection = 21,
+    cudaErrorInsufficientDriver = 35,
+    cudaErrorInvalidDeviceFunction = 98,
+    cudaErrorNoDevice = 100,
+    cudaErrorInvalidDevice = 101,
+    cudaErrorNoKernelImageForDevice = 209,
+    cudaErrorECCUncorrectable = 214,
+    cudaErrorInvalidResourceHandle = 400,
+    cudaErrorNotReady = 600,
+    cudaErrorIllegalAddress = 700,
+    cudaErrorLaunchOutOfResources = 701,
+    cudaErrorLaunchTimeout = 702,
+    cudaErrorAssert = 710,
+    cudaErrorHardwareStackError = 714,
+    cudaErrorIllegalInstruction = 715,
+    cudaErrorMisalignedAddress = 716,
+    cudaErrorInvalidAddressSpace = 717,
+    cudaErrorInvalidPc = 718,
+    cudaErrorLaunchFailure = 719,
+    cudaErrorNotSupported = 801,
+    cudaErrorUnknown = 999
+} cudaError_t;
+
+typedef enum cudaMemcpyKind {
+    cudaMemcpyHostToHost = 0,
+    cudaMemcpyHostToDevice = 1,
+    cudaMemcpyDeviceToHost = 2,
+    cudaMemcpyDeviceToDevice = 3,
+    cudaMemcpyDefault = 4
+} cudaMemcpyKind;
+
+enum cudaMemoryType {
+    cudaMemoryTypeUnregistered = 0,
+    cudaMemoryTypeHost = 1,
+    cudaMemoryTypeDevice = 2,
+    cudaMemoryTypeManaged = 3
+};
+
+enum cudaMemLocationType { cudaMemLocationTypeInvalid = 0, cudaMemLocationTypeDevice = 1, cudaMemLocationTypeHost = 2 };
+struct cudaMemLocation {
+    enum cudaMemLocationType type;
+    int id;
+};
+
+enum cudaDeviceAttr {
+    cudaDevAttrMaxThreadsPerBlock = 1,
+    cudaDevAttrMaxBlockDimX = 2,
+    cudaDevAttrMaxBlockDimY = 3,
+    cudaDevAttrMaxBlockDimZ = 4,
+    cudaDevAttrMaxGridDimX = 5,
+    cudaDevAttrMaxGridDimY = 6,
+    cudaDevAttrMaxGridDimZ = 7,
+    cudaDevAttrMaxSharedMemoryPerBlock = 8,
+    cudaDevAttrTotalConstantMemory = 9,
+    cudaDevAttrWarpSize = 10,
+    cudaDevAttrMaxRegistersPerBlock = 12,
+    cudaDevAttrClockRate = 13,
+    cudaDevAttrMultiProcessorCount = 16,
+    cudaDevAttrIntegrated = 18,
+    cudaDevAttrPciBusId = 33,
+    cudaDevAttrMemoryClockRate = 36,
+    cudaDevAttrGlobalMemoryBusWidth = 37,
+    cudaDevAttrL2CacheSize = 38,
+    cudaDevAttrMaxThreadsPerMultiProcessor = 39,
+    cudaDevAttrComputeCapabilityMajor = 75,
+    cudaDevAttrComputeCapabilityMinor = 76,
+    cudaDevAttrMaxSharedMemoryPerMultiprocessor = 81,
+    cudaDevAttrMaxRegistersPerMultiprocessor = 82,
+    cudaDevAttrManagedMemory = 83,
+    cudaDevAttrConcurrentManagedAccess = 89,
+    cudaDevAttrMaxSharedMemoryPerBlockOptin = 97,
+    cudaDevAttrMaxBlocksPerMultiprocessor = 106
+};
+
+enum cudaFuncAttribute {
+    cudaFuncAttributeMaxDynamicSharedMemorySize = 8,
+    cudaFuncAttributePreferredSharedMemoryCarveout = 9
+};
+
+#define cudaStreamDefault 0x00
+#define cudaStreamNonBlocking 0x01
+#define cudaEventDefault 0x00
+#define cudaEventBlockingSync 0x01
+#define cudaEventDisableTiming 0x02
+#define cudaHostAllocDefault 0x00
+#define cudaHostAllocPortable 0x01
+#define cudaHostAllocMapped 0x02
+#define cudaHostAllocWriteCombined 0x04
+#define cudaMemAttachGlobal 0x01
+#define cudaMemAttachHost 0x02
+#define cudaCpuDeviceId (-1)
+
+typedef struct uint3 {
+    unsigned int x, y, z;
+} uint3;
+
+/* dim3: a grid or block shape; unset components are 1 (C++). */
+struct dim3 {
+    unsigned int x, y, z;
+#ifdef __cplusplus
+    constexpr dim3(unsigned int vx = 1, unsigned int vy = 1, unsigned int vz = 1) : x(vx), y(vy), z(vz) {}
+    constexpr dim3(uint3 v) : x(v.x), y(v.y), z(v.z) {}
+    operator uint3() const
+    {
+        uint3 t = {x, y, z};
+        return t;
+    }
+#endif
+};
+typedef struct dim3 dim3;
+
+typedef struct CUstream_st *cudaStream_t;
+typedef struct CUevent_st *cudaEvent_t;
+
+struct cudaDeviceProp {
+    char name[256];
+    size_t totalGlobalMem, sharedMemPerBlock;
+    int regsPerBlock, warpSize;
+    size_t memPitch;
+    int maxThreadsPerBlock, maxThreadsDim[3], maxGridSize[3];
+    size_t totalConstMem;
+    int major, minor;
+    size_t textureAlignment;
+    int multiProcessorCount, integrated, canMapHostMemory, concurrentKernels, asyncEngineCount, unifiedAddressing;
+    int pciBusID, pciDeviceID, pciDomainID, memoryBusWidth, l2CacheSize, persistingL2CacheMaxSize;
+    int maxThreadsPerMultiProcessor;
+    size_t sharedMemPerMultiprocessor;
+    int regsPerMultiprocessor, managedMemory, isMultiGpuBoard, pageableMemoryAccess, concurrentManagedAccess;
+    size_t sharedMemPerBlockOptin;
+    int maxBlocksPerMultiProcessor;
+};
+
+struct cudaPointerAttributes {
+    enum cudaMemoryType type;
+    int device;
+    void *devicePointer, *hostPointer;
+};
+
+struct cudaFuncAttributes {
+    size_t sharedSizeBytes, constSizeBytes, localSizeBytes;
+    int maxThreadsPerBlock, numRegs, ptxVersion, binaryVersion, cacheModeCA, maxDynamicSharedSizeBytes;
+    int preferredShmemCarveout;
+};
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The simulated CUDA runtime. Semantics are CUDA 13's; notes in the definitions. */
+cudaError_t cudaGetLastError(void);
+cudaError_t cudaPeekAtLastError(void);
+const char *cudaGetErrorName(cudaError_t err);
+const char *cudaGetErrorString(cudaError_t err);
+cudaError_t cudaGetDeviceCount(int *count);
+cudaError_t cudaGetDevice(int *device);
+cudaError_t cudaSetDevice(int device);
+cudaError_t cudaDeviceSynchronize(void);
+cudaError_t cudaDeviceReset(void);
+cudaError_t cudaDriverGetVersion(int *version);
+cudaError_t cudaRuntimeGetVersion(int *version);
+cudaError_t cudaGetDeviceProperties(struct cudaDeviceProp *prop, int device);
+cudaError_t cudaDeviceGetAttribute(int *value, enum cudaDeviceAttr attr, int device);
+cudaError_t cudaDeviceGetStreamPriorityRange(int *least, int *greatest);
+cudaError_t cudaMemGetInfo(size_t *free_bytes, size_t *total_bytes);
+cudaError_t cudaMalloc(void **ptr, size_t bytes);
+cudaError_t cudaMallocManaged(void **ptr, size_t bytes, unsigned int flags);
+cudaError_t cudaMallocHost(void **ptr, size_t bytes);
+cudaError_t cudaHostAlloc(void **ptr, size_t bytes, unsigned int flags);
+cudaError_t cudaFree(void *ptr);
+cudaError_t cudaFreeHost(void *ptr);
+cudaError_t cudaPointerGetAttributes(struct cudaPointerAttributes *attr, const void *ptr);
+cudaError_t cudaMemcpy(void *dst, const void *src, size_t bytes, enum cudaMemcpyKind kind);
+cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t bytes, enum cudaMemcpyKind kind, cudaStream_t stream);
+cudaError_t cudaMemcpy2D(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height,
+                         enum cudaMemcpyKind kind);
+cudaError_t cudaMemcpy2DAsync(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height,
+                              enum cudaMemcpyKind kind, cudaStream_t stream);
+cudaError_t cudaMemset(void *ptr, int value, size_t bytes);
+cudaError_t cudaMemsetAsync(void *ptr, int value, size_t bytes, cudaStream_t stream);
+cudaError_t cudaMemPrefetchAsync(const void *ptr, size_t bytes, struct cudaMemLocation location, unsigned int flags,
+                                 cudaStream_t stream);
+cudaError_t cudaStreamCreate(cudaStream_t *stream);
+cudaError_t cudaStreamCreateWithFlags(cudaStream_t *stream, unsigned int flags);
+cudaError_t cudaStreamCreateWithPriority(cudaStream_t *stream, unsigned int flags, int priority);
+cudaError_t cudaStreamGetFlags(cudaStream_t stream, unsigned int *flags);
+cudaError_t cudaStreamGetPriority(cudaStream_t stream, int *priority);
+cudaError_t cudaStreamDestroy(cudaStream_t stream);
+cudaError_t cudaStreamSynchronize(cudaStream_t stream);
+cudaError_t cudaStreamQuery(cudaStream_t stream);
+cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned int flags);
+cudaError_t cudaEventCreate(cudaEvent_t *event);
+cudaError_t cudaEventCreateWithFlags(cudaEvent_t *event, unsigned int flags);
+cudaError_t cudaEventDestroy(cudaEvent_t event);
+cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream);
+cudaError_t cudaEventSynchronize(cudaEvent_t event);
+cudaError_t cudaEventQuery(cudaEvent_t event);
+cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t start, cudaEvent_t end);
+cudaError_t cudaFuncGetAttributes(struct cudaFuncAttributes *attr, const void *func);
+cudaError_t cudaFuncSetAttribute(const void *func, enum cudaFuncAttribute attr, int value);
+cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int *blocks, const void *func, int block_size,
+                                                          size_t dynamic_shmem_bytes);
+/* gpuh_time_median_ms calls it: with GPUH_SIM_REPS=<n> in the environment,
+   at most n timed runs and no warm-up (the examples time GPU-sized work, and
+   a CPU's times say nothing of a GPU's); without it, nothing changes. */
+void gpuh_sim_limit_reps(int *warmup, int *reps);
+/* Records a kernel's __launch_bounds__ maximum (tools/gpuh-simcc emits the calls). */
+int gpuh_sim_register_launch_bounds(const void *func, int max_threads);
+
+/* ---- cuRAND host API stand-in (the part gpuh_random_* uses): Philox4x32-10,
+   counter-based, so a seed and an offset give the same numbers in any order. */
+typedef enum curandStatus {
+    CURAND_STATUS_SUCCESS = 0,
+    CURAND_STATUS_NOT_INITIALIZED = 101,
+    CURAND_STATUS_ALLOCATION_FAILED = 102,
+    CURAND_STATUS_TYPE_ERROR = 103,
+    CURAND_STATUS_OUT_OF_RANGE = 104,
+    CURAND_STATUS_LENGTH_NOT_MULTIPLE = 105,
+    CURAND_STATUS_LAUNCH_FAILURE = 201
+} curandStatus_t;
+typedef enum curandRngType { CURAND_RNG_PSEUDO_PHILOX4_32_10 = 141 } curandRngType_t;
+typedef struct gpuh_sim_curand *curandGenerator_t;
+curandStatus_t curandCreateGenerator(curandGenerator_t *gen, curandRngType_t type);
+curandStatus_t curandDestroyGenerator(curandGenerator_t gen);
+curandStatus_t curandSetPseudoRandomGeneratorSeed(curandGenerator_t gen, unsigned long long seed);
+curandStatus_t curandSetGeneratorOffset(curandGenerator_t gen, unsigned long long offset);
+curandStatus_t curandSetStream(curandGenerator_t gen, cudaStream_t stream);
+curandStatus_t curandGenerate(curandGenerator_t gen, unsigned int *out, size_t n);
+curandStatus_t curandGenerateUniform(curandGenerator_t gen, float *out, size_t n);
+curandStatus_t curandGenerateUniformDouble(curandGenerator_t gen, double *out, size_t n);
+curandStatus_t curandGenerateNormal(curandGenerator_t gen, float *out, size_t n, float mean, float stddev);
+curandStatus_t curandGenerateNormalDouble(curandGenerator_t gen, double *out, size_t n, double mean, double stddev);
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+/* ===========================================================================
+   C++ PART: the runtime's definitions, the device side, launches
+   =========================================================================== */
+#ifdef __cplusplus
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <map>
+#include <mutex>
+#include <thread>
+#include <type_traits>
+#include <vector>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#if defined(__SANITIZE_ADDRESS__)
+#define GPUH_SIM_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define GPUH_SIM_ASAN 1
+#endif
+#endif
+#ifdef GPUH_SIM_ASAN
+#include <sanitizer/asan_interface.h>
+#include <sanitizer/common_interface_defs.h>
+#endif
+#if !defined(__x86_64__)
+#include <ucontext.h>
+#endif
+
+/* ---- Device-side qualifiers: plain C++ on the CPU. */
+#define __global__
+#define __device__
+#define __host__
+#define __constant__
+#define __forceinline__ inline
+#define __noinline__ __attribute__((noinline))
+#define __launch_bounds__(...)
+#define __align__(n) alignas(n)
+/* Each CPU worker runs one block at a time, so a thread_local is one block's shared memory. */
+#define __shared__ static thread_local
+
+/* Vector types with CUDA's sizes and alignments. */
+struct alignas(8) float2 { float x, y; };
+struct float3 { float x, y, z; };
+struct alignas(16) float4 { float x, y, z, w; };
+struct alignas(16) double2 { double x, y; };
+struct alignas(8) int2 { int x, y; };
+struct int3 { int x, y, z; };
+struct alignas(16) int4 { int x, y, z, w; };
+struct alignas(8) uint2 { unsigned int x, y; };
+struct alignas(16) uint4 { unsigned int x, y, z, w; };
+struct alignas(16) longlong2 { long long x, y; };
+struct alignas(4) uchar4 { unsigned char x, y, z, w; };
+inline float2 make_float2(float x, float y) { float2 v = {x, y}; return v; }
+inline float3 make_float3(float x, float y, float z) { float3 v = {x, y, z}; return v; }
+inline float4 make_float4(float x, float y, float z, float w) { float4 v = {x, y, z, w}; return v; }
+inline double2 make_double2(double x, double y) { double2 v = {x, y}; return v; }
+inline int2 make_int2(int x, int y) { int2 v = {x, y}; return v; }
+inline int3 make_int3(int x, int y, int z) { int3 v = {x, y, z}; return v; }
+inline int4 make_int4(int x, int y, int z, int w) { int4 v = {x, y, z, w}; return v; }
+inline uint2 make_uint2(unsigned x, unsigned y) { uint2 v = {x, y}; return v; }
+inline uint3 make_uint3(unsigned x, unsigned y, unsigned z) { uint3 v = {x, y, z}; return v; }
+inline uint4 make_uint4(unsigned x, unsigned y, unsigned z, unsigned w) { uint4 v = {x, y, z, w}; return v; }
+inline uchar4 make_uchar4(unsigned char x, unsigned char y, unsigned char z, unsigned char w)
+{
+    uchar4 v = {x, y, z, w};
+    return v;
+}
+
+namespace gpuh_sim_impl {
+
+/* ---------------------------------------------------------------------------
+   Context switch between fibers: x86-64 by hand (callee-saved registers, the
+   SSE and x87 control words), ucontext elsewhere. */
+#if defined(__x86_64__)
+extern "C" void gpuh_sim_impl_swap(void **save_sp, void *load_sp);
+__asm__(".text\n"
+        ".weak gpuh_sim_impl_swap\n"
+        ".type gpuh_sim_impl_swap, @function\n"
+        "gpuh_sim_impl_swap:\n"
+        "  pushq %rbp\n  pushq %rbx\n  pushq %r12\n  pushq %r13\n  pushq %r14\n  pushq %r15\n"
+        "  subq $8, %rsp\n  stmxcsr (%rsp)\n  fnstcw 4(%rsp)\n"
+        "  movq %rsp, (%rdi)\n  movq %rsi, %rsp\n"
+        "  ldmxcsr (%rsp)\n  fldcw 4(%rsp)\n  addq $8, %rsp\n"
+        "  popq %r15\n  popq %r14\n  popq %r13\n  popq %r12\n  popq %rbx\n  popq %rbp\n"
+        "  ret\n"
+        ".size gpuh_sim_impl_swap, .-gpuh_sim_impl_swap\n");
+struct fctx {
+    void *sp;
+};
+inline void fctx_swap(fctx *from, fctx *to) { gpuh_sim_impl_swap(&from->sp, to->sp); }
+inline void fctx_make(fctx *c, char *lo, size_t size, void (*entry)())
+{
+    uintptr_t top = (reinterpret_cast<uintptr_t>(lo) + size) & ~uintptr_t(15);
+    uint64_t *p = reinterpret_cast<uint64_t *>(top);
+    uint32_t csr[2] = {0x1F80u, 0x037Fu}; /* default MXCSR, x87 control word */
+    p[-1] = 0;                            /* entry's return address: never used */
+    p[-2] = reinterpret_cast<uint64_t>(entry);
+    for (int i = 3; i <= 8; ++i)
+        p[-i] = 0; /* rbp, rbx, r12-r15 */
+    memcpy(&p[-9], csr, sizeof csr);
+    c->sp = &p[-9];
+}
+#else
+struct fctx {
+    ucontext_t uc;
+};
+inline void fctx_swap(fctx *from, fctx *to) { swapcontext(&from->uc, &to->uc); }
+inline void fctx_make(fctx *c, char *lo, size_t size, void (*entry)())
+{
+    getcontext(&c->uc);
+    c->uc.uc_stack.ss_sp = lo;
+    c->uc.uc_stack.ss_size = size;
+    c->uc.uc_link = NULL;
+    makecontext(&c->uc, entry, 0);
+}
+#endif
+
+/* ---------------------------------------------------------------------------
+   State. Process-wide state lives in function-local statics of inline
+   functions (one copy per program); each CPU worker has a thread_local one. */
+
+struct site {
+    const char *what, *file;
+    int line;
+};
+
+enum { T_NEW, T_RUNNING, T_READY, T_BARRIER, T_WARP, T_DONE };
+enum { W_SYNC, W_SHFL, W_UP, W_DOWN, W_XOR, W_BALLOT, W_ANY, W_ALL };
+
+struct runner {
+    fctx ctx;
+    char *lo;
+    size_t size;
+    int thread; /* the simulated thread it runs, or -1 */
+    void *asan_fake;
+};
+
+struct lane_op {
+    int op, param, width;
+    unsigned mask;
+    uint64_t value, result;
+    site where;
+};
+
+struct launch_job {
+    const char *kernel, *file;
+    int line;
+    dim3 grid, block;
+    size_t shmem;
+    void (*thunk)(const void *closure);
+    const void *closure;
+    uint64_t blocks, chunk;
+    std::atomic<uint64_t> next;
+    std::atomic<int> failed;
+};
+
+struct block_state {
+    int n;                 /* threads in the block */
+    int next_new, done, at_barrier;
+    int barrier_result;
+    unsigned char state[1024];
+    runner *runner_of[1024];
+    int order[1024];
+    site barrier_at[1024];
+    int vote[1024];
+    lane_op lane[1024];
+    unsigned warp_arrived[32];
+    uint64_t rng;
+};
+
+struct worker {
+    fctx sched;
+    void *sched_fake;
+    const void *sched_lo;
+    size_t sched_size;
+    std::vector<runner *> all, free_list;
+    runner *current;
+    launch_job *job;
+    block_state *b;
+    unsigned char *dyn;
+    size_t dyn_size;
+};
+
+/* What a simulated thread sees: read through threadIdx & co. */
+struct thread_view {
+    uint3 tid, bid;
+    dim3 bdim, gdim;
+    int lin;
+    worker *w;
+    unsigned char *dyn;
+};
+template <int N> struct tls_holder {
+    static thread_local thread_view v;
+};
+template <int N> thread_local thread_view tls_holder<N>::v;
+inline thread_view &tls() { return tls_holder<0>::v; }
+
+struct alloc_info {
+    size_t bytes;
+    enum cudaMemoryType type;
+};
+
+struct runtime {
+    std::mutex m;
+    std::map<uintptr_t, alloc_info> allocs;
+    size_t used = 0, total = 0;
+    cudaError_t last = cudaSuccess, sticky = cudaSuccess;
+    std::map<const void *, int> bounds, max_dyn_shmem;
+    int threads = 0, schedule = 0;
+    size_t stack_bytes = 0;
+    unsigned long long seed = 0;
+    runtime()
+    {
+        const char *e = getenv("GPUH_SIM_THREADS");
+        threads = e && atoi(e) > 0 ? atoi(e) : static_cast<int>(std::thread::hardware_concurrency());
+        if (threads < 1)
+            threads = 1;
+        e = getenv("GPUH_SIM_SCHEDULE");
+        schedule = !e || !*e || !strcmp(e, "forward") ? 0 : !strcmp(e, "reverse") ? 1 : !strcmp(e, "random") ? 2 : -1;
+        if (schedule < 0) {
+            fprintf(stderr, "gpuh sim: GPUH_SIM_SCHEDULE=%s is not forward, reverse or random; using forward\n", e);
+            schedule = 0;
+        }
+        e = getenv("GPUH_SIM_SEED");
+        seed = e && *e ? strtoull(e, NULL, 0)
+                       : static_cast<unsigned long long>(std::chrono::steady_clock::now().time_since_epoch().count());
+        if (schedule == 2)
+            fprintf(stderr, "gpuh sim: random schedule, GPUH_SIM_SEED=%llu repeats it\n", seed);
+#ifdef GPUH_SIM_ASAN
+        stack_bytes = 1024 * 1024;
+#else
+        stack_bytes = 256 * 1024;
+#endif
+        e = getenv("GPUH_SIM_STACK_KB");
+        if (e && atoi(e) >= 16)
+            stack_bytes = static_cast<size_t>(atoi(e)) * 1024;
+        long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+        total = pages > 0 && page > 0 ? static_cast<size_t>(pages) * static_cast<size_t>(page) : (size_t(16) << 30);
+    }
+};
+inline runtime &rt()
+{
+    static runtime r;
+    return r;
+}
+
+/* Records err as the last error (as the CUDA runtime does) and returns it. */
+inline cudaError_t ret(cudaError_t err)
+{
+    if (err != cudaSuccess) {
+        std::lock_guard<std::mutex> g(rt().m);
+        rt().last = err;
+    }
+    return err;
+}
+/* The sticky error, if a kernel has failed: every later call returns it. */
+inline cudaError_t sticky()
+{
+    std::lock_guard<std::mutex> g(rt().m);
+    return rt().sticky;
+}
+
+inline double now_ms()
+{
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+/* ---------------------------------------------------------------------------
+   Fibers and the block scheduler. A runner is a fiber that runs simulated
+   threads one after another, as a plain loop, until one of them waits at a
+   barrier; that thread keeps the runner, and the scheduler starts another
+   runner for the next thread. Runners and their stacks are reused. */
+
+inline void to_runner(worker &w, runner *r)
+{
+#ifdef GPUH_SIM_ASAN
+    __sanitizer_start_switch_fiber(&w.sched_fake, r->lo, r->size);
+#endif
+    w.current = r;
+    fctx_swap(&w.sched, &r->ctx);
+#ifdef GPUH_SIM_ASAN
+    __sanitizer_finish_switch_fiber(w.sched_fake, NULL, NULL);
+#endif
+}
+
+inline void to_scheduler(worker &w, runner *r)
+{
+#ifdef GPUH_SIM_ASAN
+    __sanitizer_start_switch_fiber(&r->asan_fake, w.sched_lo, w.sched_size);
+#endif
+    fctx_swap(&r->ctx, &w.sched);
+#ifdef GPUH_SIM_ASAN
+    __sanitizer_finish_switch_fiber(r->asan_fake, &w.sched_lo, &w.sched_size);
+#endif
+}
+
+inline void set_thread(thread_view &v, int i)
+{
+    unsigned bx = v.bdim.x, by = v.bdim.y;
+    v.lin = i;
+    v.tid.x = static_cast<unsigned>(i) % bx;
+    v.tid.y = static_cast<unsigned>(i) / bx % by;
+    v.tid.z = static_cast<unsigned>(i) / (bx * by);
+}
+
+inline void runner_main()
+{
+    thread_view &v = tls();
+    worker &w = *v.w;
+    runner *r = w.current;
+#ifdef GPUH_SIM_ASAN
+    __sanitizer_finish_switch_fiber(NULL, &w.sched_lo, &w.sched_size);
+#endif
+    for (;;) {
+        block_state &b = *w.b;
+        while (b.next_new < b.n) {
+            int i = b.order[b.next_new++];
+            b.state[i] = T_RUNNING;
+            b.runner_of[i] = r;
+            r->thread = i;
+            set_thread(v, i);
+            w.job->thunk(w.job->closure);
+            b.state[i] = T_DONE;
+            b.done++;
+        }
+        r->thread = -1;
+        w.free_list.push_back(r);
+        to_scheduler(w, r);
+    }
+}
+
+inline runner *new_runner(worker &w)
+{
+    if (!w.free_list.empty()) {
+        runner *r = w.free_list.back();
+        w.free_list.pop_back();
+        return r;
+    }
+    const size_t guard = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+    const size_t size = rt().stack_bytes;
+    void *mem = mmap(NULL, size + guard, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (mem == MAP_FAILED) {
+        fprintf(stderr, "gpuh sim: out of memory for a thread stack (%zu KiB)\n", size / 1024);
+        abort();
+    }
+    mprotect(mem, guard, PROT_NONE); /* a stack overflow faults instead of corrupting */
+    runner *r = new runner();
+    r->lo = static_cast<char *>(mem) + guard;
+    r->size = size;
+    r->thread = -1;
+    r->asan_fake = NULL;
+    fctx_make(&r->ctx, r->lo, r->size, runner_main);
+    w.all.push_back(r);
+    return r;
+}
+
+/* After a failed block: its runners are stuck mid-kernel; restart them empty. */
+inline void reset_runners(worker &w, block_state &b)
+{
+    for (int i = 0; i < b.n; ++i) {
+        runner *r = b.runner_of[i];
+        if (r != NULL && r->thread == i && b.state[i] != T_DONE) {
+            r->thread = -1;
+#ifdef GPUH_SIM_ASAN
+            __asan_unpoison_memory_region(r->lo, r->size); /* the abandoned frames' red zones */
+#endif
+            fctx_make(&r->ctx, r->lo, r->size, runner_main);
+            w.free_list.push_back(r);
+        }
+    }
+}
+
+inline uint64_t next_random(uint64_t &s)
+{
+    s ^= s << 13;
+    s ^= s >> 7;
+    s ^= s << 17;
+    return s;
+}
+
+inline void fmt_thread(char *buf, size_t cap, const dim3 &bdim, int i)
+{
+    unsigned u = static_cast<unsigned>(i);
+    snprintf(buf, cap, "thread (%u, %u, %u)", u % bdim.x, u / bdim.x % bdim.y, u / (bdim.x * bdim.y));
+}
+
+inline const char *op_name(int op)
+{
+    static const char *names[] = {"__syncwarp",      "__shfl_sync",   "__shfl_up_sync", "__shfl_down_sync",
+                                  "__shfl_xor_sync", "__ballot_sync", "__any_sync",     "__all_sync"};
+    return names[op];
+}
+
+/* Nobody can run, yet the block is not done: a thread waits for one that has
+   exited or waits elsewhere. Prints which, with block and thread indices. */
+inline void report_divergence(worker &w, block_state &b)
+{
+    const thread_view &v = tls();
+    char a[64], c[64], msg[1024];
+    int waiter = -1, other = -1;
+    for (int i = 0; i < b.n && waiter < 0; ++i)
+        if (b.state[i] == T_BARRIER || b.state[i] == T_WARP)
+            waiter = i;
+    if (waiter < 0)
+        return;
+    fmt_thread(a, sizeof a, v.bdim, waiter);
+    const bool warp = b.state[waiter] == T_WARP;
+    const site s = warp ? b.lane[waiter].where : b.barrier_at[waiter];
+    int lo = 0, hi = b.n;
+    unsigned mask = 0;
+    if (warp) {
+        lo = waiter / 32 * 32;
+        hi = std::min(lo + 32, b.n);
+        mask = b.lane[waiter].mask;
+    }
+    for (int i = lo; i < hi && other < 0; ++i) {
+        if (warp && !(mask >> (i - lo) & 1u))
+            continue;
+        const bool same = warp ? b.state[i] == T_WARP && b.lane[i].op == b.lane[waiter].op && b.lane[i].mask == mask
+                               : b.state[i] == T_BARRIER && b.barrier_at[i].line == s.line &&
+                                     strcmp(b.barrier_at[i].file, s.file) == 0;
+        if (!same)
+            other = i;
+    }
+    int k = warp ? snprintf(msg, sizeof msg,
+                            "gpuh sim: divergent barrier in kernel %s (launched at %s:%d), block (%u, %u, %u):\n"
+                            "gpuh sim:   %s (warp %d, lane %d) waits at %s(0x%08x, ...) at %s:%d\n",
+                            w.job->kernel, w.job->file, w.job->line, v.bid.x, v.bid.y, v.bid.z, a, waiter / 32,
+                            waiter % 32, s.what, mask, s.file, s.line)
+                 : snprintf(msg, sizeof msg,
+                            "gpuh sim: divergent barrier in kernel %s (launched at %s:%d), block (%u, %u, %u):\n"
+                            "gpuh sim:   %s waits at %s() at %s:%d\n",
+                            w.job->kernel, w.job->file, w.job->line, v.bid.x, v.bid.y, v.bid.z, a, s.what, s.file,
+                            s.line);
+    if (other >= 0 && k > 0 && static_cast<size_t>(k) < sizeof msg) {
+        fmt_thread(c, sizeof c, v.bdim, other);
+        if (b.state[other] == T_DONE)
+            snprintf(msg + k, sizeof msg - k, "gpuh sim:   but %s has exited without reaching it\n", c);
+        else if (b.state[other] == T_BARRIER)
+            snprintf(msg + k, sizeof msg - k, "gpuh sim:   but %s waits at %s() at %s:%d\n", c,
+                     b.barrier_at[other].what, b.barrier_at[other].file, b.barrier_at[other].line);
+        else if (b.state[other] == T_WARP)
+            snprintf(msg + k, sizeof msg - k, "gpuh sim:   but %s waits at %s(0x%08x, ...) at %s:%d\n", c,
+                     b.lane[other].where.what, b.lane[other].mask, b.lane[other].where.file,
+                     b.lane[other].where.line);
+    }
+    fputs(msg, stderr);
+}
+
+/* Runs one block to completion; false if it failed (reported). */
+inline bool run_block(worker &w, launch_job &job, uint64_t linear)
+{
+    thread_view &v = tls();
+    v.bid.x = static_cast<unsigned>(linear % job.grid.x);
+    v.bid.y = static_cast<unsigned>(linear / job.grid.x % job.grid.y);
+    v.bid.z = static_cast<unsigned>(linear / (static_cast<uint64_t>(job.grid.x) * job.grid.y));
+    block_state &b = *w.b;
+    const int n = static_cast<int>(job.block.x * job.block.y * job.block.z);
+    const int schedule = rt().schedule;
+    b.n = n;
+    b.next_new = b.done = b.at_barrier = 0;
+    b.rng = (rt().seed ^ (linear * 0x9E3779B97F4A7C15ull)) | 1u;
+    for (int i = 0; i < n; ++i) {
+        b.state[i] = T_NEW;
+        b.runner_of[i] = NULL;
+        b.order[i] = schedule == 1 ? n - 1 - i : i;
+    }
+    for (int i = 0; i < 32; ++i)
+        b.warp_arrived[i] = 0;
+    for (;;) {
+        if (schedule == 2)
+            for (int i = n - 1; i > 0; --i)
+                std::swap(b.order[i], b.order[next_random(b.rng) % static_cast<uint64_t>(i + 1)]);
+        bool ran = false;
+        for (int k = 0; k < n; ++k) {
+            const int i = b.order[k];
+            if (b.state[i] == T_NEW) {
+                /* the new runner takes order[next_new..], starting here */
+                b.next_new = k;
+                to_runner(w, new_runner(w));
+                ran = true;
+            } else if (b.state[i] == T_READY) {
+                b.state[i] = T_RUNNING;
+                set_thread(v, i);
+                to_runner(w, b.runner_of[i]);
+                ran = true;
+            }
+        }
+        if (b.done == n)
+            return true;
+        if (!ran) {
+            report_divergence(w, b);
+            reset_runners(w, b);
+            return false;
+        }
+    }
+}
+
+/* Owns a CPU thread's worker: freed (stacks unmapped) when the thread ends. */
+struct worker_owner {
+    worker *w = NULL;
+    ~worker_owner()
+    {
+        if (w == NULL)
+            return;
+        const size_t guard = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+        for (size_t i = 0; i < w->all.size(); ++i) {
+            munmap(w->all[i]->lo - guard, w->all[i]->size + guard);
+            delete w->all[i];
+        }
+        free(w->dyn);
+        delete w->b;
+        delete w;
+        tls().w = NULL;
+    }
+};
+
+inline worker &this_worker()
+{
+    static thread_local worker_owner owner;
+    thread_view &v = tls();
+    if (v.w == NULL) {
+        v.w = owner.w = new worker();
+        v.w->b = new block_state();
+        v.w->dyn = NULL;
+        v.w->dyn_size = 0;
+        v.w->sched_fake = NULL;
+        v.w->sched_lo = NULL;
+        v.w->sched_size = 0;
+    }
+    return *v.w;
+}
+
+inline void fail_launch(launch_job &job)
+{
+    job.failed.store(1);
+    std::lock_guard<std::mutex> g(rt().m);
+    rt().sticky = rt().last = cudaErrorLaunchFailure;
+}
+
+/* Runs blocks of job until none is left (every worker and the launching thread). */
+inline void work(launch_job &job)
+{
+    worker &w = this_worker();
+    thread_view &v = tls();
+    v.bdim = job.block;
+    v.gdim = job.grid;
+    if (job.shmem > w.dyn_size || (job.shmem < w.dyn_size && job.shmem > 0)) {
+        free(w.dyn); /* sized exactly, so that ASan sees an overflow of it */
+        w.dyn = static_cast<unsigned char *>(malloc(job.shmem));
+        w.dyn_size = job.shmem;
+    }
+    v.dyn = w.dyn;
+    w.job = &job;
+    for (;;) {
+        uint64_t first = job.next.fetch_add(job.chunk);
+        if (first >= job.blocks || job.failed.load())
+            break;
+        uint64_t last = std::min(job.blocks, first + job.chunk);
+        for (uint64_t blk = first; blk < last; ++blk)
+            if (!run_block(w, job, blk)) {
+                fail_launch(job);
+                return;
+            }
+    }
+}
+
+/* The pool of CPU workers: rt().threads - 1 threads plus the launching one. */
+struct pool {
+    std::mutex m;
+    std::condition_variable wake, finished;
+    std::vector<std::thread> threads;
+    launch_job *job = NULL;
+    unsigned long long generation = 0;
+    int busy = 0;
+    bool quit = false;
+    void loop()
+    {
+        unsigned long long seen = 0;
+        for (;;) {
+            launch_job *j;
+            {
+                std::unique_lock<std::mutex> g(m);
+                wake.wait(g, [&] { return quit || generation != seen; });
+                if (quit)
+                    return;
+                seen = generation;
+                j = job;
+            }
+            work(*j);
+            std::lock_guard<std::mutex> g(m);
+            if (--busy == 0)
+                finished.notify_all();
+        }
+    }
+    void run(launch_job &j)
+    {
+        const int helpers = static_cast<int>(std::min<uint64_t>(rt().threads - 1, j.blocks - 1));
+        if (helpers <= 0) {
+            work(j);
+            return;
+        }
+        {
+            std::lock_guard<std::mutex> g(m);
+            while (static_cast<int>(threads.size()) < rt().threads - 1)
+                threads.push_back(std::thread([this] { loop(); }));
+            job = &j;
+            busy = static_cast<int>(threads.size());
+            ++generation;
+        }
+        wake.notify_all();
+        work(j);
+        std::unique_lock<std::mutex> g(m);
+        finished.wait(g, [&] { return busy == 0; });
+    }
+    ~pool()
+    {
+        {
+            std::lock_guard<std::mutex> g(m);
+            quit = true;
+        }
+        wake.notify_all();
+        for (size_t i = 0; i < threads.size(); ++i)
+            threads[i].join();
+    }
+};
+inline pool &the_pool()
+{
+    static pool p;
+    return p;
+}
+
+#ifdef GPUH_SIM_ASAN
+/* ASan's death callback: name the simulated thread that was running. */
+inline void asan_death()
+{
+    const thread_view &v = tls();
+    if (v.w == NULL || v.w->job == NULL || v.w->current == NULL || v.w->current->thread < 0)
+        return;
+    char t[64];
+    fmt_thread(t, sizeof t, v.bdim, v.lin);
+    fprintf(stderr, "gpuh sim: the fault above happened in kernel %s (launched at %s:%d), block (%u, %u, %u), %s\n",
+            v.w->job->kernel, v.w->job->file, v.w->job->line, v.bid.x, v.bid.y, v.bid.z, t);
+}
+#endif
+
+inline int lookup(const std::map<const void *, int> &m, const void *key, int fallback)
+{
+    std::map<const void *, int>::const_iterator it = m.find(key);
+    return it == m.end() ? fallback : it->second;
+}
+
+enum { SHMEM_DEFAULT = 48 * 1024, SHMEM_OPTIN = 227 * 1024, SMS_SHMEM = 228 * 1024 };
+
+/* Checks a launch as CUDA 13 does and runs it: every block to completion. */
+inline void launch(const char *kernel, const char *file, int line, const void *key, dim3 grid, dim3 block,
+                   size_t shmem, cudaStream_t stream, void (*thunk)(const void *), const void *closure)
+{
+    (void)stream;
+#ifdef GPUH_SIM_ASAN
+    static std::once_flag once;
+    std::call_once(once, [] { __sanitizer_set_death_callback(asan_death); });
+#endif
+    if (sticky() != cudaSuccess) {
+        ret(sticky());
+        return;
+    }
+    const uint64_t threads = static_cast<uint64_t>(block.x) * block.y * block.z;
+    if (grid.x == 0 || grid.y == 0 || grid.z == 0 || block.x == 0 || block.y == 0 || block.z == 0 ||
+        grid.x > 2147483647u || grid.y > 65535u || grid.z > 65535u) {
+        ret(cudaErrorInvalidConfiguration);
+        return;
+    }
+    int max_dyn, max_threads;
+    {
+        std::lock_guard<std::mutex> g(rt().m);
+        max_dyn = key ? lookup(rt().max_dyn_shmem, key, SHMEM_DEFAULT) : SHMEM_OPTIN;
+        max_threads = key ? lookup(rt().bounds, key, 1024) : 1024;
+    }
+    if (threads > 1024 || block.x > 1024 || block.y > 1024 || block.z > 64 || shmem > static_cast<size_t>(max_dyn)) {
+        ret(cudaErrorInvalidValue); /* what CUDA 13 returns for these */
+        return;
+    }
+    if (threads > static_cast<uint64_t>(max_threads)) {
+        ret(cudaErrorLaunchOutOfResources); /* beyond the kernel's __launch_bounds__ */
+        return;
+    }
+    launch_job job;
+    job.kernel = kernel;
+    job.file = file;
+    job.line = line;
+    job.grid = grid;
+    job.block = block;
+    job.shmem = shmem;
+    job.thunk = thunk;
+    job.closure = closure;
+    job.blocks = static_cast<uint64_t>(grid.x) * grid.y * grid.z;
+    job.chunk = std::max<uint64_t>(1, job.blocks / (static_cast<uint64_t>(rt().threads) * 16));
+    job.next.store(0);
+    job.failed.store(0);
+    the_pool().run(job);
+}
+
+template <class L> void call_closure(const void *closure) { (*static_cast<const L *>(closure))(); }
+
+template <class F> const void *key_of(F f) { return reinterpret_cast<const void *>(f); }
+
+/* kernel<<<grid, block, shmem, stream>>>(args...): the arguments are
+   converted to the kernel's parameter types once, at the launch, as CUDA
+   does, and every simulated thread calls the kernel on those copies. */
+template <class... P>
+void launch_call(const char *name, const char *file, int line, dim3 grid, dim3 block, size_t shmem,
+                 cudaStream_t stream, void (*kernel)(P...), typename std::decay<P>::type... args)
+{
+    auto body = [=]() { kernel(args...); };
+    launch(name, file, line, key_of(kernel), grid, block, shmem, stream, &call_closure<decltype(body)>, &body);
+}
+
+/* ---------------------------------------------------------------------------
+   Barriers and warp operations: the waiting thread yields its runner to the
+   scheduler; the last to arrive releases the others. */
+
+inline int sync_block(const char *what, const char *file, int line, int vote)
+{
+    thread_view &v = tls();
+    worker &w = *v.w;
+    block_state &b = *w.b;
+    const int me = v.lin;
+    site s = {what, file, line};
+    b.state[me] = T_BARRIER;
+    b.barrier_at[me] = s;
+    b.vote[me] = vote;
+    if (++b.at_barrier == b.n) {
+        bool same = true;
+        int votes = 0;
+        for (int i = 0; i < b.n; ++i) {
+            same = same && b.barrier_at[i].line == line && strcmp(b.barrier_at[i].what, what) == 0 &&
+                   strcmp(b.barrier_at[i].file, file) == 0;
+            votes += b.vote[i] != 0;
+        }
+        if (same) { /* everyone is here: release the block */
+            b.at_barrier = 0;
+            b.barrier_result = votes;
+            for (int i = 0; i < b.n; ++i)
+                b.state[i] = T_READY;
+        }
+    }
+    runner *r = w.current;
+    to_scheduler(w, r);
+    return b.barrier_result;
+}
+
+inline uint64_t warp_op(int op, const char *what, const char *file, int line, unsigned mask, uint64_t value,
+                        int param, int width)
+{
+    thread_view &v = tls();
+    worker &w = *v.w;
+    block_state &b = *w.b;
+    const int me = v.lin, warp = me / 32, lane = me % 32, base = warp * 32;
+    const int lanes = std::min(32, b.n - base);
+    const unsigned exists = lanes == 32 ? 0xffffffffu : (1u << lanes) - 1u;
+    const unsigned eff = mask & exists;
+    lane_op &l = b.lane[me];
+    l.op = op;
+    l.mask = mask;
+    l.value = value;
+    l.param = param;
+    l.width = width;
+    l.where.what = what;
+    l.where.file = file;
+    l.where.line = line;
+    b.state[me] = T_WARP;
+    b.warp_arrived[warp] |= 1u << lane;
+    if ((b.warp_arrived[warp] & eff) == eff) {
+        bool same = true;
+        uint64_t ballot = 0;
+        for (int k = 0; k < lanes; ++k)
+            if (eff >> k & 1u) {
+                same = same && b.lane[base + k].op == op && b.lane[base + k].mask == mask;
+                ballot |= static_cast<uint64_t>(b.lane[base + k].value != 0) << k;
+            }
+        if (same) {
+            for (int k = 0; k < lanes; ++k) {
+                if (!(eff >> k & 1u))
+                    continue;
+                lane_op &o = b.lane[base + k];
+                const int wd = o.width, seg = k / wd * wd;
+                int src = k;
+                switch (op) {
+                case W_SHFL: src = seg + ((o.param % wd) + wd) % wd; break;
+                case W_UP: src = k - seg >= o.param ? k - o.param : k; break;
+                case W_DOWN: src = k - seg + o.param < wd ? k + o.param : k; break;
+                case W_XOR: src = (k ^ o.param) < seg + wd ? k ^ o.param : k; break;
+                default: break;
+                }
+                if (src >= lanes || !(eff >> src & 1u))
+                    src = k; /* an inactive source: undefined on a GPU; the lane's own value here */
+                o.result = op == W_BALLOT ? ballot
+                         : op == W_ANY    ? (ballot != 0)
+                         : op == W_ALL    ? (ballot == eff)
+                                          : b.lane[base + src].value;
+                b.state[base + k] = T_READY;
+            }
+            b.warp_arrived[warp] &= ~eff;
+        }
+    }
+    to_scheduler(w, w.current);
+    return l.result;
+}
+
+template <class T> inline uint64_t to_bits(T v)
+{
+    static_assert(sizeof(T) <= 8 && std::is_trivially_copyable<T>::value, "warp shuffles move up to 8 bytes");
+    uint64_t u = 0;
+    memcpy(&u, &v, sizeof v);
+    return u;
+}
+template <class T> inline T from_bits(uint64_t u)
+{
+    T v;
+    memcpy(&v, &u, sizeof v);
+    return v;
+}
+
+template <class T> inline T shfl(const char *what, int op, const char *file, int line, unsigned mask, T v, int p,
+                                 int width = 32)
+{
+    return from_bits<T>(warp_op(op, what, file, line, mask, to_bits(v), p, width));
+}
+
+/* Atomics: GCC/Clang builtins on integers, compare-and-swap loops on floats. */
+template <class T, class F> inline T atomic_cas_loop(T *addr, F f)
+{
+    typedef typename std::conditional<sizeof(T) == 4, uint32_t, uint64_t>::type U;
+    U *p = reinterpret_cast<U *>(addr);
+    U old = __atomic_load_n(p, __ATOMIC_RELAXED), want;
+    do {
+        T o;
+        memcpy(&o, &old, sizeof o);
+        T n = f(o);
+        memcpy(&want, &n, sizeof want);
+    } while (!__atomic_compare_exchange_n(p, &old, want, true, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED));
+    T o;
+    memcpy(&o, &old, sizeof o);
+    return o;
+}
+
+} /* namespace gpuh_sim_impl */
+
+/* ---- Built-in variables, per simulated thread. */
+#define threadIdx (static_cast<const uint3 &>(gpuh_sim_impl::tls().tid))
+#define blockIdx (static_cast<const uint3 &>(gpuh_sim_impl::tls().bid))
+#define blockDim (static_cast<const dim3 &>(gpuh_sim_impl::tls().bdim))
+#define gridDim (static_cast<const dim3 &>(gpuh_sim_impl::tls().gdim))
+static const int warpSize = 32;
+
+/* The launch's dynamic shared memory (what `extern __shared__ T s[];` names). */
+inline void *gpuh_sim_dynamic_shared() { return gpuh_sim_impl::tls().dyn; }
+
+/* GPUH_SIM_KERNEL_CALL(kernel, grid, block, shmem, stream, args...): the
+   simulator's kernel<<<grid, block, shmem, stream>>>(args...), a void
+   expression; errors are left for cudaGetLastError, as with <<< >>>.
+   GPUH_SIM_KERNEL_CALL0 is the same for a kernel with no arguments. */
+#define GPUH_SIM_KERNEL_CALL(kernel, grid, block, shmem, stream, ...) \
+    gpuh_sim_impl::launch_call(#kernel, __FILE__, __LINE__, (grid), (block), (shmem), (stream), kernel, __VA_ARGS__)
+#define GPUH_SIM_KERNEL_CALL0(kernel, grid, block, shmem, stream) \
+    gpuh_sim_impl::launch_call(#kernel, __FILE__, __LINE__, (grid), (block), (shmem), (stream), kernel)
+
+/* ---- Barriers and warp-level primitives (the macros capture the call site). */
+#define __syncthreads() ((void)gpuh_sim_impl::sync_block("__syncthreads", __FILE__, __LINE__, 0))
+#define __syncthreads_count(p) gpuh_sim_impl::sync_block("__syncthreads_count", __FILE__, __LINE__, (p) != 0)
+#define __syncthreads_and(p) \
+    (gpuh_sim_impl::sync_block("__syncthreads_and", __FILE__, __LINE__, (p) != 0) == gpuh_sim_impl::tls().w->b->n)
+#define __syncthreads_or(p) (gpuh_sim_impl::sync_block("__syncthreads_or", __FILE__, __LINE__, (p) != 0) != 0)
+#define __syncwarp(...) gpuh_sim_impl::syncwarp_at(__FILE__, __LINE__)(__VA_ARGS__)
+#define __shfl_sync(...) gpuh_sim_impl::shfl("__shfl_sync", gpuh_sim_impl::W_SHFL, __FILE__, __LINE__, __VA_ARGS__)
+#define __shfl_up_sync(...) gpuh_sim_impl::shfl("__shfl_up_sync", gpuh_sim_impl::W_UP, __FILE__, __LINE__, __VA_ARGS__)
+#define __shfl_down_sync(...) \
+    gpuh_sim_impl::shfl("__shfl_down_sync", gpuh_sim_impl::W_DOWN, __FILE__, __LINE__, __VA_ARGS__)
+#define __shfl_xor_sync(...) \
+    gpuh_sim_impl::shfl("__shfl_xor_sync", gpuh_sim_impl::W_XOR, __FILE__, __LINE__, __VA_ARGS__)
+#define __ballot_sync(mask, p) \
+    static_cast<unsigned>(gpuh_sim_impl::warp_op(gpuh_sim_impl::W_BALLOT, "__ballot_sync", __FILE__, __LINE__, (mask), (p) != 0, 0, 32))
+#define __any_sync(mask, p) \
+    static_cast<int>(gpuh_sim_impl::warp_op(gpuh_sim_impl::W_ANY, "__any_sync", __FILE__, __LINE__, (mask), (p) != 0, 0, 32))
+#define __all_sync(mask, p) \
+    static_cast<int>(gpuh_sim_impl::warp_op(gpuh_sim_impl::W_ALL, "__all_sync", __FILE__, __LINE__, (mask), (p) != 0, 0, 32))
+
+namespace gpuh_sim_impl {
+struct syncwarp_at {
+    const char *file;
+    int line;
+    syncwarp_at(const char *f, int l) : file(f), line(l) {}
+    void operator()(unsigned mask = 0xffffffffu) const { warp_op(W_SYNC, "__syncwarp", file, line, mask, 0, 0, 32); }
+};
+} /* namespace gpuh_sim_impl */
+
+/* Lanes of this thread's warp that have not exited. */
+inline unsigned __activemask()
+{
+    const gpuh_sim_impl::thread_view &v = gpuh_sim_impl::tls();
+    const gpuh_sim_impl::block_state &b = *v.w->b;
+    const int base = v.lin / 32 * 32;
+    unsigned m = 0;
+    for (int k = 0; k < 32 && base + k < b.n; ++k)
+        m |= static_cast<unsigned>(b.state[base + k] != gpuh_sim_impl::T_DONE) << k;
+    return m;
+}
+
+/* ---- Memory fences, read-only loads, clocks. */
+inline void __threadfence() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
+inline void __threadfence_block() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
+inline void __threadfence_system() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
+template <class T> inline T __ldg(const T *p) { return *p; }
+/* Nanoseconds: cudaDevAttrClockRate reports 1 GHz, so cycles and ns agree. */
+inline long long clock64()
+{
+    return static_cast<long long>(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                      std::chrono::steady_clock::now().time_since_epoch())
+                                      .count());
+}
+
+/* ---- Atomics on int, unsigned, unsigned long long, long long, float, double:
+   one overload per type, as CUDA declares them (so atomicAdd(float *, 1) converts). */
+#define GPUH_SIM_ATOMICS(T)                                                                                    \
+    inline T atomicAdd(T *a, T v) { return gpuh_sim_impl::atomic_cas_loop(a, [v](T o) { return static_cast<T>(o + v); }); } \
+    inline T atomicSub(T *a, T v) { return gpuh_sim_impl::atomic_cas_loop(a, [v](T o) { return static_cast<T>(o - v); }); } \
+    inline T atomicMin(T *a, T v) { return gpuh_sim_impl::atomic_cas_loop(a, [v](T o) { return v < o ? v : o; }); } \
+    inline T atomicMax(T *a, T v) { return gpuh_sim_impl::atomic_cas_loop(a, [v](T o) { return v > o ? v : o; }); } \
+    inline T atomicExch(T *a, T v) { return gpuh_sim_impl::atomic_cas_loop(a, [v](T) { return v; }); }          \
+    inline T atomicCAS(T *a, T c, T v)                                                                         \
+    {                                                                                                          \
+        return gpuh_sim_impl::atomic_cas_loop(a, [c, v](T o) { return o == c ? v : o; });                      \
+    }
+GPUH_SIM_ATOMICS(int)
+GPUH_SIM_ATOMICS(unsigned int)
+GPUH_SIM_ATOMICS(unsigned long long)
+GPUH_SIM_ATOMICS(long long)
+GPUH_SIM_ATOMICS(float)
+GPUH_SIM_ATOMICS(double)
+#undef GPUH_SIM_ATOMICS
+inline unsigned atomicInc(unsigned *a, unsigned limit)
+{
+    return gpuh_sim_impl::atomic_cas_loop(a, [limit](unsigned o) { return o >= limit ? 0u : o + 1u; });
+}
+inline unsigned atomicDec(unsigned *a, unsigned limit)
+{
+    return gpuh_sim_impl::atomic_cas_loop(a, [limit](unsigned o) { return o == 0 || o > limit ? limit : o - 1u; });
+}
+template <class T> inline T atomicAnd(T *a, T v) { return __atomic_fetch_and(a, v, __ATOMIC_SEQ_CST); }
+template <class T> inline T atomicOr(T *a, T v) { return __atomic_fetch_or(a, v, __ATOMIC_SEQ_CST); }
+template <class T> inline T atomicXor(T *a, T v) { return __atomic_fetch_xor(a, v, __ATOMIC_SEQ_CST); }
+
+/* ---- Math, conversion and bit intrinsics. */
+inline float __fmaf_rn(float a, float b, float c) { return fmaf(a, b, c); }
+inline double __fma_rn(double a, double b, double c) { return fma(a, b, c); }
+inline float __fadd_rn(float a, float b) { return a + b; }
+inline float __fmul_rn(float a, float b) { return a * b; }
+inline double __dadd_rn(double a, double b) { return a + b; }
+inline double __dmul_rn(double a, double b) { return a * b; }
+inline float __fdividef(float a, float b) { return a / b; }
+inline float __expf(float x) { return expf(x); }
+inline float __logf(float x) { return logf(x); }
+inline float __sinf(float x) { return sinf(x); }
+inline float __cosf(float x) { return cosf(x); }
+inline float __powf(float a, float b) { return powf(a, b); }
+inline float __saturatef(float x) { return x < 0.0f ? 0.0f : x > 1.0f ? 1.0f : x; }
+inline float rsqrtf(float x) { return 1.0f / sqrtf(x); }
+inline double rsqrt(double x) { return 1.0 / sqrt(x); }
+inline float __frsqrt_rn(float x) { return 1.0f / sqrtf(x); }
+inline unsigned __float_as_uint(float x) { return gpuh_sim_impl::from_bits<unsigned>(gpuh_sim_impl::to_bits(x)); }
+inline int __float_as_int(float x) { return gpuh_sim_impl::from_bits<int>(gpuh_sim_impl::to_bits(x)); }
+inline float __uint_as_float(unsigned x) { return gpuh_sim_impl::from_bits<float>(x); }
+inline float __int_as_float(int x) { return gpuh_sim_impl::from_bits<float>(gpuh_sim_impl::to_bits(x)); }
+inline long long __double_as_longlong(double x) { return gpuh_sim_impl::from_bits<long long>(gpuh_sim_impl::to_bits(x)); }
+inline double __longlong_as_double(long long x) { return gpuh_sim_impl::from_bits<double>(gpuh_sim_impl::to_bits(x)); }
+inline int __float2int_rn(float x) { return static_cast<int>(nearbyintf(x)); }
+inline int __float2int_rz(float x) { return static_cast<int>(x); }
+inline int __double2int_rn(double x) { return static_cast<int>(nearbyint(x)); }
+inline float __int2float_rn(int x) { return static_cast<float>(x); }
+inline int __popc(unsigned x) { return __builtin_popcount(x); }
+inline int __popcll(unsigned long long x) { return __builtin_popcountll(x); }
+inline int __clz(int x) { return x == 0 ? 32 : __builtin_clz(static_cast<unsigned>(x)); }
+inline int __clzll(long long x) { return x == 0 ? 64 : __builtin_clzll(static_cast<unsigned long long>(x)); }
+inline int __ffs(int x) { return __builtin_ffs(x); }
+inline int __ffsll(long long x) { return __builtin_ffsll(x); }
+inline unsigned __brev(unsigned x)
+{
+    unsigned r = 0;
+    for (int i = 0; i < 32; ++i)
+        r |= (x >> i & 1u) << (31 - i);
+    return r;
+}
+inline int __mul24(int a, int b) { return a * b; }
+inline unsigned __umul24(unsigned a, unsigned b) { return a * b; }
+inline int __mulhi(int a, int b) { return static_cast<int>((static_cast<long long>(a) * b) >> 32); }
+inline unsigned __umulhi(unsigned a, unsigned b)
+{
+    return static_cast<unsigned>((static_cast<unsigned long long>(a) * b) >> 32);
+}
+inline unsigned long long __umul64hi(unsigned long long a, unsigned long long b)
+{
+    const unsigned long long lo = 0xffffffffull, a0 = a & lo, a1 = a >> 32, b0 = b & lo, b1 = b >> 32;
+    const unsigned long long mid = (a0 * b0 >> 32) + (a1 * b0 & lo) + a0 * b1;
+    return a1 * b1 + (a1 * b0 >> 32) + (mid >> 32);
+}
+/* min and max as CUDA has them: any mix of arithmetic types. */
+template <class A, class B> inline typename std::common_type<A, B>::type min(A a, B b)
+{
+    return b < a ? b : a;
+}
+template <class A, class B> inline typename std::common_type<A, B>::type max(A a, B b)
+{
+    return a < b ? b : a;
+}
+
+/* ---- C++ conveniences of cuda_runtime.h: typed pointers, kernels as functions. */
+template <class T> inline cudaError_t cudaMalloc(T **p, size_t bytes)
+{
+    return cudaMalloc(reinterpret_cast<void **>(p), bytes);
+}
+template <class T> inline cudaError_t cudaMallocManaged(T **p, size_t bytes, unsigned int flags = cudaMemAttachGlobal)
+{
+    return cudaMallocManaged(reinterpret_cast<void **>(p), bytes, flags);
+}
+template <class T> inline cudaError_t cudaMallocHost(T **p, size_t bytes)
+{
+    return cudaMallocHost(reinterpret_cast<void **>(p), bytes);
+}
+template <class T> inline cudaError_t cudaHostAlloc(T **p, size_t bytes, unsigned int flags)
+{
+    return cudaHostAlloc(reinterpret_cast<void **>(p), bytes, flags);
+}
+template <class... P> inline cudaError_t cudaFuncGetAttributes(struct cudaFuncAttributes *attr, void (*f)(P...))
+{
+    return cudaFuncGetAttributes(attr, gpuh_sim_impl::key_of(f));
+}
+template <class... P> inline cudaError_t cudaFuncSetAttribute(void (*f)(P...), enum cudaFuncAttribute attr, int v)
+{
+    return cudaFuncSetAttribute(gpuh_sim_impl::key_of(f), attr, v);
+}
+template <class... P>
+inline cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int *blocks, void (*f)(P...), int block_size,
+                                                                 size_t shmem)
+{
+    return cudaOccupancyMaxActiveBlocksPerMultiprocessor(blocks, gpuh_sim_impl::key_of(f), block_size, shmem);
+}
+template <class... P>
+inline cudaError_t cudaOccupancyMaxPotentialBlockSize(int *min_grid, int *block, void (*f)(P...), size_t shmem = 0,
+                                                      int limit = 0)
+{
+    int best = 0, best_b = 0, sms = 0;
+    cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0);
+    for (int b = 32; b <= (limit > 0 ? limit : 1024); b += 32) {
+        int n = 0;
+        cudaError_t err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, f, b, shmem);
+        if (err != cudaSuccess)
+            return err;
+        if (n * b > best) {
+            best = n * b;
+            best_b = b;
+        }
+    }
+    *block = best_b;
+    *min_grid = best_b ? best / best_b * sms : 0;
+    return cudaSuccess;
+}
+template <class T> inline cudaError_t cudaMemcpyToSymbol(T &symbol, const void *src, size_t bytes, size_t offset = 0,
+                                                         enum cudaMemcpyKind kind = cudaMemcpyHostToDevice)
+{
+    return cudaMemcpy(reinterpret_cast<char *>(&symbol) + offset, src, bytes, kind);
+}
+template <class T> inline cudaError_t cudaMemcpyFromSymbol(void *dst, const T &symbol, size_t bytes, size_t offset = 0,
+                                                           enum cudaMemcpyKind kind = cudaMemcpyDeviceToHost)
+{
+    return cudaMemcpy(dst, reinterpret_cast<const char *>(&symbol) + offset, bytes, kind);
+}
+
+/* ===========================================================================
+   THE RUNTIME'S DEFINITIONS: weak, so every C++ file may include this header
+   and the program keeps one copy; C files call them like cudart's.
+   =========================================================================== */
+#define GPUH_SIM_API extern "C" __attribute__((weak))
+
+struct CUstream_st {
+    unsigned int flags;
+    int priority;
+};
+struct CUevent_st {
+    unsigned int flags;
+    double ms;
+    int recorded;
+};
+
+namespace gpuh_sim_impl {
+/* The allocation holding p, or NULL; *base gets its start. */
+inline const alloc_info *find_alloc(const void *p, uintptr_t *base)
+{
+    const uintptr_t a = reinterpret_cast<uintptr_t>(p);
+    std::map<uintptr_t, alloc_info> &m = rt().allocs;
+    std::map<uintptr_t, alloc_info>::iterator it = m.upper_bound(a);
+    if (it == m.begin())
+        return NULL;
+    --it;
+    if (a >= it->first + std::max<size_t>(it->second.bytes, 1))
+        return NULL;
+    *base = it->first;
+    return &it->second;
+}
+inline cudaError_t allocate(void **p, size_t bytes, enum cudaMemoryType type)
+{
+    if (p == NULL)
+        return ret(cudaErrorInvalidValue);
+    *p = NULL;
+    if (sticky() != cudaSuccess)
+        return ret(sticky());
+    if (bytes == 0)
+        return cudaSuccess;
+    {
+        std::lock_guard<std::mutex> g(rt().m);
+        if (type != cudaMemoryTypeHost && bytes > rt().total - rt().used) {
+            rt().last = cudaErrorMemoryAllocation;
+            return cudaErrorMemoryAllocation;
+        }
+    }
+    void *mem = NULL;
+    if (posix_memalign(&mem, 256, bytes) != 0 || mem == NULL)
+        return ret(cudaErrorMemoryAllocation);
+    std::lock_guard<std::mutex> g(rt().m);
+    alloc_info info = {bytes, type};
+    rt().allocs[reinterpret_cast<uintptr_t>(mem)] = info;
+    if (type != cudaMemoryTypeHost)
+        rt().used += bytes;
+    *p = mem;
+    return cudaSuccess;
+}
+inline cudaError_t release(void *p, bool host)
+{
+    if (p == NULL)
+        return cudaSuccess;
+    std::unique_lock<std::mutex> g(rt().m);
+    std::map<uintptr_t, alloc_info>::iterator it = rt().allocs.find(reinterpret_cast<uintptr_t>(p));
+    if (it == rt().allocs.end() || (it->second.type == cudaMemoryTypeHost) != host) {
+        rt().last = cudaErrorInvalidValue;
+        return cudaErrorInvalidValue;
+    }
+    if (!host)
+        rt().used -= it->second.bytes;
+    rt().allocs.erase(it);
+    g.unlock();
+    free(p);
+    return cudaSuccess;
+}
+} /* namespace gpuh_sim_impl */
+
+GPUH_SIM_API cudaError_t cudaGetLastError(void)
+{
+    std::lock_guard<std::mutex> g(gpuh_sim_impl::rt().m);
+    cudaError_t e = gpuh_sim_impl::rt().last;
+    gpuh_sim_impl::rt().last = gpuh_sim_impl::rt().sticky; /* a sticky error stays */
+    return e;
+}
+GPUH_SIM_API cudaError_t cudaPeekAtLastError(void)
+{
+    std::lock_guard<std::mutex> g(gpuh_sim_impl::rt().m);
+    return gpuh_sim_impl::rt().last;
+}
+GPUH_SIM_API const char *cudaGetErrorName(cudaError_t err)
+{
+    switch (err) {
+#define GPUH_SIM_NAME(e) \
+    case e: return #e;
+        GPUH_SIM_NAME(cudaSuccess) GPUH_SIM_NAME(cudaErrorInvalidValue) GPUH_SIM_NAME(cudaErrorMemoryAllocation)
+        GPUH_SIM_NAME(cudaErrorInitializationError) GPUH_SIM_NAME(cudaErrorInvalidConfiguration)
+        GPUH_SIM_NAME(cudaErrorInvalidSymbol) GPUH_SIM_NAME(cudaErrorInvalidDevicePointer)
+        GPUH_SIM_NAME(cudaErrorInvalidMemcpyDirection) GPUH_SIM_NAME(cudaErrorInsufficientDriver)
+        GPUH_SIM_NAME(cudaErrorInvalidDeviceFunction) GPUH_SIM_NAME(cudaErrorNoDevice)
+        GPUH_SIM_NAME(cudaErrorInvalidDevice) GPUH_SIM_NAME(cudaErrorNoKernelImageForDevice)
+        GPUH_SIM_NAME(cudaErrorECCUncorrectable) GPUH_SIM_NAME(cudaErrorInvalidResourceHandle)
+        GPUH_SIM_NAME(cudaErrorNotReady) GPUH_SIM_NAME(cudaErrorIllegalAddress)
+        GPUH_SIM_NAME(cudaErrorLaunchOutOfResources) GPUH_SIM_NAME(cudaErrorLaunchTimeout)
+        GPUH_SIM_NAME(cudaErrorAssert) GPUH_SIM_NAME(cudaErrorHardwareStackError)
+        GPUH_SIM_NAME(cudaErrorIllegalInstruction) GPUH_SIM_NAME(cudaErrorMisalignedAddress)
+        GPUH_SIM_NAME(cudaErrorInvalidAddressSpace) GPUH_SIM_NAME(cudaErrorInvalidPc)
+        GPUH_SIM_NAME(cudaErrorLaunchFailure) GPUH_SIM_NAME(cudaErrorNotSupported) GPUH_SIM_NAME(cudaErrorUnknown)
+#undef GPUH_SIM_NAME
+    }
+    return "cudaErrorUnknown";
+}
+GPUH_SIM_API const char *cudaGetErrorString(cudaError_t err)
+{
+    switch (err) {
+    case cudaSuccess: return "no error";
+    case cudaErrorInvalidValue: return "invalid argument";
+    case cudaErrorMemoryAllocation: return "out of memory";
+    case cudaErrorInvalidConfiguration: return "invalid configuration argument";
+    case cudaErrorInvalidDevice: return "invalid device ordinal";
+    case cudaErrorNoDevice: return "no CUDA-capable device is detected";
+    case cudaErrorInvalidResourceHandle: return "invalid resource handle";
+    case cudaErrorLaunchOutOfResources: return "too many resources requested for launch";
+    case cudaErrorLaunchFailure: return "unspecified launch failure (gpuh sim: the kernel failed; see above)";
+    case cudaErrorNotSupported: return "operation not supported";
+    default: return cudaGetErrorName(err);
+    }
+}
+GPUH_SIM_API cudaError_t cudaGetDeviceCount(int *count)
+{
+    if (count == NULL)
+        return gpuh_sim_impl::ret(cudaErrorInvalidValue);
+    *count = 1;
+    return cudaSuccess;
+}
+GPUH_SIM_API cudaError_t cudaGetDevice(int *device)
+{
+    if (device == NULL)
+        return gpuh_sim_impl::ret(cudaErrorInvalidValue);
+    *device = 0;
+    return cudaSuccess;
+}
+GPUH_SIM_API cudaError_t cudaSetDevice(int device)
+{
+    return device == 0 ? gpuh_sim_impl::sticky() : gpuh_sim_impl::ret(cudaErrorInvalidDevice);
+}
+GPUH_SIM_API cudaError_t cudaDeviceSynchronize(void) { return gpuh_sim_impl::sticky(); }
+/* Frees every allocation and clears the sticky error, as a new context would. */
+GPUH_SIM_API cudaError_t cudaDeviceReset(void)
+{
+    gpuh_sim_impl::runtime &r = gpuh_sim_impl::rt();
+    std::lock_guard<std::mutex> g(r.m);
+    for (std::map<uintptr_t, gpuh_sim_impl::alloc_info>::iterator it = r.allocs.begin(); it != r.allocs.end(); ++it)
+        free(reinterpret_cast<void *>(it->first));
+    r.allocs.clear();
+    r.used = 0;
+    r.last = r.sticky = cudaSuccess;
+    return cudaSuccess;
+}
+GPUH_SIM_API cudaError_t cudaDriverGetVersion(int *version)
+{
+    if (version == NULL)
+        return gpuh_sim_impl::ret(cudaErrorInvalidValue);
+    *version = CUDART_VERSION;
+    return cudaSuccess;
+}
+GPUH_SIM_API cudaError_t cudaRuntimeGetVersion(int *version) { return cudaDriverGetVersion(version); }
+GPUH_SIM_API cudaError_t cudaDeviceGetAttribute(int *value, enum cudaDeviceAttr attr, int device)
+{
+    if (value == NULL)
+        return gpuh_sim_impl::ret(cudaErrorInvalidValue);
+    if (device != 0)
+        return gpuh_sim_impl::ret(cudaErrorInvalidDevice);
+    switch (attr) {
+    case cudaDevAttrMaxThreadsPerBlock: *value = 1024; break;
+    case cudaDevAttrMaxBlockDimX:
+    case cudaDevAttrMaxBlockDimY: *value = 1024; break;
+    case cudaDevAttrMaxBlockDimZ: *value = 64; break;
+    case cudaDevAttrMaxGridDimX: *value = 2147483647; break;
+    case cudaDevAttrMaxGridDimY:
+    case cudaDevAttrMaxGridDimZ: *value = 65535; break;
+    case cudaDevAttrMaxSharedMemoryPerBlock: *value = gpuh_sim_impl::SHMEM_DEFAULT; break;
+    case cudaDevAttrTotalConstantMemory: *value = 65536; break;
+    case cudaDevAttrWarpSize: *value = 32; break;
+    case cudaDevAttrMaxRegistersPerBlock:
+    case cudaDevAttrMaxRegistersPerMultiprocessor: *value = 65536; break;
+    case cudaDevAttrClockRate: *value = 1000000; break; /* kHz: clock64() counts nanoseconds */
+    case cudaDevAttrMultiProcessorCount: *value = gpuh_sim_impl::rt().threads; break;
+    case cudaDevAttrIntegrated: *value = 1; break;
+    case cudaDevAttrPciBusId: *value = 0; break;
+    case cudaDevAttrMemoryClockRate: *value = 1000000; break;
+    case cudaDevAttrGlobalMemoryBusWidth: *value = 64; break;
+    case cudaDevAttrL2CacheSize: *value = 32 << 20; break;
+    case cudaDevAttrMaxThreadsPerMultiProcessor: *value = 2048; break;
+    case cudaDevAttrComputeCapabilityMajor: *value = 9; break;
+    case cudaDevAttrComputeCapabilityMinor: *value = 0; break;
+    case cudaDevAttrMaxSharedMemoryPerMultiprocessor: *value = gpuh_sim_impl::SMS_SHMEM; break;
+    case cudaDevAttrManagedMemory:
+    case cudaDevAttrConcurrentManagedAccess: *value = 1; break;
+    case cudaDevAttrMaxSharedMemoryPerBlockOptin: *value = gpuh_sim_impl::SHMEM_OPTIN; break;
+    case cudaDevAttrMaxBlocksPerMultiprocessor: *value = 32; break;
+    default: return gpuh_sim_impl::ret(cudaErrorInvalidValue);
+    }
+    return cudaSuccess;
+}
+/* The device: compute capability 9.0 (the limits of an H100/H200), one "SM"
+   per CPU worker, host memory as global memory. */
+GPUH_SIM_API cudaError_t cudaGetDeviceProperties(struct cudaDeviceProp *p, int device)
+{
+    if (p == NULL)
+        return gpuh_sim_impl::ret(cudaErrorInvalidValue);
+    if (device != 0)
+        return gpuh_sim_impl::ret(cudaErrorInvalidDevice);
+    memset(p, 0, sizeof *p);
+    snprintf(p->name, sizeof p->name, "gpuh CPU simulator (%d threads)", gpuh_sim_impl::rt().threads);
+    p->totalGlobalMem = gpuh_sim_impl::rt().total;
+    p->sharedMemPerBlock = gpuh_sim_impl::SHMEM_DEFAULT;
+    p->sharedMemPerBlockOptin = gpuh_sim_impl::SHMEM_OPTIN;
+    p->sharedMemPerMultiprocessor = gpuh_sim_impl::SMS_SHMEM;
+    p->regsPerBlock = p->regsPerMultiprocessor = 65536;
+    p->warpSize = 32;
+    p->memPitch = 2147483647;
+    p->maxThreadsPerBlock = 1024;
+    p->maxThreadsDim[0] = p->maxThreadsDim[1] = 1024;
+    p->maxThreadsDim[2] = 64;
+    p->maxGridSize[0] = 2147483647;
+    p->maxGridSize[1] = p->maxGridSize[2] = 65535;
+    p->totalConstMem = 65536;
+    p->major = 9;
+    p->minor = 0;
+    p->textureAlignment = 512;
+    p->multiProcessorCount = gpuh_sim_impl::rt().threads;
+    p->integrated = p->canMapHostMemory = p->unifiedAddressing = p->managedMemory = 1;
+    p->concurrentManagedAccess = p->pageableMemoryAccess = 1;
+    p->memoryBusWidth = 64;
+    p->l2CacheSize = 32 << 20;
+    p->maxThreadsPerMultiProcessor = 2048;
+    p->maxBlocksPerMultiProcessor = 32;
+    return cudaSuccess;
+}
+GPUH_SIM_API cudaError_t cudaDeviceGetStreamPriorityRange(int *least, int *greatest)
+{
+    if (least)
+        *least = 0;
+    if (greatest)
+        *greatest = -5;
+    return cudaSuccess;
+}
+GPUH_SIM_API cudaError_t cudaMemGetInfo(size_t *free_bytes, size_t *total_bytes)
+{
+    if (free_bytes == NULL || total_bytes == NULL)
+        return gpuh_sim_impl::ret(cudaErrorInvalidValue);
+    std::lock_guard<std::mutex> g(gpuh_sim_impl::rt().m);
+    *total_bytes = gpuh_sim_impl::rt().total;
+    *free_bytes = gpuh_sim_impl::rt().total - gpuh_sim_impl::rt().used;
+    return cudaSuccess;
+}
+GPUH_SIM_API cudaError_t cudaMalloc(void **p, size_t bytes)
+{
+    return gpuh_sim_impl::allocate(p, bytes, cudaMemoryTypeDevice);
+}
+GPUH_SIM_API cudaError_t cudaMallocManaged(void **p, size_t bytes, unsigned int flags)
+{
+    if (flags != cudaMemAttachGlobal && flags != cudaMemAttachHost)
+        return gpuh_sim_impl::ret(cudaErrorInvalidValue);
+    return gpuh_sim_impl::allocate(p, bytes, cudaMemoryTypeManaged);
+}
+GPUH_SIM_API cudaError_t cudaMallocHost(void **p, size_t bytes)
+{
+    return gpuh_sim_impl::allocate(p, bytes, cudaMemoryTypeHost);
+}
+GPUH_SIM_API cudaError_t cudaHostAlloc(void **p, size_t bytes, unsigned int flags)
+{
+    (void)flags;
+    return gpuh_sim_impl::allocate(p, bytes, cudaMemoryTypeHost);
+}
+GPUH_SIM_API cudaError_t cudaFree(void *p) { return gpuh_sim_impl::release(p, false); }
+GPUH_SIM_API cudaError_t cudaFreeHost(void *p) { return gpuh_sim_impl::release(p, true); }
+/* Memory the sim did not allocate is cudaMemoryTypeUnregistered (pageable), as in CUDA 11+. */
+GPUH_SIM_API cudaError_t cudaPointerGetAttributes(struct cudaPointerAttributes *attr, const void *p)
+{
+    if (attr == NULL)
+        return gpuh_sim_impl::ret(cudaErrorInvalidValue);
+    std::lock_guard<std::mutex> g(gpuh_sim_impl::rt().m);
+    uintptr_t base = 0;
+    const gpuh_sim_impl::alloc_info *a = gpuh_sim_impl::find_alloc(p, &base);
+    attr->type = a ? a->type : cudaMemoryTypeUnregistered;
+    attr->device = a ? 0 : -2;
+    attr->devicePointer = a && a->type != cudaMemoryTypeUnregistered ? const_cast<void *>(p) : NULL;
+    attr->hostPointer = a && a->type != cudaMemoryTypeDevice ? const_cast<void *>(p) : NULL;
+    if (a == NULL)
+        attr->hostPointer = const_cast<void *>(p);
+    return cudaSuccess;
+}
+namespace gpuh_sim_impl {
+/* Checks a copy's direction against where its pointers live (cudaMemcpyDefault infers it). */
+inline cudaError_t copy_check(void *dst, const void *src, size_t bytes, enum cudaMemcpyKind kind)
+{
+    if (sticky() != cudaSuccess)
+        return ret(sticky());
+    if (bytes == 0)
+        return cudaSuccess;
+    if ((dst == NULL || src == NULL) || static_cast<unsigned>(kind) > 4u)
+        return ret(kind > 4 ? cudaErrorInvalidMemcpyDirection : cudaErrorInvalidValue);
+    std::lock_guard<std::mutex> g(rt().m);
+    uintptr_t base = 0;
+    const alloc_info *d = find_alloc(dst, &base);
+    bool dst_ok = d && base + d->bytes >= reinterpret_cast<uintptr_t>(dst) + bytes;
+    const alloc_info *s = find_alloc(src, &base);
+    bool src_ok = s && base + s->bytes >= reinterpret_cast<uintptr_t>(src) + bytes;
+    const bool dst_dev = d && d->type != cudaMemoryTypeHost, src_dev = s && s->type != cudaMemoryTypeHost;
+    /* A device side must be device (or managed) memory of the sim, whole. */
+    if (((kind == cudaMemcpyHostToDevice || kind == cudaMemcpyDeviceToDevice) && !(dst_dev && dst_ok)) ||
+        ((kind == cudaMemcpyDeviceToHost || kind == cudaMemcpyDeviceToDevice) && !(src_dev && src_ok))) {
+        rt().last = cudaErrorInvalidValue;
+        return cudaErrorInvalidValue;
+    }
+    (void)src_ok;
+    return cudaSuccess;
+}
+} /* namespace gpuh_sim_impl */
+GPUH_SIM_API cudaError_t cudaMemcpy(void *dst, const void *src, size_t bytes, enum cudaMemcpyKind kind)
+{
+    cudaError_t err = gpuh_sim_impl::copy_check(dst, src, bytes, kind);
+    if (err == cudaSuccess && bytes > 0)
+        memmove(dst, src, bytes);
+    return err;
+}
+GPUH_SIM_API cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t bytes, enum cudaMemcpyKind kind,
+                                         cudaStream_t stream)
+{
+    (void)stream;
+    return cudaMemcpy(dst, src, bytes, kind);
+}
+/* height rows of width bytes, rows dpitch and spitch bytes apart. */
+GPUH_SIM_API cudaError_t cudaMemcpy2D(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
+                                      size_t height, enum cudaMemcpyKind kind)
+{
+    if (width > dpitch || width > spitch)
+        return gpuh_sim_impl::ret(cudaErrorInvalidValue);
+    if (width == 0 || height == 0)
+        return gpuh_sim_impl::sticky();
+    unsigned char *d = static_cast<unsigned char *>(dst);
+    const unsigned char *s = static_cast<const unsigned char *>(src);
+    /* the whole span of each side must pass the checks of a plain copy */
+    cudaError_t err = gpuh_sim_impl::copy_check(d, s, (height - 1) * std::min(dpitch, spitch) + width, kind);
+    if (err == cudaSuccess)
+        err = gpuh_sim_impl::copy_check(d + (height - 1) * dpitch, s + (height - 1) * spitch, width, kind);
+    for (size_t r = 0; err == cudaSuccess && r < height; ++r)
+        memmove(d + r * dpitch, s + r * spitch, width);
+    return err;
+}
+GPUH_SIM_API cudaError_t cudaMemcpy2DAsync(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
+                                           size_t height, enum cudaMemcpyKind kind, cudaStream_t stream)
+{
+    (void)stream;
+    return cudaMemcpy2D(dst, dpitch, src, spitch, width, height, kind);
+}
+GPUH_SIM_API cudaError_t cudaMemset(void *p, int value, size_t bytes)
+{
+    if (gpuh_sim_impl::sticky() != cudaSuccess)
+        return gpuh_sim_impl::ret(gpuh_sim_impl::sticky());
+    if (bytes == 0)
+        return cudaSuccess;
+    {
+        std::lock_guard<std::mutex> g(gpuh_sim_impl::rt().m);
+        uintptr_t base = 0;
+        const gpuh_sim_impl::alloc_info *a = gpuh_sim_impl::find_alloc(p, &base);
+        if (a == NULL || a->type == cudaMemoryTypeHost || base + a->bytes < reinterpret_cast<uintptr_t>(p) + bytes) {
+            gpuh_sim_impl::rt().last = cudaErrorInvalidValue;
+            return cudaErrorInvalidValue;
+        }
+    }
+    memset(p, value, bytes);
+    return cudaSuccess;
+}
+GPUH_SIM_API cudaError_t cudaMemsetAsync(void *p, int value, size_t bytes, cudaStream_t stream)
+{
+    (void)stream;
+    return cudaMemset(p, value, bytes);
+}
+/* Managed memory is host memory here: a prefetch only checks its arguments. */
+GPUH_SIM_API cudaError_t cudaMemPrefetchAsync(const void *p, size_t bytes, struct cudaMemLocation loc,
+                                              unsigned int flags, cudaStream_t stream)
+{
+    (void)stream;
+    if (gpuh_sim_impl::sticky() != cudaSuccess)
+        return gpuh_sim_impl::ret(gpuh_sim_impl::sticky());
+    std::lock_guard<std::mutex> g(gpuh_sim_impl::rt().m);
+    uintptr_t base = 0;
+    const gpuh_sim_impl::alloc_info *a = gpuh_sim_impl::find_alloc(p, &base);
+    if (flags != 0 || a == NULL || a->type != cudaMemoryTypeManaged ||
+        base + a->bytes < reinterpret_cast<uintptr_t>(p) + bytes ||
+        (loc.type == cudaMemLocationTypeDevice && loc.id != 0) ||
+        (loc.type != cudaMemLocationTypeDevice && loc.type != cudaMemLocationTypeHost)) {
+        gpuh_sim_impl::rt().last = cudaErrorInvalidValue;
+        return cudaErrorInvalidValue;
+    }
+    return cudaSuccess;
+}
+GPUH_SIM_API cudaError_t cudaStreamCreateWithPriority(cudaStream_t *s, unsigned int flags, int priority)
+{
+    if (s == NULL || flags > cudaStreamNonBlocking)
+        return gpuh_sim_impl::ret(cudaErrorInvalidValue);
+    *s = new CUstream_st();
+    (*s)->flags = flags;
+    (*s)->priority = priority > 0 ? 0 : priority < -5 ? -5 : priority; /* clamped to the range, as CUDA does */
+    return cudaSuccess;
+}
+GPUH_SIM_API cudaError_t cudaStreamCreateWithFlags(cudaStream_t *s, unsigned int flags)
+{
+    return cudaStreamCreateWithPriority(s, flags, 0);
+}
+GPUH_SIM_API cudaError_t cudaStreamCreate(cudaStream_t *s) { return cudaStreamCreateWithPriority(s, 0, 0); }
+GPUH_SIM_API cudaError_t cudaStreamGetFlags(cudaStream_t s, unsigned int *flags)
+{
+    if (flags == NULL)
+        return gpuh_sim_impl::ret(cudaErrorInvalidValue);
+    *flags = s ? s->flags : 0;
+    return cudaSuccess;
+}
+GPUH_SIM_API cudaError_t cudaStreamGetPriority(cudaStream_t s, int *priority)
+{
+    if (priority == NULL)
+        return gpuh_sim_impl::ret(cudaErrorInvalidValue);
+    *priority = s ? s->priority : 0;
+    return cudaSuccess;
+}
+GPUH_SIM_API cudaError_t cudaStreamDestroy(cudaStream_t s)
+{
+    if (s == NULL)
+        return gpuh_sim_impl::ret(cudaErrorInvalidResourceHandle);
+    delete s;
+    return cudaSuccess;
+}
+GPUH_SIM_API cudaError_t cudaStreamSynchronize(cudaStream_t s)
+{
+    (void)s;
+    return gpuh_sim_impl::sticky();
+}
+GPUH_SIM_API cudaError_t cudaStreamQuery(cudaStream_t s)
+{
+    (void)s;
+    return gpuh_sim_impl::sticky();
+}
+/* Work runs when issued, so every stream is always caught up: nothing to wait for. */
+GPUH_SIM_API cudaError_t cudaStreamWaitEvent(cudaStream_t s, cudaEvent_t e, unsigned int flags)
+{
+    (void)s;
+    if (e == NULL || flags != 0)
+        return gpuh_sim_impl::ret(cudaErrorInvalidResourceHandle);
+    return gpuh_sim_impl::sticky();
+}
+GPUH_SIM_API cudaError_t cudaEventCreateWithFlags(cudaEvent_t *e, unsigned int flags)
+{
+    if (e == NULL)
+        return gpuh_sim_impl::ret(cudaErrorInvalidValue);
+    *e = new CUevent_st();
+    (*e)->flags = flags;
+    (*e)->ms = 0;
+    (*e)->recorded = 0;
+    return cudaSuccess;
+}
+GPUH_SIM_API cudaError_t cudaEventCreate(cudaEvent_t *e) { return cudaEventCreateWithFlags(e, 0); }
+GPUH_SIM_API cudaError_t cudaEventDestroy(cudaEvent_t e)
+{
+    if (e == NULL)
+        return gpuh_sim_impl::ret(cudaErrorInvalidResourceHandle);
+    delete e;
+    return cudaSuccess;
+}
+GPUH_SIM_API cudaError_t cudaEventRecord(cudaEvent_t e, cudaStream_t s)
+{
+    (void)s;
+    if (e == NULL)
+        return gpuh_sim_impl::ret(cudaErrorInvalidResourceHandle);
+    e->ms = gpuh_sim_impl::now_ms();
+    e->recorded = 1;
+    return gpuh_sim_impl::sticky();
+}
+GPUH_SIM_API cudaError_t cudaEventSynchronize(cudaEvent_t e)
+{
+    if (e == NULL)
+        return gpuh_sim_impl::ret(cudaErrorInvalidResourceHandle);
+    return gpuh_sim_impl::sticky();
+}
+GPUH_SIM_API cudaError_t cudaEventQuery(cudaEvent_t e) { return cudaEventSynchronize(e); }
+GPUH_SIM_API cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t start, cudaEvent_t end)
+{
+    if (ms == NULL || start == NULL || end == NULL)
+        return gpuh_sim_impl::ret(cudaErrorInvalidResourceHandle);
+    if (!start->recorded || !end->recorded)
+        return gpuh_sim_impl::ret(cudaErrorInvalidResourceHandle);
+    if ((start->flags | end->flags) & cudaEventDisableTiming)
+        return gpuh_sim_impl::ret(cudaErrorInvalidResourceHandle);
+    *ms = static_cast<float>(end->ms - start->ms);
+    return cudaSuccess;
+}
+GPUH_SIM_API cudaError_t cudaFuncGetAttributes(struct cudaFuncAttributes *attr, const void *func)
+{
+    if (attr == NULL || func == NULL)
+        return gpuh_sim_impl::ret(attr == NULL ? cudaErrorInvalidValue : cudaErrorInvalidDeviceFunction);
+    memset(attr, 0, sizeof *attr);
+    std::lock_guard<std::mutex> g(gpuh_sim_impl::rt().m);
+    attr->maxThreadsPerBlock = gpuh_sim_impl::lookup(gpuh_sim_impl::rt().bounds, func, 1024);
+    attr->maxDynamicSharedSizeBytes =
+        gpuh_sim_impl::lookup(gpuh_sim_impl::rt().max_dyn_shmem, func, gpuh_sim_impl::SHMEM_DEFAULT);
+    attr->numRegs = 32;
+    attr->ptxVersion = attr->binaryVersion = 90;
+    attr->preferredShmemCarveout = -1;
+    return cudaSuccess;
+}
+GPUH_SIM_API cudaError_t cudaFuncSetAttribute(const void *func, enum cudaFuncAttribute attr, int value)
+{
+    if (func == NULL)
+        return gpuh_sim_impl::ret(cudaErrorInvalidDeviceFunction);
+    if (attr == cudaFuncAttributePreferredSharedMemoryCarveout)
+        return cudaSuccess;
+    if (attr != cudaFuncAttributeMaxDynamicSharedMemorySize || value < 0 || value > gpuh_sim_impl::SHMEM_OPTIN)
+        return gpuh_sim_impl::ret(cudaErrorInvalidValue);
+    std::lock_guard<std::mutex> g(gpuh_sim_impl::rt().m);
+    gpuh_sim_impl::rt().max_dyn_shmem[func] = value;
+    return cudaSuccess;
+}
+/* Blocks per "SM": limited by 2048 threads, 32 blocks and 228 KiB of shared memory, as on Hopper. */
+GPUH_SIM_API cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int *blocks, const void *func, int block_size,
+                                                                       size_t shmem)
+{
+    struct cudaFuncAttributes a;
+    if (blocks == NULL || block_size <= 0)
+        return gpuh_sim_impl::ret(cudaErrorInvalidValue);
+    cudaError_t err = cudaFuncGetAttributes(&a, func);
+    if (err != cudaSuccess)
+        return err;
+    if (block_size > a.maxThreadsPerBlock || shmem > static_cast<size_t>(a.maxDynamicSharedSizeBytes)) {
+        *blocks = 0;
+        return cudaSuccess;
+    }
+    int n = std::min(2048 / block_size, 32);
+    if (shmem > 0)
+        n = std::min<int>(n, static_cast<int>(gpuh_sim_impl::SMS_SHMEM / (shmem + 1024)));
+    *blocks = n;
+    return cudaSuccess;
+}
+GPUH_SIM_API void gpuh_sim_limit_reps(int *warmup, int *reps)
+{
+    const char *e = getenv("GPUH_SIM_REPS");
+    static std::once_flag once;
+    if (e == NULL || atoi(e) < 1)
+        return;
+    std::call_once(once, [e] {
+        fprintf(stderr, "gpuh sim: GPUH_SIM_REPS=%s: timings run at most %s time(s), without warm-up; "
+                        "the times are the CPU's\n", e, e);
+    });
+    *warmup = 0;
+    *reps = std::min(*reps, atoi(e));
+}
+GPUH_SIM_API int gpuh_sim_register_launch_bounds(const void *func, int max_threads)
+{
+    std::lock_guard<std::mutex> g(gpuh_sim_impl::rt().m);
+    gpuh_sim_impl::rt().bounds[func] = max_threads;
+    return max_threads;
+}
+
+/* ---- cuRAND stand-in: Philox4x32-10 (Salmon et al., SC'11) keyed by the
+   seed; number i of the stream is word i % 4 of the block at counter i / 4. */
+struct gpuh_sim_curand {
+    unsigned long long seed, offset;
+};
+namespace gpuh_sim_impl {
+inline uint32_t philox_word(unsigned long long seed, unsigned long long i)
+{
+    uint32_t c[4] = {static_cast<uint32_t>(i / 4), static_cast<uint32_t>(i / 4 >> 32), 0, 0};
+    uint32_t k0 = static_cast<uint32_t>(seed), k1 = static_cast<uint32_t>(seed >> 32);
+    for (int r = 0; r < 10; ++r) {
+        const uint64_t p0 = static_cast<uint64_t>(0xD2511F53u) * c[0], p1 = static_cast<uint64_t>(0xCD9E8D57u) * c[2];
+        const uint32_t n0 = static_cast<uint32_t>(p1 >> 32) ^ c[1] ^ k0, n2 = static_cast<uint32_t>(p0 >> 32) ^ c[3] ^ k1;
+        c[0] = n0;
+        c[1] = static_cast<uint32_t>(p1);
+        c[2] = n2;
+        c[3] = static_cast<uint32_t>(p0);
+        k0 += 0x9E3779B9u;
+        k1 += 0xBB67AE85u;
+    }
+    return c[i % 4];
+}
+/* Uniform in (0, 1], as cuRAND's. */
+inline double uniform01(unsigned long long seed, unsigned long long i)
+{
+    uint64_t u = (static_cast<uint64_t>(philox_word(seed, 2 * i)) << 21) ^ philox_word(seed, 2 * i + 1);
+    return (static_cast<double>(u & ((uint64_t(1) << 53) - 1)) + 1.0) / 9007199254740992.0;
+}
+template <class F> inline curandStatus_t fill(curandGenerator_t g, size_t n, F f)
+{
+    if (g == NULL)
+        return CURAND_STATUS_NOT_INITIALIZED;
+    if (sticky() != cudaSuccess)
+        return CURAND_STATUS_LAUNCH_FAILURE;
+    const unsigned long long seed = g->seed, off = g->offset;
+    std::vector<std::thread> t;
+    const size_t parts = n < (size_t(1) << 16) ? 1 : static_cast<size_t>(rt().threads);
+    for (size_t p = 0; p < parts; ++p)
+        t.push_back(std::thread([=] {
+            for (size_t i = n * p / parts; i < n * (p + 1) / parts; ++i)
+                f(seed, off + i, i);
+        }));
+    for (size_t p = 0; p < t.size(); ++p)
+        t[p].join();
+    return CURAND_STATUS_SUCCESS;
+}
+inline double normal(unsigned long long seed, unsigned long long i)
+{
+    /* Box-Muller on the pair (i & ~1, i | 1): the two values of a pair share their uniforms. */
+    const double u1 = uniform01(seed, i & ~1ull), u2 = uniform01(seed, i | 1ull);
+    const double r = sqrt(-2.0 * log(u1)), a = 6.283185307179586 * u2;
+    return (i & 1) ? r * sin(a) : r * cos(a);
+}
+} /* namespace gpuh_sim_impl */
+GPUH_SIM_API curandStatus_t curandCreateGenerator(curandGenerator_t *g, curandRngType_t type)
+{
+    if (g == NULL || type != CURAND_RNG_PSEUDO_PHILOX4_32_10)
+        return CURAND_STATUS_TYPE_ERROR;
+    *g = new gpuh_sim_curand();
+    (*g)->seed = (*g)->offset = 0;
+    return CURAND_STATUS_SUCCESS;
+}
+GPUH_SIM_API curandStatus_t curandDestroyGenerator(curandGenerator_t g)
+{
+    delete g;
+    return CURAND_STATUS_SUCCESS;
+}
+GPUH_SIM_API curandStatus_t curandSetPseudoRandomGeneratorSeed(curandGenerator_t g, unsigned long long seed)
+{
+    if (g == NULL)
+        return CURAND_STATUS_NOT_INITIALIZED;
+    g->seed = seed;
+    return CURAND_STATUS_SUCCESS;
+}
+GPUH_SIM_API curandStatus_t curandSetGeneratorOffset(curandGenerator_t g, unsigned long long offset)
+{
+    if (g == NULL)
+        return CURAND_STATUS_NOT_INITIALIZED;
+    g->offset = offset;
+    return CURAND_STATUS_SUCCESS;
+}
+GPUH_SIM_API curandStatus_t curandSetStream(curandGenerator_t g, cudaStream_t s)
+{
+    (void)s;
+    return g == NULL ? CURAND_STATUS_NOT_INITIALIZED : CURAND_STATUS_SUCCESS;
+}
+GPUH_SIM_API curandStatus_t curandGenerate(curandGenerator_t g, unsigned int *out, size_t n)
+{
+    return gpuh_sim_impl::fill(g, n, [out](unsigned long long s, unsigned long long i, size_t k) {
+        out[k] = gpuh_sim_impl::philox_word(s, i);
+    });
+}
+GPUH_SIM_API curandStatus_t curandGenerateUniform(curandGenerator_t g, float *out, size_t n)
+{
+    return gpuh_sim_impl::fill(g, n, [out](unsigned long long s, unsigned long long i, size_t k) {
+        out[k] = (static_cast<float>(gpuh_sim_impl::philox_word(s, i) >> 8) + 1.0f) / 16777216.0f;
+    });
+}
+GPUH_SIM_API curandStatus_t curandGenerateUniformDouble(curandGenerator_t g, double *out, size_t n)
+{
+    return gpuh_sim_impl::fill(g, n, [out](unsigned long long s, unsigned long long i, size_t k) {
+        out[k] = gpuh_sim_impl::uniform01(s, i);
+    });
+}
+GPUH_SIM_API curandStatus_t curandGenerateNormal(curandGenerator_t g, float *out, size_t n, float mean, float sd)
+{
+    if (n % 2)
+        return CURAND_STATUS_LENGTH_NOT_MULTIPLE;
+    return gpuh_sim_impl::fill(g, n, [=](unsigned long long s, unsigned long long i, size_t k) {
+        out[k] = static_cast<float>(mean + sd * gpuh_sim_impl::normal(s, i));
+    });
+}
+GPUH_SIM_API curandStatus_t curandGenerateNormalDouble(curandGenerator_t g, double *out, size_t n, double mean,
+                                                       double sd)
+{
+    if (n % 2)
+        return CURAND_STATUS_LENGTH_NOT_MULTIPLE;
+    return gpuh_sim_impl::fill(g, n, [=](unsigned long long s, unsigned long long i, size_t k) {
+        out[k] = mean + sd * gpuh_sim_impl::normal(s, i);
+    });
+}
+
+#endif /* __cplusplus */
+
+#endif /* GPUH_SIM_H */

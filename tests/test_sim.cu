@@ -1,0 +1,369 @@
+/* test_sim.cu - the CPU simulator's own semantics (gpuh_sim.h), checked
+   against plain C expectations: warp shuffles (all four kinds, with widths),
+   votes, __syncthreads_count/_and/_or, atomics contended by blocks on several
+   CPU threads, the launch-configuration errors CUDA 13 gives, sticky and
+   non-sticky errors, and the host runtime's memory, stream and event calls.
+   Simulator only (it uses <<< >>>, so it goes through tools/gpuh-simcc):
+       tools/gpuh-simcc -DGPUH_USE_CURAND -Itests tests/test_sim.cu -o test_sim
+   Inputs are fresh random numbers (GPUH_SEED repeats a run); outputs are
+   poisoned before every launch. */
+#include "gpuh_test.h"
+
+#ifndef GPUH_SIM
+#error "test_sim.cu tests the CPU simulator: build it with tools/gpuh-simcc (or -DGPUH_SIM)"
+#endif
+
+enum { WARP_OUTS = 12 };
+
+/* Each thread does every warp operation on its value v = g_in[i] and writes
+   the results to g_out[i * WARP_OUTS + k]. Grid: 1 block of any multiple of 32. */
+__global__ void warp_ops_kernel(const int *g_in, int *g_out, double *g_dout)
+{
+    const unsigned full = 0xffffffffu;
+    const int i = threadIdx.x, lane = i % 32;
+    const int v = g_in[i];
+    int *o = g_out + i * WARP_OUTS;
+    o[0] = __shfl_sync(full, v, (lane * 7 + 3) % 32);
+    o[1] = __shfl_up_sync(full, v, 3);
+    o[2] = __shfl_down_sync(full, v, 5);
+    o[3] = __shfl_xor_sync(full, v, 9);
+    o[4] = __shfl_sync(full, v, 2, 8);       /* lane 2 of each group of 8 */
+    o[5] = __shfl_down_sync(full, v, 3, 8);  /* stays inside the group of 8 */
+    o[6] = __shfl_xor_sync(full, v, 12, 8);  /* a later group of 8 is out of reach: own value */
+    o[7] = static_cast<int>(__ballot_sync(full, v & 1));
+    o[8] = __any_sync(full, v > 1000);
+    o[9] = __all_sync(full, v >= 0);
+    if (lane < 16) /* two half-warps, each with its own mask */
+        o[10] = __shfl_sync(0x0000ffffu, v, 15);
+    else
+        o[10] = __shfl_sync(0xffff0000u, v, 16);
+    __syncwarp();
+    o[11] = static_cast<int>(__activemask());
+    g_dout[i] = __shfl_down_sync(full, 0.5 * v, 1); /* 8-byte values move whole */
+}
+
+/* What warp_ops_kernel must write, lane by lane, computed in plain C. */
+static void warp_ops_expect(const int *in, int n, int *out, double *dout)
+{
+    for (int i = 0; i < n; ++i) {
+        const int w = i / 32 * 32, lane = i % 32;
+        int *o = out + i * WARP_OUTS;
+        unsigned ballot = 0;
+        int any = 0, all = 1;
+        for (int k = 0; k < 32; ++k) {
+            ballot |= static_cast<unsigned>(in[w + k] & 1) << k;
+            any |= in[w + k] > 1000;
+            all &= in[w + k] >= 0;
+        }
+        o[0] = in[w + (lane * 7 + 3) % 32];
+        o[1] = lane >= 3 ? in[i - 3] : in[i];
+        o[2] = lane + 5 < 32 ? in[i + 5] : in[i];
+        o[3] = in[w + (lane ^ 9)];
+        o[4] = in[w + lane / 8 * 8 + 2];
+        o[5] = lane % 8 + 3 < 8 ? in[i + 3] : in[i];
+        o[6] = (lane ^ 12) >= (lane / 8 + 1) * 8 ? in[i] : in[w + (lane ^ 12)];
+        o[7] = static_cast<int>(ballot);
+        o[8] = any;
+        o[9] = all;
+        o[10] = lane < 16 ? in[w + 15] : in[w + 16];
+        o[11] = -1;
+        dout[i] = 0.5 * (lane + 1 < 32 ? in[i + 1] : in[i]);
+    }
+}
+
+static void test_warp_ops(unsigned long long *rng)
+{
+    const int n = 96; /* three warps */
+    int h_in[n], h_out[n * WARP_OUTS], want[n * WARP_OUTS];
+    double h_dout[n], dwant[n];
+    for (int i = 0; i < n; ++i)
+        h_in[i] = static_cast<int>(gpuh_test_next(rng) % 2001) - (i == 40 ? 2000 : 0); /* warp 1 has a negative */
+    warp_ops_expect(h_in, n, want, dwant);
+    int *d_in = NULL, *d_out = NULL;
+    double *d_dout = NULL;
+    TEST_CUDA(gpuh_to_device(&d_in, h_in, n));
+    TEST_CUDA(gpuh_device_array(&d_out, n * WARP_OUTS));
+    TEST_CUDA(gpuh_device_array(&d_dout, n));
+    TEST_CUDA(cudaMemset(d_out, 0xAB, n * WARP_OUTS * sizeof(int))); /* poison */
+    TEST_CUDA(cudaMemset(d_dout, 0xAB, n * sizeof(double)));
+    warp_ops_kernel<<<1, n>>>(d_in, d_out, d_dout);
+    TEST_CUDA(gpuh_check_launch());
+    TEST_CUDA(gpuh_copy_to_host(h_out, d_out, n * WARP_OUTS));
+    TEST_CUDA(gpuh_copy_to_host(h_dout, d_dout, n));
+    static const char *what[WARP_OUTS] = {"shfl",        "shfl_up",     "shfl_down", "shfl_xor",
+                                          "shfl width 8", "down width 8", "xor width 8", "ballot",
+                                          "any",         "all",         "half-warp masks", "activemask"};
+    int bad[WARP_OUTS] = {0}, dbad = 0;
+    for (int i = 0; i < n; ++i) {
+        for (int k = 0; k < WARP_OUTS; ++k)
+            bad[k] += h_out[i * WARP_OUTS + k] != want[i * WARP_OUTS + k];
+        dbad += h_dout[i] != dwant[i];
+    }
+    for (int k = 0; k < WARP_OUTS; ++k)
+        TEST_ASSERT(bad[k] == 0, "%s: %d of %d lanes wrong", what[k], bad[k], n);
+    TEST_ASSERT(dbad == 0, "__shfl_down_sync of a double: %d of %d lanes wrong", dbad, n);
+    gpuh_free(d_in);
+    gpuh_free(d_out);
+    gpuh_free(d_dout);
+}
+
+/* Block-wide votes: g_out[3 * block + {0,1,2}] = count, and, or of (g_in[i] odd). */
+__global__ void block_votes_kernel(const int *g_in, int *g_out)
+{
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    const int odd = g_in[i] & 1;
+    const int count = __syncthreads_count(odd);
+    const int all = __syncthreads_and(odd);
+    const int any = __syncthreads_or(odd);
+    if (threadIdx.x == 0) {
+        g_out[3 * blockIdx.x] = count;
+        g_out[3 * blockIdx.x + 1] = all;
+        g_out[3 * blockIdx.x + 2] = any;
+    }
+}
+
+static void test_block_votes(unsigned long long *rng)
+{
+    const int blocks = 5, threads = 200, n = blocks * threads;
+    int h_in[n], h_out[3 * blocks];
+    for (int i = 0; i < n; ++i)
+        h_in[i] = static_cast<int>(gpuh_test_next(rng) % 1000);
+    for (int i = 0; i < threads; ++i) {
+        h_in[i] |= 1;             /* block 0: all odd */
+        h_in[threads + i] &= ~1;  /* block 1: all even */
+    }
+    int *d_in = NULL, *d_out = NULL;
+    TEST_CUDA(gpuh_to_device(&d_in, h_in, n));
+    TEST_CUDA(gpuh_device_array(&d_out, 3 * blocks));
+    TEST_CUDA(cudaMemset(d_out, 0xAB, sizeof h_out));
+    block_votes_kernel<<<blocks, threads>>>(d_in, d_out);
+    TEST_CUDA(gpuh_check_launch());
+    TEST_CUDA(gpuh_copy_to_host(h_out, d_out, 3 * blocks));
+    for (int b = 0; b < blocks; ++b) {
+        int count = 0;
+        for (int t = 0; t < threads; ++t)
+            count += h_in[b * threads + t] & 1;
+        TEST_ASSERT(h_out[3 * b] == count && h_out[3 * b + 1] == (count == threads) &&
+                        h_out[3 * b + 2] == (count > 0),
+                    "block %d: count/and/or %d %d %d, expected %d %d %d", b, h_out[3 * b], h_out[3 * b + 1],
+                    h_out[3 * b + 2], count, count == threads, count > 0);
+    }
+    gpuh_free(d_in);
+    gpuh_free(d_out);
+}
+
+/* Every thread adds its value into shared counters of every atomic type. */
+struct counters {
+    int sum_i, min_i, max_i, exch_hits, cas_wins, sub_i;
+    unsigned sum_u;
+    unsigned long long sum_ull;
+    float sum_f;
+    double sum_d;
+};
+__global__ void atomics_kernel(const int *g_in, size_t n, counters *c, int *g_slot)
+{
+    const size_t i = gpuh_global_index();
+    if (i >= n)
+        return;
+    const int v = g_in[i];
+    atomicAdd(&c->sum_i, v);
+    atomicSub(&c->sub_i, v);
+    atomicAdd(&c->sum_u, static_cast<unsigned>(v));
+    atomicAdd(&c->sum_ull, static_cast<unsigned long long>(v) << 20);
+    atomicAdd(&c->sum_f, static_cast<float>(v)); /* small integers: every partial sum is exact */
+    atomicAdd(&c->sum_d, 0.25 * v);
+    atomicMin(&c->min_i, v);
+    atomicMax(&c->max_i, v);
+    if (atomicCAS(g_slot, -1, static_cast<int>(i)) == -1) /* exactly one thread wins */
+        atomicAdd(&c->cas_wins, 1);
+    if (atomicExch(g_slot + 1, static_cast<int>(i)) >= 0) /* all but the first see an earlier index */
+        atomicAdd(&c->exch_hits, 1);
+}
+
+static void test_atomics(unsigned long long *rng)
+{
+    const size_t n = 300007; /* many blocks, so several CPU threads contend */
+    int *h_in = static_cast<int *>(malloc(n * sizeof(int)));
+    long long sum = 0;
+    int mn = 1 << 30, mx = -(1 << 30);
+    for (size_t i = 0; i < n; ++i) {
+        h_in[i] = static_cast<int>(gpuh_test_next(rng) % 101) - 50;
+        sum += h_in[i];
+        mn = h_in[i] < mn ? h_in[i] : mn;
+        mx = h_in[i] > mx ? h_in[i] : mx;
+    }
+    counters h_c;
+    memset(&h_c, 0, sizeof h_c);
+    h_c.min_i = 1 << 30;
+    h_c.max_i = -(1 << 30);
+    int h_slot[2] = {-1, -1};
+    int *d_in = NULL, *d_slot = NULL;
+    counters *d_c = NULL;
+    TEST_CUDA(gpuh_to_device(&d_in, h_in, n));
+    TEST_CUDA(gpuh_to_device(&d_c, &h_c, 1));
+    TEST_CUDA(gpuh_to_device(&d_slot, h_slot, 2));
+    atomics_kernel<<<static_cast<unsigned>((n + 255) / 256), 256>>>(d_in, n, d_c, d_slot);
+    TEST_CUDA(gpuh_check_launch());
+    TEST_CUDA(gpuh_copy_to_host(&h_c, d_c, 1));
+    TEST_ASSERT(h_c.sum_i == sum && h_c.sub_i == -sum, "int add %d, sub %d, expected %lld", h_c.sum_i, h_c.sub_i,
+                sum);
+    TEST_ASSERT(h_c.sum_u == static_cast<unsigned>(sum), "unsigned add %u", h_c.sum_u);
+    TEST_ASSERT(h_c.sum_ull == static_cast<unsigned long long>(sum) << 20, "unsigned long long add %llu",
+                h_c.sum_ull);
+    TEST_ASSERT(h_c.sum_f == static_cast<float>(sum), "float add %.1f, expected %lld", h_c.sum_f, sum);
+    TEST_ASSERT(h_c.sum_d == 0.25 * static_cast<double>(sum), "double add %.2f, expected %.2f", h_c.sum_d,
+                0.25 * static_cast<double>(sum));
+    TEST_ASSERT(h_c.min_i == mn && h_c.max_i == mx, "min %d max %d, expected %d %d", h_c.min_i, h_c.max_i, mn, mx);
+    TEST_ASSERT(h_c.cas_wins == 1, "atomicCAS: %d winners", h_c.cas_wins);
+    TEST_ASSERT(h_c.exch_hits == static_cast<int>(n) - 1, "atomicExch: %d of %zu saw an earlier value",
+                h_c.exch_hits, n - 1);
+    free(h_in);
+    gpuh_free(d_in);
+    gpuh_free(d_c);
+    gpuh_free(d_slot);
+}
+
+__global__ void noop_kernel(int *g_x)
+{
+    if (g_x != NULL && threadIdx.x == 0 && blockIdx.x == 0)
+        *g_x += 1;
+}
+__global__ void __launch_bounds__(64) bounded_kernel(int *g_x)
+{
+    if (threadIdx.x == 0)
+        g_x[0] = 7;
+}
+
+/* The launch-configuration errors, as CUDA 13 reports them for <<< >>>; none is sticky. */
+static void test_launch_errors(void)
+{
+    int *d_x = NULL, h_x = 0;
+    TEST_CUDA(gpuh_device_array(&d_x, 1));
+    TEST_CUDA(cudaMemset(d_x, 0, sizeof(int)));
+    struct {
+        dim3 grid, block;
+        size_t shmem;
+        cudaError_t want;
+        const char *what;
+    } cases[] = {
+        {dim3(1), dim3(1025), 0, cudaErrorInvalidValue, "1025 threads"},
+        {dim3(1), dim3(32, 32, 2), 0, cudaErrorInvalidValue, "2048 threads in 3-D"},
+        {dim3(1), dim3(1, 1, 65), 0, cudaErrorInvalidValue, "block z 65"},
+        {dim3(0), dim3(32), 0, cudaErrorInvalidConfiguration, "grid x 0"},
+        {dim3(1, 65536), dim3(32), 0, cudaErrorInvalidConfiguration, "grid y 65536"},
+        {dim3(1, 1, 65536), dim3(32), 0, cudaErrorInvalidConfiguration, "grid z 65536"},
+        {dim3(1), dim3(32), 48 * 1024 + 1, cudaErrorInvalidValue, "dynamic shared memory 48 KiB + 1"},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; ++k) {
+        noop_kernel<<<cases[k].grid, cases[k].block, cases[k].shmem>>>(d_x);
+        const cudaError_t got = cudaGetLastError();
+        TEST_ASSERT(got == cases[k].want, "%s: %s, expected %s", cases[k].what, cudaGetErrorName(got),
+                    cudaGetErrorName(cases[k].want));
+        TEST_CUDA(cudaGetLastError()); /* read once, then gone: not sticky */
+    }
+    /* The opt-in raises the dynamic shared memory limit up to 227 KiB. */
+    TEST_CUDA(cudaFuncSetAttribute(noop_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, 100 * 1024));
+    noop_kernel<<<1, 32, 100 * 1024>>>(d_x);
+    TEST_CUDA(cudaGetLastError());
+    TEST_ERR(cudaFuncSetAttribute(noop_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, 227 * 1024 + 1),
+             cudaErrorInvalidValue);
+    cudaGetLastError();
+    /* __launch_bounds__(64): the kernel cannot run with more threads per block. */
+    struct cudaFuncAttributes attr;
+    TEST_CUDA(cudaFuncGetAttributes(&attr, bounded_kernel));
+    TEST_ASSERT(attr.maxThreadsPerBlock == 64, "maxThreadsPerBlock %d", attr.maxThreadsPerBlock);
+    bounded_kernel<<<1, 128>>>(d_x);
+    TEST_ERR(cudaGetLastError(), cudaErrorLaunchOutOfResources);
+    bounded_kernel<<<1, 64>>>(d_x);
+    TEST_CUDA(cudaGetLastError());
+    TEST_CUDA(gpuh_copy_to_host(&h_x, d_x, 1));
+    TEST_ASSERT(h_x == 7, "bounded_kernel wrote %d", h_x);
+    gpuh_free(d_x);
+}
+
+/* The host runtime: where pointers live, copy directions, frees, streams, events. */
+static void test_runtime(void)
+{
+    float *d = NULL, *m = NULL, *p = NULL, h[4] = {1, 2, 3, 4}, back[4] = {0, 0, 0, 0};
+    size_t free0 = 0, total = 0, free1 = 0;
+    TEST_CUDA(cudaMemGetInfo(&free0, &total));
+    TEST_CUDA(cudaMalloc(&d, 1 << 20));
+    TEST_CUDA(cudaMemGetInfo(&free1, &total));
+    TEST_ASSERT(free0 - free1 == 1 << 20, "cudaMalloc of 1 MiB took %zu bytes of free memory", free0 - free1);
+    TEST_CUDA(cudaMallocManaged(&m, 16, cudaMemAttachGlobal));
+    TEST_CUDA(cudaMallocHost(&p, 16));
+    TEST_ASSERT(reinterpret_cast<uintptr_t>(d) % 256 == 0, "cudaMalloc alignment %p", static_cast<void *>(d));
+    struct cudaPointerAttributes a;
+    const struct {
+        const void *ptr;
+        enum cudaMemoryType want;
+    } where[] = {{d + 5, cudaMemoryTypeDevice}, {m, cudaMemoryTypeManaged}, {p, cudaMemoryTypeHost},
+                 {h, cudaMemoryTypeUnregistered}};
+    for (size_t k = 0; k < 4; ++k) {
+        TEST_CUDA(cudaPointerGetAttributes(&a, where[k].ptr));
+        TEST_ASSERT(a.type == where[k].want, "pointer %zu: type %d, expected %d", k, a.type, where[k].want);
+    }
+    TEST_CUDA(cudaMemcpy(d, h, sizeof h, cudaMemcpyHostToDevice));
+    TEST_CUDA(cudaMemcpy(back, d, sizeof h, cudaMemcpyDefault));
+    TEST_ASSERT(memcmp(back, h, sizeof h) == 0, "round trip through device memory changed the data");
+    TEST_ERR(cudaMemcpy(h, back, sizeof h, cudaMemcpyHostToDevice), cudaErrorInvalidValue); /* h is not device memory */
+    TEST_ERR(cudaMemcpy(back, d + (1 << 18) - 2, sizeof h, cudaMemcpyDeviceToHost), cudaErrorInvalidValue); /* overrun */
+    TEST_ERR(cudaFree(h), cudaErrorInvalidValue);
+    TEST_ERR(cudaFree(p), cudaErrorInvalidValue); /* pinned memory is freed with cudaFreeHost */
+    cudaGetLastError();
+    struct cudaMemLocation loc;
+    loc.type = cudaMemLocationTypeDevice;
+    loc.id = 0;
+    TEST_CUDA(cudaMemPrefetchAsync(m, 16, loc, 0, 0));
+    TEST_ERR(cudaMemPrefetchAsync(d, 16, loc, 0, 0), cudaErrorInvalidValue); /* not managed */
+    cudaGetLastError();
+
+    cudaStream_t s = NULL;
+    int prio = 1, least = 1, greatest = 1;
+    unsigned flags = 9;
+    TEST_CUDA(cudaDeviceGetStreamPriorityRange(&least, &greatest));
+    TEST_CUDA(cudaStreamCreateWithPriority(&s, cudaStreamNonBlocking, greatest - 3));
+    TEST_CUDA(cudaStreamGetPriority(s, &prio));
+    TEST_CUDA(cudaStreamGetFlags(s, &flags));
+    TEST_ASSERT(prio == greatest && flags == cudaStreamNonBlocking, "priority %d (range %d..%d), flags %u", prio,
+                least, greatest, flags);
+    cudaEvent_t e0, e1;
+    float ms = -1;
+    TEST_CUDA(cudaEventCreate(&e0));
+    TEST_CUDA(cudaEventCreateWithFlags(&e1, cudaEventDisableTiming));
+    TEST_CUDA(cudaEventRecord(e0, s));
+    TEST_CUDA(cudaEventRecord(e1, s));
+    TEST_CUDA(cudaStreamWaitEvent(0, e1, 0));
+    TEST_ERR(cudaEventElapsedTime(&ms, e0, e1), cudaErrorInvalidResourceHandle); /* e1 keeps no time */
+    cudaGetLastError();
+    TEST_CUDA(cudaEventDestroy(e1));
+    TEST_CUDA(cudaEventCreate(&e1));
+    noop_kernel<<<1000, 256, 0, s>>>(NULL);
+    TEST_CUDA(cudaEventRecord(e1, s));
+    TEST_CUDA(cudaEventSynchronize(e1));
+    TEST_CUDA(cudaEventElapsedTime(&ms, e0, e1));
+    TEST_ASSERT(ms >= 0.0f && ms < 60000.0f, "elapsed %.3f ms", ms);
+    TEST_CUDA(cudaEventDestroy(e0));
+    TEST_CUDA(cudaEventDestroy(e1));
+    TEST_CUDA(cudaStreamDestroy(s));
+
+    struct cudaDeviceProp prop;
+    TEST_CUDA(cudaGetDeviceProperties(&prop, 0));
+    TEST_CONTAINS(prop.name, "gpuh CPU simulator");
+    TEST_ERR(cudaSetDevice(1), cudaErrorInvalidDevice);
+    cudaGetLastError();
+    TEST_CUDA(cudaFree(d));
+    TEST_CUDA(cudaFree(m));
+    TEST_CUDA(cudaFreeHost(p));
+}
+
+int main(void)
+{
+    unsigned long long rng = gpuh_test_seed();
+    test_warp_ops(&rng);
+    test_block_votes(&rng);
+    test_atomics(&rng);
+    test_launch_errors();
+    test_runtime();
+    return gpuh_test_summary("test_sim");
+}
