@@ -163,6 +163,7 @@ enum cudaFuncAttribute {
 #define cudaEventDefault 0x00
 #define cudaEventBlockingSync 0x01
 #define cudaEventDisableTiming 0x02
+#define cudaEventInterprocess 0x04
 #define cudaHostAllocDefault 0x00
 #define cudaHostAllocPortable 0x01
 #define cudaHostAllocMapped 0x02
@@ -355,7 +356,7 @@ curandStatus_t curandGenerateNormalDouble(curandGenerator_t gen, double *out, si
 #define __forceinline__ inline
 #define __noinline__ __attribute__((noinline))
 #define __launch_bounds__(...)
-#define __align__(n) alignas(n)
+#define __align__(n) __attribute__((aligned(n))) /* GNU form: allowed among decl-specifiers */
 /* Each CPU worker runs one block at a time, so a thread_local is one block's shared memory. */
 #define __shared__ static thread_local
 

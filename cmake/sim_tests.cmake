@@ -1,6 +1,6 @@
 # The tests built for the CPU simulator (included from the tests block of
 # CMakeLists.txt), all labelled sim:
-#   sim.kernels, sim.helpers   the GPU tests, run on the CPU (quick sizes)
+#   sim.kernels, sim.helpers, sim.streams   the GPU tests, run on the CPU (quick sizes)
 #   sim.semantics              tests/test_sim.cu: warps, votes, atomics, launch errors, runtime
 #   sim.simcc                  a plain <<< >>> program built by tools/gpuh-simcc, run
 #   sim.diag.*                 divergent barriers reported (tests/sim_broken.cu)
@@ -15,7 +15,7 @@ function(gpuh_sim_test name program)
   endif()
 endfunction()
 
-foreach(t kernels helpers)
+foreach(t kernels helpers streams)
   gpuh_sim_program(sim_test_${t} tests/test_${t}.cu)
   set_target_properties(sim_test_${t} PROPERTIES CXX_STANDARD 17)
   target_compile_options(sim_test_${t} PRIVATE ${gpuh_c_warnings})
