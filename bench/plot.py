@@ -7,7 +7,7 @@
                    as a black dashed line in every panel, and a last panel with
                    all of gpuh's operations together.
     matmul.png     TFLOP/s against n for M = N = K = n, float32 and float64:
-                   gpuh's tiled kernel, cuBLAS, torch, cupy.
+                   gpuh_gemm, cuBLAS, torch, cupy.
 Powers of two are joined by lines; the awkward sizes (10^8+7, 2^31+17, 4097)
 are drawn as open markers of the same colour, unjoined, so that a dip there
 shows as a point off the line. Rows whose check failed (rate_unit FAIL) are
@@ -114,7 +114,7 @@ def plot_matmul(rows, out):
     fig, axes = plt.subplots(1, 2, figsize=(13, 5))
     for ax, dtype in zip(axes, ("float32", "float64")):
         for source, label in (("cublas", "cuBLAS"), ("torch", "torch @"), ("cupy", "cupy.matmul"),
-                              ("gpuh", "gpuh tiled")):
+                              ("gpuh", "gpuh_gemm")):
             pts = series(rows, source, "matmul", dtype)
             if pts:
                 color, marker = STYLE[source]
