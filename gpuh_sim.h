@@ -46,6 +46,7 @@
    ENVIRONMENT
      GPUH_SIM_THREADS    CPU threads that run blocks (default: all cores)
      GPUH_SIM_STACK_KB   stack of each simulated thread (default 256, 1024 under ASan)
+     GPUH_SIM_REPS       at most this many timed runs in gpuh_time_median_ms (unset: no limit)
    IDEAS FROM
      Numba's CUDA simulator (NUMBA_ENABLE_CUDASIM: kernels on the CPU for
      debugging, one host thread per CUDA thread); the schedule switch from the
@@ -54,7 +55,16 @@
    LIMITS
      Kernels run to completion when launched (streams are in order anyway);
      an error inside a kernel is therefore seen at the launch. Static
-     __shared__ variables are thread_local, which ASan does not guard. A block
+     __shared__ variables are `static thread_local`: a block sees what the
+     previous block on its CPU worker left there (uninitialised, as on a
+     GPU), a constructor would run once per worker, not per block, and ASan
+     does not guard their bounds (it does guard the dynamic buffer, which is
+     allocated to the byte). `extern __shared__ T s[];` needs gpuh-simcc's
+     rewrite (or T *s = (T *)gpuh_sim_dynamic_shared(); by hand); sizeof(s)
+     is then a pointer's. gpuh-simcc rewrites .cu files, not the headers they
+     include: a header launches with GPUH_LAUNCH / GPUH_SIM_KERNEL_CALL.
+     threadIdx & co. and __syncthreads & co. are macros; min and max are
+     templates in the global namespace, as CUDA has them. A block
      that waits for another block (a spin lock across blocks) hangs when the
      other block is not running, as on a GPU without cooperative launch.
      Kernels launched with GPUH_LAUNCH or through gpuh-simcc must be single
