@@ -2,6 +2,7 @@
 # CMakeLists.txt), all labelled sim:
 #   sim.kernels, sim.helpers   the GPU tests, run on the CPU (quick sizes)
 #   sim.semantics              tests/test_sim.cu: warps, votes, atomics, launch errors, runtime
+#                              (the same file runs on a GPU as gpu.sim_semantics)
 #   sim.simcc                  a plain <<< >>> program built by tools/gpuh-simcc, run
 #   sim.diag.*                 divergent barriers reported (tests/sim_broken.cu)
 #   sim.schedule.*             a missing barrier hidden in forward order, exposed in reverse/random
