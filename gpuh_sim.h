@@ -64,7 +64,11 @@
      is then a pointer's. gpuh-simcc rewrites .cu files, not the headers they
      include: a header launches with GPUH_LAUNCH / GPUH_SIM_KERNEL_CALL.
      threadIdx & co. and __syncthreads & co. are macros; min and max are
-     templates in the global namespace, as CUDA has them. A block
+     templates in the global namespace, as CUDA has them. A simulated
+     thread runs until it waits at a barrier, a warp operation or
+     __nanosleep: one that spins on a flag another thread of its block sets,
+     without sleeping in the loop, hangs (a GPU since Volta would let the
+     other thread run). A block
      that waits for another block (a spin lock across blocks) hangs when the
      other block is not running, as on a GPU without cooperative launch.
      Kernels launched with GPUH_LAUNCH or through gpuh-simcc must be single
@@ -1252,6 +1256,15 @@ inline void __threadfence() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
 inline void __threadfence_block() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
 inline void __threadfence_system() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
 template <class T> inline T __ldg(const T *p) { return *p; }
+/* Lets the block's other threads run (a simulated thread is never preempted):
+   a spin-wait on another thread of the block must sleep in its loop. */
+inline void __nanosleep(unsigned ns)
+{
+    (void)ns;
+    gpuh_sim_impl::worker &w = *gpuh_sim_impl::tls().w;
+    w.b->state[gpuh_sim_impl::tls().lin] = gpuh_sim_impl::T_READY;
+    gpuh_sim_impl::to_scheduler(w, w.current);
+}
 /* Nanoseconds: cudaDevAttrClockRate reports 1 GHz, so cycles and ns agree. */
 inline long long clock64()
 {

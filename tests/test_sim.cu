@@ -1,6 +1,7 @@
 /* test_sim.cu - the CPU simulator's semantics (gpuh_sim.h), checked against
    plain C expectations: warp shuffles (all four kinds, with widths), votes,
-   __syncthreads_count/_and/_or, atomics contended by many blocks, the
+   __syncthreads_count/_and/_or, atomics contended by many blocks, a
+   spin-wait with __nanosleep on another thread of the block, the
    launch-configuration errors of CUDA 13 (none sticky), and the host
    runtime's memory, stream and event calls. The same file builds for a GPU
    (nvcc; CTest gpu.sim_semantics), where it checks the expectations
@@ -224,6 +225,37 @@ static void test_atomics(unsigned long long *rng)
     gpuh_free(d_slot);
 }
 
+/* Thread 0 of each block waits, sleeping, for the last thread to raise a flag
+   (no barrier between them): the simulator must let the other thread run. */
+__global__ void handoff_kernel(int *g_out)
+{
+    __shared__ volatile int s_flag;
+    if (threadIdx.x == 0)
+        s_flag = 0;
+    __syncthreads(); /* the flag is cleared before anyone raises it */
+    if (threadIdx.x == blockDim.x - 1)
+        s_flag = static_cast<int>(blockIdx.x) + 1;
+    if (threadIdx.x == 0) {
+        while (s_flag == 0)
+            __nanosleep(100);
+        g_out[blockIdx.x] = s_flag;
+    }
+}
+
+static void test_handoff(void)
+{
+    const int blocks = 7;
+    int h[blocks], *d = NULL;
+    TEST_CUDA(gpuh_device_array(&d, blocks));
+    TEST_CUDA(cudaMemset(d, 0xAB, blocks * sizeof(int)));
+    handoff_kernel<<<blocks, 96>>>(d);
+    TEST_CUDA(gpuh_check_launch());
+    TEST_CUDA(gpuh_copy_to_host(h, d, blocks));
+    for (int b = 0; b < blocks; ++b)
+        TEST_ASSERT(h[b] == b + 1, "block %d: thread 0 saw flag %d", b, h[b]);
+    gpuh_free(d);
+}
+
 __global__ void noop_kernel(int *g_x)
 {
     if (g_x != NULL && threadIdx.x == 0 && blockIdx.x == 0)
@@ -375,6 +407,7 @@ int main(void)
     test_warp_ops(&rng);
     test_block_votes(&rng);
     test_atomics(&rng);
+    test_handoff();
     test_launch_errors();
     test_runtime();
     return gpuh_test_summary("test_sim");
