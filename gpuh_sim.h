@@ -11,6 +11,10 @@
        tools/gpuh-simcc prog.cu -o prog                                  (any .cu, <<< >>> too)
        cmake: target_link_libraries(app PRIVATE gpuh::sim), sources through gpuh_sim_sources()
 
+   C files may include gpuh.h with -DGPUH_SIM too (C99): the runtime is
+   declared in C and defined, as weak symbols, in every C++ file that includes
+   this header, so a C program needs one such file (its kernels' .cu is one).
+
    A plain CUDA program (kernel<<<grid, block, shmem, stream>>>(args)) goes
    through tools/gpuh-simcc, which rewrites the launches and each
    `extern __shared__ T s[];` and then runs the C++ compiler.
