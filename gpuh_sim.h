@@ -118,6 +118,8 @@ typedef enum cudaError {
     cudaErrorLaunchOutOfResources = 701,
     cudaErrorLaunchTimeout = 702,
     cudaErrorAssert = 710,
+    cudaErrorHostMemoryAlreadyRegistered = 712,
+    cudaErrorHostMemoryNotRegistered = 713,
     cudaErrorHardwareStackError = 714,
     cudaErrorIllegalInstruction = 715,
     cudaErrorMisalignedAddress = 716,
@@ -164,19 +166,26 @@ enum cudaDeviceAttr {
     cudaDevAttrClockRate = 13,
     cudaDevAttrMultiProcessorCount = 16,
     cudaDevAttrIntegrated = 18,
+    cudaDevAttrCanMapHostMemory = 19,
+    cudaDevAttrConcurrentKernels = 31,
     cudaDevAttrPciBusId = 33,
     cudaDevAttrMemoryClockRate = 36,
     cudaDevAttrGlobalMemoryBusWidth = 37,
     cudaDevAttrL2CacheSize = 38,
     cudaDevAttrMaxThreadsPerMultiProcessor = 39,
+    cudaDevAttrAsyncEngineCount = 40,
+    cudaDevAttrUnifiedAddressing = 41,
     cudaDevAttrComputeCapabilityMajor = 75,
     cudaDevAttrComputeCapabilityMinor = 76,
     cudaDevAttrMaxSharedMemoryPerMultiprocessor = 81,
     cudaDevAttrMaxRegistersPerMultiprocessor = 82,
     cudaDevAttrManagedMemory = 83,
+    cudaDevAttrPageableMemoryAccess = 88,
     cudaDevAttrConcurrentManagedAccess = 89,
     cudaDevAttrMaxSharedMemoryPerBlockOptin = 97,
-    cudaDevAttrMaxBlocksPerMultiprocessor = 106
+    cudaDevAttrHostRegisterSupported = 99,
+    cudaDevAttrMaxBlocksPerMultiprocessor = 106,
+    cudaDevAttrMemoryPoolsSupported = 115
 };
 
 enum cudaFuncAttribute {
@@ -193,6 +202,9 @@ enum cudaFuncAttribute {
 #define cudaHostAllocPortable 0x01
 #define cudaHostAllocMapped 0x02
 #define cudaHostAllocWriteCombined 0x04
+#define cudaHostRegisterDefault 0x00
+#define cudaHostRegisterPortable 0x01
+#define cudaHostRegisterMapped 0x02
 #define cudaMemAttachGlobal 0x01
 #define cudaMemAttachHost 0x02
 #define cudaCpuDeviceId (-1)
@@ -218,6 +230,7 @@ typedef struct dim3 dim3;
 
 typedef struct CUstream_st *cudaStream_t;
 typedef struct CUevent_st *cudaEvent_t;
+typedef void (*cudaHostFn_t)(void *user_data);
 
 struct cudaDeviceProp {
     char name[256];
@@ -275,6 +288,12 @@ cudaError_t cudaMallocHost(void **ptr, size_t bytes);
 cudaError_t cudaHostAlloc(void **ptr, size_t bytes, unsigned int flags);
 cudaError_t cudaFree(void *ptr);
 cudaError_t cudaFreeHost(void *ptr);
+cudaError_t cudaMallocAsync(void **ptr, size_t bytes, cudaStream_t stream);
+cudaError_t cudaFreeAsync(void *ptr, cudaStream_t stream);
+cudaError_t cudaHostRegister(void *ptr, size_t bytes, unsigned int flags);
+cudaError_t cudaHostUnregister(void *ptr);
+cudaError_t cudaHostGetDevicePointer(void **device_ptr, void *host_ptr, unsigned int flags);
+cudaError_t cudaLaunchHostFunc(cudaStream_t stream, cudaHostFn_t fn, void *user_data);
 cudaError_t cudaPointerGetAttributes(struct cudaPointerAttributes *attr, const void *ptr);
 cudaError_t cudaMemcpy(void *dst, const void *src, size_t bytes, enum cudaMemcpyKind kind);
 cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t bytes, enum cudaMemcpyKind kind, cudaStream_t stream);
@@ -546,6 +565,7 @@ inline thread_view &tls() { return tls_holder<0>::v; }
 struct alloc_info {
     size_t bytes;
     enum cudaMemoryType type;
+    bool owned; /* false: host memory the program registered (cudaHostRegister) */
 };
 
 struct runtime {
@@ -1380,6 +1400,10 @@ template <class T> inline cudaError_t cudaMallocManaged(T **p, size_t bytes, uns
 {
     return cudaMallocManaged(reinterpret_cast<void **>(p), bytes, flags);
 }
+template <class T> inline cudaError_t cudaMallocAsync(T **p, size_t bytes, cudaStream_t stream)
+{
+    return cudaMallocAsync(reinterpret_cast<void **>(p), bytes, stream);
+}
 template <class T> inline cudaError_t cudaMallocHost(T **p, size_t bytes)
 {
     return cudaMallocHost(reinterpret_cast<void **>(p), bytes);
@@ -1484,7 +1508,7 @@ inline cudaError_t allocate(void **p, size_t bytes, enum cudaMemoryType type)
     if (posix_memalign(&mem, 256, bytes) != 0 || mem == NULL)
         return ret(cudaErrorMemoryAllocation);
     std::lock_guard<std::mutex> g(rt().m);
-    alloc_info info = {bytes, type};
+    alloc_info info = {bytes, type, true};
     rt().allocs[reinterpret_cast<uintptr_t>(mem)] = info;
     if (type != cudaMemoryTypeHost)
         rt().used += bytes;
@@ -1497,7 +1521,7 @@ inline cudaError_t release(void *p, bool host)
         return cudaSuccess;
     std::unique_lock<std::mutex> g(rt().m);
     std::map<uintptr_t, alloc_info>::iterator it = rt().allocs.find(reinterpret_cast<uintptr_t>(p));
-    if (it == rt().allocs.end() || (it->second.type == cudaMemoryTypeHost) != host) {
+    if (it == rt().allocs.end() || (it->second.type == cudaMemoryTypeHost) != host || !it->second.owned) {
         rt().last = cudaErrorInvalidValue;
         return cudaErrorInvalidValue;
     }
@@ -1536,7 +1560,8 @@ GPUH_IMPL_SIM_API const char *cudaGetErrorName(cudaError_t err)
         GPUH_IMPL_SIM_NAME(cudaErrorECCUncorrectable) GPUH_IMPL_SIM_NAME(cudaErrorInvalidResourceHandle)
         GPUH_IMPL_SIM_NAME(cudaErrorNotReady) GPUH_IMPL_SIM_NAME(cudaErrorIllegalAddress)
         GPUH_IMPL_SIM_NAME(cudaErrorLaunchOutOfResources) GPUH_IMPL_SIM_NAME(cudaErrorLaunchTimeout)
-        GPUH_IMPL_SIM_NAME(cudaErrorAssert) GPUH_IMPL_SIM_NAME(cudaErrorHardwareStackError)
+        GPUH_IMPL_SIM_NAME(cudaErrorAssert) GPUH_IMPL_SIM_NAME(cudaErrorHostMemoryAlreadyRegistered)
+        GPUH_IMPL_SIM_NAME(cudaErrorHostMemoryNotRegistered) GPUH_IMPL_SIM_NAME(cudaErrorHardwareStackError)
         GPUH_IMPL_SIM_NAME(cudaErrorIllegalInstruction) GPUH_IMPL_SIM_NAME(cudaErrorMisalignedAddress)
         GPUH_IMPL_SIM_NAME(cudaErrorInvalidAddressSpace) GPUH_IMPL_SIM_NAME(cudaErrorInvalidPc)
         GPUH_IMPL_SIM_NAME(cudaErrorLaunchFailure) GPUH_IMPL_SIM_NAME(cudaErrorNotSupported) GPUH_IMPL_SIM_NAME(cudaErrorUnknown)
@@ -1585,7 +1610,8 @@ GPUH_IMPL_SIM_API cudaError_t cudaDeviceReset(void)
     gpuh_sim_impl::runtime &r = gpuh_sim_impl::rt();
     std::lock_guard<std::mutex> g(r.m);
     for (std::map<uintptr_t, gpuh_sim_impl::alloc_info>::iterator it = r.allocs.begin(); it != r.allocs.end(); ++it)
-        free(reinterpret_cast<void *>(it->first));
+        if (it->second.owned)
+            free(reinterpret_cast<void *>(it->first));
     r.allocs.clear();
     r.used = 0;
     r.last = r.sticky = cudaSuccess;
@@ -1620,7 +1646,14 @@ GPUH_IMPL_SIM_API cudaError_t cudaDeviceGetAttribute(int *value, enum cudaDevice
     case cudaDevAttrMaxRegistersPerMultiprocessor: *value = 65536; break;
     case cudaDevAttrClockRate: *value = 1000000; break; /* kHz: clock64() counts nanoseconds */
     case cudaDevAttrMultiProcessorCount: *value = gpuh_sim_impl::rt().threads; break;
-    case cudaDevAttrIntegrated: *value = 1; break;
+    case cudaDevAttrIntegrated:
+    case cudaDevAttrCanMapHostMemory:
+    case cudaDevAttrConcurrentKernels:
+    case cudaDevAttrUnifiedAddressing:
+    case cudaDevAttrPageableMemoryAccess:
+    case cudaDevAttrHostRegisterSupported:
+    case cudaDevAttrMemoryPoolsSupported: *value = 1; break;
+    case cudaDevAttrAsyncEngineCount: *value = 2; break;
     case cudaDevAttrPciBusId: *value = 0; break;
     case cudaDevAttrMemoryClockRate: *value = 1000000; break;
     case cudaDevAttrGlobalMemoryBusWidth: *value = 64; break;
@@ -1710,6 +1743,75 @@ GPUH_IMPL_SIM_API cudaError_t cudaHostAlloc(void **p, size_t bytes, unsigned int
 }
 GPUH_IMPL_SIM_API cudaError_t cudaFree(void *p) { return gpuh_sim_impl::release(p, false); }
 GPUH_IMPL_SIM_API cudaError_t cudaFreeHost(void *p) { return gpuh_sim_impl::release(p, true); }
+/* Stream-ordered allocation: work runs when issued, so these are cudaMalloc and cudaFree. */
+GPUH_IMPL_SIM_API cudaError_t cudaMallocAsync(void **p, size_t bytes, cudaStream_t stream)
+{
+    (void)stream;
+    return gpuh_sim_impl::allocate(p, bytes, cudaMemoryTypeDevice);
+}
+GPUH_IMPL_SIM_API cudaError_t cudaFreeAsync(void *p, cudaStream_t stream)
+{
+    (void)stream;
+    return gpuh_sim_impl::release(p, false);
+}
+/* Registers bytes of the program's memory at p as pinned (cudaMemoryTypeHost);
+   errors: cudaErrorInvalidValue (NULL, 0 bytes), cudaErrorHostMemoryAlreadyRegistered
+   (overlaps a registration or the sim's own memory). */
+GPUH_IMPL_SIM_API cudaError_t cudaHostRegister(void *p, size_t bytes, unsigned int flags)
+{
+    if (p == NULL || bytes == 0 || flags > (cudaHostRegisterPortable | cudaHostRegisterMapped))
+        return gpuh_sim_impl::ret(cudaErrorInvalidValue);
+    std::lock_guard<std::mutex> g(gpuh_sim_impl::rt().m);
+    const uintptr_t a = reinterpret_cast<uintptr_t>(p);
+    std::map<uintptr_t, gpuh_sim_impl::alloc_info> &m = gpuh_sim_impl::rt().allocs;
+    std::map<uintptr_t, gpuh_sim_impl::alloc_info>::iterator next = m.lower_bound(a);
+    uintptr_t base = 0;
+    if (gpuh_sim_impl::find_alloc(p, &base) != NULL || (next != m.end() && next->first < a + bytes)) {
+        gpuh_sim_impl::rt().last = cudaErrorHostMemoryAlreadyRegistered;
+        return cudaErrorHostMemoryAlreadyRegistered;
+    }
+    gpuh_sim_impl::alloc_info info = {bytes, cudaMemoryTypeHost, false};
+    m[a] = info;
+    return cudaSuccess;
+}
+GPUH_IMPL_SIM_API cudaError_t cudaHostUnregister(void *p)
+{
+    std::lock_guard<std::mutex> g(gpuh_sim_impl::rt().m);
+    std::map<uintptr_t, gpuh_sim_impl::alloc_info>::iterator it =
+        gpuh_sim_impl::rt().allocs.find(reinterpret_cast<uintptr_t>(p));
+    if (it == gpuh_sim_impl::rt().allocs.end() || it->second.owned) {
+        gpuh_sim_impl::rt().last = cudaErrorHostMemoryNotRegistered;
+        return cudaErrorHostMemoryNotRegistered;
+    }
+    gpuh_sim_impl::rt().allocs.erase(it);
+    return cudaSuccess;
+}
+/* Pinned memory is addressed by kernels at its host address, as with UVA. */
+GPUH_IMPL_SIM_API cudaError_t cudaHostGetDevicePointer(void **device_ptr, void *host_ptr, unsigned int flags)
+{
+    if (device_ptr == NULL || flags != 0)
+        return gpuh_sim_impl::ret(cudaErrorInvalidValue);
+    std::lock_guard<std::mutex> g(gpuh_sim_impl::rt().m);
+    uintptr_t base = 0;
+    const gpuh_sim_impl::alloc_info *a = gpuh_sim_impl::find_alloc(host_ptr, &base);
+    if (a == NULL || a->type != cudaMemoryTypeHost) {
+        gpuh_sim_impl::rt().last = cudaErrorInvalidValue;
+        return cudaErrorInvalidValue;
+    }
+    *device_ptr = host_ptr;
+    return cudaSuccess;
+}
+/* Runs fn(user_data) now: everything issued to the stream before it has run. */
+GPUH_IMPL_SIM_API cudaError_t cudaLaunchHostFunc(cudaStream_t stream, cudaHostFn_t fn, void *user_data)
+{
+    (void)stream;
+    if (fn == NULL)
+        return gpuh_sim_impl::ret(cudaErrorInvalidValue);
+    if (gpuh_sim_impl::sticky() != cudaSuccess)
+        return gpuh_sim_impl::ret(gpuh_sim_impl::sticky());
+    fn(user_data);
+    return cudaSuccess;
+}
 /* Memory the sim did not allocate is cudaMemoryTypeUnregistered (pageable), as in CUDA 11+. */
 GPUH_IMPL_SIM_API cudaError_t cudaPointerGetAttributes(struct cudaPointerAttributes *attr, const void *p)
 {

@@ -3,7 +3,8 @@
    __syncthreads_count/_and/_or, atomics contended by many blocks, a
    spin-wait with __nanosleep on another thread of the block, the
    launch-configuration errors of CUDA 13 (none sticky), and the host
-   runtime's memory, stream and event calls. The same file builds for a GPU
+   runtime's memory (device, managed, pinned, registered, stream-ordered),
+   stream, event and host-function calls. The same file builds for a GPU
    (nvcc; CTest gpu.sim_semantics), where it checks the expectations
    themselves against the hardware; checks of what only the simulator defines
    (its device name, its memory accounting, its copy checks) are under
@@ -384,6 +385,29 @@ static void test_runtime(void)
     TEST_ASSERT(ms >= 0.0f && ms < 60000.0f, "elapsed %.3f ms", ms);
     TEST_CUDA(cudaEventDestroy(e0));
     TEST_CUDA(cudaEventDestroy(e1));
+    TEST_CUDA(cudaStreamDestroy(s));
+
+    /* Registered (pinned) host memory, host functions, stream-ordered allocation. */
+    float *buf = static_cast<float *>(malloc(4096)), *dbuf = NULL, *dasync = NULL;
+    TEST_CUDA(cudaHostRegister(buf, 4096, cudaHostRegisterDefault));
+    TEST_CUDA(cudaPointerGetAttributes(&a, buf + 10));
+    TEST_ASSERT(a.type == cudaMemoryTypeHost, "registered memory: type %d", a.type);
+    TEST_ERR(cudaHostRegister(buf + 8, 64, cudaHostRegisterDefault), cudaErrorHostMemoryAlreadyRegistered);
+    cudaGetLastError();
+    TEST_CUDA(cudaHostGetDevicePointer(reinterpret_cast<void **>(&dbuf), buf, 0));
+    TEST_ASSERT(dbuf != NULL, "no device address for registered memory");
+    TEST_CUDA(cudaHostUnregister(buf));
+    TEST_ERR(cudaHostUnregister(buf), cudaErrorHostMemoryNotRegistered);
+    cudaGetLastError();
+    free(buf);
+    TEST_CUDA(cudaStreamCreate(&s));
+    int host_calls = 0;
+    TEST_CUDA(cudaMallocAsync(&dasync, 1024, s));
+    TEST_CUDA(cudaMemsetAsync(dasync, 0, 1024, s));
+    TEST_CUDA(cudaLaunchHostFunc(s, [](void *p) { ++*static_cast<int *>(p); }, &host_calls));
+    TEST_CUDA(cudaFreeAsync(dasync, s));
+    TEST_CUDA(cudaStreamSynchronize(s));
+    TEST_ASSERT(host_calls == 1, "cudaLaunchHostFunc ran %d times", host_calls);
     TEST_CUDA(cudaStreamDestroy(s));
 
     struct cudaDeviceProp prop;
