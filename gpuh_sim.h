@@ -11,6 +11,10 @@
        tools/gpuh-simcc prog.cu -o prog                                  (any .cu, <<< >>> too)
        cmake: target_link_libraries(app PRIVATE gpuh::sim), sources through gpuh_sim_sources()
 
+   C files may include gpuh.h with -DGPUH_SIM too (C99): the runtime is
+   declared in C and defined, as weak symbols, in every C++ file that includes
+   this header, so a C program needs one such file (its kernels' .cu is one).
+
    A plain CUDA program (kernel<<<grid, block, shmem, stream>>>(args)) goes
    through tools/gpuh-simcc, which rewrites the launches and each
    `extern __shared__ T s[];` and then runs the C++ compiler.
@@ -46,14 +50,36 @@
    ENVIRONMENT
      GPUH_SIM_THREADS    CPU threads that run blocks (default: all cores)
      GPUH_SIM_STACK_KB   stack of each simulated thread (default 256, 1024 under ASan)
+     GPUH_SIM_REPS       at most this many timed runs in gpuh_time_median_ms (unset: no limit)
+   IDEAS FROM
+     Numba's CUDA simulator (NUMBA_ENABLE_CUDASIM: kernels on the CPU for
+     debugging, one host thread per CUDA thread); the schedule switch from the
+     cuda4cpu project; one fiber per CUDA thread, switched only at barriers,
+     so that a thread keeps its locals across __syncthreads() as on a GPU.
    LIMITS
      Kernels run to completion when launched (streams are in order anyway);
      an error inside a kernel is therefore seen at the launch. Static
-     __shared__ variables are thread_local, which ASan does not guard. A block
+     __shared__ variables are `static thread_local`: a block sees what the
+     previous block on its CPU worker left there (uninitialised, as on a
+     GPU), a constructor would run once per worker, not per block, and ASan
+     does not guard their bounds (it does guard the dynamic buffer, which is
+     allocated to the byte). `extern __shared__ T s[];` needs gpuh-simcc's
+     rewrite (or T *s = (T *)gpuh_sim_dynamic_shared(); by hand); sizeof(s)
+     is then a pointer's. gpuh-simcc rewrites .cu files, not the headers they
+     include: a header launches with GPUH_LAUNCH / GPUH_SIM_KERNEL_CALL.
+     threadIdx & co. and __syncthreads & co. are macros; min and max are
+     templates in the global namespace, as CUDA has them. A simulated
+     thread runs until it waits at a barrier, a warp operation or
+     __nanosleep: one that spins on a flag another thread of its block sets,
+     without sleeping in the loop, hangs (a GPU since Volta would let the
+     other thread run). A block
      that waits for another block (a spin lock across blocks) hangs when the
      other block is not running, as on a GPU without cooperative launch.
      Kernels launched with GPUH_LAUNCH or through gpuh-simcc must be single
      functions: name a template kernel's arguments (k<float>), as gpuh does.
+     Not simulated: cooperative groups, dynamic parallelism, textures and
+     surfaces, half precision, graphs, cuBLAS and other CUDA libraries.
+     Fibers switch by hand on x86-64; elsewhere through ucontext (slower).
 */
 #ifndef GPUH_SIM_H
 #define GPUH_SIM_H
@@ -92,6 +118,8 @@ typedef enum cudaError {
     cudaErrorLaunchOutOfResources = 701,
     cudaErrorLaunchTimeout = 702,
     cudaErrorAssert = 710,
+    cudaErrorHostMemoryAlreadyRegistered = 712,
+    cudaErrorHostMemoryNotRegistered = 713,
     cudaErrorHardwareStackError = 714,
     cudaErrorIllegalInstruction = 715,
     cudaErrorMisalignedAddress = 716,
@@ -138,19 +166,26 @@ enum cudaDeviceAttr {
     cudaDevAttrClockRate = 13,
     cudaDevAttrMultiProcessorCount = 16,
     cudaDevAttrIntegrated = 18,
+    cudaDevAttrCanMapHostMemory = 19,
+    cudaDevAttrConcurrentKernels = 31,
     cudaDevAttrPciBusId = 33,
     cudaDevAttrMemoryClockRate = 36,
     cudaDevAttrGlobalMemoryBusWidth = 37,
     cudaDevAttrL2CacheSize = 38,
     cudaDevAttrMaxThreadsPerMultiProcessor = 39,
+    cudaDevAttrAsyncEngineCount = 40,
+    cudaDevAttrUnifiedAddressing = 41,
     cudaDevAttrComputeCapabilityMajor = 75,
     cudaDevAttrComputeCapabilityMinor = 76,
     cudaDevAttrMaxSharedMemoryPerMultiprocessor = 81,
     cudaDevAttrMaxRegistersPerMultiprocessor = 82,
     cudaDevAttrManagedMemory = 83,
+    cudaDevAttrPageableMemoryAccess = 88,
     cudaDevAttrConcurrentManagedAccess = 89,
     cudaDevAttrMaxSharedMemoryPerBlockOptin = 97,
-    cudaDevAttrMaxBlocksPerMultiprocessor = 106
+    cudaDevAttrHostRegisterSupported = 99,
+    cudaDevAttrMaxBlocksPerMultiprocessor = 106,
+    cudaDevAttrMemoryPoolsSupported = 115
 };
 
 enum cudaFuncAttribute {
@@ -168,6 +203,9 @@ enum cudaFuncAttribute {
 #define cudaHostAllocPortable 0x01
 #define cudaHostAllocMapped 0x02
 #define cudaHostAllocWriteCombined 0x04
+#define cudaHostRegisterDefault 0x00
+#define cudaHostRegisterPortable 0x01
+#define cudaHostRegisterMapped 0x02
 #define cudaMemAttachGlobal 0x01
 #define cudaMemAttachHost 0x02
 #define cudaCpuDeviceId (-1)
@@ -193,6 +231,7 @@ typedef struct dim3 dim3;
 
 typedef struct CUstream_st *cudaStream_t;
 typedef struct CUevent_st *cudaEvent_t;
+typedef void (*cudaHostFn_t)(void *user_data);
 
 struct cudaDeviceProp {
     char name[256];
@@ -250,6 +289,12 @@ cudaError_t cudaMallocHost(void **ptr, size_t bytes);
 cudaError_t cudaHostAlloc(void **ptr, size_t bytes, unsigned int flags);
 cudaError_t cudaFree(void *ptr);
 cudaError_t cudaFreeHost(void *ptr);
+cudaError_t cudaMallocAsync(void **ptr, size_t bytes, cudaStream_t stream);
+cudaError_t cudaFreeAsync(void *ptr, cudaStream_t stream);
+cudaError_t cudaHostRegister(void *ptr, size_t bytes, unsigned int flags);
+cudaError_t cudaHostUnregister(void *ptr);
+cudaError_t cudaHostGetDevicePointer(void **device_ptr, void *host_ptr, unsigned int flags);
+cudaError_t cudaLaunchHostFunc(cudaStream_t stream, cudaHostFn_t fn, void *user_data);
 cudaError_t cudaPointerGetAttributes(struct cudaPointerAttributes *attr, const void *ptr);
 cudaError_t cudaMemcpy(void *dst, const void *src, size_t bytes, enum cudaMemcpyKind kind);
 cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t bytes, enum cudaMemcpyKind kind, cudaStream_t stream);
@@ -334,13 +379,13 @@ curandStatus_t curandGenerateNormalDouble(curandGenerator_t gen, double *out, si
 #include <unistd.h>
 
 #if defined(__SANITIZE_ADDRESS__)
-#define GPUH_SIM_ASAN 1
+#define GPUH_IMPL_SIM_ASAN 1
 #elif defined(__has_feature)
 #if __has_feature(address_sanitizer)
-#define GPUH_SIM_ASAN 1
+#define GPUH_IMPL_SIM_ASAN 1
 #endif
 #endif
-#ifdef GPUH_SIM_ASAN
+#ifdef GPUH_IMPL_SIM_ASAN
 #include <sanitizer/asan_interface.h>
 #include <sanitizer/common_interface_defs.h>
 #endif
@@ -353,6 +398,7 @@ curandStatus_t curandGenerateNormalDouble(curandGenerator_t gen, double *out, si
 #define __device__
 #define __host__
 #define __constant__
+#define __managed__
 #define __forceinline__ inline
 #define __noinline__ __attribute__((noinline))
 #define __launch_bounds__(...)
@@ -520,6 +566,7 @@ inline thread_view &tls() { return tls_holder<0>::v; }
 struct alloc_info {
     size_t bytes;
     enum cudaMemoryType type;
+    bool owned; /* false: host memory the program registered (cudaHostRegister) */
 };
 
 struct runtime {
@@ -548,7 +595,7 @@ struct runtime {
                        : static_cast<unsigned long long>(std::chrono::steady_clock::now().time_since_epoch().count());
         if (schedule == 2)
             fprintf(stderr, "gpuh sim: random schedule, GPUH_SIM_SEED=%llu repeats it\n", seed);
-#ifdef GPUH_SIM_ASAN
+#ifdef GPUH_IMPL_SIM_ASAN
         stack_bytes = 1024 * 1024;
 #else
         stack_bytes = 256 * 1024;
@@ -595,23 +642,23 @@ inline double now_ms()
 
 inline void to_runner(worker &w, runner *r)
 {
-#ifdef GPUH_SIM_ASAN
+#ifdef GPUH_IMPL_SIM_ASAN
     __sanitizer_start_switch_fiber(&w.sched_fake, r->lo, r->size);
 #endif
     w.current = r;
     fctx_swap(&w.sched, &r->ctx);
-#ifdef GPUH_SIM_ASAN
+#ifdef GPUH_IMPL_SIM_ASAN
     __sanitizer_finish_switch_fiber(w.sched_fake, NULL, NULL);
 #endif
 }
 
 inline void to_scheduler(worker &w, runner *r)
 {
-#ifdef GPUH_SIM_ASAN
+#ifdef GPUH_IMPL_SIM_ASAN
     __sanitizer_start_switch_fiber(&r->asan_fake, w.sched_lo, w.sched_size);
 #endif
     fctx_swap(&r->ctx, &w.sched);
-#ifdef GPUH_SIM_ASAN
+#ifdef GPUH_IMPL_SIM_ASAN
     __sanitizer_finish_switch_fiber(r->asan_fake, &w.sched_lo, &w.sched_size);
 #endif
 }
@@ -630,7 +677,7 @@ inline void runner_main()
     thread_view &v = tls();
     worker &w = *v.w;
     runner *r = w.current;
-#ifdef GPUH_SIM_ASAN
+#ifdef GPUH_IMPL_SIM_ASAN
     __sanitizer_finish_switch_fiber(NULL, &w.sched_lo, &w.sched_size);
 #endif
     for (;;) {
@@ -683,7 +730,7 @@ inline void reset_runners(worker &w, block_state &b)
         runner *r = b.runner_of[i];
         if (r != NULL && r->thread == i && b.state[i] != T_DONE) {
             r->thread = -1;
-#ifdef GPUH_SIM_ASAN
+#ifdef GPUH_IMPL_SIM_ASAN
             __asan_unpoison_memory_region(r->lo, r->size); /* the abandoned frames' red zones */
 #endif
             fctx_make(&r->ctx, r->lo, r->size, runner_main);
@@ -952,7 +999,7 @@ inline pool &the_pool()
     return p;
 }
 
-#ifdef GPUH_SIM_ASAN
+#ifdef GPUH_IMPL_SIM_ASAN
 /* ASan's death callback: name the simulated thread that was running. */
 inline void asan_death()
 {
@@ -979,7 +1026,7 @@ inline void launch(const char *kernel, const char *file, int line, const void *k
                    size_t shmem, cudaStream_t stream, void (*thunk)(const void *), const void *closure)
 {
     (void)stream;
-#ifdef GPUH_SIM_ASAN
+#ifdef GPUH_IMPL_SIM_ASAN
     static std::once_flag once;
     std::call_once(once, [] { __sanitizer_set_death_callback(asan_death); });
 #endif
@@ -1234,6 +1281,15 @@ inline void __threadfence() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
 inline void __threadfence_block() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
 inline void __threadfence_system() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
 template <class T> inline T __ldg(const T *p) { return *p; }
+/* Lets the block's other threads run (a simulated thread is never preempted):
+   a spin-wait on another thread of the block must sleep in its loop. */
+inline void __nanosleep(unsigned ns)
+{
+    (void)ns;
+    gpuh_sim_impl::worker &w = *gpuh_sim_impl::tls().w;
+    w.b->state[gpuh_sim_impl::tls().lin] = gpuh_sim_impl::T_READY;
+    gpuh_sim_impl::to_scheduler(w, w.current);
+}
 /* Nanoseconds: cudaDevAttrClockRate reports 1 GHz, so cycles and ns agree. */
 inline long long clock64()
 {
@@ -1244,7 +1300,7 @@ inline long long clock64()
 
 /* ---- Atomics on int, unsigned, unsigned long long, long long, float, double:
    one overload per type, as CUDA declares them (so atomicAdd(float *, 1) converts). */
-#define GPUH_SIM_ATOMICS(T)                                                                                    \
+#define GPUH_IMPL_SIM_ATOMICS(T)                                                                                    \
     inline T atomicAdd(T *a, T v) { return gpuh_sim_impl::atomic_cas_loop(a, [v](T o) { return static_cast<T>(o + v); }); } \
     inline T atomicSub(T *a, T v) { return gpuh_sim_impl::atomic_cas_loop(a, [v](T o) { return static_cast<T>(o - v); }); } \
     inline T atomicMin(T *a, T v) { return gpuh_sim_impl::atomic_cas_loop(a, [v](T o) { return v < o ? v : o; }); } \
@@ -1254,13 +1310,13 @@ inline long long clock64()
     {                                                                                                          \
         return gpuh_sim_impl::atomic_cas_loop(a, [c, v](T o) { return o == c ? v : o; });                      \
     }
-GPUH_SIM_ATOMICS(int)
-GPUH_SIM_ATOMICS(unsigned int)
-GPUH_SIM_ATOMICS(unsigned long long)
-GPUH_SIM_ATOMICS(long long)
-GPUH_SIM_ATOMICS(float)
-GPUH_SIM_ATOMICS(double)
-#undef GPUH_SIM_ATOMICS
+GPUH_IMPL_SIM_ATOMICS(int)
+GPUH_IMPL_SIM_ATOMICS(unsigned int)
+GPUH_IMPL_SIM_ATOMICS(unsigned long long)
+GPUH_IMPL_SIM_ATOMICS(long long)
+GPUH_IMPL_SIM_ATOMICS(float)
+GPUH_IMPL_SIM_ATOMICS(double)
+#undef GPUH_IMPL_SIM_ATOMICS
 inline unsigned atomicInc(unsigned *a, unsigned limit)
 {
     return gpuh_sim_impl::atomic_cas_loop(a, [limit](unsigned o) { return o >= limit ? 0u : o + 1u; });
@@ -1345,6 +1401,10 @@ template <class T> inline cudaError_t cudaMallocManaged(T **p, size_t bytes, uns
 {
     return cudaMallocManaged(reinterpret_cast<void **>(p), bytes, flags);
 }
+template <class T> inline cudaError_t cudaMallocAsync(T **p, size_t bytes, cudaStream_t stream)
+{
+    return cudaMallocAsync(reinterpret_cast<void **>(p), bytes, stream);
+}
 template <class T> inline cudaError_t cudaMallocHost(T **p, size_t bytes)
 {
     return cudaMallocHost(reinterpret_cast<void **>(p), bytes);
@@ -1402,7 +1462,7 @@ template <class T> inline cudaError_t cudaMemcpyFromSymbol(void *dst, const T &s
    THE RUNTIME'S DEFINITIONS: weak, so every C++ file may include this header
    and the program keeps one copy; C files call them like cudart's.
    =========================================================================== */
-#define GPUH_SIM_API extern "C" __attribute__((weak))
+#define GPUH_IMPL_SIM_API extern "C" __attribute__((weak))
 
 struct CUstream_st {
     unsigned int flags;
@@ -1449,7 +1509,7 @@ inline cudaError_t allocate(void **p, size_t bytes, enum cudaMemoryType type)
     if (posix_memalign(&mem, 256, bytes) != 0 || mem == NULL)
         return ret(cudaErrorMemoryAllocation);
     std::lock_guard<std::mutex> g(rt().m);
-    alloc_info info = {bytes, type};
+    alloc_info info = {bytes, type, true};
     rt().allocs[reinterpret_cast<uintptr_t>(mem)] = info;
     if (type != cudaMemoryTypeHost)
         rt().used += bytes;
@@ -1462,7 +1522,7 @@ inline cudaError_t release(void *p, bool host)
         return cudaSuccess;
     std::unique_lock<std::mutex> g(rt().m);
     std::map<uintptr_t, alloc_info>::iterator it = rt().allocs.find(reinterpret_cast<uintptr_t>(p));
-    if (it == rt().allocs.end() || (it->second.type == cudaMemoryTypeHost) != host) {
+    if (it == rt().allocs.end() || (it->second.type == cudaMemoryTypeHost) != host || !it->second.owned) {
         rt().last = cudaErrorInvalidValue;
         return cudaErrorInvalidValue;
     }
@@ -1475,41 +1535,42 @@ inline cudaError_t release(void *p, bool host)
 }
 } /* namespace gpuh_sim_impl */
 
-GPUH_SIM_API cudaError_t cudaGetLastError(void)
+GPUH_IMPL_SIM_API cudaError_t cudaGetLastError(void)
 {
     std::lock_guard<std::mutex> g(gpuh_sim_impl::rt().m);
     cudaError_t e = gpuh_sim_impl::rt().last;
     gpuh_sim_impl::rt().last = gpuh_sim_impl::rt().sticky; /* a sticky error stays */
     return e;
 }
-GPUH_SIM_API cudaError_t cudaPeekAtLastError(void)
+GPUH_IMPL_SIM_API cudaError_t cudaPeekAtLastError(void)
 {
     std::lock_guard<std::mutex> g(gpuh_sim_impl::rt().m);
     return gpuh_sim_impl::rt().last;
 }
-GPUH_SIM_API const char *cudaGetErrorName(cudaError_t err)
+GPUH_IMPL_SIM_API const char *cudaGetErrorName(cudaError_t err)
 {
     switch (err) {
-#define GPUH_SIM_NAME(e) \
+#define GPUH_IMPL_SIM_NAME(e) \
     case e: return #e;
-        GPUH_SIM_NAME(cudaSuccess) GPUH_SIM_NAME(cudaErrorInvalidValue) GPUH_SIM_NAME(cudaErrorMemoryAllocation)
-        GPUH_SIM_NAME(cudaErrorInitializationError) GPUH_SIM_NAME(cudaErrorInvalidConfiguration)
-        GPUH_SIM_NAME(cudaErrorInvalidSymbol) GPUH_SIM_NAME(cudaErrorInvalidDevicePointer)
-        GPUH_SIM_NAME(cudaErrorInvalidMemcpyDirection) GPUH_SIM_NAME(cudaErrorInsufficientDriver)
-        GPUH_SIM_NAME(cudaErrorInvalidDeviceFunction) GPUH_SIM_NAME(cudaErrorNoDevice)
-        GPUH_SIM_NAME(cudaErrorInvalidDevice) GPUH_SIM_NAME(cudaErrorNoKernelImageForDevice)
-        GPUH_SIM_NAME(cudaErrorECCUncorrectable) GPUH_SIM_NAME(cudaErrorInvalidResourceHandle)
-        GPUH_SIM_NAME(cudaErrorNotReady) GPUH_SIM_NAME(cudaErrorIllegalAddress)
-        GPUH_SIM_NAME(cudaErrorLaunchOutOfResources) GPUH_SIM_NAME(cudaErrorLaunchTimeout)
-        GPUH_SIM_NAME(cudaErrorAssert) GPUH_SIM_NAME(cudaErrorHardwareStackError)
-        GPUH_SIM_NAME(cudaErrorIllegalInstruction) GPUH_SIM_NAME(cudaErrorMisalignedAddress)
-        GPUH_SIM_NAME(cudaErrorInvalidAddressSpace) GPUH_SIM_NAME(cudaErrorInvalidPc)
-        GPUH_SIM_NAME(cudaErrorLaunchFailure) GPUH_SIM_NAME(cudaErrorNotSupported) GPUH_SIM_NAME(cudaErrorUnknown)
-#undef GPUH_SIM_NAME
+        GPUH_IMPL_SIM_NAME(cudaSuccess) GPUH_IMPL_SIM_NAME(cudaErrorInvalidValue) GPUH_IMPL_SIM_NAME(cudaErrorMemoryAllocation)
+        GPUH_IMPL_SIM_NAME(cudaErrorInitializationError) GPUH_IMPL_SIM_NAME(cudaErrorInvalidConfiguration)
+        GPUH_IMPL_SIM_NAME(cudaErrorInvalidSymbol) GPUH_IMPL_SIM_NAME(cudaErrorInvalidDevicePointer)
+        GPUH_IMPL_SIM_NAME(cudaErrorInvalidMemcpyDirection) GPUH_IMPL_SIM_NAME(cudaErrorInsufficientDriver)
+        GPUH_IMPL_SIM_NAME(cudaErrorInvalidDeviceFunction) GPUH_IMPL_SIM_NAME(cudaErrorNoDevice)
+        GPUH_IMPL_SIM_NAME(cudaErrorInvalidDevice) GPUH_IMPL_SIM_NAME(cudaErrorNoKernelImageForDevice)
+        GPUH_IMPL_SIM_NAME(cudaErrorECCUncorrectable) GPUH_IMPL_SIM_NAME(cudaErrorInvalidResourceHandle)
+        GPUH_IMPL_SIM_NAME(cudaErrorNotReady) GPUH_IMPL_SIM_NAME(cudaErrorIllegalAddress)
+        GPUH_IMPL_SIM_NAME(cudaErrorLaunchOutOfResources) GPUH_IMPL_SIM_NAME(cudaErrorLaunchTimeout)
+        GPUH_IMPL_SIM_NAME(cudaErrorAssert) GPUH_IMPL_SIM_NAME(cudaErrorHostMemoryAlreadyRegistered)
+        GPUH_IMPL_SIM_NAME(cudaErrorHostMemoryNotRegistered) GPUH_IMPL_SIM_NAME(cudaErrorHardwareStackError)
+        GPUH_IMPL_SIM_NAME(cudaErrorIllegalInstruction) GPUH_IMPL_SIM_NAME(cudaErrorMisalignedAddress)
+        GPUH_IMPL_SIM_NAME(cudaErrorInvalidAddressSpace) GPUH_IMPL_SIM_NAME(cudaErrorInvalidPc)
+        GPUH_IMPL_SIM_NAME(cudaErrorLaunchFailure) GPUH_IMPL_SIM_NAME(cudaErrorNotSupported) GPUH_IMPL_SIM_NAME(cudaErrorUnknown)
+#undef GPUH_IMPL_SIM_NAME
     }
     return "cudaErrorUnknown";
 }
-GPUH_SIM_API const char *cudaGetErrorString(cudaError_t err)
+GPUH_IMPL_SIM_API const char *cudaGetErrorString(cudaError_t err)
 {
     switch (err) {
     case cudaSuccess: return "no error";
@@ -1525,46 +1586,47 @@ GPUH_SIM_API const char *cudaGetErrorString(cudaError_t err)
     default: return cudaGetErrorName(err);
     }
 }
-GPUH_SIM_API cudaError_t cudaGetDeviceCount(int *count)
+GPUH_IMPL_SIM_API cudaError_t cudaGetDeviceCount(int *count)
 {
     if (count == NULL)
         return gpuh_sim_impl::ret(cudaErrorInvalidValue);
     *count = 1;
     return cudaSuccess;
 }
-GPUH_SIM_API cudaError_t cudaGetDevice(int *device)
+GPUH_IMPL_SIM_API cudaError_t cudaGetDevice(int *device)
 {
     if (device == NULL)
         return gpuh_sim_impl::ret(cudaErrorInvalidValue);
     *device = 0;
     return cudaSuccess;
 }
-GPUH_SIM_API cudaError_t cudaSetDevice(int device)
+GPUH_IMPL_SIM_API cudaError_t cudaSetDevice(int device)
 {
     return device == 0 ? gpuh_sim_impl::sticky() : gpuh_sim_impl::ret(cudaErrorInvalidDevice);
 }
-GPUH_SIM_API cudaError_t cudaDeviceSynchronize(void) { return gpuh_sim_impl::sticky(); }
+GPUH_IMPL_SIM_API cudaError_t cudaDeviceSynchronize(void) { return gpuh_sim_impl::sticky(); }
 /* Frees every allocation and clears the sticky error, as a new context would. */
-GPUH_SIM_API cudaError_t cudaDeviceReset(void)
+GPUH_IMPL_SIM_API cudaError_t cudaDeviceReset(void)
 {
     gpuh_sim_impl::runtime &r = gpuh_sim_impl::rt();
     std::lock_guard<std::mutex> g(r.m);
     for (std::map<uintptr_t, gpuh_sim_impl::alloc_info>::iterator it = r.allocs.begin(); it != r.allocs.end(); ++it)
-        free(reinterpret_cast<void *>(it->first));
+        if (it->second.owned)
+            free(reinterpret_cast<void *>(it->first));
     r.allocs.clear();
     r.used = 0;
     r.last = r.sticky = cudaSuccess;
     return cudaSuccess;
 }
-GPUH_SIM_API cudaError_t cudaDriverGetVersion(int *version)
+GPUH_IMPL_SIM_API cudaError_t cudaDriverGetVersion(int *version)
 {
     if (version == NULL)
         return gpuh_sim_impl::ret(cudaErrorInvalidValue);
     *version = CUDART_VERSION;
     return cudaSuccess;
 }
-GPUH_SIM_API cudaError_t cudaRuntimeGetVersion(int *version) { return cudaDriverGetVersion(version); }
-GPUH_SIM_API cudaError_t cudaDeviceGetAttribute(int *value, enum cudaDeviceAttr attr, int device)
+GPUH_IMPL_SIM_API cudaError_t cudaRuntimeGetVersion(int *version) { return cudaDriverGetVersion(version); }
+GPUH_IMPL_SIM_API cudaError_t cudaDeviceGetAttribute(int *value, enum cudaDeviceAttr attr, int device)
 {
     if (value == NULL)
         return gpuh_sim_impl::ret(cudaErrorInvalidValue);
@@ -1585,7 +1647,14 @@ GPUH_SIM_API cudaError_t cudaDeviceGetAttribute(int *value, enum cudaDeviceAttr 
     case cudaDevAttrMaxRegistersPerMultiprocessor: *value = 65536; break;
     case cudaDevAttrClockRate: *value = 1000000; break; /* kHz: clock64() counts nanoseconds */
     case cudaDevAttrMultiProcessorCount: *value = gpuh_sim_impl::rt().threads; break;
-    case cudaDevAttrIntegrated: *value = 1; break;
+    case cudaDevAttrIntegrated:
+    case cudaDevAttrCanMapHostMemory:
+    case cudaDevAttrConcurrentKernels:
+    case cudaDevAttrUnifiedAddressing:
+    case cudaDevAttrPageableMemoryAccess:
+    case cudaDevAttrHostRegisterSupported:
+    case cudaDevAttrMemoryPoolsSupported: *value = 1; break;
+    case cudaDevAttrAsyncEngineCount: *value = 2; break;
     case cudaDevAttrPciBusId: *value = 0; break;
     case cudaDevAttrMemoryClockRate: *value = 1000000; break;
     case cudaDevAttrGlobalMemoryBusWidth: *value = 64; break;
@@ -1604,7 +1673,7 @@ GPUH_SIM_API cudaError_t cudaDeviceGetAttribute(int *value, enum cudaDeviceAttr 
 }
 /* The device: compute capability 9.0 (the limits of an H100/H200), one "SM"
    per CPU worker, host memory as global memory. */
-GPUH_SIM_API cudaError_t cudaGetDeviceProperties(struct cudaDeviceProp *p, int device)
+GPUH_IMPL_SIM_API cudaError_t cudaGetDeviceProperties(struct cudaDeviceProp *p, int device)
 {
     if (p == NULL)
         return gpuh_sim_impl::ret(cudaErrorInvalidValue);
@@ -1637,7 +1706,7 @@ GPUH_SIM_API cudaError_t cudaGetDeviceProperties(struct cudaDeviceProp *p, int d
     p->maxBlocksPerMultiProcessor = 32;
     return cudaSuccess;
 }
-GPUH_SIM_API cudaError_t cudaDeviceGetStreamPriorityRange(int *least, int *greatest)
+GPUH_IMPL_SIM_API cudaError_t cudaDeviceGetStreamPriorityRange(int *least, int *greatest)
 {
     if (least)
         *least = 0;
@@ -1645,7 +1714,7 @@ GPUH_SIM_API cudaError_t cudaDeviceGetStreamPriorityRange(int *least, int *great
         *greatest = -5;
     return cudaSuccess;
 }
-GPUH_SIM_API cudaError_t cudaMemGetInfo(size_t *free_bytes, size_t *total_bytes)
+GPUH_IMPL_SIM_API cudaError_t cudaMemGetInfo(size_t *free_bytes, size_t *total_bytes)
 {
     if (free_bytes == NULL || total_bytes == NULL)
         return gpuh_sim_impl::ret(cudaErrorInvalidValue);
@@ -1654,29 +1723,98 @@ GPUH_SIM_API cudaError_t cudaMemGetInfo(size_t *free_bytes, size_t *total_bytes)
     *free_bytes = gpuh_sim_impl::rt().total - gpuh_sim_impl::rt().used;
     return cudaSuccess;
 }
-GPUH_SIM_API cudaError_t cudaMalloc(void **p, size_t bytes)
+GPUH_IMPL_SIM_API cudaError_t cudaMalloc(void **p, size_t bytes)
 {
     return gpuh_sim_impl::allocate(p, bytes, cudaMemoryTypeDevice);
 }
-GPUH_SIM_API cudaError_t cudaMallocManaged(void **p, size_t bytes, unsigned int flags)
+GPUH_IMPL_SIM_API cudaError_t cudaMallocManaged(void **p, size_t bytes, unsigned int flags)
 {
     if (flags != cudaMemAttachGlobal && flags != cudaMemAttachHost)
         return gpuh_sim_impl::ret(cudaErrorInvalidValue);
     return gpuh_sim_impl::allocate(p, bytes, cudaMemoryTypeManaged);
 }
-GPUH_SIM_API cudaError_t cudaMallocHost(void **p, size_t bytes)
+GPUH_IMPL_SIM_API cudaError_t cudaMallocHost(void **p, size_t bytes)
 {
     return gpuh_sim_impl::allocate(p, bytes, cudaMemoryTypeHost);
 }
-GPUH_SIM_API cudaError_t cudaHostAlloc(void **p, size_t bytes, unsigned int flags)
+GPUH_IMPL_SIM_API cudaError_t cudaHostAlloc(void **p, size_t bytes, unsigned int flags)
 {
     (void)flags;
     return gpuh_sim_impl::allocate(p, bytes, cudaMemoryTypeHost);
 }
-GPUH_SIM_API cudaError_t cudaFree(void *p) { return gpuh_sim_impl::release(p, false); }
-GPUH_SIM_API cudaError_t cudaFreeHost(void *p) { return gpuh_sim_impl::release(p, true); }
+GPUH_IMPL_SIM_API cudaError_t cudaFree(void *p) { return gpuh_sim_impl::release(p, false); }
+GPUH_IMPL_SIM_API cudaError_t cudaFreeHost(void *p) { return gpuh_sim_impl::release(p, true); }
+/* Stream-ordered allocation: work runs when issued, so these are cudaMalloc and cudaFree. */
+GPUH_IMPL_SIM_API cudaError_t cudaMallocAsync(void **p, size_t bytes, cudaStream_t stream)
+{
+    (void)stream;
+    return gpuh_sim_impl::allocate(p, bytes, cudaMemoryTypeDevice);
+}
+GPUH_IMPL_SIM_API cudaError_t cudaFreeAsync(void *p, cudaStream_t stream)
+{
+    (void)stream;
+    return gpuh_sim_impl::release(p, false);
+}
+/* Registers bytes of the program's memory at p as pinned (cudaMemoryTypeHost);
+   errors: cudaErrorInvalidValue (NULL, 0 bytes), cudaErrorHostMemoryAlreadyRegistered
+   (overlaps a registration or the sim's own memory). */
+GPUH_IMPL_SIM_API cudaError_t cudaHostRegister(void *p, size_t bytes, unsigned int flags)
+{
+    if (p == NULL || bytes == 0 || flags > (cudaHostRegisterPortable | cudaHostRegisterMapped))
+        return gpuh_sim_impl::ret(cudaErrorInvalidValue);
+    std::lock_guard<std::mutex> g(gpuh_sim_impl::rt().m);
+    const uintptr_t a = reinterpret_cast<uintptr_t>(p);
+    std::map<uintptr_t, gpuh_sim_impl::alloc_info> &m = gpuh_sim_impl::rt().allocs;
+    std::map<uintptr_t, gpuh_sim_impl::alloc_info>::iterator next = m.lower_bound(a);
+    uintptr_t base = 0;
+    if (gpuh_sim_impl::find_alloc(p, &base) != NULL || (next != m.end() && next->first < a + bytes)) {
+        gpuh_sim_impl::rt().last = cudaErrorHostMemoryAlreadyRegistered;
+        return cudaErrorHostMemoryAlreadyRegistered;
+    }
+    gpuh_sim_impl::alloc_info info = {bytes, cudaMemoryTypeHost, false};
+    m[a] = info;
+    return cudaSuccess;
+}
+GPUH_IMPL_SIM_API cudaError_t cudaHostUnregister(void *p)
+{
+    std::lock_guard<std::mutex> g(gpuh_sim_impl::rt().m);
+    std::map<uintptr_t, gpuh_sim_impl::alloc_info>::iterator it =
+        gpuh_sim_impl::rt().allocs.find(reinterpret_cast<uintptr_t>(p));
+    if (it == gpuh_sim_impl::rt().allocs.end() || it->second.owned) {
+        gpuh_sim_impl::rt().last = cudaErrorHostMemoryNotRegistered;
+        return cudaErrorHostMemoryNotRegistered;
+    }
+    gpuh_sim_impl::rt().allocs.erase(it);
+    return cudaSuccess;
+}
+/* Pinned memory is addressed by kernels at its host address, as with UVA. */
+GPUH_IMPL_SIM_API cudaError_t cudaHostGetDevicePointer(void **device_ptr, void *host_ptr, unsigned int flags)
+{
+    if (device_ptr == NULL || flags != 0)
+        return gpuh_sim_impl::ret(cudaErrorInvalidValue);
+    std::lock_guard<std::mutex> g(gpuh_sim_impl::rt().m);
+    uintptr_t base = 0;
+    const gpuh_sim_impl::alloc_info *a = gpuh_sim_impl::find_alloc(host_ptr, &base);
+    if (a == NULL || a->type != cudaMemoryTypeHost) {
+        gpuh_sim_impl::rt().last = cudaErrorInvalidValue;
+        return cudaErrorInvalidValue;
+    }
+    *device_ptr = host_ptr;
+    return cudaSuccess;
+}
+/* Runs fn(user_data) now: everything issued to the stream before it has run. */
+GPUH_IMPL_SIM_API cudaError_t cudaLaunchHostFunc(cudaStream_t stream, cudaHostFn_t fn, void *user_data)
+{
+    (void)stream;
+    if (fn == NULL)
+        return gpuh_sim_impl::ret(cudaErrorInvalidValue);
+    if (gpuh_sim_impl::sticky() != cudaSuccess)
+        return gpuh_sim_impl::ret(gpuh_sim_impl::sticky());
+    fn(user_data);
+    return cudaSuccess;
+}
 /* Memory the sim did not allocate is cudaMemoryTypeUnregistered (pageable), as in CUDA 11+. */
-GPUH_SIM_API cudaError_t cudaPointerGetAttributes(struct cudaPointerAttributes *attr, const void *p)
+GPUH_IMPL_SIM_API cudaError_t cudaPointerGetAttributes(struct cudaPointerAttributes *attr, const void *p)
 {
     if (attr == NULL)
         return gpuh_sim_impl::ret(cudaErrorInvalidValue);
@@ -1718,21 +1856,21 @@ inline cudaError_t copy_check(void *dst, const void *src, size_t bytes, enum cud
     return cudaSuccess;
 }
 } /* namespace gpuh_sim_impl */
-GPUH_SIM_API cudaError_t cudaMemcpy(void *dst, const void *src, size_t bytes, enum cudaMemcpyKind kind)
+GPUH_IMPL_SIM_API cudaError_t cudaMemcpy(void *dst, const void *src, size_t bytes, enum cudaMemcpyKind kind)
 {
     cudaError_t err = gpuh_sim_impl::copy_check(dst, src, bytes, kind);
     if (err == cudaSuccess && bytes > 0)
         memmove(dst, src, bytes);
     return err;
 }
-GPUH_SIM_API cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t bytes, enum cudaMemcpyKind kind,
+GPUH_IMPL_SIM_API cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t bytes, enum cudaMemcpyKind kind,
                                          cudaStream_t stream)
 {
     (void)stream;
     return cudaMemcpy(dst, src, bytes, kind);
 }
 /* height rows of width bytes, rows dpitch and spitch bytes apart. */
-GPUH_SIM_API cudaError_t cudaMemcpy2D(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
+GPUH_IMPL_SIM_API cudaError_t cudaMemcpy2D(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
                                       size_t height, enum cudaMemcpyKind kind)
 {
     if (width > dpitch || width > spitch)
@@ -1749,13 +1887,13 @@ GPUH_SIM_API cudaError_t cudaMemcpy2D(void *dst, size_t dpitch, const void *src,
         memmove(d + r * dpitch, s + r * spitch, width);
     return err;
 }
-GPUH_SIM_API cudaError_t cudaMemcpy2DAsync(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
+GPUH_IMPL_SIM_API cudaError_t cudaMemcpy2DAsync(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
                                            size_t height, enum cudaMemcpyKind kind, cudaStream_t stream)
 {
     (void)stream;
     return cudaMemcpy2D(dst, dpitch, src, spitch, width, height, kind);
 }
-GPUH_SIM_API cudaError_t cudaMemset(void *p, int value, size_t bytes)
+GPUH_IMPL_SIM_API cudaError_t cudaMemset(void *p, int value, size_t bytes)
 {
     if (gpuh_sim_impl::sticky() != cudaSuccess)
         return gpuh_sim_impl::ret(gpuh_sim_impl::sticky());
@@ -1773,13 +1911,13 @@ GPUH_SIM_API cudaError_t cudaMemset(void *p, int value, size_t bytes)
     memset(p, value, bytes);
     return cudaSuccess;
 }
-GPUH_SIM_API cudaError_t cudaMemsetAsync(void *p, int value, size_t bytes, cudaStream_t stream)
+GPUH_IMPL_SIM_API cudaError_t cudaMemsetAsync(void *p, int value, size_t bytes, cudaStream_t stream)
 {
     (void)stream;
     return cudaMemset(p, value, bytes);
 }
 /* Managed memory is host memory here: a prefetch only checks its arguments. */
-GPUH_SIM_API cudaError_t cudaMemPrefetchAsync(const void *p, size_t bytes, struct cudaMemLocation loc,
+GPUH_IMPL_SIM_API cudaError_t cudaMemPrefetchAsync(const void *p, size_t bytes, struct cudaMemLocation loc,
                                               unsigned int flags, cudaStream_t stream)
 {
     (void)stream;
@@ -1797,7 +1935,7 @@ GPUH_SIM_API cudaError_t cudaMemPrefetchAsync(const void *p, size_t bytes, struc
     }
     return cudaSuccess;
 }
-GPUH_SIM_API cudaError_t cudaStreamCreateWithPriority(cudaStream_t *s, unsigned int flags, int priority)
+GPUH_IMPL_SIM_API cudaError_t cudaStreamCreateWithPriority(cudaStream_t *s, unsigned int flags, int priority)
 {
     if (s == NULL || flags > cudaStreamNonBlocking)
         return gpuh_sim_impl::ret(cudaErrorInvalidValue);
@@ -1806,51 +1944,51 @@ GPUH_SIM_API cudaError_t cudaStreamCreateWithPriority(cudaStream_t *s, unsigned 
     (*s)->priority = priority > 0 ? 0 : priority < -5 ? -5 : priority; /* clamped to the range, as CUDA does */
     return cudaSuccess;
 }
-GPUH_SIM_API cudaError_t cudaStreamCreateWithFlags(cudaStream_t *s, unsigned int flags)
+GPUH_IMPL_SIM_API cudaError_t cudaStreamCreateWithFlags(cudaStream_t *s, unsigned int flags)
 {
     return cudaStreamCreateWithPriority(s, flags, 0);
 }
-GPUH_SIM_API cudaError_t cudaStreamCreate(cudaStream_t *s) { return cudaStreamCreateWithPriority(s, 0, 0); }
-GPUH_SIM_API cudaError_t cudaStreamGetFlags(cudaStream_t s, unsigned int *flags)
+GPUH_IMPL_SIM_API cudaError_t cudaStreamCreate(cudaStream_t *s) { return cudaStreamCreateWithPriority(s, 0, 0); }
+GPUH_IMPL_SIM_API cudaError_t cudaStreamGetFlags(cudaStream_t s, unsigned int *flags)
 {
     if (flags == NULL)
         return gpuh_sim_impl::ret(cudaErrorInvalidValue);
     *flags = s ? s->flags : 0;
     return cudaSuccess;
 }
-GPUH_SIM_API cudaError_t cudaStreamGetPriority(cudaStream_t s, int *priority)
+GPUH_IMPL_SIM_API cudaError_t cudaStreamGetPriority(cudaStream_t s, int *priority)
 {
     if (priority == NULL)
         return gpuh_sim_impl::ret(cudaErrorInvalidValue);
     *priority = s ? s->priority : 0;
     return cudaSuccess;
 }
-GPUH_SIM_API cudaError_t cudaStreamDestroy(cudaStream_t s)
+GPUH_IMPL_SIM_API cudaError_t cudaStreamDestroy(cudaStream_t s)
 {
     if (s == NULL)
         return gpuh_sim_impl::ret(cudaErrorInvalidResourceHandle);
     delete s;
     return cudaSuccess;
 }
-GPUH_SIM_API cudaError_t cudaStreamSynchronize(cudaStream_t s)
+GPUH_IMPL_SIM_API cudaError_t cudaStreamSynchronize(cudaStream_t s)
 {
     (void)s;
     return gpuh_sim_impl::sticky();
 }
-GPUH_SIM_API cudaError_t cudaStreamQuery(cudaStream_t s)
+GPUH_IMPL_SIM_API cudaError_t cudaStreamQuery(cudaStream_t s)
 {
     (void)s;
     return gpuh_sim_impl::sticky();
 }
 /* Work runs when issued, so every stream is always caught up: nothing to wait for. */
-GPUH_SIM_API cudaError_t cudaStreamWaitEvent(cudaStream_t s, cudaEvent_t e, unsigned int flags)
+GPUH_IMPL_SIM_API cudaError_t cudaStreamWaitEvent(cudaStream_t s, cudaEvent_t e, unsigned int flags)
 {
     (void)s;
     if (e == NULL || flags != 0)
         return gpuh_sim_impl::ret(cudaErrorInvalidResourceHandle);
     return gpuh_sim_impl::sticky();
 }
-GPUH_SIM_API cudaError_t cudaEventCreateWithFlags(cudaEvent_t *e, unsigned int flags)
+GPUH_IMPL_SIM_API cudaError_t cudaEventCreateWithFlags(cudaEvent_t *e, unsigned int flags)
 {
     if (e == NULL)
         return gpuh_sim_impl::ret(cudaErrorInvalidValue);
@@ -1860,15 +1998,15 @@ GPUH_SIM_API cudaError_t cudaEventCreateWithFlags(cudaEvent_t *e, unsigned int f
     (*e)->recorded = 0;
     return cudaSuccess;
 }
-GPUH_SIM_API cudaError_t cudaEventCreate(cudaEvent_t *e) { return cudaEventCreateWithFlags(e, 0); }
-GPUH_SIM_API cudaError_t cudaEventDestroy(cudaEvent_t e)
+GPUH_IMPL_SIM_API cudaError_t cudaEventCreate(cudaEvent_t *e) { return cudaEventCreateWithFlags(e, 0); }
+GPUH_IMPL_SIM_API cudaError_t cudaEventDestroy(cudaEvent_t e)
 {
     if (e == NULL)
         return gpuh_sim_impl::ret(cudaErrorInvalidResourceHandle);
     delete e;
     return cudaSuccess;
 }
-GPUH_SIM_API cudaError_t cudaEventRecord(cudaEvent_t e, cudaStream_t s)
+GPUH_IMPL_SIM_API cudaError_t cudaEventRecord(cudaEvent_t e, cudaStream_t s)
 {
     (void)s;
     if (e == NULL)
@@ -1877,14 +2015,14 @@ GPUH_SIM_API cudaError_t cudaEventRecord(cudaEvent_t e, cudaStream_t s)
     e->recorded = 1;
     return gpuh_sim_impl::sticky();
 }
-GPUH_SIM_API cudaError_t cudaEventSynchronize(cudaEvent_t e)
+GPUH_IMPL_SIM_API cudaError_t cudaEventSynchronize(cudaEvent_t e)
 {
     if (e == NULL)
         return gpuh_sim_impl::ret(cudaErrorInvalidResourceHandle);
     return gpuh_sim_impl::sticky();
 }
-GPUH_SIM_API cudaError_t cudaEventQuery(cudaEvent_t e) { return cudaEventSynchronize(e); }
-GPUH_SIM_API cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t start, cudaEvent_t end)
+GPUH_IMPL_SIM_API cudaError_t cudaEventQuery(cudaEvent_t e) { return cudaEventSynchronize(e); }
+GPUH_IMPL_SIM_API cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t start, cudaEvent_t end)
 {
     if (ms == NULL || start == NULL || end == NULL)
         return gpuh_sim_impl::ret(cudaErrorInvalidResourceHandle);
@@ -1895,7 +2033,7 @@ GPUH_SIM_API cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t start, cuda
     *ms = static_cast<float>(end->ms - start->ms);
     return cudaSuccess;
 }
-GPUH_SIM_API cudaError_t cudaFuncGetAttributes(struct cudaFuncAttributes *attr, const void *func)
+GPUH_IMPL_SIM_API cudaError_t cudaFuncGetAttributes(struct cudaFuncAttributes *attr, const void *func)
 {
     if (attr == NULL || func == NULL)
         return gpuh_sim_impl::ret(attr == NULL ? cudaErrorInvalidValue : cudaErrorInvalidDeviceFunction);
@@ -1909,7 +2047,7 @@ GPUH_SIM_API cudaError_t cudaFuncGetAttributes(struct cudaFuncAttributes *attr, 
     attr->preferredShmemCarveout = -1;
     return cudaSuccess;
 }
-GPUH_SIM_API cudaError_t cudaFuncSetAttribute(const void *func, enum cudaFuncAttribute attr, int value)
+GPUH_IMPL_SIM_API cudaError_t cudaFuncSetAttribute(const void *func, enum cudaFuncAttribute attr, int value)
 {
     if (func == NULL)
         return gpuh_sim_impl::ret(cudaErrorInvalidDeviceFunction);
@@ -1922,7 +2060,7 @@ GPUH_SIM_API cudaError_t cudaFuncSetAttribute(const void *func, enum cudaFuncAtt
     return cudaSuccess;
 }
 /* Blocks per "SM": limited by 2048 threads, 32 blocks and 228 KiB of shared memory, as on Hopper. */
-GPUH_SIM_API cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int *blocks, const void *func, int block_size,
+GPUH_IMPL_SIM_API cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int *blocks, const void *func, int block_size,
                                                                        size_t shmem)
 {
     struct cudaFuncAttributes a;
@@ -1941,7 +2079,7 @@ GPUH_SIM_API cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int *bloc
     *blocks = n;
     return cudaSuccess;
 }
-GPUH_SIM_API void gpuh_sim_limit_reps(int *warmup, int *reps)
+GPUH_IMPL_SIM_API void gpuh_sim_limit_reps(int *warmup, int *reps)
 {
     const char *e = getenv("GPUH_SIM_REPS");
     static std::once_flag once;
@@ -1954,7 +2092,7 @@ GPUH_SIM_API void gpuh_sim_limit_reps(int *warmup, int *reps)
     *warmup = 0;
     *reps = std::min(*reps, atoi(e));
 }
-GPUH_SIM_API int gpuh_sim_register_launch_bounds(const void *func, int max_threads)
+GPUH_IMPL_SIM_API int gpuh_sim_register_launch_bounds(const void *func, int max_threads)
 {
     std::lock_guard<std::mutex> g(gpuh_sim_impl::rt().m);
     gpuh_sim_impl::rt().bounds[func] = max_threads;
@@ -2015,7 +2153,7 @@ inline double normal(unsigned long long seed, unsigned long long i)
     return (i & 1) ? r * sin(a) : r * cos(a);
 }
 } /* namespace gpuh_sim_impl */
-GPUH_SIM_API curandStatus_t curandCreateGenerator(curandGenerator_t *g, curandRngType_t type)
+GPUH_IMPL_SIM_API curandStatus_t curandCreateGenerator(curandGenerator_t *g, curandRngType_t type)
 {
     if (g == NULL || type != CURAND_RNG_PSEUDO_PHILOX4_32_10)
         return CURAND_STATUS_TYPE_ERROR;
@@ -2023,49 +2161,49 @@ GPUH_SIM_API curandStatus_t curandCreateGenerator(curandGenerator_t *g, curandRn
     (*g)->seed = (*g)->offset = 0;
     return CURAND_STATUS_SUCCESS;
 }
-GPUH_SIM_API curandStatus_t curandDestroyGenerator(curandGenerator_t g)
+GPUH_IMPL_SIM_API curandStatus_t curandDestroyGenerator(curandGenerator_t g)
 {
     delete g;
     return CURAND_STATUS_SUCCESS;
 }
-GPUH_SIM_API curandStatus_t curandSetPseudoRandomGeneratorSeed(curandGenerator_t g, unsigned long long seed)
+GPUH_IMPL_SIM_API curandStatus_t curandSetPseudoRandomGeneratorSeed(curandGenerator_t g, unsigned long long seed)
 {
     if (g == NULL)
         return CURAND_STATUS_NOT_INITIALIZED;
     g->seed = seed;
     return CURAND_STATUS_SUCCESS;
 }
-GPUH_SIM_API curandStatus_t curandSetGeneratorOffset(curandGenerator_t g, unsigned long long offset)
+GPUH_IMPL_SIM_API curandStatus_t curandSetGeneratorOffset(curandGenerator_t g, unsigned long long offset)
 {
     if (g == NULL)
         return CURAND_STATUS_NOT_INITIALIZED;
     g->offset = offset;
     return CURAND_STATUS_SUCCESS;
 }
-GPUH_SIM_API curandStatus_t curandSetStream(curandGenerator_t g, cudaStream_t s)
+GPUH_IMPL_SIM_API curandStatus_t curandSetStream(curandGenerator_t g, cudaStream_t s)
 {
     (void)s;
     return g == NULL ? CURAND_STATUS_NOT_INITIALIZED : CURAND_STATUS_SUCCESS;
 }
-GPUH_SIM_API curandStatus_t curandGenerate(curandGenerator_t g, unsigned int *out, size_t n)
+GPUH_IMPL_SIM_API curandStatus_t curandGenerate(curandGenerator_t g, unsigned int *out, size_t n)
 {
     return gpuh_sim_impl::fill(g, n, [out](unsigned long long s, unsigned long long i, size_t k) {
         out[k] = gpuh_sim_impl::philox_word(s, i);
     });
 }
-GPUH_SIM_API curandStatus_t curandGenerateUniform(curandGenerator_t g, float *out, size_t n)
+GPUH_IMPL_SIM_API curandStatus_t curandGenerateUniform(curandGenerator_t g, float *out, size_t n)
 {
     return gpuh_sim_impl::fill(g, n, [out](unsigned long long s, unsigned long long i, size_t k) {
         out[k] = (static_cast<float>(gpuh_sim_impl::philox_word(s, i) >> 8) + 1.0f) / 16777216.0f;
     });
 }
-GPUH_SIM_API curandStatus_t curandGenerateUniformDouble(curandGenerator_t g, double *out, size_t n)
+GPUH_IMPL_SIM_API curandStatus_t curandGenerateUniformDouble(curandGenerator_t g, double *out, size_t n)
 {
     return gpuh_sim_impl::fill(g, n, [out](unsigned long long s, unsigned long long i, size_t k) {
         out[k] = gpuh_sim_impl::uniform01(s, i);
     });
 }
-GPUH_SIM_API curandStatus_t curandGenerateNormal(curandGenerator_t g, float *out, size_t n, float mean, float sd)
+GPUH_IMPL_SIM_API curandStatus_t curandGenerateNormal(curandGenerator_t g, float *out, size_t n, float mean, float sd)
 {
     if (n % 2)
         return CURAND_STATUS_LENGTH_NOT_MULTIPLE;
@@ -2073,7 +2211,7 @@ GPUH_SIM_API curandStatus_t curandGenerateNormal(curandGenerator_t g, float *out
         out[k] = static_cast<float>(mean + sd * gpuh_sim_impl::normal(s, i));
     });
 }
-GPUH_SIM_API curandStatus_t curandGenerateNormalDouble(curandGenerator_t g, double *out, size_t n, double mean,
+GPUH_IMPL_SIM_API curandStatus_t curandGenerateNormalDouble(curandGenerator_t g, double *out, size_t n, double mean,
                                                        double sd)
 {
     if (n % 2)

@@ -1,7 +1,9 @@
 # The tests built for the CPU simulator (included from the tests block of
 # CMakeLists.txt), all labelled sim:
-#   sim.kernels, sim.helpers, sim.streams   the GPU tests, run on the CPU (quick sizes)
+#   sim.kernels, sim.helpers, sim.streams   the GPU tests, run on the CPU (quick sizes);
+#                              sim.kernels.reverse and .random again in other thread orders
 #   sim.semantics              tests/test_sim.cu: warps, votes, atomics, launch errors, runtime
+#                              (the same file runs on a GPU as gpu.sim_semantics)
 #   sim.simcc                  a plain <<< >>> program built by tools/gpuh-simcc, run
 #   sim.diag.*                 divergent barriers reported (tests/sim_broken.cu)
 #   sim.schedule.*             a missing barrier hidden in forward order, exposed in reverse/random
@@ -21,6 +23,9 @@ foreach(t kernels helpers streams)
   target_compile_options(sim_test_${t} PRIVATE ${gpuh_c_warnings})
   gpuh_sim_test(sim.${t} sim_test_${t})
 endforeach()
+# gpuh's kernels must not depend on the order threads run in between barriers.
+gpuh_sim_test(sim.kernels.reverse sim_test_kernels ENV GPUH_SIM_SCHEDULE=reverse)
+gpuh_sim_test(sim.kernels.random sim_test_kernels ENV GPUH_SIM_SCHEDULE=random)
 
 gpuh_sim_program(test_sim tests/test_sim.cu)
 set_target_properties(test_sim PROPERTIES CXX_STANDARD 11) # gpuh_sim.h is C++11

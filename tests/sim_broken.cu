@@ -73,8 +73,8 @@ __global__ void oob_kernel(float *g_x, size_t n)
 
 static int run_exit(void)
 {
-    int *d = NULL;
-    TEST_CUDA(gpuh_device_array(&d, 4 * 32));
+    int *d = NULL; /* cudaMalloc, not gpuh's ledger: cudaDeviceReset below frees it */
+    TEST_CUDA(cudaMalloc(&d, 4 * 32 * sizeof(int)));
     early_exit_kernel<<<4, 32>>>(d);
     /* A failed kernel is sticky, as after a fault on a GPU: every call reports it. */
     TEST_ERR(cudaGetLastError(), cudaErrorLaunchFailure);
@@ -83,7 +83,7 @@ static int run_exit(void)
     int *again = NULL;
     TEST_ERR(cudaMalloc(&again, 4), cudaErrorLaunchFailure);
     TEST_CUDA(cudaDeviceReset()); /* a new context: allocations gone, error cleared */
-    TEST_CUDA(gpuh_device_array(&d, 4 * 32));
+    TEST_CUDA(cudaMalloc(&d, 4 * 32 * sizeof(int)));
     early_exit_kernel<<<2, 32>>>(d); /* blocks 0 and 1 are fine */
     TEST_CUDA(cudaGetLastError());
     TEST_CUDA(cudaFree(d));
@@ -94,12 +94,13 @@ static int run_exit(void)
 static int run_one_block(int warp, const char *name)
 {
     int *d = NULL;
-    TEST_CUDA(gpuh_device_array(&d, 32));
+    TEST_CUDA(cudaMalloc(&d, 32 * sizeof(int)));
     if (warp)
         warp_exit_kernel<<<1, 32>>>(d);
     else
         two_barriers_kernel<<<1, 32>>>(d);
     TEST_ERR(cudaGetLastError(), cudaErrorLaunchFailure);
+    TEST_CUDA(cudaDeviceReset()); /* frees d */
     return gpuh_test_summary(name);
 }
 

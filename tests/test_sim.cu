@@ -1,17 +1,20 @@
-/* test_sim.cu - the CPU simulator's own semantics (gpuh_sim.h), checked
-   against plain C expectations: warp shuffles (all four kinds, with widths),
-   votes, __syncthreads_count/_and/_or, atomics contended by blocks on several
-   CPU threads, the launch-configuration errors CUDA 13 gives, sticky and
-   non-sticky errors, and the host runtime's memory, stream and event calls.
-   Simulator only (it uses <<< >>>, so it goes through tools/gpuh-simcc):
+/* test_sim.cu - the CPU simulator's semantics (gpuh_sim.h), checked against
+   plain C expectations: warp shuffles (all four kinds, with widths), votes,
+   __syncthreads_count/_and/_or, atomics contended by many blocks, a
+   spin-wait with __nanosleep on another thread of the block, the
+   launch-configuration errors of CUDA 13 (none sticky), and the host
+   runtime's memory (device, managed, pinned, registered, stream-ordered),
+   stream, event and host-function calls. The same file builds for a GPU
+   (nvcc; CTest gpu.sim_semantics), where it checks the expectations
+   themselves against the hardware; checks of what only the simulator defines
+   (its device name, its memory accounting, its copy checks) are under
+   #ifdef GPUH_SIM. It uses <<< >>>, so the simulator build goes through
+   tools/gpuh-simcc:
        tools/gpuh-simcc -DGPUH_USE_CURAND -Itests tests/test_sim.cu -o test_sim
+       nvcc -std=c++17 -arch=sm_90 -DGPUH_USE_CURAND -I. tests/test_sim.cu -lcurand
    Inputs are fresh random numbers (GPUH_SEED repeats a run); outputs are
    poisoned before every launch. */
 #include "gpuh_test.h"
-
-#ifndef GPUH_SIM
-#error "test_sim.cu tests the CPU simulator: build it with tools/gpuh-simcc (or -DGPUH_SIM)"
-#endif
 
 enum { WARP_OUTS = 12 };
 
@@ -223,6 +226,37 @@ static void test_atomics(unsigned long long *rng)
     gpuh_free(d_slot);
 }
 
+/* Thread 0 of each block waits, sleeping, for the last thread to raise a flag
+   (no barrier between them): the simulator must let the other thread run. */
+__global__ void handoff_kernel(int *g_out)
+{
+    __shared__ volatile int s_flag;
+    if (threadIdx.x == 0)
+        s_flag = 0;
+    __syncthreads(); /* the flag is cleared before anyone raises it */
+    if (threadIdx.x == blockDim.x - 1)
+        s_flag = static_cast<int>(blockIdx.x) + 1;
+    if (threadIdx.x == 0) {
+        while (s_flag == 0)
+            __nanosleep(100);
+        g_out[blockIdx.x] = s_flag;
+    }
+}
+
+static void test_handoff(void)
+{
+    const int blocks = 7;
+    int h[blocks], *d = NULL;
+    TEST_CUDA(gpuh_device_array(&d, blocks));
+    TEST_CUDA(cudaMemset(d, 0xAB, blocks * sizeof(int)));
+    handoff_kernel<<<blocks, 96>>>(d);
+    TEST_CUDA(gpuh_check_launch());
+    TEST_CUDA(gpuh_copy_to_host(h, d, blocks));
+    for (int b = 0; b < blocks; ++b)
+        TEST_ASSERT(h[b] == b + 1, "block %d: thread 0 saw flag %d", b, h[b]);
+    gpuh_free(d);
+}
+
 __global__ void noop_kernel(int *g_x)
 {
     if (g_x != NULL && threadIdx.x == 0 && blockIdx.x == 0)
@@ -289,7 +323,11 @@ static void test_runtime(void)
     TEST_CUDA(cudaMemGetInfo(&free0, &total));
     TEST_CUDA(cudaMalloc(&d, 1 << 20));
     TEST_CUDA(cudaMemGetInfo(&free1, &total));
+#ifdef GPUH_SIM /* a GPU allocates in pages of its own size */
     TEST_ASSERT(free0 - free1 == 1 << 20, "cudaMalloc of 1 MiB took %zu bytes of free memory", free0 - free1);
+#else
+    TEST_ASSERT(free1 < free0 && free1 <= total, "free memory %zu before, %zu after cudaMalloc", free0, free1);
+#endif
     TEST_CUDA(cudaMallocManaged(&m, 16, cudaMemAttachGlobal));
     TEST_CUDA(cudaMallocHost(&p, 16));
     TEST_ASSERT(reinterpret_cast<uintptr_t>(d) % 256 == 0, "cudaMalloc alignment %p", static_cast<void *>(d));
@@ -306,17 +344,19 @@ static void test_runtime(void)
     TEST_CUDA(cudaMemcpy(d, h, sizeof h, cudaMemcpyHostToDevice));
     TEST_CUDA(cudaMemcpy(back, d, sizeof h, cudaMemcpyDefault));
     TEST_ASSERT(memcmp(back, h, sizeof h) == 0, "round trip through device memory changed the data");
+    TEST_ERR(cudaFree(h), cudaErrorInvalidValue);
+    cudaGetLastError();
+#ifdef GPUH_SIM /* checks the simulator makes where a GPU's behaviour is unspecified */
     TEST_ERR(cudaMemcpy(h, back, sizeof h, cudaMemcpyHostToDevice), cudaErrorInvalidValue); /* h is not device memory */
     TEST_ERR(cudaMemcpy(back, d + (1 << 18) - 2, sizeof h, cudaMemcpyDeviceToHost), cudaErrorInvalidValue); /* overrun */
-    TEST_ERR(cudaFree(h), cudaErrorInvalidValue);
     TEST_ERR(cudaFree(p), cudaErrorInvalidValue); /* pinned memory is freed with cudaFreeHost */
     cudaGetLastError();
+#endif
     struct cudaMemLocation loc;
     loc.type = cudaMemLocationTypeDevice;
     loc.id = 0;
     TEST_CUDA(cudaMemPrefetchAsync(m, 16, loc, 0, 0));
-    TEST_ERR(cudaMemPrefetchAsync(d, 16, loc, 0, 0), cudaErrorInvalidValue); /* not managed */
-    cudaGetLastError();
+    TEST_CUDA(cudaStreamSynchronize(0));
 
     cudaStream_t s = NULL;
     int prio = 1, least = 1, greatest = 1;
@@ -347,11 +387,38 @@ static void test_runtime(void)
     TEST_CUDA(cudaEventDestroy(e1));
     TEST_CUDA(cudaStreamDestroy(s));
 
+    /* Registered (pinned) host memory, host functions, stream-ordered allocation. */
+    float *buf = static_cast<float *>(malloc(4096)), *dbuf = NULL, *dasync = NULL;
+    TEST_CUDA(cudaHostRegister(buf, 4096, cudaHostRegisterDefault));
+    TEST_CUDA(cudaPointerGetAttributes(&a, buf + 10));
+    TEST_ASSERT(a.type == cudaMemoryTypeHost, "registered memory: type %d", a.type);
+    TEST_ERR(cudaHostRegister(buf + 8, 64, cudaHostRegisterDefault), cudaErrorHostMemoryAlreadyRegistered);
+    cudaGetLastError();
+    TEST_CUDA(cudaHostGetDevicePointer(reinterpret_cast<void **>(&dbuf), buf, 0));
+    TEST_ASSERT(dbuf != NULL, "no device address for registered memory");
+    TEST_CUDA(cudaHostUnregister(buf));
+    TEST_ERR(cudaHostUnregister(buf), cudaErrorHostMemoryNotRegistered);
+    cudaGetLastError();
+    free(buf);
+    TEST_CUDA(cudaStreamCreate(&s));
+    int host_calls = 0;
+    TEST_CUDA(cudaMallocAsync(&dasync, 1024, s));
+    TEST_CUDA(cudaMemsetAsync(dasync, 0, 1024, s));
+    TEST_CUDA(cudaLaunchHostFunc(s, [](void *p) { ++*static_cast<int *>(p); }, &host_calls));
+    TEST_CUDA(cudaFreeAsync(dasync, s));
+    TEST_CUDA(cudaStreamSynchronize(s));
+    TEST_ASSERT(host_calls == 1, "cudaLaunchHostFunc ran %d times", host_calls);
+    TEST_CUDA(cudaStreamDestroy(s));
+
     struct cudaDeviceProp prop;
     TEST_CUDA(cudaGetDeviceProperties(&prop, 0));
+#ifdef GPUH_SIM
     TEST_CONTAINS(prop.name, "gpuh CPU simulator");
     TEST_ERR(cudaSetDevice(1), cudaErrorInvalidDevice);
     cudaGetLastError();
+#endif
+    TEST_ASSERT(prop.warpSize == 32 && prop.maxThreadsPerBlock == 1024, "warp %d, block %d", prop.warpSize,
+                prop.maxThreadsPerBlock);
     TEST_CUDA(cudaFree(d));
     TEST_CUDA(cudaFree(m));
     TEST_CUDA(cudaFreeHost(p));
@@ -359,10 +426,12 @@ static void test_runtime(void)
 
 int main(void)
 {
+    GPUH_TEST_REQUIRE_DEVICE();
     unsigned long long rng = gpuh_test_seed();
     test_warp_ops(&rng);
     test_block_votes(&rng);
     test_atomics(&rng);
+    test_handoff();
     test_launch_errors();
     test_runtime();
     return gpuh_test_summary("test_sim");
