@@ -279,7 +279,7 @@ int main(int argc, char **argv)
         char frac[16], prev[16], err[16];
         snprintf(frac, sizeof frac, "%.1f%%", 100.0 * tflops[r] / tflops[0]);
         snprintf(prev, sizeof prev, "%.2fx", r >= 2 ? tflops[r] / tflops[r - 1] : 1.0);
-        const double worse = err_first[r] > err_last[r] || err_last[r] != err_last[r] ? err_last[r] : err_first[r];
+        const double worse = err_last[r] > err_first[r] || err_last[r] != err_last[r] ? err_last[r] : err_first[r];
         snprintf(err, sizeof err, "%.2g", worse);
         printf("%-30s %9.2f", RUNGS[r].name, tflops[r]);
         put_cell(frac, 9);
