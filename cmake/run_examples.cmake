@@ -2,7 +2,8 @@
 # and ends with one line per example. Exit code 77 from an example means it found
 # no CUDA device; the example has printed why. Then, if SIM_EXAMPLES (a list of
 # the same length: each example's CPU-simulator build, or "-" where there is
-# none) is given, the simulator build runs in its place. Fails if any example fails.
+# none) is given, the simulator build runs in its place, at the examples' quick
+# sizes (GPUH_TEST_QUICK=1, unless set). Fails if any example fails.
 set(failed 0)
 set(skipped 0)
 set(simulated 0)
@@ -20,7 +21,11 @@ foreach(exe IN LISTS EXAMPLES)
       if(NOT DEFINED ENV{GPUH_SIM_REPS})
         set(ENV{GPUH_SIM_REPS} 1) # GPU-sized timing loops: one timed run on the CPU
       endif()
-      message("==== ${name}: no CUDA device, so its build for gpuh's CPU simulator (gpuh_sim.h) runs instead")
+      if(NOT DEFINED ENV{GPUH_TEST_QUICK})
+        set(ENV{GPUH_TEST_QUICK} 1) # GPU-sized inputs (up to 2^27 elements): the small sizes on the CPU
+      endif()
+      message("==== ${name}: no CUDA device, so its build for gpuh's CPU simulator (gpuh_sim.h) runs instead, "
+              "at its quick sizes (GPUH_TEST_QUICK=1)")
       execute_process(COMMAND ${sim} RESULT_VARIABLE rc)
       set(where " (on the CPU simulator)")
       math(EXPR simulated "${simulated} + 1")
