@@ -698,6 +698,8 @@ inline void runner_main()
     }
 }
 
+/* A runner from the free list, or a new one with a fresh stack; NULL (with a
+   message) when no stack can be mapped: the launch then fails, the process goes on. */
 inline runner *new_runner(worker &w)
 {
     if (!w.free_list.empty()) {
@@ -710,7 +712,7 @@ inline runner *new_runner(worker &w)
     void *mem = mmap(NULL, size + guard, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (mem == MAP_FAILED) {
         fprintf(stderr, "gpuh sim: out of memory for a thread stack (%zu KiB)\n", size / 1024);
-        abort();
+        return NULL;
     }
     mprotect(mem, guard, PROT_NONE); /* a stack overflow faults instead of corrupting */
     runner *r = new runner();
@@ -816,8 +818,10 @@ inline void report_divergence(worker &w, block_state &b)
     fputs(msg, stderr);
 }
 
-/* Runs one block to completion; false if it failed (reported). */
-inline bool run_block(worker &w, launch_job &job, uint64_t linear)
+/* Runs one block to completion: cudaSuccess, cudaErrorLaunchFailure (a
+   divergent barrier, reported) or cudaErrorMemoryAllocation (no stack for a
+   thread, reported). */
+inline cudaError_t run_block(worker &w, launch_job &job, uint64_t linear)
 {
     thread_view &v = tls();
     v.bid.x = static_cast<unsigned>(linear % job.grid.x);
@@ -845,8 +849,13 @@ inline bool run_block(worker &w, launch_job &job, uint64_t linear)
             const int i = b.order[k];
             if (b.state[i] == T_NEW) {
                 /* the new runner takes order[next_new..], starting here */
+                runner *r = new_runner(w);
+                if (r == NULL) {
+                    reset_runners(w, b);
+                    return cudaErrorMemoryAllocation;
+                }
                 b.next_new = k;
-                to_runner(w, new_runner(w));
+                to_runner(w, r);
                 ran = true;
             } else if (b.state[i] == T_READY) {
                 b.state[i] = T_RUNNING;
@@ -856,11 +865,11 @@ inline bool run_block(worker &w, launch_job &job, uint64_t linear)
             }
         }
         if (b.done == n)
-            return true;
+            return cudaSuccess;
         if (!ran) {
             report_divergence(w, b);
             reset_runners(w, b);
-            return false;
+            return cudaErrorLaunchFailure;
         }
     }
 }
@@ -900,11 +909,16 @@ inline worker &this_worker()
     return *v.w;
 }
 
-inline void fail_launch(launch_job &job)
+/* Stops the launch's other blocks and records err: a kernel failure
+   (cudaErrorLaunchFailure) is sticky, as after a GPU fault; running out of
+   host memory is not. */
+inline void fail_launch(launch_job &job, cudaError_t err)
 {
     job.failed.store(1);
     std::lock_guard<std::mutex> g(rt().m);
-    rt().sticky = rt().last = cudaErrorLaunchFailure;
+    rt().last = err;
+    if (err == cudaErrorLaunchFailure)
+        rt().sticky = err;
 }
 
 /* Runs blocks of job until none is left (every worker and the launching thread). */
@@ -917,7 +931,12 @@ inline void work(launch_job &job)
     if (job.shmem > w.dyn_size || (job.shmem < w.dyn_size && job.shmem > 0)) {
         free(w.dyn); /* sized exactly, so that ASan sees an overflow of it */
         w.dyn = static_cast<unsigned char *>(malloc(job.shmem));
-        w.dyn_size = job.shmem;
+        w.dyn_size = w.dyn != NULL ? job.shmem : 0;
+        if (w.dyn == NULL && job.shmem > 0) {
+            fprintf(stderr, "gpuh sim: out of memory for %zu bytes of dynamic shared memory\n", job.shmem);
+            fail_launch(job, cudaErrorMemoryAllocation);
+            return;
+        }
     }
     v.dyn = w.dyn;
     w.job = &job;
@@ -926,11 +945,13 @@ inline void work(launch_job &job)
         if (first >= job.blocks || job.failed.load())
             break;
         uint64_t last = std::min(job.blocks, first + job.chunk);
-        for (uint64_t blk = first; blk < last; ++blk)
-            if (!run_block(w, job, blk)) {
-                fail_launch(job);
+        for (uint64_t blk = first; blk < last; ++blk) {
+            const cudaError_t err = run_block(w, job, blk);
+            if (err != cudaSuccess) {
+                fail_launch(job, err);
                 return;
             }
+        }
     }
 }
 
