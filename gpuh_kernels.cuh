@@ -1069,12 +1069,9 @@ cudaError_t gpuh_impl_gemm_launch(gpuh_gemm_dmma_config<BM, BN, BK, WM, WN, S, M
 /* 1 when this program holds gpuh_gemm_dmma_kernel<Cfg> built for sm_90 or
    later for the current device (the default build's sm_90 code on an H100 or
    H200); 0 where the driver would run the sm_75 PTX, whose body is empty,
-   and on the CPU simulator, which has no tensor cores. */
+   and on the CPU simulator, whose kernels carry no GPU code (ptxVersion 0). */
 template <typename Cfg> static inline int gpuh_impl_dmma_ready(void)
 {
-#ifdef GPUH_SIM
-    return 0;
-#endif
     cudaFuncAttributes attr;
     if (cudaFuncGetAttributes(&attr, gpuh_gemm_dmma_kernel<Cfg, true>) != cudaSuccess) {
         (void)cudaGetLastError(); /* not sticky: clear it */

@@ -2064,7 +2064,7 @@ GPUH_IMPL_SIM_API cudaError_t cudaFuncGetAttributes(struct cudaFuncAttributes *a
     attr->maxDynamicSharedSizeBytes =
         gpuh_sim_impl::lookup(gpuh_sim_impl::rt().max_dyn_shmem, func, gpuh_sim_impl::SHMEM_DEFAULT);
     attr->numRegs = 32;
-    attr->ptxVersion = attr->binaryVersion = 90;
+    attr->ptxVersion = attr->binaryVersion = 0; /* host code: no PTX or GPU binary of any version */
     attr->preferredShmemCarveout = -1;
     return cudaSuccess;
 }
