@@ -678,9 +678,8 @@ GPUH_DEF size_t gpuh_ceil_div(size_t n, size_t d)
     return d == 0 ? 0 : n / d + (n % d != 0);
 }
 
-/* gpuh_check_block: cudaSuccess if `block` is a valid block shape: every
-   dimension ≥ 1, x and y ≤ 1024, z ≤ 64, x·y·z ≤ 1024 threads. Else
-   cudaErrorInvalidConfiguration with the shape in gpuh_error_detail(). */
+/* gpuh_check_block's test; the detail names `fn`, the public function that
+   was given the block (gpuh_check_block, or a gpuh_grid_* helper). */
 GPUH_DEF cudaError_t gpuh_impl_check_block(const char *fn, dim3 block)
 {
     unsigned long long threads = 1ull * block.x * block.y * block.z;
@@ -693,6 +692,11 @@ GPUH_DEF cudaError_t gpuh_impl_check_block(const char *fn, dim3 block)
                               GPUH_MAX_BLOCK_THREADS);
     return cudaSuccess;
 }
+/* gpuh_check_block(block): cudaSuccess if `block` (threads per dimension) is
+   a valid block shape: every dimension ≥ 1, x and y ≤ 1024, z ≤ 64,
+   x·y·z ≤ 1024 threads. Else cudaErrorInvalidConfiguration with the shape and
+   the limits in gpuh_error_detail(). Idea: the limits table of the CUDA
+   Programming Guide (compute capabilities), checked before the launch. */
 GPUH_DEF cudaError_t gpuh_check_block(dim3 block)
 {
     return gpuh_impl_check_block("gpuh_check_block", block);

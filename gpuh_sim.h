@@ -330,7 +330,10 @@ cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int *blocks, const voi
    at most n timed runs and no warm-up (the examples time GPU-sized work, and
    a CPU's times say nothing of a GPU's); without it, nothing changes. */
 void gpuh_sim_limit_reps(int *warmup, int *reps);
-/* Records a kernel's __launch_bounds__ maximum (tools/gpuh-simcc emits the calls). */
+/* Records a kernel's __launch_bounds__ maximum, in threads per block
+   (tools/gpuh-simcc emits the calls); returns max_threads, so that the call
+   can initialise a static. A later launch of func with more threads per block
+   fails with cudaErrorLaunchOutOfResources, as on a GPU. */
 int gpuh_sim_register_launch_bounds(const void *func, int max_threads);
 
 /* ---- cuRAND host API stand-in (the part gpuh_random_* uses): Philox4x32-10,
