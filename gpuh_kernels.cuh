@@ -1189,7 +1189,9 @@ template <> struct gpuh_impl_gemm_default<double> {
                            const double *d_B, size_t ldb, double beta, double *d_C, size_t ldc,
                            cudaStream_t stream)
     {
-        if (gpuh_impl_dmma_ready<gpuh_dgemm_big>() && gpuh_impl_dmma_ready<gpuh_dgemm_small>())
+        /* both configurations are built in this translation unit for the same
+           architectures, so one query per call answers for the two */
+        if (gpuh_impl_dmma_ready<gpuh_dgemm_big>())
             return gpuh_gemm_with<gpuh_dgemm_big, gpuh_dgemm_small>(M, N, K, alpha, d_A, lda, d_B, ldb, beta,
                                                                       d_C, ldc, stream);
         return gpuh_gemm_with<gpuh_sgemm_small, gpuh_sgemm_small>(M, N, K, alpha, d_A, lda, d_B, ldb, beta, d_C,
