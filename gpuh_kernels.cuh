@@ -630,10 +630,108 @@ __device__ __forceinline__ void gpuh_impl_st4(double *p, const double (&r)[4])
     reinterpret_cast<double2 *>(p)[1] = make_double2(r[2], r[3]);
 }
 
-/* alpha·acc + beta·c, where beta == 0 never reads c (so NaN in C does not leak). */
-template <typename T> __device__ __forceinline__ T gpuh_impl_axpby(T alpha, T acc, T beta, const T *c)
+/* ---------------------------------------------------------------------------
+   Asynchronous copies, global → shared (cp.async, sm_80 and later): they
+   bypass the registers, so the copies of the next slices of A and B run
+   while the block computes on this one. Below sm_80, and on the CPU
+   simulator, they are ordinary copies, finished when issued, and the
+   commit and wait below do nothing. Idea: the PTX ISA's cp.async, as
+   CUTLASS's multistage GEMMs use it. */
+__device__ __forceinline__ void gpuh_impl_cp_async16(void *s_dst, const void *g_src)
 {
-    return beta == T(0) ? alpha * acc : alpha * acc + beta * *c;
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"((unsigned)__cvta_generic_to_shared(s_dst)),
+                 "l"(g_src));
+#else
+    *static_cast<float4 *>(s_dst) = *static_cast<const float4 *>(g_src);
+#endif
+}
+/* One element (float or double); zero when !inside, and then g_src (which
+   must still be a valid address) is not read: the edges of the matrices. */
+template <typename T> __device__ __forceinline__ void gpuh_impl_cp_async1(T *s_dst, const T *g_src, bool inside)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    asm volatile("cp.async.ca.shared.global [%0], [%1], %2, %3;\n" ::"r"((unsigned)__cvta_generic_to_shared(s_dst)),
+                 "l"(g_src), "n"((int)sizeof(T)), "r"(inside ? (int)sizeof(T) : 0));
+#else
+    *s_dst = inside ? *g_src : T(0);
+#endif
+}
+/* Closes the group of copies this thread issued since the last commit. */
+__device__ __forceinline__ void gpuh_impl_cp_async_commit(void)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    asm volatile("cp.async.commit_group;\n" ::);
+#endif
+}
+/* Waits until at most N of this thread's groups are still in flight. */
+template <int N> __device__ __forceinline__ void gpuh_impl_cp_async_wait(void)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
+#endif
+}
+
+/* The block's dynamic shared memory as T (16-byte aligned). */
+template <typename T> __device__ __forceinline__ T *gpuh_impl_dynamic_smem(void)
+{
+#ifdef GPUH_SIM
+    return static_cast<T *>(gpuh_sim_dynamic_shared());
+#else
+    extern __shared__ __align__(16) unsigned char gpuh_impl_smem[];
+    return reinterpret_cast<T *>(gpuh_impl_smem);
+#endif
+}
+
+/* Issues the copies of one slice of both matrices into shared memory, for
+   both gemm kernels: A's BM × BK slice from column k0 (rows of LDA elements
+   in s_A) and B's BK × BN slice from row k0 (rows of LDB in s_B), of the
+   block's tile (m0, n0) of part g. 16-byte chunks when the slice lies inside
+   the matrices and VEC (16-byte-aligned rows); otherwise one element at a
+   time, zeros past the edges. Chunk tid + i·THREADS of A's slice is row
+   ra + i·A_ROWS, columns ca .. ca + W - 1; of B's, row rb + i·B_ROWS,
+   columns cb .. cb + W - 1: consecutive threads take consecutive chunks
+   (coalesced), and each thread's chunks are fixed strides from one pointer
+   per matrix (few registers). */
+template <typename T, int BM, int BN, int BK, int LDA, int LDB, int THREADS, bool VEC>
+__device__ __forceinline__ void gpuh_impl_gemm_load(T *s_A, T *s_B, const gpuh_impl_gemm_part<T> &g,
+                                                    const gpuh_impl_gemm_args<T> &p, size_t m0, size_t n0, size_t k0,
+                                                    bool full_mn)
+{
+    enum { W = 16 / sizeof(T), A_CHUNKS = BM * BK / W / THREADS, B_CHUNKS = BK * BN / W / THREADS };
+    enum { A_ROWS = THREADS / (BK / W), B_ROWS = THREADS / (BN / W) };
+    static_assert(A_CHUNKS >= 1 && B_CHUNKS >= 1 && A_CHUNKS * W * THREADS == BM * BK &&
+                      B_CHUNKS * W * THREADS == BK * BN && BK % W == 0,
+                  "every thread copies whole 16-byte chunks of each slice");
+    const int tid = threadIdx.x;
+    const int ra = tid / (BK / W), ca = tid % (BK / W) * W, rb = tid / (BN / W), cb = tid % (BN / W) * W;
+    const T *a = g.A + (m0 + ra) * p.lda + k0 + ca, *b = g.B + (k0 + rb) * p.ldb + n0 + cb;
+    s_A += ra * LDA + ca;
+    s_B += rb * LDB + cb;
+    const bool full = full_mn && k0 + BK <= p.K;
+    if (full && VEC) {
+#pragma unroll
+        for (int i = 0; i < A_CHUNKS; ++i)
+            gpuh_impl_cp_async16(s_A + i * A_ROWS * LDA, a + i * A_ROWS * p.lda);
+#pragma unroll
+        for (int i = 0; i < B_CHUNKS; ++i)
+            gpuh_impl_cp_async16(s_B + i * B_ROWS * LDB, b + i * B_ROWS * p.ldb);
+        return;
+    }
+#pragma unroll
+    for (int i = 0; i < A_CHUNKS; ++i)
+#pragma unroll
+        for (int j = 0; j < W; ++j) {
+            const bool in = full || (m0 + ra + i * A_ROWS < g.M && k0 + ca + j < p.K);
+            gpuh_impl_cp_async1(s_A + i * A_ROWS * LDA + j, in ? a + i * A_ROWS * p.lda + j : g.A, in);
+        }
+#pragma unroll
+    for (int i = 0; i < B_CHUNKS; ++i)
+#pragma unroll
+        for (int j = 0; j < W; ++j) {
+            const bool in = full || (k0 + rb + i * B_ROWS < p.K && n0 + cb + j < g.N);
+            gpuh_impl_cp_async1(s_B + i * B_ROWS * LDB + j, in ? b + i * B_ROWS * p.ldb + j : g.B, in);
+        }
 }
 
 /* ---------------------------------------------------------------------------
@@ -657,7 +755,8 @@ struct gpuh_gemm_simt_config {
         LANES_M = LANES_M_, LANES_N = 32 / LANES_M_,
         RM = WM / (4 * LANES_M), RN = WN / (4 * LANES_N), TM = 4 * RM, TN = 4 * RN,
         PAD = 4, /* shared rows of BM + 4 (BN + 4) elements: see the A store below */
-        A_LOADS = BM_ * BK_ / 4 / THREADS, B_LOADS = BK_ * BN_ / 4 / THREADS
+        A_LOADS = BM_ * BK_ / 4 / THREADS, B_LOADS = BK_ * BN_ / 4 / THREADS,
+        SMEM_ELEMS = 2 * BK_ * (BM_ + BN_ + 2 * PAD) /* dynamic shared memory, in elements */
     };
     static_assert(RM >= 1 && RN >= 1 && WM == RM * 4 * LANES_M && WN == RN * 4 * LANES_N, "warp tile");
     static_assert(A_LOADS >= 1 && B_LOADS >= 1 && A_LOADS * 4 * THREADS == BM * BK &&
@@ -687,7 +786,7 @@ struct gpuh_gemm_simt_config {
    (2 doubles), so interior tiles use 16-byte loads and stores; otherwise (an
    odd leading dimension such as 4097, an offset pointer) scalar ones.
    Grid: 1-D, one block per tile of both parts; block: Cfg::THREADS;
-   static shared memory 2 · BK · (BM + BN + 8) elements.
+   dynamic shared memory SMEM_ELEMS = 2 · BK · (BM + BN + 8) elements.
    Budget (nvcc 13.0 -Xptxas -v, sm_90), float: gpuh_sgemm_big (256 × 128 × 8,
    4 × 2 warps of 64 × 64, 16 × 8 per thread): 217 registers (225 scalar),
    25088 bytes of shared memory, no spills, 1 block per SM;
@@ -699,8 +798,10 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS)
 {
     enum { BM = Cfg::BM, BN = Cfg::BN, BK = Cfg::BK, PAD = Cfg::PAD, THREADS = Cfg::THREADS };
     enum { WM = Cfg::WM, WN = Cfg::WN, RM = Cfg::RM, RN = Cfg::RN, TM = Cfg::TM, TN = Cfg::TN };
-    __shared__ __align__(16) T s_A[2][BK][BM + PAD]; /* A's slice, transposed: s_A[k][m] */
-    __shared__ __align__(16) T s_B[2][BK][BN + PAD]; /* B's slice as it is: s_B[k][n] */
+    typedef T a_slice[BK][BM + PAD];
+    typedef T b_slice[BK][BN + PAD];
+    a_slice *const s_A = reinterpret_cast<a_slice *>(gpuh_impl_dynamic_smem<T>()); /* [2]: A's slice, transposed: s_A[k][m] */
+    b_slice *const s_B = reinterpret_cast<b_slice *>(gpuh_impl_dynamic_smem<T>() + 2 * BK * (BM + PAD)); /* [2]: B's slice as it is */
 
     unsigned tm, tn;
     const gpuh_impl_gemm_part<T> g = gpuh_impl_gemm_tile(p, tm, tn);
@@ -721,45 +822,84 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS)
     /* Group q = tid + i·THREADS of A's slice is row q / (BK/4), columns
        4·(q % (BK/4)) .. +3; of B's, row q / (BN/4), columns 4·(q % (BN/4)) .. +3.
        Consecutive threads take consecutive groups: coalesced loads. */
+    /* VEC: group q = tid + i·THREADS of A's slice is row q / (BK/4), columns
+       4·(q % (BK/4)) .. +3; of B's, row q / (BN/4), columns 4·(q % (BN/4))
+       .. +3. Consecutive threads take consecutive groups: coalesced 16-byte
+       loads; a group that crosses the edge of the matrix (only on the edge
+       tiles) is loaded element by element, zeros past the edge.
+       Not VEC (rows not 16-byte aligned): element e = tid + j·THREADS of
+       the flattened slice, held in r_a[j / 4][j % 4]; consecutive threads
+       take consecutive elements of a row: coalesced 4-byte loads. */
+    auto a_elem = [&](int e, int &r, int &c) { r = e / BK, c = e % BK; };
+    auto b_elem = [&](int e, int &r, int &c) { r = e / BN, c = e % BN; };
     auto load = [&](size_t k0) {
         const bool full = full_mn && k0 + BK <= K;
 #pragma unroll
-        for (int i = 0; i < Cfg::A_LOADS; ++i) {
-            const int q = tid + i * THREADS, r = q / (BK / 4), c = q % (BK / 4) * 4;
-            const T *src = g.A + (m0 + r) * p.lda + k0 + c;
-            if (full && VEC)
-                gpuh_impl_ld4(src, r_a[i]);
-            else
+        for (int i = 0; i < Cfg::A_LOADS; ++i)
 #pragma unroll
-                for (int j = 0; j < 4; ++j)
-                    r_a[i][j] = full || (m0 + r < g.M && k0 + c + j < K) ? src[j] : T(0);
-        }
+            for (int j = 0; j < 4; ++j) {
+                int r, c;
+                if (VEC) {
+                    r = (tid + i * THREADS) / (BK / 4), c = (tid + i * THREADS) % (BK / 4) * 4;
+                    const T *src = g.A + (m0 + r) * p.lda + k0 + c;
+                    if (full || (m0 + r < g.M && k0 + c + 4 <= K)) {
+                        if (j == 0)
+                            gpuh_impl_ld4(src, r_a[i]);
+                        continue;
+                    }
+                    c += j;
+                } else {
+                    a_elem(tid + (4 * i + j) * THREADS, r, c);
+                }
+                r_a[i][j] = full || (m0 + r < g.M && k0 + c < K) ? g.A[(m0 + r) * p.lda + k0 + c] : T(0);
+            }
 #pragma unroll
-        for (int i = 0; i < Cfg::B_LOADS; ++i) {
-            const int q = tid + i * THREADS, r = q / (BN / 4), c = q % (BN / 4) * 4;
-            const T *src = g.B + (k0 + r) * p.ldb + n0 + c;
-            if (full && VEC)
-                gpuh_impl_ld4(src, r_b[i]);
-            else
+        for (int i = 0; i < Cfg::B_LOADS; ++i)
 #pragma unroll
-                for (int j = 0; j < 4; ++j)
-                    r_b[i][j] = full || (k0 + r < K && n0 + c + j < g.N) ? src[j] : T(0);
-        }
+            for (int j = 0; j < 4; ++j) {
+                int r, c;
+                if (VEC) {
+                    r = (tid + i * THREADS) / (BN / 4), c = (tid + i * THREADS) % (BN / 4) * 4;
+                    const T *src = g.B + (k0 + r) * p.ldb + n0 + c;
+                    if (full || (k0 + r < K && n0 + c + 4 <= g.N)) {
+                        if (j == 0)
+                            gpuh_impl_ld4(src, r_b[i]);
+                        continue;
+                    }
+                    c += j;
+                } else {
+                    b_elem(tid + (4 * i + j) * THREADS, r, c);
+                }
+                r_b[i][j] = full || (k0 + r < K && n0 + c < g.N) ? g.B[(k0 + r) * p.ldb + n0 + c] : T(0);
+            }
     };
     /* With rows of BM + 4 elements, the transposed stores of a warp (16 rows ×
        2 groups for BK = 8) fall in 32 different banks for floats. */
     auto store = [&](int buf) {
 #pragma unroll
-        for (int i = 0; i < Cfg::A_LOADS; ++i) {
-            const int q = tid + i * THREADS, r = q / (BK / 4), c = q % (BK / 4) * 4;
+        for (int i = 0; i < Cfg::A_LOADS; ++i)
 #pragma unroll
-            for (int j = 0; j < 4; ++j)
-                s_A[buf][c + j][r] = r_a[i][j];
-        }
+            for (int j = 0; j < 4; ++j) {
+                int r, c;
+                if (VEC)
+                    r = (tid + i * THREADS) / (BK / 4), c = (tid + i * THREADS) % (BK / 4) * 4 + j;
+                else
+                    a_elem(tid + (4 * i + j) * THREADS, r, c);
+                s_A[buf][c][r] = r_a[i][j];
+            }
 #pragma unroll
         for (int i = 0; i < Cfg::B_LOADS; ++i) {
-            const int q = tid + i * THREADS, r = q / (BN / 4), c = q % (BN / 4) * 4;
-            gpuh_impl_st4(&s_B[buf][r][c], r_b[i]);
+            if (VEC) {
+                const int q = tid + i * THREADS, r = q / (BN / 4), c = q % (BN / 4) * 4;
+                gpuh_impl_st4(&s_B[buf][r][c], r_b[i]);
+            } else {
+#pragma unroll
+                for (int j = 0; j < 4; ++j) {
+                    int r, c;
+                    b_elem(tid + (4 * i + j) * THREADS, r, c);
+                    s_B[buf][r][c] = r_b[i][j];
+                }
+            }
         }
     };
 
@@ -809,7 +949,7 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS)
 #pragma unroll
             for (int j = 0; j < 4; ++j)
                 v[j] = p.alpha * acc[i][4 * r + j];
-            if (full_mn && VEC) {
+            if (VEC && (full_mn || (row < g.M && col + 4 <= g.N))) {
                 if (p.beta != T(0)) {
                     T c[4];
                     gpuh_impl_ld4(dst, c);
@@ -830,7 +970,7 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS)
 
 /* ---------------------------------------------------------------------------
    The FP64 tensor-core kernel (sm_90) and its tile sizes.
-   BM × BN × BK block tile (BK a multiple of 16), WARPS_M × WARPS_N warps,
+   BM × BN × BK block tile (BK a multiple of 8), WARPS_M × WARPS_N warps,
    each owning (BM/WARPS_M) × (BN/WARPS_N) = (16·MT) × (8·NT) of C as MT × NT
    tiles of 16 × 8, STAGES slices of A and B in flight in shared memory;
    MIN_BLOCKS: blocks per SM promised to __launch_bounds__. */
@@ -846,39 +986,22 @@ struct gpuh_gemm_dmma_config {
            pairs, and every row stays 16-byte aligned for cp.async. */
         LDA = BK_ + 4, LDB = BN_ + 4,
         STAGE = BM_ * (BK_ + 4) + BK_ * (BN_ + 4), /* doubles per stage */
-        A_CHUNKS = BM_ * BK_ / 2 / THREADS, B_CHUNKS = BK_ * BN_ / 2 / THREADS,
-        SMEM = STAGES_ * STAGE * 8 /* bytes of dynamic shared memory */
+        SMEM = STAGES_ * STAGE * 8                 /* bytes of dynamic shared memory */
     };
-    static_assert(MT * 16 == WM && NT * 8 == WN && BK % 16 == 0 && BN % 16 == 0 && STAGES >= 2, "tiles");
-    static_assert(A_CHUNKS * 2 * THREADS == BM * BK && B_CHUNKS * 2 * THREADS == BK * BN,
-                  "every thread copies whole 16-byte chunks");
+    static_assert(MT * 16 == WM && NT * 8 == WN && BK % 8 == 0 && BN % 16 == 0 && STAGES >= 2, "tiles");
 };
 
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-/* cp.async (sm_80+): copies global → shared without passing through registers,
-   so the copies of the next STAGES - 1 slices run while the tensor cores
-   work. The 8-byte form with a source size of 0 writes zeros (the edges). */
-__device__ __forceinline__ void gpuh_impl_cp_async16(double *s_dst, const double *g_src)
-{
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"((unsigned)__cvta_generic_to_shared(s_dst)),
-                 "l"(g_src));
-}
-__device__ __forceinline__ void gpuh_impl_cp_async8(double *s_dst, const double *g_src, bool inside)
-{
-    asm volatile("cp.async.ca.shared.global [%0], [%1], 8, %2;\n" ::"r"((unsigned)__cvta_generic_to_shared(s_dst)),
-                 "l"(g_src), "r"(inside ? 8 : 0));
-}
-/* D += A·B for one 16 × 8 × 16 tile, FP64 tensor cores (PTX ISA, mma.sync
-   m16n8k16 .f64, sm_90). Lane l, g = l / 4, t = l % 4, holds
+/* D += A·B for one 16 × 8 × 8 tile, FP64 tensor cores (PTX ISA, mma.sync
+   m16n8k8 .f64, sm_90). Lane l, g = l / 4, t = l % 4, holds
    a[i] = A[g + 8·(i % 2)][t + 4·(i / 2)], b[i] = B[t + 4·i][g],
    d[i] = D[g + 8·(i / 2)][2t + i % 2]. */
-__device__ __forceinline__ void gpuh_impl_dmma16(double (&d)[4], const double (&a)[8], const double (&b)[4])
+__device__ __forceinline__ void gpuh_impl_dmma8(double (&d)[4], const double (&a)[4], const double (&b)[2])
 {
-    asm volatile("mma.sync.aligned.m16n8k16.row.col.f64.f64.f64.f64 {%0,%1,%2,%3}, {%4,%5,%6,%7,%8,%9,%10,%11}, "
-                 "{%12,%13,%14,%15}, {%0,%1,%2,%3};\n"
+    asm volatile("mma.sync.aligned.m16n8k8.row.col.f64.f64.f64.f64 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
+                 "{%0,%1,%2,%3};\n"
                  : "+d"(d[0]), "+d"(d[1]), "+d"(d[2]), "+d"(d[3])
-                 : "d"(a[0]), "d"(a[1]), "d"(a[2]), "d"(a[3]), "d"(a[4]), "d"(a[5]), "d"(a[6]), "d"(a[7]),
-                   "d"(b[0]), "d"(b[1]), "d"(b[2]), "d"(b[3]));
+                 : "d"(a[0]), "d"(a[1]), "d"(a[2]), "d"(a[3]), "d"(b[0]), "d"(b[1]));
 }
 #endif
 
@@ -889,9 +1012,10 @@ __device__ __forceinline__ void gpuh_impl_dmma16(double (&d)[4], const double (&
         8-byte ones), zeros past the edges: A as it is (s_A[m][k]), B as it
         is (s_B[k][n]); the copies for the slices STAGES - 1 ahead are in
         flight meanwhile;
-     2. every warp reads its fragments of A (MT tiles of 16 × 16) and B (NT
-        of 16 × 8) from shared memory and issues MT · NT mma.sync, each
-        16·8·16 multiply-adds, into its MT · NT · 4 accumulators per lane.
+     2. for each 8 values of k, every warp reads its fragments of A (MT
+        tiles of 16 × 8) and B (NT of 8 × 8) from shared memory and issues
+        MT · NT mma.sync, each 16·8·8 multiply-adds, into its MT · NT · 4
+        accumulators per lane.
    One barrier per slice. Grid: 1-D, one block per tile; block: Cfg::THREADS;
    dynamic shared memory Cfg::SMEM bytes (above 48 KiB: the launcher opts in).
    Built only for sm_90 and later (the body is empty elsewhere); the
@@ -907,8 +1031,7 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS) gpuh_gemm_dmma_
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
     enum { BM = Cfg::BM, BN = Cfg::BN, BK = Cfg::BK, LDA = Cfg::LDA, LDB = Cfg::LDB, S = Cfg::STAGES };
     enum { MT = Cfg::MT, NT = Cfg::NT, THREADS = Cfg::THREADS };
-    extern __shared__ __align__(16) double gpuh_impl_dmma_smem[];
-    double *s_all = gpuh_impl_dmma_smem; /* stage s: s_A at s·STAGE, then s_B after BM·LDA */
+    double *const s_all = gpuh_impl_dynamic_smem<double>(); /* stage s: s_A at s·STAGE, s_B after BM·LDA */
 
     unsigned tm, tn;
     const gpuh_impl_gemm_part<double> g = gpuh_impl_gemm_tile(p, tm, tn);
@@ -926,77 +1049,46 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS) gpuh_gemm_dmma_
             for (int v = 0; v < 4; ++v)
                 acc[i][j][v] = 0.0;
 
-    /* Chunk q = tid + i·THREADS of A's slice: row q / (BK/2), columns
-       2·(q % (BK/2)) and +1; of B's: row q / (BN/2), columns 2·(q % (BN/2)), +1. */
     auto load = [&](int stage, size_t k0) {
-        double *s_A = s_all + stage * Cfg::STAGE, *s_B = s_A + BM * LDA;
-        const bool full = full_mn && k0 + BK <= K;
-#pragma unroll
-        for (int i = 0; i < Cfg::A_CHUNKS; ++i) {
-            const int q = tid + i * THREADS, r = q / (BK / 2), c = q % (BK / 2) * 2;
-            const double *src = g.A + (m0 + r) * p.lda + k0 + c;
-            if (full && VEC)
-                gpuh_impl_cp_async16(s_A + r * LDA + c, src);
-            else
-#pragma unroll
-                for (int j = 0; j < 2; ++j) {
-                    const bool in = full || (m0 + r < g.M && k0 + c + j < K);
-                    gpuh_impl_cp_async8(s_A + r * LDA + c + j, in ? src + j : g.A, in);
-                }
-        }
-#pragma unroll
-        for (int i = 0; i < Cfg::B_CHUNKS; ++i) {
-            const int q = tid + i * THREADS, r = q / (BN / 2), c = q % (BN / 2) * 2;
-            const double *src = g.B + (k0 + r) * p.ldb + n0 + c;
-            if (full && VEC)
-                gpuh_impl_cp_async16(s_B + r * LDB + c, src);
-            else
-#pragma unroll
-                for (int j = 0; j < 2; ++j) {
-                    const bool in = full || (k0 + r < K && n0 + c + j < g.N);
-                    gpuh_impl_cp_async8(s_B + r * LDB + c + j, in ? src + j : g.B, in);
-                }
-        }
+        double *s_A = s_all + stage * Cfg::STAGE;
+        gpuh_impl_gemm_load<double, BM, BN, BK, LDA, LDB, THREADS, VEC>(s_A, s_A + BM * LDA, g, p, m0, n0, k0,
+                                                                        full_mn);
     };
 
     const size_t steps = K / BK + (K % BK != 0); /* slices of K, the last maybe partial */
-    /* Prologue: slices 0 .. S - 2 in flight, one commit group each (empty
-       groups past the end keep the count that wait_group relies on). */
+    /* Prologue and pipeline as in gpuh_gemm_simt_kernel. */
 #pragma unroll
     for (int s = 0; s < S - 1; ++s) {
         if ((size_t)s < steps)
             load(s, (size_t)s * BK);
-        asm volatile("cp.async.commit_group;\n" ::);
+        gpuh_impl_cp_async_commit();
     }
     for (size_t s = 0; s < steps; ++s) {
-        /* This thread's copies of slice s have landed (at most S - 2 newer groups pending)... */
-        asm volatile("cp.async.wait_group %0;\n" ::"n"(S - 2) : "memory");
-        /* ...and everyone's have; and every warp is done with slice s - 1, whose
-           stage the copy issued next overwrites. */
+        gpuh_impl_cp_async_wait<S - 2>();
         __syncthreads();
         if (s + S - 1 < steps)
             load((int)((s + S - 1) % S), (s + S - 1) * BK);
-        asm volatile("cp.async.commit_group;\n" ::);
+        gpuh_impl_cp_async_commit();
 
         const double *s_A = s_all + (int)(s % S) * Cfg::STAGE, *s_B = s_A + BM * LDA;
 #pragma unroll
-        for (int kk = 0; kk < BK; kk += 16) {
-            double a[MT][8];
+        for (int kk = 0; kk < BK; kk += 8) {
+            double a[MT][4], b[NT][2];
 #pragma unroll
             for (int i = 0; i < MT; ++i)
 #pragma unroll
-                for (int v = 0; v < 8; ++v)
+                for (int v = 0; v < 4; ++v)
                     a[i][v] = s_A[(wm0 + i * 16 + gi + 8 * (v % 2)) * LDA + kk + ti + 4 * (v / 2)];
 #pragma unroll
-            for (int j = 0; j < NT; ++j) {
-                double b[4];
+            for (int j = 0; j < NT; ++j)
 #pragma unroll
-                for (int v = 0; v < 4; ++v)
-                    b[v] = s_B[(kk + ti + 4 * v) * LDB + wn0 + j * 8 + gi];
+                for (int v = 0; v < 2; ++v)
+                    b[j][v] = s_B[(kk + ti + 4 * v) * LDB + wn0 + j * 8 + gi];
 #pragma unroll
-                for (int i = 0; i < MT; ++i)
-                    gpuh_impl_dmma16(acc[i][j], a[i], b);
-            }
+            for (int i = 0; i < MT; ++i)
+#pragma unroll
+                for (int j = 0; j < NT; ++j)
+                    gpuh_impl_dmma8(acc[i][j], a[i], b[j]);
         }
     }
 
@@ -1029,12 +1121,28 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS) gpuh_gemm_dmma_
 }
 
 /* The shipped tile sizes, the fastest rows of bench/gemm_tune.cu on an H200
-   without spills (2026-11-21: float 0.869× cuBLAS at 4096³, 0.858× at 8192³;
-   double 0.703× and 0.750×). */
-typedef gpuh_gemm_simt_config<256, 128, 8, 4, 2, 4, 1> gpuh_sgemm_big;  /* 16 × 8 per thread */
-typedef gpuh_gemm_simt_config<64, 64, 16, 2, 4, 8, 2> gpuh_sgemm_small; /* 4 × 4 per thread */
-typedef gpuh_gemm_dmma_config<128, 128, 16, 4, 2, 4, 1> gpuh_dgemm_big;
-typedef gpuh_gemm_dmma_config<64, 64, 16, 2, 2, 3, 1> gpuh_dgemm_small;
+   without spills (TUNE-PLACEHOLDER). */
+typedef gpuh_gemm_simt_config<256, 128, 16, 4, 2, 4, 1> gpuh_sgemm_big;  /* 16 × 8 per thread */
+typedef gpuh_gemm_simt_config<64, 64, 16, 2, 4, 8, 2> gpuh_sgemm_small;   /* 4 × 4 per thread */
+typedef gpuh_gemm_dmma_config<64, 128, 16, 2, 2, 3, 2> gpuh_dgemm_big;
+typedef gpuh_gemm_dmma_config<64, 64, 16, 2, 2, 3, 3> gpuh_dgemm_small;
+typedef gpuh_gemm_simt_config<64, 64, 16, 2, 4, 8, 2> gpuh_dgemm_simt;    /* double without FP64 tensor cores */
+
+/* Lets both variants of a kernel take `bytes` of dynamic shared memory:
+   above 48 KiB a kernel must opt in. */
+template <typename Arg>
+static inline cudaError_t gpuh_impl_smem_opt_in(void (*vec_kernel)(Arg), void (*plain_kernel)(Arg), int bytes)
+{
+    if (bytes <= 48 * 1024)
+        return cudaSuccess;
+    cudaError_t err = cudaFuncSetAttribute(vec_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
+    if (err == cudaSuccess)
+        err = cudaFuncSetAttribute(plain_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
+    if (err != cudaSuccess)
+        return gpuh_impl_fail(err, "gpuh_gemm: %d bytes of shared memory per block: %s", bytes,
+                              cudaGetErrorString(err));
+    return cudaSuccess;
+}
 
 /* Launches one configuration's kernel over the parts in `a`, `blocks` blocks. */
 template <typename T, int BM, int BN, int BK, int WM, int WN, int LM, int MB>
@@ -1042,25 +1150,24 @@ cudaError_t gpuh_impl_gemm_launch(gpuh_gemm_simt_config<BM, BN, BK, WM, WN, LM, 
                                   bool vec, unsigned blocks, cudaStream_t stream)
 {
     typedef gpuh_gemm_simt_config<BM, BN, BK, WM, WN, LM, MB> Cfg;
+    const int smem = (int)(Cfg::SMEM_ELEMS * sizeof(T));
+    const cudaError_t err =
+        gpuh_impl_smem_opt_in(gpuh_gemm_simt_kernel<T, Cfg, true>, gpuh_gemm_simt_kernel<T, Cfg, false>, smem);
+    if (err != cudaSuccess)
+        return err;
     if (vec)
-        return GPUH_LAUNCH((gpuh_gemm_simt_kernel<T, Cfg, true>), blocks, Cfg::THREADS, 0, stream, a);
-    return GPUH_LAUNCH((gpuh_gemm_simt_kernel<T, Cfg, false>), blocks, Cfg::THREADS, 0, stream, a);
+        return GPUH_LAUNCH((gpuh_gemm_simt_kernel<T, Cfg, true>), blocks, Cfg::THREADS, smem, stream, a);
+    return GPUH_LAUNCH((gpuh_gemm_simt_kernel<T, Cfg, false>), blocks, Cfg::THREADS, smem, stream, a);
 }
 template <int BM, int BN, int BK, int WM, int WN, int S, int MB>
 cudaError_t gpuh_impl_gemm_launch(gpuh_gemm_dmma_config<BM, BN, BK, WM, WN, S, MB>,
                                   const gpuh_impl_gemm_args<double> &a, bool vec, unsigned blocks, cudaStream_t stream)
 {
     typedef gpuh_gemm_dmma_config<BM, BN, BK, WM, WN, S, MB> Cfg;
-    if (Cfg::SMEM > 48 * 1024) { /* beyond the default limit a kernel must ask */
-        cudaError_t err = cudaFuncSetAttribute(gpuh_gemm_dmma_kernel<Cfg, true>,
-                                               cudaFuncAttributeMaxDynamicSharedMemorySize, (int)Cfg::SMEM);
-        if (err == cudaSuccess)
-            err = cudaFuncSetAttribute(gpuh_gemm_dmma_kernel<Cfg, false>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                       (int)Cfg::SMEM);
-        if (err != cudaSuccess)
-            return gpuh_impl_fail(err, "gpuh_gemm: %d bytes of shared memory per block: %s", (int)Cfg::SMEM,
-                                  cudaGetErrorString(err));
-    }
+    const cudaError_t err =
+        gpuh_impl_smem_opt_in(gpuh_gemm_dmma_kernel<Cfg, true>, gpuh_gemm_dmma_kernel<Cfg, false>, (int)Cfg::SMEM);
+    if (err != cudaSuccess)
+        return err;
     if (vec)
         return GPUH_LAUNCH((gpuh_gemm_dmma_kernel<Cfg, true>), blocks, Cfg::THREADS, Cfg::SMEM, stream, a);
     return GPUH_LAUNCH((gpuh_gemm_dmma_kernel<Cfg, false>), blocks, Cfg::THREADS, Cfg::SMEM, stream, a);
@@ -1107,19 +1214,36 @@ static inline cudaError_t gpuh_impl_gemm_check(const char *fn, size_t M, size_t 
     return cudaSuccess;
 }
 
+/* Small tiles do less work per SM and per cycle than big ones: their
+   blocks reread more of A and B per multiply-add. gemm_tune measured small
+   (64 × 64) blocks at about 3/4 of the big ones' rate on an H200; the
+   launcher weighs their waves by this factor. */
+#define GPUH_GEMM_SMALL_RATE 0.75
+
+/* The cost of `tiles` blocks, `slots` of which run at once, each doing
+   `work` (tile area · blocks per SM / relative rate): waves × work. */
+static inline double gpuh_impl_gemm_waves(size_t tiles, size_t slots, double work)
+{
+    return tiles == 0 ? 0.0 : (double)((tiles + slots - 1) / slots) * work;
+}
+
 /* gpuh_gemm_with<Big, Small>: gpuh_gemm with chosen tile configurations
-   (gpuh_gemm_simt_config, or gpuh_gemm_dmma_config for double), for tuning:
-   the tiles of C that Big fits whole are one launch of Big; the bottom and
-   right strips left over (fewer than Big::BM rows, Big::BN columns) are one
-   launch of Small. When C holds fewer whole Big tiles than the device has
-   SMs, Small does everything (more, smaller blocks keep every SM busy).
-   Arguments, errors: gpuh_gemm. */
+   (gpuh_gemm_simt_config, or gpuh_gemm_dmma_config for double), for tuning.
+   It picks the cheapest of three covers of C, counting the waves of blocks
+   each needs on this GPU (MIN_BLOCKS blocks of a configuration per SM):
+     a. Big tiles everywhere, the last row and column of tiles partly empty;
+     b. Big tiles where they fit whole, and the bottom and right strips left
+        over (fewer than Big::BM rows, Big::BN columns) in one launch of
+        Small: a 4097³ product is then not a 4096³ one plus a whole extra
+        wave of nearly empty big tiles;
+     c. Small tiles everywhere: more, smaller blocks keep every SM busy when
+        C holds too few big tiles (1024², or one row times a matrix).
+   Ties go to the earlier cover. Arguments, errors: gpuh_gemm. */
 template <typename Big, typename Small, typename T>
 cudaError_t gpuh_gemm_with(size_t M, size_t N, size_t K, T alpha, const T *d_A, size_t lda, const T *d_B,
                            size_t ldb, T beta, T *d_C, size_t ldc, cudaStream_t stream = 0)
 {
     const size_t w = 16 / sizeof(T); /* elements per 16 bytes */
-    const size_t big_m = M / Big::BM, big_n = N / Big::BN;
     gpuh_impl_gemm_args<T> a;
     int dev = 0, sms = 1;
     cudaError_t err = gpuh_impl_gemm_check("gpuh_gemm", M, N, K, d_A, lda, d_B, ldb, d_C, ldc, sizeof(T));
@@ -1149,28 +1273,45 @@ cudaError_t gpuh_gemm_with(size_t M, size_t N, size_t K, T alpha, const T *d_A, 
         return gpuh_impl_fail(cudaErrorInvalidValue,
                               "gpuh_gemm: C of %zu x %zu needs more than 2^31 - 1 blocks of %zu x %zu", M, N, tile_m,
                               tile_n);
-    if (big_m * big_n < (size_t)sms) { /* too few big tiles to fill the GPU: small ones everywhere */
-        a.part0_tiles = (unsigned)part(a.part[0], 0, 0, M, N, Small::BM, Small::BN);
+
+    const size_t mi = M / b_m * b_m, ni = N / b_n * b_n; /* the part whole big tiles cover */
+    const size_t big_slots = (size_t)sms * Big::MIN_BLOCKS, small_slots = (size_t)sms * Small::MIN_BLOCKS;
+    const double big_work = (double)(b_m * b_n * Big::MIN_BLOCKS);
+    const double small_work = (double)(s_m * s_n * Small::MIN_BLOCKS) / GPUH_GEMM_SMALL_RATE;
+    const size_t strip_tiles = gpuh_ceil_div(M - mi, s_m) * gpuh_ceil_div(N, s_n) +
+                               gpuh_ceil_div(mi, s_m) * gpuh_ceil_div(N - ni, s_n);
+    const double cost_a = gpuh_impl_gemm_waves(gpuh_ceil_div(M, b_m) * gpuh_ceil_div(N, b_n), big_slots, big_work);
+    const double cost_b = mi == 0 || ni == 0 ? cost_a + 1.0
+                                             : gpuh_impl_gemm_waves((mi / b_m) * (ni / b_n), big_slots, big_work) +
+                                                   gpuh_impl_gemm_waves(strip_tiles, small_slots, small_work);
+    const double cost_c = gpuh_impl_gemm_waves(gpuh_ceil_div(M, s_m) * gpuh_ceil_div(N, s_n), small_slots, small_work);
+
+    if (cost_c < cost_a && cost_c < cost_b) { /* c: small tiles everywhere */
+        a.part0_tiles = (unsigned)part(a.part[0], 0, 0, M, N, s_m, s_n);
         a.part[1] = a.part[0];
         return gpuh_impl_gemm_launch(Small(), a, vec, a.part0_tiles, stream);
     }
-    const size_t mi = big_m * Big::BM, ni = big_n * Big::BN; /* the part Big covers */
-    a.part0_tiles = (unsigned)part(a.part[0], 0, 0, mi, ni, Big::BM, Big::BN);
+    if (cost_a <= cost_b) { /* a: big tiles everywhere */
+        a.part0_tiles = (unsigned)part(a.part[0], 0, 0, M, N, b_m, b_n);
+        a.part[1] = a.part[0];
+        return gpuh_impl_gemm_launch(Big(), a, vec, a.part0_tiles, stream);
+    }
+    /* b: whole big tiles, then the strips in one launch: below the big tiles
+       (all N columns), and right of them. */
+    a.part0_tiles = (unsigned)part(a.part[0], 0, 0, mi, ni, b_m, b_n);
     a.part[1] = a.part[0];
-    if ((err = gpuh_impl_gemm_launch(Big(), a, vec, a.part0_tiles, stream)) != cudaSuccess || (mi == M && ni == N))
+    if ((err = gpuh_impl_gemm_launch(Big(), a, vec, a.part0_tiles, stream)) != cudaSuccess)
         return err;
-    /* The strips, in one launch: below the big tiles (all N columns), and right of them. */
     gpuh_impl_gemm_part<T> strip[2];
     size_t tiles[2] = {0, 0}, n = 0;
     if (mi < M)
-        tiles[n] = part(strip[n], mi, 0, M - mi, N, Small::BM, Small::BN), ++n;
+        tiles[n] = part(strip[n], mi, 0, M - mi, N, s_m, s_n), ++n;
     if (ni < N)
-        tiles[n] = part(strip[n], 0, ni, mi, N - ni, Small::BM, Small::BN), ++n;
+        tiles[n] = part(strip[n], 0, ni, mi, N - ni, s_m, s_n), ++n;
     a.part[0] = strip[0];
     a.part[1] = strip[n - 1];
     a.part0_tiles = (unsigned)tiles[0];
-    const size_t blocks = tiles[0] + tiles[1];
-    return gpuh_impl_gemm_launch(Small(), a, vec, (unsigned)blocks, stream);
+    return gpuh_impl_gemm_launch(Small(), a, vec, (unsigned)(tiles[0] + tiles[1]), stream);
 }
 
 /* The default configurations per type: float on the CUDA cores; double on
@@ -1194,7 +1335,7 @@ template <> struct gpuh_impl_gemm_default<double> {
         if (gpuh_impl_dmma_ready<gpuh_dgemm_big>())
             return gpuh_gemm_with<gpuh_dgemm_big, gpuh_dgemm_small>(M, N, K, alpha, d_A, lda, d_B, ldb, beta,
                                                                       d_C, ldc, stream);
-        return gpuh_gemm_with<gpuh_sgemm_small, gpuh_sgemm_small>(M, N, K, alpha, d_A, lda, d_B, ldb, beta, d_C,
+        return gpuh_gemm_with<gpuh_dgemm_simt, gpuh_dgemm_simt>(M, N, K, alpha, d_A, lda, d_B, ldb, beta, d_C,
                                                                     ldc, stream);
     }
 };

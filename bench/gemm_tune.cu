@@ -11,6 +11,8 @@
      TF/s, x      TFLOP/s (2·n³ / time) at n = 4096 and 8192 and the ratio to
                   cuBLAS (SGEMM / DGEMM, CUBLAS_DEFAULT_MATH: no TF32) timed
                   in the same run
+     2048 x       the ratio to cuBLAS at n = 2048 (one wave or less of big
+                  tiles on 132 SMs: how a tile fills the GPU)
      4097/4096    rate at n = 4097 (odd leading dimensions: scalar loads, and
                   one-row strips) over the rate at 4096
    Timing: CUDA events around each call, 3 warm-up calls, median of 15 (4096,
@@ -94,7 +96,7 @@ template <typename T> static double rel_err(const T *d_x, const T *d_y, size_t n
 }
 
 struct peer_rates {
-    double r4096, r8192;
+    double r2048, r4096, r8192;
 };
 
 static cudaError_t from_status(cublasStatus_t st)
@@ -105,10 +107,11 @@ static cudaError_t from_status(cublasStatus_t st)
 template <typename T> static peer_rates time_cublas(const buffers<T> &m)
 {
     peer_rates r;
+    r.r2048 = tflops(2048, median_ms([&] { return from_status(gemm_cublas(2048, m.a, m.b, m.ref)); }, 15));
     r.r4096 = tflops(4096, median_ms([&] { return from_status(gemm_cublas(4096, m.a, m.b, m.ref)); }, 15));
     r.r8192 = tflops(8192, median_ms([&] { return from_status(gemm_cublas(8192, m.a, m.b, m.ref)); }, 10));
-    printf("%-44s %-6s %5s %5s %10s %6.2f %6.3f %7.2f %6.3f %9s\n", "cuBLAS", std::is_same<T, float>::value ? "float" : "double",
-           "-", "-", "-", r.r4096, 1.0, r.r8192, 1.0, "-");
+    printf("%-44s %-6s %5s %5s %10s %6.2f %6.3f %7.2f %6.3f %9s %6.3f\n", "cuBLAS",
+           std::is_same<T, float>::value ? "float" : "double", "-", "-", "-", r.r4096, 1.0, r.r8192, 1.0, "-", 1.0);
     return r;
 }
 
@@ -117,7 +120,8 @@ template <typename T, int BM, int BN, int BK, int WM, int WN, int LM, int MB>
 static cudaFuncAttributes attributes(gpuh_gemm_simt_config<BM, BN, BK, WM, WN, LM, MB>)
 {
     cudaFuncAttributes a;
-    GPUH_CHECK(cudaFuncGetAttributes(&a, gpuh_gemm_simt_kernel<T, gpuh_gemm_simt_config<BM, BN, BK, WM, WN, LM, MB>, true>));
+    GPUH_CHECK(
+        cudaFuncGetAttributes(&a, gpuh_gemm_simt_kernel<T, gpuh_gemm_simt_config<BM, BN, BK, WM, WN, LM, MB>, true>));
     return a;
 }
 template <typename T, int BM, int BN, int BK, int WM, int WN, int S, int MB>
@@ -148,9 +152,10 @@ static void tune_row(const char *name, const buffers<T> &m, const peer_rates &pe
     const double r4096 = tflops(4096, median_ms(run(4096), 15));
     const double r8192 = tflops(8192, median_ms(run(8192), 10));
     const double r4097 = tflops(4097, median_ms(run(4097), 15));
-    printf("%-44s %-6s %5d %5zu %9.2e%s %6.2f %6.3f %7.2f %6.3f %9.3f\n", name, is_f ? "float" : "double",
+    const double r2048 = tflops(2048, median_ms(run(2048), 15));
+    printf("%-44s %-6s %5d %5zu %9.2e%s %6.2f %6.3f %7.2f %6.3f %9.3f %6.3f\n", name, is_f ? "float" : "double",
            attr.numRegs, attr.localSizeBytes, err, ok ? " " : "!", r4096, r4096 / peer.r4096, r8192,
-           r8192 / peer.r8192, r4097 / r4096);
+           r8192 / peer.r8192, r4097 / r4096, r2048 / peer.r2048);
     fflush(stdout);
 }
 
@@ -177,8 +182,8 @@ int main()
     }
     const unsigned long long seed = gpuh_random_seed();
     printf("seed %llu\n\n", seed);
-    printf("%-44s %-6s %5s %5s %10s %6s %6s %7s %6s %9s\n", "configuration (Big; strips: the shipped small)", "type",
-           "regs", "lmem", "err 4096", "TF/s", "x", "8192", "x", "4097/4096");
+    printf("%-44s %-6s %5s %5s %10s %6s %6s %7s %6s %9s %6s\n", "configuration (Big; strips: the shipped small)",
+           "type", "regs", "lmem", "err 4096", "TF/s", "x", "8192", "x", "4097/4096", "2048 x");
 
     buffers<double> dm;
     GPUH_CHECK(gpuh_device_array(&dm.a, elems));
@@ -195,31 +200,25 @@ int main()
     GPUH_CHECK(gpuh_random_uniform_f32(fm.b, elems, seed + 3, 0));
 
     const peer_rates fpeer = time_cublas(fm);
-    SIMT(128, 128, 8, 2, 4, 8, 2);
-    SIMT(128, 128, 8, 4, 2, 4, 2);
-    SIMT(128, 128, 8, 2, 4, 4, 2);
-    SIMT(128, 128, 8, 2, 4, 8, 1);
-    SIMT(128, 128, 16, 2, 4, 8, 2);
-    SIMT(128, 128, 16, 4, 2, 4, 2);
-    SIMT(128, 256, 8, 2, 4, 8, 1);
-    SIMT(256, 128, 8, 4, 2, 4, 1); /* shipped */
-    SIMT(128, 64, 8, 2, 2, 8, 4);
-    SIMT(64, 128, 8, 2, 2, 4, 4);
-    SIMT(64, 64, 8, 2, 2, 8, 4);
+    SIMT(256, 128, 16, 4, 2, 4, 1); /* shipped */
+    SIMT(256, 128, 16, 2, 4, 8, 1);
+    SIMT(128, 128, 16, 2, 2, 4, 2);
+    SIMT(128, 256, 16, 2, 4, 4, 1);
+    SIMT(256, 128, 8, 4, 2, 4, 1);
+    SIMT(128, 128, 8, 2, 2, 4, 2);
     SIMT(64, 64, 16, 2, 4, 8, 2); /* the shipped small one, alone */
 
     GPUH_CHECK(gpuh_random_uniform_f64(dm.a, elems, seed + 4, 0));
     GPUH_CHECK(gpuh_random_uniform_f64(dm.b, elems, seed + 5, 0));
     const peer_rates dpeer = time_cublas(dm);
-    DMMA(128, 128, 16, 4, 2, 3, 1);
-    DMMA(128, 128, 16, 2, 4, 3, 1);
-    DMMA(128, 128, 16, 4, 2, 4, 1); /* shipped */
-    DMMA(128, 128, 32, 4, 2, 3, 1);
-    DMMA(128, 64, 16, 4, 2, 3, 2);
-    DMMA(64, 128, 16, 2, 4, 3, 2);
-    DMMA(128, 64, 16, 2, 2, 4, 1);
-    DMMA(64, 64, 16, 2, 2, 4, 1);
-    tune_row<gpuh_sgemm_small, gpuh_sgemm_small, double>("simt 64x64x16 (double on CUDA cores)", dm, dpeer);
+    DMMA(64, 128, 16, 2, 2, 3, 2); /* shipped */
+    DMMA(64, 128, 16, 2, 2, 4, 2);
+    DMMA(64, 128, 32, 2, 2, 2, 2);
+    DMMA(64, 128, 8, 2, 2, 4, 2);
+    DMMA(128, 64, 16, 2, 2, 3, 2);
+    DMMA(64, 64, 16, 2, 2, 4, 2);
+    DMMA(64, 64, 16, 2, 2, 3, 3);
+    tune_row<gpuh_dgemm_simt, gpuh_dgemm_simt, double>("simt 64x64x16 (double on CUDA cores)", dm, dpeer);
 
     GPUH_CHECK(gpuh_free(dm.a));
     GPUH_CHECK(gpuh_free(dm.b));

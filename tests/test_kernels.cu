@@ -829,7 +829,7 @@ template <typename T> static void check_gemm(cublasHandle_t h, const gemm_case &
     const T alpha = T(c.alpha), beta = T(c.beta);
     cudaError_t err;
     if (simt)
-        err = gpuh_gemm_with<gpuh_sgemm_small, gpuh_sgemm_small>(c.M, c.N, c.K, alpha, A.p + c.off, lda, B.p + c.off,
+        err = gpuh_gemm_with<gpuh_dgemm_simt, gpuh_dgemm_simt>(c.M, c.N, c.K, alpha, A.p + c.off, lda, B.p + c.off,
                                                                   ldb, beta, C.p + c.off, ldc);
     else
         err = gpuh_gemm(c.M, c.N, c.K, alpha, A.p + c.off, lda, B.p + c.off, ldb, beta, C.p + c.off, ldc);

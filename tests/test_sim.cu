@@ -283,9 +283,10 @@ static void test_launch_errors(void)
         {dim3(1), dim3(1025), 0, cudaErrorInvalidValue, "1025 threads"},
         {dim3(1), dim3(32, 32, 2), 0, cudaErrorInvalidValue, "2048 threads in 3-D"},
         {dim3(1), dim3(1, 1, 65), 0, cudaErrorInvalidValue, "block z 65"},
-        {dim3(0), dim3(32), 0, cudaErrorInvalidConfiguration, "grid x 0"},
-        {dim3(1, 65536), dim3(32), 0, cudaErrorInvalidConfiguration, "grid y 65536"},
-        {dim3(1, 1, 65536), dim3(32), 0, cudaErrorInvalidConfiguration, "grid z 65536"},
+        {dim3(0), dim3(32), 0, cudaErrorInvalidValue, "grid x 0"},
+        {dim3(1, 65536), dim3(32), 0, cudaErrorInvalidValue, "grid y 65536"},
+        {dim3(1, 1, 65536), dim3(32), 0, cudaErrorInvalidValue, "grid z 65536"},
+        {dim3(1), dim3(0, 32), 0, cudaErrorInvalidValue, "block x 0"},
         {dim3(1), dim3(32), 48 * 1024 + 1, cudaErrorInvalidValue, "dynamic shared memory 48 KiB + 1"},
     };
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; ++k) {
@@ -307,7 +308,7 @@ static void test_launch_errors(void)
     TEST_CUDA(cudaFuncGetAttributes(&attr, bounded_kernel));
     TEST_ASSERT(attr.maxThreadsPerBlock == 64, "maxThreadsPerBlock %d", attr.maxThreadsPerBlock);
     bounded_kernel<<<1, 128>>>(d_x);
-    TEST_ERR(cudaGetLastError(), cudaErrorLaunchOutOfResources);
+    TEST_ERR(cudaGetLastError(), cudaErrorInvalidValue);
     bounded_kernel<<<1, 64>>>(d_x);
     TEST_CUDA(cudaGetLastError());
     TEST_CUDA(gpuh_copy_to_host(&h_x, d_x, 1));
