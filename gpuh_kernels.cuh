@@ -787,11 +787,12 @@ struct gpuh_gemm_simt_config {
    odd leading dimension such as 4097, an offset pointer) scalar ones.
    Grid: 1-D, one block per tile of both parts; block: Cfg::THREADS;
    dynamic shared memory SMEM_ELEMS = 2 · BK · (BM + BN + 8) elements.
-   Budget (nvcc 13.0 -Xptxas -v, sm_90), float: gpuh_sgemm_big (256 × 128 × 8,
-   4 × 2 warps of 64 × 64, 16 × 8 per thread): 217 registers (225 scalar),
-   25088 bytes of shared memory, no spills, 1 block per SM;
-   gpuh_sgemm_small (64 × 64 × 16, 4 × 4 per thread): 91 registers, 17408
-   bytes, no spills. */
+   Budget (nvcc 13.0 -Xptxas -v, sm_90), float: gpuh_sgemm_big (256 × 128 × 16,
+   4 × 2 warps of 64 × 64, 16 × 8 per thread): 241 registers (243 with
+   scalar loads), 50176 bytes of shared memory, no spills, 1 block per SM;
+   gpuh_sgemm_small (64 × 64 × 16, 4 × 4 per thread): 89 registers, 17408
+   bytes, no spills; gpuh_dgemm_simt (the same tiles in double): 124
+   registers, 34816 bytes, no spills. */
 template <typename T, typename Cfg, bool VEC>
 __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS)
     gpuh_gemm_simt_kernel(const gpuh_impl_gemm_args<T> p)
@@ -822,84 +823,48 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS)
     /* Group q = tid + i·THREADS of A's slice is row q / (BK/4), columns
        4·(q % (BK/4)) .. +3; of B's, row q / (BN/4), columns 4·(q % (BN/4)) .. +3.
        Consecutive threads take consecutive groups: coalesced loads. */
-    /* VEC: group q = tid + i·THREADS of A's slice is row q / (BK/4), columns
-       4·(q % (BK/4)) .. +3; of B's, row q / (BN/4), columns 4·(q % (BN/4))
-       .. +3. Consecutive threads take consecutive groups: coalesced 16-byte
-       loads; a group that crosses the edge of the matrix (only on the edge
-       tiles) is loaded element by element, zeros past the edge.
-       Not VEC (rows not 16-byte aligned): element e = tid + j·THREADS of
-       the flattened slice, held in r_a[j / 4][j % 4]; consecutive threads
-       take consecutive elements of a row: coalesced 4-byte loads. */
-    auto a_elem = [&](int e, int &r, int &c) { r = e / BK, c = e % BK; };
-    auto b_elem = [&](int e, int &r, int &c) { r = e / BN, c = e % BN; };
+    /* Group q = tid + i·THREADS of A's slice is row q / (BK/4), columns
+       4·(q % (BK/4)) .. +3; of B's, row q / (BN/4), columns 4·(q % (BN/4)) .. +3.
+       Consecutive threads take consecutive groups: coalesced loads. */
     auto load = [&](size_t k0) {
         const bool full = full_mn && k0 + BK <= K;
 #pragma unroll
-        for (int i = 0; i < Cfg::A_LOADS; ++i)
+        for (int i = 0; i < Cfg::A_LOADS; ++i) {
+            const int q = tid + i * THREADS, r = q / (BK / 4), c = q % (BK / 4) * 4;
+            const T *src = g.A + (m0 + r) * p.lda + k0 + c;
+            if (full && VEC)
+                gpuh_impl_ld4(src, r_a[i]);
+            else
 #pragma unroll
-            for (int j = 0; j < 4; ++j) {
-                int r, c;
-                if (VEC) {
-                    r = (tid + i * THREADS) / (BK / 4), c = (tid + i * THREADS) % (BK / 4) * 4;
-                    const T *src = g.A + (m0 + r) * p.lda + k0 + c;
-                    if (full || (m0 + r < g.M && k0 + c + 4 <= K)) {
-                        if (j == 0)
-                            gpuh_impl_ld4(src, r_a[i]);
-                        continue;
-                    }
-                    c += j;
-                } else {
-                    a_elem(tid + (4 * i + j) * THREADS, r, c);
-                }
-                r_a[i][j] = full || (m0 + r < g.M && k0 + c < K) ? g.A[(m0 + r) * p.lda + k0 + c] : T(0);
-            }
+                for (int j = 0; j < 4; ++j)
+                    r_a[i][j] = full || (m0 + r < g.M && k0 + c + j < K) ? src[j] : T(0);
+        }
 #pragma unroll
-        for (int i = 0; i < Cfg::B_LOADS; ++i)
+        for (int i = 0; i < Cfg::B_LOADS; ++i) {
+            const int q = tid + i * THREADS, r = q / (BN / 4), c = q % (BN / 4) * 4;
+            const T *src = g.B + (k0 + r) * p.ldb + n0 + c;
+            if (full && VEC)
+                gpuh_impl_ld4(src, r_b[i]);
+            else
 #pragma unroll
-            for (int j = 0; j < 4; ++j) {
-                int r, c;
-                if (VEC) {
-                    r = (tid + i * THREADS) / (BN / 4), c = (tid + i * THREADS) % (BN / 4) * 4;
-                    const T *src = g.B + (k0 + r) * p.ldb + n0 + c;
-                    if (full || (k0 + r < K && n0 + c + 4 <= g.N)) {
-                        if (j == 0)
-                            gpuh_impl_ld4(src, r_b[i]);
-                        continue;
-                    }
-                    c += j;
-                } else {
-                    b_elem(tid + (4 * i + j) * THREADS, r, c);
-                }
-                r_b[i][j] = full || (k0 + r < K && n0 + c < g.N) ? g.B[(k0 + r) * p.ldb + n0 + c] : T(0);
-            }
+                for (int j = 0; j < 4; ++j)
+                    r_b[i][j] = full || (k0 + r < K && n0 + c + j < g.N) ? src[j] : T(0);
+        }
     };
     /* With rows of BM + 4 elements, the transposed stores of a warp (16 rows ×
        2 groups for BK = 8) fall in 32 different banks for floats. */
     auto store = [&](int buf) {
 #pragma unroll
-        for (int i = 0; i < Cfg::A_LOADS; ++i)
+        for (int i = 0; i < Cfg::A_LOADS; ++i) {
+            const int q = tid + i * THREADS, r = q / (BK / 4), c = q % (BK / 4) * 4;
 #pragma unroll
-            for (int j = 0; j < 4; ++j) {
-                int r, c;
-                if (VEC)
-                    r = (tid + i * THREADS) / (BK / 4), c = (tid + i * THREADS) % (BK / 4) * 4 + j;
-                else
-                    a_elem(tid + (4 * i + j) * THREADS, r, c);
-                s_A[buf][c][r] = r_a[i][j];
-            }
+            for (int j = 0; j < 4; ++j)
+                s_A[buf][c + j][r] = r_a[i][j];
+        }
 #pragma unroll
         for (int i = 0; i < Cfg::B_LOADS; ++i) {
-            if (VEC) {
-                const int q = tid + i * THREADS, r = q / (BN / 4), c = q % (BN / 4) * 4;
-                gpuh_impl_st4(&s_B[buf][r][c], r_b[i]);
-            } else {
-#pragma unroll
-                for (int j = 0; j < 4; ++j) {
-                    int r, c;
-                    b_elem(tid + (4 * i + j) * THREADS, r, c);
-                    s_B[buf][r][c] = r_b[i][j];
-                }
-            }
+            const int q = tid + i * THREADS, r = q / (BN / 4), c = q % (BN / 4) * 4;
+            gpuh_impl_st4(&s_B[buf][r][c], r_b[i]);
         }
     };
 
@@ -949,7 +914,7 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS)
 #pragma unroll
             for (int j = 0; j < 4; ++j)
                 v[j] = p.alpha * acc[i][4 * r + j];
-            if (VEC && (full_mn || (row < g.M && col + 4 <= g.N))) {
+            if (full_mn && VEC) {
                 if (p.beta != T(0)) {
                     T c[4];
                     gpuh_impl_ld4(dst, c);
@@ -1020,11 +985,12 @@ __device__ __forceinline__ void gpuh_impl_dmma8(double (&d)[4], const double (&a
    dynamic shared memory Cfg::SMEM bytes (above 48 KiB: the launcher opts in).
    Built only for sm_90 and later (the body is empty elsewhere); the
    launcher checks the kernel's PTX version before choosing it.
-   Budget (nvcc 13.0 -Xptxas -v, sm_90): gpuh_dgemm_big (128 × 128 × 16,
-   4 × 2 warps of 32 × 64, 4 stages): 254 registers (246 scalar), 149504
-   bytes of dynamic shared memory, no spills, 1 block per SM;
-   gpuh_dgemm_small (64 × 64 × 16, 2 × 2 warps, 3 stages): 195 registers,
-   56832 bytes, no spills. */
+   Budget (nvcc 13.0 -Xptxas -v, sm_90): gpuh_dgemm_big (64 × 128 × 16,
+   2 × 2 warps of 32 × 64, 3 stages): 234 registers, 81408 bytes of dynamic
+   shared memory, no spills, 2 blocks per SM (cuBLAS's DGEMM on the H200
+   runs 2 blocks of 128 × 64 tiles, 4 warps, 3 stages, m16n8k8: ncu);
+   gpuh_dgemm_small (64 × 64 × 16, 2 × 2 warps, 3 stages): 142 registers,
+   56832 bytes, no spills, 3 blocks per SM. */
 template <typename Cfg, bool VEC>
 __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS) gpuh_gemm_dmma_kernel(const gpuh_impl_gemm_args<double> p)
 {
@@ -1121,7 +1087,8 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS) gpuh_gemm_dmma_
 }
 
 /* The shipped tile sizes, the fastest rows of bench/gemm_tune.cu on an H200
-   without spills (TUNE-PLACEHOLDER). */
+   without spills (2026-11-21, ratios to cuBLAS at 4096³ and 8192³: float
+   0.896 and 0.900; double 0.829 and 0.859). */
 typedef gpuh_gemm_simt_config<256, 128, 16, 4, 2, 4, 1> gpuh_sgemm_big;  /* 16 × 8 per thread */
 typedef gpuh_gemm_simt_config<64, 64, 16, 2, 4, 8, 2> gpuh_sgemm_small;   /* 4 × 4 per thread */
 typedef gpuh_gemm_dmma_config<64, 128, 16, 2, 2, 3, 2> gpuh_dgemm_big;
@@ -1215,10 +1182,11 @@ static inline cudaError_t gpuh_impl_gemm_check(const char *fn, size_t M, size_t 
 }
 
 /* Small tiles do less work per SM and per cycle than big ones: their
-   blocks reread more of A and B per multiply-add. gemm_tune measured small
-   (64 × 64) blocks at about 3/4 of the big ones' rate on an H200; the
-   launcher weighs their waves by this factor. */
-#define GPUH_GEMM_SMALL_RATE 0.75
+   blocks reread more of A and B per multiply-add. gemm_tune measured the
+   float 64 × 64 blocks at 0.68 of the 256 × 128 ones' rate on an H200
+   (2026-11-21, 4096³ and 8192³); the launcher weighs their waves by this
+   factor, for double too (where small tiles lose less: 0.94). */
+#define GPUH_GEMM_SMALL_RATE 0.7
 
 /* The cost of `tiles` blocks, `slots` of which run at once, each doing
    `work` (tile area · blocks per SM / relative rate): waves × work. */
