@@ -562,10 +562,10 @@ cudaError_t gpuh_norm2(const T *d_x, size_t n, T *d_out, void *d_temp, cudaStrea
    - gpuh_gemm_dmma_kernel: double on the FP64 tensor cores of sm_90 (H100,
      H200) with mma.sync; the CUDA-core kernel stands in on other GPUs.
    A launch covers up to two rectangular parts of C (gpuh_impl_gemm_args):
-   the launcher runs the tiles that fit whole with big tiles, and the ragged
-   bottom and right strips with small tiles in a second launch, so that a
-   4097³ product is not a 4096³ product plus a whole wave of nearly empty
-   big tiles. Tiles are numbered in groups of GPUH_GEMM_GROUP_M tile rows
+   the launcher (gpuh_gemm_with) covers C with big tiles, with small ones,
+   or with big tiles where they fit whole and the ragged bottom and right
+   strips in a second launch of small ones, whichever needs the fewest
+   waves of blocks. Tiles are numbered in groups of GPUH_GEMM_GROUP_M tile rows
    (gpuh_impl_gemm_tile), so that blocks running at the same time share
    rows of A and columns of B in the L2 cache.
    =========================================================================== */
