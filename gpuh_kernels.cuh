@@ -631,12 +631,13 @@ __device__ __forceinline__ void gpuh_impl_st4(double *p, const double (&r)[4])
 }
 
 /* ---------------------------------------------------------------------------
-   Asynchronous copies, global → shared (cp.async, sm_80 and later): they
-   bypass the registers, so the copies of the next slices of A and B run
-   while the block computes on this one. Below sm_80, and on the CPU
-   simulator, they are ordinary copies, finished when issued, and the
-   commit and wait below do nothing. Idea: the PTX ISA's cp.async, as
-   CUTLASS's multistage GEMMs use it. */
+   Asynchronous copies, global → shared (cp.async, sm_80 and later), for the
+   FP64 tensor-core kernel: they bypass the registers, so the copies of the
+   next slices of A and B run while the block computes on this one. Below
+   sm_80, and on the CPU simulator, they compile to ordinary copies
+   (finished when issued; commit and wait do nothing), so that every build
+   of the header compiles. Idea: the PTX ISA's cp.async, as CUTLASS's
+   multistage GEMMs use it. */
 __device__ __forceinline__ void gpuh_impl_cp_async16(void *s_dst, const void *g_src)
 {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
@@ -684,7 +685,7 @@ template <typename T> __device__ __forceinline__ T *gpuh_impl_dynamic_smem(void)
 }
 
 /* Issues the copies of one slice of both matrices into shared memory, for
-   both gemm kernels: A's BM × BK slice from column k0 (rows of LDA elements
+   the FP64 tensor-core kernel: A's BM × BK slice from column k0 (rows of LDA elements
    in s_A) and B's BK × BN slice from row k0 (rows of LDB in s_B), of the
    block's tile (m0, n0) of part g. 16-byte chunks when the slice lies inside
    the matrices and VEC (16-byte-aligned rows); otherwise one element at a
@@ -799,10 +800,11 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS)
 {
     enum { BM = Cfg::BM, BN = Cfg::BN, BK = Cfg::BK, PAD = Cfg::PAD, THREADS = Cfg::THREADS };
     enum { WM = Cfg::WM, WN = Cfg::WN, RM = Cfg::RM, RN = Cfg::RN, TM = Cfg::TM, TN = Cfg::TN };
-    typedef T a_slice[BK][BM + PAD];
-    typedef T b_slice[BK][BN + PAD];
-    a_slice *const s_A = reinterpret_cast<a_slice *>(gpuh_impl_dynamic_smem<T>()); /* [2]: A's slice, transposed: s_A[k][m] */
-    b_slice *const s_B = reinterpret_cast<b_slice *>(gpuh_impl_dynamic_smem<T>() + 2 * BK * (BM + PAD)); /* [2]: B's slice as it is */
+    typedef T a_slice[BK][BM + PAD]; /* A's slice, transposed: s_A[buf][k][m] */
+    typedef T b_slice[BK][BN + PAD]; /* B's slice as it is: s_B[buf][k][n] */
+    T *const smem = gpuh_impl_dynamic_smem<T>();
+    a_slice *const s_A = reinterpret_cast<a_slice *>(smem);                        /* two buffers, */
+    b_slice *const s_B = reinterpret_cast<b_slice *>(smem + 2 * BK * (BM + PAD)); /* then two more */
 
     unsigned tm, tn;
     const gpuh_impl_gemm_part<T> g = gpuh_impl_gemm_tile(p, tm, tn);
@@ -820,9 +822,6 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS)
         for (int j = 0; j < TN; ++j)
             acc[i][j] = T(0);
 
-    /* Group q = tid + i·THREADS of A's slice is row q / (BK/4), columns
-       4·(q % (BK/4)) .. +3; of B's, row q / (BN/4), columns 4·(q % (BN/4)) .. +3.
-       Consecutive threads take consecutive groups: coalesced loads. */
     /* Group q = tid + i·THREADS of A's slice is row q / (BK/4), columns
        4·(q % (BK/4)) .. +3; of B's, row q / (BN/4), columns 4·(q % (BN/4)) .. +3.
        Consecutive threads take consecutive groups: coalesced loads. */
