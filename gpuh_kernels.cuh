@@ -1021,7 +1021,8 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS) gpuh_gemm_dmma_
     };
 
     const size_t steps = K / BK + (K % BK != 0); /* slices of K, the last maybe partial */
-    /* Prologue and pipeline as in gpuh_gemm_simt_kernel. */
+    /* Prologue: slices 0 .. S - 2 in flight, one commit group each (empty
+       groups past the end keep the count that the wait relies on). */
 #pragma unroll
     for (int s = 0; s < S - 1; ++s) {
         if ((size_t)s < steps)
@@ -1029,7 +1030,11 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS) gpuh_gemm_dmma_
         gpuh_impl_cp_async_commit();
     }
     for (size_t s = 0; s < steps; ++s) {
+        /* This thread's copies of slice s have landed (at most S - 2 newer
+           groups pending)... */
         gpuh_impl_cp_async_wait<S - 2>();
+        /* ...and everyone's have; and every warp is done with slice s - 1,
+           whose stage the copy issued next overwrites. */
         __syncthreads();
         if (s + S - 1 < steps)
             load((int)((s + S - 1) % S), (s + S - 1) * BK);
@@ -1248,20 +1253,17 @@ cudaError_t gpuh_gemm_with(size_t M, size_t N, size_t K, T alpha, const T *d_A, 
     const size_t strip_tiles = gpuh_ceil_div(M - mi, s_m) * gpuh_ceil_div(N, s_n) +
                                gpuh_ceil_div(mi, s_m) * gpuh_ceil_div(N - ni, s_n);
     const double cost_a = gpuh_impl_gemm_waves(gpuh_ceil_div(M, b_m) * gpuh_ceil_div(N, b_n), big_slots, big_work);
-    const double cost_b = mi == 0 || ni == 0 ? cost_a + 1.0
-                                             : gpuh_impl_gemm_waves((mi / b_m) * (ni / b_n), big_slots, big_work) +
-                                                   gpuh_impl_gemm_waves(strip_tiles, small_slots, small_work);
+    const double cost_b = gpuh_impl_gemm_waves((mi / b_m) * (ni / b_n), big_slots, big_work) +
+                          gpuh_impl_gemm_waves(strip_tiles, small_slots, small_work);
     const double cost_c = gpuh_impl_gemm_waves(gpuh_ceil_div(M, s_m) * gpuh_ceil_div(N, s_n), small_slots, small_work);
+    const bool split = mi > 0 && ni > 0 && cost_b < cost_a; /* b needs at least one whole big tile */
+    const bool small = cost_c < (split ? cost_b : cost_a);
 
-    if (cost_c < cost_a && cost_c < cost_b) { /* c: small tiles everywhere */
-        a.part0_tiles = (unsigned)part(a.part[0], 0, 0, M, N, s_m, s_n);
+    if (small || !split) { /* c or a: one launch, one part, all of C */
+        a.part0_tiles = (unsigned)part(a.part[0], 0, 0, M, N, small ? s_m : b_m, small ? s_n : b_n);
         a.part[1] = a.part[0];
-        return gpuh_impl_gemm_launch(Small(), a, vec, a.part0_tiles, stream);
-    }
-    if (cost_a <= cost_b) { /* a: big tiles everywhere */
-        a.part0_tiles = (unsigned)part(a.part[0], 0, 0, M, N, b_m, b_n);
-        a.part[1] = a.part[0];
-        return gpuh_impl_gemm_launch(Big(), a, vec, a.part0_tiles, stream);
+        return small ? gpuh_impl_gemm_launch(Small(), a, vec, a.part0_tiles, stream)
+                     : gpuh_impl_gemm_launch(Big(), a, vec, a.part0_tiles, stream);
     }
     /* b: whole big tiles, then the strips in one launch: below the big tiles
        (all N columns), and right of them. */
