@@ -561,6 +561,8 @@ cudaError_t gpuh_norm2(const T *d_x, size_t n, T *d_out, void *d_temp, cudaStrea
      cores) on the CUDA cores, one FMA per multiply-add;
    - gpuh_gemm_dmma_kernel: double on the FP64 tensor cores of sm_90 (H100,
      H200) with mma.sync; the CUDA-core kernel stands in on other GPUs.
+   A C of one row or one column goes to two matrix-vector kernels instead
+   (gpuh_gemv_row_kernel, gpuh_gemv_col_kernel), bound by memory.
    A launch covers up to two rectangular parts of C (gpuh_impl_gemm_args):
    the launcher (gpuh_gemm_with) covers C with big tiles, with small ones,
    or with big tiles where they fit whole and the ragged bottom and right
@@ -1090,6 +1092,175 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS) gpuh_gemm_dmma_
 #endif
 }
 
+/* ---------------------------------------------------------------------------
+   Matrix-vector products: the shapes where C is one column (N = 1) or one
+   row (M = 1). Each element of A and B is then used once, so the product is
+   bound by memory bandwidth, not by arithmetic, and the tiled kernels, built
+   to reuse what they load, would leave all but one row or column of each
+   tile empty. These two kernels read each element once with 16-byte loads
+   where they can, and sum in a fixed order (no atomics): the same inputs
+   give the same bits. Each thread issues GPUH_GEMV_UNROLL loads before it
+   uses the first: a memory-bound kernel is as fast as the bytes it has in
+   flight. Both are __launch_bounds__(GPUH_GEMV_BLOCK, 1): without the
+   minimum of 1 block per SM, ptxas kept them to 32 registers (full
+   occupancy) by waiting for each load before issuing the next.
+   Budget (nvcc 13.0 -Xptxas -v, sm_90, no spills): column kernel 95
+   registers (float, 16-byte loads of B), 100 (float, element loads of B),
+   124 / 126 (double); row kernel 64 / 72 (float), 112 / 118 (double), and
+   GPUH_GEMV_BLOCK / 8 · 33 elements of static shared memory.
+   Idea: BLAS xGEMV; the memory-bound analysis of the roofline model
+   (Williams, Waterman, Patterson, CACM 2009). */
+
+#define GPUH_GEMV_BLOCK 512 /* threads per block of both kernels */
+#define GPUH_GEMV_COLS 32   /* columns of C per block of the row kernel */
+#define GPUH_GEMV_UNROLL 8  /* loads in flight per thread */
+
+/* gpuh_gemv_col_kernel (N = 1): C[i] = alpha·Σ_k A[i][k]·B[k] + beta·C[i],
+   one warp per row i of A (part[0] of p: B's column at B[k·ldb], C's at
+   C[i·ldc]). The row's first h elements (h < 16 bytes' worth, up to its
+   first 16-byte boundary) go to lanes 0 .. h-1 one each; from there on lane
+   l takes groups of 4 elements l, l + 32, l + 64, ... with 16-byte loads, so
+   rows of any lda (4097, say) stream at full width; the last < 4 elements go
+   one each again. B's group is one 16-byte load too when VEC (A and B
+   16-byte aligned, lda a multiple of 16 bytes, ldb = 1: then h = 0 on every
+   row); else 4 loads, which the cache serves after the first rows. Lane 0
+   adds the 32 lanes' sums (gpuh_warp_reduce). Grid: ceil(M / 16) blocks of
+   GPUH_GEMV_BLOCK (16 warps). */
+template <typename T, bool VEC>
+__global__ void __launch_bounds__(GPUH_GEMV_BLOCK, 1) gpuh_gemv_col_kernel(const gpuh_impl_gemm_args<T> p)
+{
+    const gpuh_impl_gemm_part<T> &g = p.part[0];
+    const size_t row = (size_t)blockIdx.x * (GPUH_GEMV_BLOCK / 32) + threadIdx.x / 32, K = p.K, ldb = p.ldb;
+    const unsigned lane = threadIdx.x % 32;
+    if (row >= g.M) /* the whole warp leaves together */
+        return;
+    const T *a = g.A + row * p.lda, *b = g.B;
+    size_t head = (16 - (uintptr_t)a % 16) % 16 / sizeof(T);
+    if (head > K)
+        head = K;
+    const size_t groups = (K - head) / 4, tail = head + 4 * groups;
+    T acc[4] = {T(0), T(0), T(0), T(0)};
+    if (lane < head)
+        acc[0] = a[lane] * b[lane * ldb];
+    if (tail + lane < K)
+        acc[1] = a[tail + lane] * b[(tail + lane) * ldb];
+    a += head, b += head * ldb;
+    auto group = [&](size_t q, T (&va)[4], T (&vb)[4]) { /* elements 4q .. 4q + 3 after the head */
+        gpuh_impl_ld4(a + 4 * q, va);
+        if (VEC)
+            gpuh_impl_ld4(b + 4 * q, vb);
+        else
+#pragma unroll
+            for (int j = 0; j < 4; ++j)
+                vb[j] = b[(4 * q + j) * ldb];
+    };
+    size_t q = lane;
+    for (; q + 32 * (GPUH_GEMV_UNROLL - 1) < groups; q += 32 * GPUH_GEMV_UNROLL) {
+        T va[GPUH_GEMV_UNROLL][4], vb[GPUH_GEMV_UNROLL][4];
+#pragma unroll
+        for (int u = 0; u < GPUH_GEMV_UNROLL; ++u) /* all loads first, then the arithmetic */
+            group(q + 32 * u, va[u], vb[u]);
+#pragma unroll
+        for (int u = 0; u < GPUH_GEMV_UNROLL; ++u)
+#pragma unroll
+            for (int j = 0; j < 4; ++j)
+                acc[j] += va[u][j] * vb[u][j];
+    }
+#pragma unroll 1
+    for (; q < groups; q += 32) {
+        T va[4], vb[4];
+        group(q, va, vb);
+#pragma unroll
+        for (int j = 0; j < 4; ++j)
+            acc[j] += va[j] * vb[j];
+    }
+    const T sum = gpuh_warp_reduce<gpuh_op_sum<T>>((acc[0] + acc[1]) + (acc[2] + acc[3]));
+    if (lane == 0) {
+        T *c = g.C + row * p.ldc;
+        *c = p.beta == T(0) ? p.alpha * sum : p.alpha * sum + p.beta * *c;
+    }
+}
+
+/* The row kernel's sums for one thread (below): acc[j] = Σ A[k]·B[k][n0 +
+   col(j)] over k = r, r + ROWS, r + 2·ROWS, ... WHOLE: the block's columns
+   all lie inside C (no checks); VEC: see the kernel. */
+template <typename T, bool VEC, bool WHOLE, int LANES, int ROWS>
+__device__ __forceinline__ void gpuh_impl_gemv_row_sums(const gpuh_impl_gemm_args<T> &p, size_t n0, int t, int r,
+                                                        T (&acc)[4])
+{
+    const gpuh_impl_gemm_part<T> &g = p.part[0];
+    const size_t K = p.K;
+    auto col = [&](int j) { return VEC ? 4 * t + j : t + LANES * j; };
+    const T *b = g.B + n0 + col(0);
+    auto row = [&](size_t k, T (&v)[4]) { /* the thread's 4 elements of B's row k */
+        const T *src = b + k * p.ldb;
+        if (VEC && WHOLE)
+            gpuh_impl_ld4(src, v);
+        else
+#pragma unroll
+            for (int j = 0; j < 4; ++j)
+                v[j] = WHOLE || n0 + col(j) < g.N ? src[col(j) - col(0)] : T(0);
+    };
+    size_t k = r;
+    for (; k + ROWS * (GPUH_GEMV_UNROLL - 1) < K; k += ROWS * GPUH_GEMV_UNROLL) {
+        T v[GPUH_GEMV_UNROLL][4], x[GPUH_GEMV_UNROLL];
+#pragma unroll
+        for (int u = 0; u < GPUH_GEMV_UNROLL; ++u) { /* all loads first, then the arithmetic */
+            row(k + ROWS * u, v[u]);
+            x[u] = g.A[k + ROWS * u];
+        }
+#pragma unroll
+        for (int u = 0; u < GPUH_GEMV_UNROLL; ++u)
+#pragma unroll
+            for (int j = 0; j < 4; ++j)
+                acc[j] += x[u] * v[u][j];
+    }
+#pragma unroll 1
+    for (; k < K; k += ROWS) {
+        T v[4];
+        row(k, v);
+        const T x = g.A[k];
+#pragma unroll
+        for (int j = 0; j < 4; ++j)
+            acc[j] += x * v[j];
+    }
+}
+
+/* gpuh_gemv_row_kernel (M = 1): C[j] = alpha·Σ_k A[k]·B[k][j] + beta·C[j]
+   for GPUH_GEMV_COLS columns j of C per block (part[0] of p: A's row at
+   A[k], C's at C[j]). The block's threads form ROWS = 64 rows of 8: thread
+   (r, t) sums over k = r, r + 64, r + 128, ... the products for its 4
+   columns of the block, 4t .. 4t + 3 with one 16-byte load of B's row k
+   when VEC (B 16-byte aligned, ldb a multiple of 16 bytes), else t, t + 8,
+   t + 16, t + 24 (a warp reads 4 rows × 32 consecutive elements either
+   way). Then the 64 partial sums of each column meet in shared memory and
+   one thread per column adds them in order. Grid: ceil(N / GPUH_GEMV_COLS)
+   blocks of GPUH_GEMV_BLOCK. */
+template <typename T, bool VEC>
+__global__ void __launch_bounds__(GPUH_GEMV_BLOCK, 1) gpuh_gemv_row_kernel(const gpuh_impl_gemm_args<T> p)
+{
+    enum { LANES = GPUH_GEMV_COLS / 4, ROWS = GPUH_GEMV_BLOCK / LANES };
+    __shared__ T s_part[ROWS][GPUH_GEMV_COLS + 1];
+    const size_t n0 = (size_t)blockIdx.x * GPUH_GEMV_COLS, N = p.part[0].N;
+    const int t = threadIdx.x % LANES, r = threadIdx.x / LANES;
+    T acc[4] = {T(0), T(0), T(0), T(0)};
+    if (n0 + GPUH_GEMV_COLS <= N)
+        gpuh_impl_gemv_row_sums<T, VEC, true, LANES, ROWS>(p, n0, t, r, acc);
+    else
+        gpuh_impl_gemv_row_sums<T, VEC, false, LANES, ROWS>(p, n0, t, r, acc);
+#pragma unroll
+    for (int j = 0; j < 4; ++j)
+        s_part[r][VEC ? 4 * t + j : t + LANES * j] = acc[j];
+    __syncthreads();
+    if (threadIdx.x < GPUH_GEMV_COLS && n0 + threadIdx.x < N) {
+        T sum = T(0);
+        for (int i = 0; i < ROWS; ++i)
+            sum += s_part[i][threadIdx.x];
+        T *c = p.part[0].C + n0 + threadIdx.x;
+        *c = p.beta == T(0) ? p.alpha * sum : p.alpha * sum + p.beta * *c;
+    }
+}
+
 /* The shipped tile sizes, the fastest rows of bench/gemm_tune.cu on an H200
    without spills (2026-11-21, ratios to cuBLAS at 4096³ and 8192³: float
    0.896 and 0.900; double 0.829 and 0.859). */
@@ -1158,6 +1329,31 @@ template <typename Cfg> static inline int gpuh_impl_dmma_ready(void)
     return attr.ptxVersion >= 90;
 }
 
+/* Launches the matrix-vector kernel for a C of one row (M = 1: the row
+   kernel, which also takes M = N = 1) or one column (N = 1), K > 0; `a`
+   holds K, the leading dimensions, alpha and beta. Errors: as gpuh_gemm. */
+template <typename T>
+static inline cudaError_t gpuh_impl_gemv(gpuh_impl_gemm_args<T> &a, size_t M, size_t N, const T *d_A, const T *d_B,
+                                         T *d_C, cudaStream_t stream)
+{
+    gpuh_impl_gemm_part<T> &g = a.part[0];
+    g.A = d_A, g.B = d_B, g.C = d_C, g.M = M, g.N = N, g.tiles_m = g.tiles_n = 1;
+    a.part[1] = g;
+    const size_t blocks = M == 1 ? gpuh_ceil_div(N, GPUH_GEMV_COLS) : gpuh_ceil_div(M, GPUH_GEMV_BLOCK / 32);
+    if (blocks > GPUH_MAX_GRID_X)
+        return gpuh_impl_fail(cudaErrorInvalidValue, "gpuh_gemm: C of %zu x %zu needs more than 2^31 - 1 blocks", M,
+                              N);
+    a.part0_tiles = (unsigned)blocks;
+    const size_t w = 16 / sizeof(T);
+    if (M > 1 && (uintptr_t)d_A % 16 == 0 && a.lda % w == 0 && (uintptr_t)d_B % 16 == 0 && a.ldb == 1)
+        return GPUH_LAUNCH((gpuh_gemv_col_kernel<T, true>), (unsigned)blocks, GPUH_GEMV_BLOCK, 0, stream, a);
+    if (M > 1)
+        return GPUH_LAUNCH((gpuh_gemv_col_kernel<T, false>), (unsigned)blocks, GPUH_GEMV_BLOCK, 0, stream, a);
+    if ((uintptr_t)d_B % 16 == 0 && a.ldb % w == 0)
+        return GPUH_LAUNCH((gpuh_gemv_row_kernel<T, true>), (unsigned)blocks, GPUH_GEMV_BLOCK, 0, stream, a);
+    return GPUH_LAUNCH((gpuh_gemv_row_kernel<T, false>), (unsigned)blocks, GPUH_GEMV_BLOCK, 0, stream, a);
+}
+
 /* Checks gpuh_gemm's arguments (see there); elem: sizeof(T). */
 static inline cudaError_t gpuh_impl_gemm_check(const char *fn, size_t M, size_t N, size_t K, const void *A,
                                                size_t lda, const void *B, size_t ldb, const void *C, size_t ldc,
@@ -1210,7 +1406,9 @@ static inline double gpuh_impl_gemm_waves(size_t tiles, size_t slots, double wor
         wave of nearly empty big tiles;
      c. Small tiles everywhere: more, smaller blocks keep every SM busy when
         C holds too few big tiles (1024², or one row times a matrix).
-   Ties go to the earlier cover. Arguments, errors: gpuh_gemm. */
+   Ties go to the earlier cover. A C of one row or one column (K > 0) goes
+   to the matrix-vector kernels, whatever Big and Small are.
+   Arguments, errors: gpuh_gemm. */
 template <typename Big, typename Small, typename T>
 cudaError_t gpuh_gemm_with(size_t M, size_t N, size_t K, T alpha, const T *d_A, size_t lda, const T *d_B,
                            size_t ldb, T beta, T *d_C, size_t ldc, cudaStream_t stream = 0)
@@ -1227,6 +1425,8 @@ cudaError_t gpuh_gemm_with(size_t M, size_t N, size_t K, T alpha, const T *d_A, 
     if ((err = cudaGetDevice(&dev)) != cudaSuccess ||
         (err = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev)) != cudaSuccess)
         return gpuh_impl_fail(err, "gpuh_gemm: no current device: %s", cudaGetErrorString(err));
+    if ((M == 1 || N == 1) && K > 0) /* a matrix-vector product, bound by memory */
+        return gpuh_impl_gemv(a, M, N, d_A, d_B, d_C, stream);
 
     /* A part: rows [r0, r0 + m) and columns [c0, c0 + n) of C, in tiles of bm × bn. */
     auto part = [&](gpuh_impl_gemm_part<T> &pt, size_t r0, size_t c0, size_t m, size_t n, size_t bm, size_t bn) {
@@ -1319,7 +1519,9 @@ template <> struct gpuh_impl_gemm_default<double> {
    dimensions that are multiples of 16 bytes; any others take scalar loads.
    float runs on the CUDA cores (FFMA, no TF32); double on the FP64 tensor
    cores on sm_90 (double-precision arithmetic throughout), on the CUDA
-   cores elsewhere. Deterministic: same inputs and
+   cores elsewhere; a C of one row or one column (M = 1 or N = 1, K > 0) on
+   the matrix-vector kernels (gpuh_gemv_row_kernel, gpuh_gemv_col_kernel),
+   which stream A or B once. Deterministic: same inputs and
    shape, same bits. Errors: cudaErrorInvalidValue (a leading dimension below
    the row length, a matrix whose extent overflows size_t, NULL with a
    non-empty matrix, more than 2^31 - 1 tiles), launch errors; the detail

@@ -863,6 +863,19 @@ static void print_targets(void)
     printf("  %-46s %7s   (informational)\n", "matmul 2048 float32 gpuh / cuBLAS TFLOP/s",
            fmt_num(find_rate("gpuh", "matmul", "float32", 2048) / find_rate("cublas", "matmul", "float32", 2048),
                    "%.3f").c_str());
+    /* The matrix-vector shapes are bound by memory: their yardstick is
+       cuBLAS's GEMV-shaped call, and the bytes they move against the copy
+       ceiling (reading A or B once: 4·(m·k + k·n + m·n) bytes). */
+    for (MatShape s : {MatShape{1, 4096, 4096}, MatShape{4096, 1, 4096}}) {
+        const std::string op = "matmul " + std::to_string(s.m) + "x" + std::to_string(s.n) + "x" + std::to_string(s.k);
+        const double rate = find_rate("gpuh", op.c_str(), "float32", s.m);
+        target_line((op + " float32 gpuh / cuBLAS").c_str(), rate / find_rate("cublas", op.c_str(), "float32", s.m),
+                    0.85, true, ">= 0.85");
+        const double bytes = 4.0 * (double)(s.m * s.k + s.k * s.n + s.m * s.n), flops = 2.0 * s.m * s.n * s.k;
+        printf("  %-46s %7s   (informational)\n", (op + " GB/s / copy ceiling").c_str(),
+               fmt_num(rate * 1e3 * bytes / flops / find_rate("cuda", "copy", "float32", n), "%.3f")
+                   .c_str());
+    }
     target_line("matmul 4096 float64 gpuh / cuBLAS TFLOP/s",
                 find_rate("gpuh", "matmul", "float64", 4096) / find_rate("cublas", "matmul", "float64", 4096), 0.80,
                 true, ">= 0.80");

@@ -889,6 +889,13 @@ template <typename T> static void test_gemm(cublasHandle_t h)
         {517, 1029, 260, 4, 4, 4, 0, 0.5, 2},                             /* alpha, beta */
         {517, 1029, 260, 1, 2, 3, 3, -1.25, -0.75},                       /* alpha, beta, odd lds, offsets */
         {640, 384, 256, 0, 0, 0, 0, 0, 1.5},                              /* alpha = 0: C = beta·C */
+        /* the matrix-vector kernels: each path, ragged ends, beta */
+        {1, 1000, 700, 0, 0, 0, 0, 2, 0.5},                               /* row kernel, 16-byte loads, ragged end */
+        {1, 1029, 517, 1, 3, 2, 1, -1.25, 0.75},                          /* row kernel, element loads */
+        {1, 1, 5000, 0, 0, 0, 0, 1, 0},                                   /* M = N = 1: a dot product */
+        {1024, 1, 1000, 0, 0, 0, 0, 1, -0.5},                             /* column kernel, 16-byte loads */
+        {1029, 1, 517, 0, 0, 2, 1, 0.5, 2},                               /* column kernel, odd lda: row heads */
+        {1029, 1, 517, 0, 4, 0, 0, 1, 0},                                 /* column kernel, B strided (ldb 5) */
     };
     for (const gemm_case &c : shapes)
         check_gemm<T>(h, c);
@@ -918,6 +925,27 @@ template <typename T> static void test_gemm(cublasHandle_t h)
         for (size_t i = 0; i < M * N; ++i)
             bad += !same_bits(hC[i], beta != 0 ? T(beta) * h0[i] : T(0));
         TEST_ASSERT(bad == 0, "gemm<%s> K = 0, beta %g: %zu elements are not beta·C", type_name<T>(), beta, bad);
+    }
+    /* The matrix-vector kernels sum in a fixed order: the same bits every call. */
+    const gemm_case vectors[] = {{1, 4096, 4096, 0, 0, 0, 0, 1, 0}, {4096, 1, 4096, 0, 0, 0, 0, 1, 0}};
+    for (const gemm_case &c : vectors) {
+        dev_array<T> A(c.M * c.K), B(c.K * c.N), C(c.M * c.N);
+        if (!A.ok() || !B.ok() || !C.ok())
+            return;
+        random_input(A.p, c.M * c.K, SYMMETRIC);
+        random_input(B.p, c.K * c.N, SYMMETRIC);
+        std::vector<T> first;
+        size_t differ = 0;
+        for (int run = 0; run < 20; ++run) {
+            TEST_CUDA(gpuh_matmul<T>(A.p, B.p, C.p, c.M, c.N, c.K));
+            std::vector<T> got = download(C.p, c.M * c.N);
+            if (run == 0)
+                first = got;
+            else
+                differ += memcmp(got.data(), first.data(), got.size() * sizeof(T)) != 0;
+        }
+        TEST_ASSERT(differ == 0, "gemm<%s> M %zu N %zu K %zu: %zu of 19 repeats differ from the first", type_name<T>(),
+                    c.M, c.N, c.K, differ);
     }
     if (std::is_same<T, double>::value) { /* the CUDA-core double kernel of GPUs without FP64 tensor cores */
         check_gemm<T>(h, {1000, 700, 300, 0, 0, 0, 0, 1, 0}, true);
