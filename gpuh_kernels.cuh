@@ -791,9 +791,9 @@ struct gpuh_gemm_simt_config {
    Grid: 1-D, one block per tile of both parts; block: Cfg::THREADS;
    dynamic shared memory SMEM_ELEMS = 2 · BK · (BM + BN + 8) elements.
    Budget (nvcc 13.0 -Xptxas -v, sm_90), float: gpuh_sgemm_big (256 × 128 × 16,
-   4 × 2 warps of 64 × 64, 16 × 8 per thread): 241 registers (243 with
+   4 × 2 warps of 64 × 64, 16 × 8 per thread): 245 registers (247 with
    scalar loads), 50176 bytes of shared memory, no spills, 1 block per SM;
-   gpuh_sgemm_small (64 × 64 × 16, 4 × 4 per thread): 89 registers, 17408
+   gpuh_sgemm_small (64 × 64 × 16, 4 × 4 per thread): 93 registers, 17408
    bytes, no spills; gpuh_dgemm_simt (the same tiles in double): 124
    registers, 34816 bytes, no spills. */
 template <typename T, typename Cfg, bool VEC>
@@ -880,7 +880,11 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS)
         const int buf = (int)(s % 2);
         if (s + 1 < steps)
             load((s + 1) * BK); /* in flight during the arithmetic below */
-#pragma unroll
+        /* Unrolled by 8, not by BK: a fully unrolled BK = 16 step is 2,446
+           instructions (39 KB) in the shipped configuration, more than the
+           instruction cache holds; ncu counted 0.15 "no instruction" stalls
+           per issued instruction there (cuBLAS: 0.02). By 8 it is 1,088. */
+#pragma unroll 8
         for (int k = 0; k < BK; ++k) {
             T a[RM][4], b[RN][4]; /* a[r][q]: row wm0 + r·WM/RM + 4·lm + q of the tile */
 #pragma unroll
@@ -1263,7 +1267,8 @@ __global__ void __launch_bounds__(GPUH_GEMV_BLOCK, 1) gpuh_gemv_row_kernel(const
 
 /* The shipped tile sizes, the fastest rows of bench/gemm_tune.cu on an H200
    without spills (2026-11-21, ratios to cuBLAS at 4096³ and 8192³: float
-   0.896 and 0.900; double 0.829 and 0.859). */
+   0.89 and 0.89–0.90, ahead of 256 × 128 tiles with 512 threads, with
+   8 × 16 per thread or with BK = 8 (0.81–0.87); double 0.829 and 0.859). */
 typedef gpuh_gemm_simt_config<256, 128, 16, 4, 2, 4, 1> gpuh_sgemm_big;  /* 16 × 8 per thread */
 typedef gpuh_gemm_simt_config<64, 64, 16, 2, 4, 8, 2> gpuh_sgemm_small;   /* 4 × 4 per thread */
 typedef gpuh_gemm_dmma_config<64, 128, 16, 2, 2, 3, 2> gpuh_dgemm_big;
