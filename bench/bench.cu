@@ -19,7 +19,11 @@
    skipped with a note when the device lacks the memory); matmul M = N = K in
    {256, 512, 1024, 2048, 4096, 4097, 8192}, and M × N × K = 1000 × 3000 × 500
    with its aligned neighbour 1024 × 3072 × 512, 1 × 4096 × 4096,
-   4096 × 1 × 4096 (rows "matmul MxNxK", n = M).
+   4096 × 1 × 4096 (rows "matmul MxNxK", n = M); and a sweep of random
+   shapes, drawn afresh each run from a printed seed (GPUH_SEED repeats it),
+   in three families, big, medium and skinny (rows "sweep-FAMILY MxNxK", with
+   " ld+" where the leading dimensions are padded): each family's geometric
+   mean and worst ratio to cuBLAS are in the targets block.
 
    Method (the device tool's METHOD.md):
    - Random inputs (cuRAND through gpuh_random_*, fixed seeds), never zeros.
@@ -802,6 +806,217 @@ static void bench_matmul_size(cublasHandle_t handle, const T *a, const T *b, T *
 }
 
 /* ===========================================================================
+   The random-shape sweep: gpuh_gemm against cuBLAS at shapes no list names
+   =========================================================================== */
+
+/* Shapes are drawn afresh each run from gpuh_random_seed() (printed; set
+   GPUH_SEED to repeat a run), in three families of the sizes users have:
+     big     M, N in [1000, 6000], K in [256, 4000]; every third shape with
+             its leading dimensions padded by 1..7 elements (a sub-matrix)
+     medium  M, N in [64, 900], K in [64, 2000]: too few big tiles to fill
+             the GPU
+     skinny  one of M, N in [2, 64], the other in [256, 8192], K in
+             [256, 8192]
+   float over all three, double over the big one. Each shape is checked
+   against cuBLAS (the relative Frobenius distance over C's M x N window),
+   then both are timed on rotating inputs; each family prints the geometric
+   mean of gpuh / cuBLAS and the worst ratio. */
+struct SweepShape {
+    size_t m, n, k, lda, ldb, ldc;
+};
+
+/* SplitMix64 (Steele, Lea, Flood, "Fast splittable pseudorandom number
+   generators", OOPSLA 2014): a small, well-mixed host generator. */
+struct SplitMix {
+    unsigned long long s;
+    unsigned long long next()
+    {
+        unsigned long long z = (s += 0x9e3779b97f4a7c15ull);
+        z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+        z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+        return z ^ (z >> 31);
+    }
+    size_t in(size_t lo, size_t hi) { return lo + (size_t)(next() % (hi - lo + 1)); } /* [lo, hi] */
+};
+
+static const char *const kFamilies[] = {"big", "medium", "skinny"};
+
+static SweepShape draw_shape(SplitMix &r, int family, int index)
+{
+    SweepShape s;
+    if (family == 0) {
+        s.m = r.in(1000, 6000), s.n = r.in(1000, 6000), s.k = r.in(256, 4000);
+    } else if (family == 1) {
+        s.m = r.in(64, 900), s.n = r.in(64, 900), s.k = r.in(64, 2000);
+    } else {
+        const size_t thin = r.in(2, 64), wide = r.in(256, 8192);
+        const bool thin_m = r.next() % 2 == 0;
+        s.m = thin_m ? thin : wide, s.n = thin_m ? wide : thin, s.k = r.in(256, 8192);
+    }
+    const bool pad = family == 0 && index % 3 == 2;
+    s.lda = s.k + (pad ? r.in(1, 7) : 0);
+    s.ldb = s.n + (pad ? r.in(1, 7) : 0);
+    s.ldc = s.n + (pad ? r.in(1, 7) : 0);
+    return s;
+}
+
+static cublasStatus_t gemm_row_major_ld(cublasHandle_t h, const SweepShape &s, const float *A, const float *B,
+                                        float *C)
+{
+    const float alpha = 1, beta = 0;
+    return cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, (int)s.n, (int)s.m, (int)s.k, &alpha, B, (int)s.ldb, A,
+                       (int)s.lda, &beta, C, (int)s.ldc);
+}
+static cublasStatus_t gemm_row_major_ld(cublasHandle_t h, const SweepShape &s, const double *A, const double *B,
+                                        double *C)
+{
+    const double alpha = 1, beta = 0;
+    return cublasDgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, (int)s.n, (int)s.m, (int)s.k, &alpha, B, (int)s.ldb, A,
+                       (int)s.lda, &beta, C, (int)s.ldc);
+}
+
+template <typename T> struct SweepWork {
+    const T *a, *b;
+    T *c;
+    SweepShape s;
+    Rotation rot;
+    cublasHandle_t handle;
+};
+template <typename T> static cudaError_t work_sweep_cublas(void *ctx, cudaStream_t)
+{
+    SweepWork<T> *w = static_cast<SweepWork<T> *>(ctx);
+    const size_t o = w->rot.take();
+    return from_cublas(gemm_row_major_ld(w->handle, w->s, w->a + o, w->b + o, w->c + o), "cuBLAS gemm (sweep)");
+}
+template <typename T> static cudaError_t work_sweep_gpuh(void *ctx, cudaStream_t stream)
+{
+    SweepWork<T> *w = static_cast<SweepWork<T> *>(ctx);
+    const size_t o = w->rot.take();
+    const SweepShape &s = w->s;
+    return gpuh_gemm(s.m, s.n, s.k, T(1), w->a + o, s.lda, w->b + o, s.ldb, T(0), w->c + o, s.ldc, stream);
+}
+
+/* out[0] += Σ(c − ref)², out[1] += Σ ref² over the rows × cols window of two
+   matrices with leading dimension ld. */
+template <typename T>
+__global__ void rel_error_2d_kernel(const T *__restrict__ g_c, const T *__restrict__ g_ref, size_t rows,
+                                    size_t cols, size_t ld, double *g_out)
+{
+    double diff = 0, norm = 0;
+    for (size_t i = gpuh_global_index(); i < rows * cols; i += gpuh_grid_stride()) {
+        const size_t at = i / cols * ld + i % cols;
+        const double c = g_c[at], r = g_ref[at];
+        diff += (c - r) * (c - r);
+        norm += r * r;
+    }
+    for (int offset = 16; offset > 0; offset /= 2) {
+        diff += __shfl_down_sync(0xffffffffu, diff, offset);
+        norm += __shfl_down_sync(0xffffffffu, norm, offset);
+    }
+    if (threadIdx.x % 32 == 0) {
+        atomicAdd(&g_out[0], diff);
+        atomicAdd(&g_out[1], norm);
+    }
+}
+
+/* The ratios gpuh / cuBLAS of one family and type, for the summary. */
+struct SweepFamily {
+    std::string name;
+    std::vector<double> ratios;
+    std::vector<std::string> shapes; /* "MxNxK", beside its ratio */
+};
+static std::vector<SweepFamily> g_sweep;
+
+/* Checks and times one shape; appends its ratio to fam (a failed check
+   counts as a ratio of 0, so it cannot hide in the mean). */
+template <typename T>
+static void sweep_shape(cublasHandle_t handle, const T *a, const T *b, T *c, T *d_ref, size_t pool_elems,
+                        const SweepShape &s, const char *dtype, double tol, SweepFamily &fam)
+{
+    SweepWork<T> w;
+    w.a = a, w.b = b, w.c = c, w.s = s, w.handle = handle;
+    const double flops = 2.0 * (double)s.m * (double)s.n * (double)s.k;
+    char op[96];
+    snprintf(op, sizeof op, "sweep-%s %zux%zux%zu%s", fam.name.c_str(), s.m, s.n, s.k,
+             s.lda != s.k || s.ldb != s.n || s.ldc != s.n ? " ld+" : "");
+    const size_t c_elems = s.m * s.ldc;
+
+    double *d_err, e[2];
+    GPUH_CHECK(gpuh_device_array(&d_err, 2));
+    GPUH_CHECK(cudaMemsetAsync(d_err, 0, 2 * sizeof(double), g_stream));
+    poison(c, c_elems * sizeof(T));
+    poison(d_ref, c_elems * sizeof(T));
+    GPUH_CHECK(gpuh_gemm(s.m, s.n, s.k, T(1), a, s.lda, b, s.ldb, T(0), c, s.ldc, g_stream));
+    GPUH_CHECK(from_cublas(gemm_row_major_ld(handle, s, a, b, d_ref), "cuBLAS gemm (sweep check)"));
+    GPUH_CHECK(GPUH_LAUNCH(rel_error_2d_kernel<T>, kCheckGrid, kCheckBlock, 0, g_stream, c, d_ref, s.m, s.n, s.ldc,
+                           d_err));
+    fetch(e, d_err, 2);
+    GPUH_CHECK(gpuh_free(d_err));
+    const double rel = std::sqrt(e[0] / e[1]);
+    char note[64];
+    snprintf(note, sizeof note, "err %.0e (tol %.0e)", rel, tol);
+
+    int reps = 0;
+    const size_t set = std::max(std::max(s.m * s.lda, s.k * s.ldb), c_elems);
+    w.rot = Rotation(set, (double)(s.m * s.k + s.k * s.n + s.m * s.n) * sizeof(T), pool_elems);
+    const double ms_cublas = median_ms_budget(work_sweep_cublas<T>, &w, 300, 5, 20, &reps);
+    const Row peer = timed_row("cublas", op, dtype, s.m, flops, true, ms_cublas, reps);
+    emit(peer);
+    double ratio = 0;
+    if (!(rel <= tol)) {
+        emit(fail_row("gpuh", op, dtype, s.m, rel, note));
+    } else {
+        w.rot.next = 0;
+        const double ms = median_ms_budget(work_sweep_gpuh<T>, &w, 300, 5, 20, &reps);
+        Row r = timed_row("gpuh", op, dtype, s.m, flops, true, ms, reps);
+        r.peer = std::string("cublas/") + op;
+        r.ratio = ratio = r.rate / peer.rate;
+        r.check += std::string(" ") + note;
+        emit(r);
+    }
+    fam.ratios.push_back(ratio);
+    fam.shapes.push_back(std::strchr(op, ' ') + 1);
+}
+
+/* The sweep over every family of one type: `count[f]` shapes of family f. */
+template <typename T>
+static void sweep(cublasHandle_t handle, const T *a, const T *b, T *c, T *d_ref, size_t pool_elems,
+                  unsigned long long seed, const int (&count)[3], const char *dtype, double tol)
+{
+    for (int f = 0; f < 3; ++f) {
+        if (count[f] == 0)
+            continue;
+        SplitMix rng = {seed ^ (0x1000ull * (f + 1) + sizeof(T))};
+        SweepFamily fam;
+        fam.name = kFamilies[f];
+        for (int i = 0; i < count[f]; ++i)
+            sweep_shape<T>(handle, a, b, c, d_ref, pool_elems, draw_shape(rng, f, i), dtype, tol, fam);
+        fam.name = std::string(dtype) + " " + fam.name;
+        g_sweep.push_back(fam);
+    }
+}
+
+static const SweepFamily *find_family(const char *name)
+{
+    for (const SweepFamily &f : g_sweep)
+        if (f.name == name)
+            return &f;
+    return NULL;
+}
+
+/* Geometric mean of the ratios (0 if any is 0: a failed check). */
+static double geo_mean(const std::vector<double> &v)
+{
+    double log_sum = 0;
+    for (double x : v) {
+        if (!(x > 0))
+            return 0;
+        log_sum += std::log(x);
+    }
+    return v.empty() ? NAN : std::exp(log_sum / (double)v.size());
+}
+
+/* ===========================================================================
    The targets block
    =========================================================================== */
 
@@ -810,6 +1025,30 @@ static void target_line(const char *what, double value, double goal, bool at_lea
     const bool met = at_least ? value >= goal : value <= goal;
     const char *verdict = !(value == value) ? "not measured" : met ? "met" : "MISSED";
     printf("  %-46s %7s   target %-10s %s\n", what, fmt_num(value, "%.3f").c_str(), goal_text, verdict);
+}
+
+/* Prints a family's geometric mean and worst ratio against their targets
+   (worst_goal NaN: the mean alone has a target). */
+static void sweep_target_lines(const char *family, double mean_goal, double worst_goal)
+{
+    const SweepFamily *f = find_family(family);
+    if (f == NULL || f->ratios.empty()) {
+        printf("  %-46s not measured\n", family);
+        return;
+    }
+    const size_t w = std::min_element(f->ratios.begin(), f->ratios.end()) - f->ratios.begin();
+    char what[96], goal[16];
+    snprintf(what, sizeof what, "sweep %s (%zu shapes): geo. mean gpuh/cuBLAS", family, f->ratios.size());
+    snprintf(goal, sizeof goal, ">= %.2f", mean_goal);
+    target_line(what, geo_mean(f->ratios), mean_goal, true, goal);
+    snprintf(what, sizeof what, "sweep %s: worst gpuh/cuBLAS", family);
+    if (worst_goal == worst_goal) {
+        snprintf(goal, sizeof goal, ">= %.2f", worst_goal);
+        target_line(what, f->ratios[w], worst_goal, true, goal);
+    } else {
+        printf("  %-46s %7s   (informational)\n", what, fmt_num(f->ratios[w], "%.3f").c_str());
+    }
+    printf("  %-46s (the worst is %s)\n", "", f->shapes[w].c_str());
 }
 
 static void print_targets(void)
@@ -851,8 +1090,8 @@ static void print_targets(void)
                    "%.3f").c_str());
     for (size_t n : {4096, 8192})
         target_line((std::string("matmul ") + std::to_string(n) + " float32 gpuh / cuBLAS TFLOP/s").c_str(),
-                    find_rate("gpuh", "matmul", "float32", n) / find_rate("cublas", "matmul", "float32", n), 0.90,
-                    true, ">= 0.90");
+                    find_rate("gpuh", "matmul", "float32", n) / find_rate("cublas", "matmul", "float32", n), 0.92,
+                    true, ">= 0.92");
     target_line("matmul 4097 / 4096 float32 gpuh TFLOP/s",
                 find_rate("gpuh", "matmul", "float32", 4097) / find_rate("gpuh", "matmul", "float32", 4096), 0.85,
                 true, ">= 0.85");
@@ -877,8 +1116,12 @@ static void print_targets(void)
                    .c_str());
     }
     target_line("matmul 4096 float64 gpuh / cuBLAS TFLOP/s",
-                find_rate("gpuh", "matmul", "float64", 4096) / find_rate("cublas", "matmul", "float64", 4096), 0.80,
-                true, ">= 0.80");
+                find_rate("gpuh", "matmul", "float64", 4096) / find_rate("cublas", "matmul", "float64", 4096), 0.85,
+                true, ">= 0.85");
+    sweep_target_lines("float32 big", 0.92, 0.80);
+    sweep_target_lines("float32 medium", 0.85, 0.65);
+    sweep_target_lines("float32 skinny", 0.90, NAN);
+    sweep_target_lines("float64 big", 0.90, 0.75);
     if (g_failures)
         printf("  checks: %d FAILED (the FAIL rows above)\n", g_failures);
     else
@@ -1006,6 +1249,11 @@ int main(int argc, char **argv)
     print_header("matmul, float32, M = N = K = n (TFLOP/s = 2n^3 / time)");
     for (const MatShape &s : mat_sizes)
         bench_matmul_size<float>(handle, pools.x, pools.y, pools.z, pool_w, kPoolFloats, s, "float32", 1e-5);
+    const unsigned long long seed = gpuh_random_seed();
+    const int float_counts[3] = {12, 10, 10}, double_counts[3] = {8, 0, 0};
+    print_header("matmul sweep, float32: random shapes (seed below; GPUH_SEED repeats it)");
+    printf("sweep seed %llu\n", seed);
+    sweep<float>(handle, pools.x, pools.y, pools.z, pool_w, kPoolFloats, seed, float_counts, "float32", 1e-5);
 
     /* The same pools as doubles: half as many elements. */
     double *dx = reinterpret_cast<double *>(pools.x), *dy = reinterpret_cast<double *>(pools.y);
@@ -1015,6 +1263,8 @@ int main(int argc, char **argv)
     print_header("matmul, float64, M = N = K = n (TFLOP/s = 2n^3 / time)");
     for (const MatShape &s : mat_sizes)
         bench_matmul_size<double>(handle, dx, dy, dz, dw, kPoolFloats / 2, s, "float64", 1e-12);
+    print_header("matmul sweep, float64: random shapes of the big family");
+    sweep<double>(handle, dx, dy, dz, dw, kPoolFloats / 2, seed, double_counts, "float64", 1e-12);
 
     print_targets();
 

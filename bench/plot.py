@@ -8,6 +8,9 @@
                    all of gpuh's operations together.
     matmul.png     TFLOP/s against n for M = N = K = n, float32 and float64:
                    gpuh_gemm, cuBLAS, torch, cupy.
+    gemm_sweep.png gpuh_gemm / cuBLAS against M·N·K (log axis) for the random
+                   shapes of bench.cu's sweep: one marker per family and type,
+                   a line at 1 (cuBLAS's rate).
 Powers of two are joined by lines; the awkward sizes (10^8+7, 2^31+17, 4097)
 are drawn as open markers of the same colour, unjoined, so that a dip there
 shows as a point off the line. Rows whose check failed (rate_unit FAIL) are
@@ -38,13 +41,15 @@ MEM_OPS = ["copy", "add", "sum", "min", "max", "dot", "norm2"]
 
 
 def load(path):
-    """The timed rows: n as int, rate as float."""
+    """The timed rows: n as int, rate, flops and ratio as float (ratio None if empty)."""
     rows = []
     with open(path, newline="") as f:
         for r in csv.DictReader(f):
             if r["rate_unit"] in ("GB/s", "TFLOP/s") and r["rate"]:
                 r["n"] = int(r["n"])
                 r["rate"] = float(r["rate"])
+                r["flops"] = float(r["bytes_or_flops"] or 0)
+                r["ratio"] = float(r["ratio"]) if r["ratio"] else None
                 rows.append(r)
     return rows
 
@@ -131,6 +136,31 @@ def plot_matmul(rows, out):
     plt.close(fig)
 
 
+SWEEP_STYLE = {"big": "o", "medium": "s", "skinny": "^"}
+
+
+def plot_sweep(rows, out):
+    fig, ax = plt.subplots(figsize=(9, 5))
+    for dtype, color in (("float32", "tab:blue"), ("float64", "tab:purple")):
+        for family, marker in SWEEP_STYLE.items():
+            pts = [(r["flops"] / 2, r["ratio"]) for r in rows
+                   if r["source"] == "gpuh" and r["dtype"] == dtype and r["op"].startswith("sweep-%s " % family)
+                   and r["ratio"] is not None]
+            if pts:
+                ax.scatter(*zip(*pts), color=color, marker=marker, label="%s %s" % (dtype, family))
+    ax.axhline(1.0, color="tab:green", linestyle="--", label="cuBLAS")
+    ax.set_xscale("log")
+    ax.set_ylim(bottom=0)
+    ax.grid(True, alpha=0.3)
+    ax.set_xlabel("M·N·K")
+    ax.set_ylabel("gpuh_gemm rate / cuBLAS rate (same run)")
+    ax.set_title("gpuh_gemm at random shapes (bench.cu's sweep)")
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(out, dpi=110)
+    plt.close(fig)
+
+
 def main():
     path = sys.argv[1] if len(sys.argv) > 1 else "bench/results/bench.csv"
     outdir = sys.argv[2] if len(sys.argv) > 2 else (os.path.dirname(path) or ".")
@@ -139,7 +169,8 @@ def main():
         print("plot: no timed rows in %s" % path)
         return 1
     os.makedirs(outdir, exist_ok=True)
-    for name, fn in (("bandwidth.png", plot_bandwidth), ("matmul.png", plot_matmul)):
+    for name, fn in (("bandwidth.png", plot_bandwidth), ("matmul.png", plot_matmul),
+                     ("gemm_sweep.png", plot_sweep)):
         fn(rows, os.path.join(outdir, name))
         print("plot: wrote %s" % os.path.join(outdir, name))
     return 0
