@@ -194,7 +194,8 @@ static void emit(const Row &r)
     const bool fail = r.unit == "FAIL";
     if (fail)
         ++g_failures;
-    const std::string n = r.op.compare(0, 6, "matmul") == 0 ? std::to_string(r.n) : fmt_n(r.n); /* matmul: M */
+    const bool matrix = r.op.compare(0, 6, "matmul") == 0 || r.op.compare(0, 5, "sweep") == 0;
+    const std::string n = matrix ? std::to_string(r.n) : fmt_n(r.n); /* matmul: M */
     const std::string rate = fail ? "-" : fmt_num(r.rate, r.unit == "GB/s" ? "%.1f" : "%.2f");
     const std::string reps = r.reps ? std::to_string(r.reps) : "-";
     printf("%-6s %-6s %-7s %-8s %11s %10s %-7s %-13s %6s %6s %4s  %s\n", r.source.c_str(), r.op.c_str(),
