@@ -60,21 +60,66 @@
                                                        default: undefined
 
    ============================================================================
+   CONVENTIONS (gpuh.h, gpuh_kernels.cuh and gpuh_sim.h all follow them)
+
+   One copy across translation units: every function is GPUH_DEF (static
+   inline), so each translation unit has its own copy and nothing clashes at
+   link time. State that must be one per process (the allocation ledger, the
+   leak-check flag) lives in objects defined in the header as weak (GCC,
+   Clang) or selectany (MSVC) symbols: every translation unit defines them
+   and the linker keeps one. Per-thread state (the error detail, the last
+   launch) is the same, with thread-local storage. The other headers keep
+   their code and state the same way.
+
+   Errors: a function returns cudaError_t (or NULL with an error). When gpuh
+   itself decides a call fails, it records a detail naming the function, the
+   argument and the value, through gpuh_fail(err, fmt, ...), which returns
+   err; gpuh_error_detail() reads it and GPUH_CHECK prints it. An error passed
+   through from the runtime unchanged carries no detail of gpuh's. Your own
+   helpers may use gpuh_fail the same way.
+
+   Private names: gpuh_impl_* and GPUH_IMPL_* are private: they may change or
+   go away in any release without notice. Everything else with the gpuh_ /
+   GPUH_ prefix is public and documented here.
+
+   Device code: GPUH_HAS_DEVICE_CODE is 1 in a translation unit that can hold
+   kernels and device functions (nvcc, or C++ on the simulator), else 0. Test
+   it with #if, rather than spelling out the compiler test.
+
+   Threads: gpuh may be called from several host threads at once, as the
+   CUDA runtime may. Per host thread: gpuh_error_detail() and
+   gpuh_last_launch() (as cudaGetLastError is per thread). Per process, under
+   a lock: the allocation ledger and its counters (gpuh_memory_info,
+   gpuh_print_allocations, the leak report), the leak-check flag, the
+   pageable-copy warnings. The simulator runs launches from several host
+   threads at once too.
+
+   ============================================================================
    API (every function returns cudaError_t unless said; none calls exit())
 
+   Version
+     GPUH_VERSION                  MAJOR * 10000 + MINOR * 100 + PATCH, e.g. 100 for 0.1.0
+                                   (compare with #if GPUH_VERSION >= 200, as CUDART_VERSION)
+     GPUH_VERSION_MAJOR, GPUH_VERSION_MINOR, GPUH_VERSION_PATCH   its parts
    Errors
+     gpuh_fail(err, fmt, ...)      record a printf-style detail for err; returns err
+     gpuh_clear_error_detail()     forget this thread's detail (void)
      GPUH_CHECK(expr)              report expr, file:line, error name + message
                                    (+ gpuh's detail, + last launch), then GPUH_ON_ERROR
      GPUH_CHECK_LAUNCH()           GPUH_CHECK of the last launch (+ sync under GPUH_DEBUG_SYNC)
      gpuh_error_is_sticky(err)     1 if the context is unusable after err (int)
-     gpuh_error_detail()           gpuh's message for its last error (const char *)
-     gpuh_last_launch()            record of the last GPUH_LAUNCH (gpuh_launch_record)
+     gpuh_error_detail()           gpuh's message for this thread's last error (const char *)
+     gpuh_last_launch()            this thread's last GPUH_LAUNCH (gpuh_launch_record:
+                                   kernel, grid, block, shmem_bytes, file, line)
+     gpuh_check_launch()           cudaGetLastError (+ cudaDeviceSynchronize under GPUH_DEBUG_SYNC)
      gpuh_report_error(err, expr, file, line)   what GPUH_CHECK prints (void)
    Devices
      gpuh_device_count(&reason)    number of devices; 0 and a reason if none (int)
+     GPUH_SIM_TWIN_HINT("name")    "its simulator twin runs on the CPU: build/sim_name ..." (string)
      gpuh_select_device(id)        cudaSetDevice with a range check
      gpuh_print_devices(stream)    every device, like Numba's cuda.detect()
-     gpuh_memory_info(&stats)      free/total device memory, bytes held through gpuh now and at peak
+     gpuh_memory_info(&stats)      free/total device memory, bytes held through gpuh now and at
+                                   peak (gpuh_memory_stats)
      gpuh_reset_peak_memory()      peak := now (void)
      gpuh_print_allocations(file)  live gpuh allocations with file:line (size_t count)
      gpuh_check_leaks_at_exit()    at exit, list unfreed gpuh allocations (or GPUH_CHECK_LEAKS=1)
@@ -85,9 +130,14 @@
      gpuh_grid_3d(&grid, nx, ny, nz, block)     ceil-divided grid, checked against the limits
      gpuh_suggest_block_size(kernel, shmem, &block, &min_grid)   occupancy API
      GPUH_LAUNCH(kernel, grid, block, shmem, stream, args...)    checked <<< >>> (CUDA C++)
+     GPUH_MAX_GRID_X, GPUH_MAX_GRID_YZ, GPUH_MAX_BLOCK_THREADS, GPUH_MAX_BLOCK_XY,
+     GPUH_MAX_BLOCK_Z              CUDA's launch limits: 2^31-1, 65535, 1024, 1024, 64
    Launch geometry (device code)
      gpuh_global_index()           blockIdx.x*blockDim.x+threadIdx.x in 64 bits (Numba cuda.grid(1))
      gpuh_grid_stride()            gridDim.x*blockDim.x in 64 bits (Numba cuda.gridsize(1))
+     gpuh_global_index_2d(), _3d() this thread's (x, y) / (x, y, z) in the grid (gpuh_size2 /
+                                   gpuh_size3, 64-bit fields) (Numba cuda.grid(2), cuda.grid(3))
+     gpuh_grid_stride_2d(), _3d()  threads in the grid along x, y (, z) (Numba cuda.gridsize(2), (3))
    Memory (element counts; sizeof is taken from the pointers' types)
      gpuh_device_array(&d, n)              cudaMalloc n elements (Numba cuda.device_array)
      gpuh_to_device(&d, h, n)              allocate + copy host->device (Numba cuda.to_device)
@@ -99,18 +149,26 @@
      gpuh_prefetch_async(m, n, device, s)  migrate managed pages before they are touched
      gpuh_free(p)                          free anything the above returned; NULL is a no-op
    Timing
-     gpuh_timer_create/destroy/start/stop, gpuh_timer_elapsed_ms   CUDA-event timer
+     gpuh_timer_create/destroy/start/stop, gpuh_timer_elapsed_ms   CUDA-event timer (gpuh_timer)
      gpuh_time_median_ms(fn, ctx, stream, warmup, reps, &ms)      warm up, repeat, median
+                                   (fn is a gpuh_work_fn; reps <= GPUH_MAX_REPS)
    Streams and events
      gpuh_stream_create(&s, flags, priority)   checked flags and priority range
      gpuh_stream_destroy(&s), gpuh_event_destroy(&e)   NULL-safe, set the handle to NULL
      gpuh_event_create(&e, flags), gpuh_event_record(e, s), gpuh_stream_wait_event(s, e)
      gpuh_stream_sync(s)                       cudaStreamSynchronize with gpuh's detail
      gpuh_event_elapsed_ms(start, stop, &ms)   waits for stop; ms between the two
+   Pipeline
      gpuh_pipeline(&desc)                      host arrays through a kernel in chunks on
                                                k streams, copies overlapping compute
-   Random inputs (GPUH_USE_CURAND)
+     gpuh_pipeline_desc                        what to run: arrays, chunk, streams, launcher
+     gpuh_pipeline_launch_fn                   the launcher: one chunk on one stream
+     gpuh_pipeline_chunk                       when each chunk's copies and kernel ran
+     GPUH_PIPELINE_MAX_ARRAYS (4), GPUH_PIPELINE_MAX_STREAMS (16),
+     GPUH_PIPELINE_DEFAULT_CHUNK (2^20 elements), GPUH_PIPELINE_DEFAULT_STREAMS (4)
+   Random inputs
      gpuh_random_seed()                          GPUH_SEED, or fresh from the clock (no cuRAND needed)
+   Random inputs (GPUH_USE_CURAND)
      gpuh_random_uniform_f32/_f64(d, n, seed, stream)             (0, 1]
      gpuh_random_normal_f32/_f64(d, n, mean, stddev, seed, stream)
      gpuh_random_u32(d, n, seed, stream)                          32 random bits each
@@ -135,9 +193,10 @@
    cudaPointerGetAttributes and, for pageable memory, warn once per call site
    through GPUH_LOG; gpuh_pinned_array gives memory that copies asynchronously.
 
-   Thread safety: the allocation ledger is guarded by a spin lock on GCC, Clang
-   and MSVC; the detail message and the last-launch record are process-wide and
-   describe whichever host thread wrote them last.
+   Threads: see CONVENTIONS. Two threads that fail at once each read their
+   own detail; a thread that only launches sees its own launches in
+   gpuh_last_launch(). The ledger's lock is a pthread mutex on POSIX systems
+   (glibc has it in libc; elsewhere link -pthread) and a spin lock on MSVC.
 */
 #ifndef GPUH_H
 #define GPUH_H
@@ -145,12 +204,21 @@
 #define GPUH_VERSION_MAJOR 0
 #define GPUH_VERSION_MINOR 1
 #define GPUH_VERSION_PATCH 0
+#define GPUH_VERSION (GPUH_VERSION_MAJOR * 10000 + GPUH_VERSION_MINOR * 100 + GPUH_VERSION_PATCH)
+
+/* 1 where device code can be compiled: nvcc, or C++ on the simulator. */
+#if defined(__CUDACC__) || (defined(GPUH_SIM) && defined(__cplusplus))
+#define GPUH_HAS_DEVICE_CODE 1
+#else
+#define GPUH_HAS_DEVICE_CODE 0
+#endif
 
 #ifdef GPUH_SIM
 #include "gpuh_sim.h" /* the CPU simulator stands in for the CUDA runtime */
 #else
 #include <cuda_runtime.h>
 #endif
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -190,7 +258,7 @@ extern "C" {
 #endif
 
 /* ---------------------------------------------------------------------------
-   Process-wide state. One copy per process even though every function is
+   State (see CONVENTIONS). One copy per process even though every function is
    static inline: a weak (GCC/Clang) or selectany (MSVC) definition lets every
    translation unit define it and the linker keep one. */
 
@@ -198,6 +266,35 @@ extern "C" {
 #define GPUH_IMPL_SHARED __declspec(selectany)
 #else
 #define GPUH_IMPL_SHARED __attribute__((weak))
+#endif
+
+/* Thread-local storage in each language gpuh compiles as: C99 has no keyword
+   for it, so GCC and Clang (also as nvcc's host compiler) get __thread, MSVC
+   __declspec(thread), other C++11 compilers thread_local. */
+#if defined(__GNUC__) || defined(__clang__)
+#define GPUH_IMPL_THREAD_LOCAL __thread
+#elif defined(_MSC_VER)
+#define GPUH_IMPL_THREAD_LOCAL __declspec(thread)
+#elif defined(__cplusplus) && __cplusplus >= 201103L
+#define GPUH_IMPL_THREAD_LOCAL thread_local
+#else
+#error "gpuh.h: no thread-local storage known for this compiler (GCC, Clang, MSVC or C++11 needed)"
+#endif
+
+/* The lock of the per-process state: a pthread mutex on POSIX, a spin lock
+   on MSVC (no <windows.h> in a header users include everywhere). */
+#if defined(_MSC_VER)
+typedef long gpuh_impl_mutex;
+#define GPUH_IMPL_MUTEX_INIT 0L
+long _InterlockedExchange(long volatile *target, long value);
+#define GPUH_IMPL_LOCK() while (_InterlockedExchange(&gpuh_impl_lock_v, 1L)) {}
+#define GPUH_IMPL_UNLOCK() _InterlockedExchange(&gpuh_impl_lock_v, 0L)
+#else
+#include <pthread.h>
+typedef pthread_mutex_t gpuh_impl_mutex;
+#define GPUH_IMPL_MUTEX_INIT PTHREAD_MUTEX_INITIALIZER
+#define GPUH_IMPL_LOCK() pthread_mutex_lock(&gpuh_impl_lock_v)
+#define GPUH_IMPL_UNLOCK() pthread_mutex_unlock(&gpuh_impl_lock_v)
 #endif
 
 enum { GPUH_IMPL_DEVICE = 1, GPUH_IMPL_MANAGED = 2, GPUH_IMPL_PINNED = 3 };
@@ -210,7 +307,10 @@ typedef struct gpuh_impl_record {
     int kind; /* GPUH_IMPL_DEVICE, _MANAGED or _PINNED */
 } gpuh_impl_record;
 
-/* The last kernel launched through GPUH_LAUNCH (kernel is NULL before the first). */
+/* gpuh_launch_record: the last kernel this host thread launched through
+   GPUH_LAUNCH (kernel is NULL before the first), as gpuh_last_launch()
+   returns it. A launch refused for its geometry records the components that
+   fit in a dim3 as CUDA would have truncated them; the detail has the real ones. */
 typedef struct gpuh_launch_record {
     const char *kernel; /* the kernel expression as written, e.g. "gpuh_add<float>" */
     dim3 grid, block;
@@ -219,59 +319,71 @@ typedef struct gpuh_launch_record {
     int line;
 } gpuh_launch_record;
 
+/* Per process, under the lock: the allocation ledger, its counters. */
 typedef struct gpuh_impl_state {
-    long lock;
     size_t live_count, untracked_count;
     size_t device_bytes, peak_device_bytes, pinned_bytes;
     gpuh_impl_record records[GPUH_LEDGER_CAPACITY];
-    gpuh_launch_record last_launch;
-    cudaError_t detail_error;
-    char detail[320];
 } gpuh_impl_state;
 
 GPUH_IMPL_SHARED gpuh_impl_state gpuh_impl_state_v;
+GPUH_IMPL_SHARED gpuh_impl_mutex gpuh_impl_lock_v = GPUH_IMPL_MUTEX_INIT;
 
-#if defined(__GNUC__) || defined(__clang__)
-#define GPUH_IMPL_LOCK() while (__atomic_exchange_n(&gpuh_impl_state_v.lock, 1L, __ATOMIC_ACQUIRE)) {}
-#define GPUH_IMPL_UNLOCK() __atomic_store_n(&gpuh_impl_state_v.lock, 0L, __ATOMIC_RELEASE)
-#elif defined(_MSC_VER)
-long _InterlockedExchange(long volatile *target, long value);
-#define GPUH_IMPL_LOCK() while (_InterlockedExchange(&gpuh_impl_state_v.lock, 1L)) {}
-#define GPUH_IMPL_UNLOCK() _InterlockedExchange(&gpuh_impl_state_v.lock, 0L)
-#else
-#define GPUH_IMPL_LOCK()
-#define GPUH_IMPL_UNLOCK()
-#endif
+/* Per host thread: the error detail and the last launch. Plain fields (no
+   dim3, which has constructors in C++): thread-local storage in C++ without
+   thread_local needs a type with no constructor. */
+typedef struct gpuh_impl_thread_state {
+    const char *kernel, *file; /* the last launch: see gpuh_launch_record */
+    unsigned grid[3], block[3];
+    size_t shmem_bytes;
+    int line;
+    cudaError_t detail_error;
+    char detail[320];
+} gpuh_impl_thread_state;
 
-/* Records gpuh's own explanation of an error it is about to return, so that
-   GPUH_CHECK can print the function, the argument and the value. Returns err. */
-GPUH_DEF cudaError_t gpuh_impl_fail(cudaError_t err, const char *fmt, ...)
+GPUH_IMPL_SHARED GPUH_IMPL_THREAD_LOCAL gpuh_impl_thread_state gpuh_impl_thread_v;
+
+/* ===========================================================================
+   ERRORS
+   =========================================================================== */
+
+/* gpuh_fail(err, fmt, ...): records a printf-style detail for `err` in the
+   calling thread (what failed, which argument, which value; up to 319
+   characters, longer ones are cut) and returns err, so that a helper can
+   write `return gpuh_fail(cudaErrorInvalidValue, "my_fn: n %zu is odd", n);`.
+   gpuh_error_detail() then returns it and GPUH_CHECK prints it under the
+   error's name, as it does for gpuh's own functions. err == cudaSuccess
+   records nothing. Idea: errno + strerror, with the call's own values. */
+GPUH_DEF cudaError_t gpuh_fail(cudaError_t err, const char *fmt, ...)
 #if defined(__GNUC__) || defined(__clang__)
     __attribute__((format(printf, 2, 3)))
 #endif
     ;
 
-#ifdef __cplusplus
-} /* extern "C" (closed so that <stdarg.h> is included outside it) */
-#endif
-#include <stdarg.h>
-#ifdef __cplusplus
-extern "C" {
-#endif
-
-GPUH_DEF cudaError_t gpuh_impl_fail(cudaError_t err, const char *fmt, ...)
+GPUH_DEF cudaError_t gpuh_fail(cudaError_t err, const char *fmt, ...)
 {
+    gpuh_impl_thread_state *t = &gpuh_impl_thread_v;
     va_list args;
+    if (err == cudaSuccess)
+        return err;
     va_start(args, fmt);
-    vsnprintf(gpuh_impl_state_v.detail, sizeof gpuh_impl_state_v.detail, fmt, args);
+    vsnprintf(t->detail, sizeof t->detail, fmt, args);
     va_end(args);
-    gpuh_impl_state_v.detail_error = err;
+    t->detail_error = err;
     return err;
 }
 
-/* ===========================================================================
-   ERRORS
-   =========================================================================== */
+/* The private spelling the kernels' header uses (see CONVENTIONS: private). */
+#define gpuh_impl_fail gpuh_fail
+
+/* gpuh_clear_error_detail(): forgets the calling thread's detail, so that
+   gpuh_error_detail() returns "" until gpuh fails again (GPUH_CHECK's report
+   does this too). For a program that handled an error and goes on. */
+GPUH_DEF void gpuh_clear_error_detail(void)
+{
+    gpuh_impl_thread_v.detail_error = cudaSuccess;
+    gpuh_impl_thread_v.detail[0] = '\0';
+}
 
 /* gpuh_error_is_sticky: 1 if `err` leaves the CUDA context unusable (every later
    call returns an error until the process restarts), else 0. The list is the
@@ -297,18 +409,31 @@ GPUH_DEF int gpuh_error_is_sticky(cudaError_t err)
 }
 
 /* gpuh_error_detail: gpuh's explanation of the last error a gpuh function
-   returned (which function, which argument, which value), or "" if gpuh
-   returned none since the last GPUH_CHECK report. Valid until the next gpuh call. */
+   returned in the calling host thread (which function, which argument, which
+   value), or "" if gpuh returned none since the last GPUH_CHECK report or
+   gpuh_clear_error_detail(). Valid until this thread's next gpuh call. */
 GPUH_DEF const char *gpuh_error_detail(void)
 {
-    return gpuh_impl_state_v.detail_error != cudaSuccess ? gpuh_impl_state_v.detail : "";
+    return gpuh_impl_thread_v.detail_error != cudaSuccess ? gpuh_impl_thread_v.detail : "";
 }
 
-/* gpuh_last_launch: the last launch made through GPUH_LAUNCH in this process
-   (kernel == NULL if none). Used in reports of asynchronous and sticky errors. */
+/* gpuh_last_launch: the last launch the calling host thread made through
+   GPUH_LAUNCH (kernel == NULL if none). Used in reports of asynchronous and sticky errors. */
 GPUH_DEF gpuh_launch_record gpuh_last_launch(void)
 {
-    return gpuh_impl_state_v.last_launch;
+    const gpuh_impl_thread_state *t = &gpuh_impl_thread_v;
+    gpuh_launch_record r;
+    r.kernel = t->kernel;
+    r.grid.x = t->grid[0];
+    r.grid.y = t->grid[1];
+    r.grid.z = t->grid[2];
+    r.block.x = t->block[0];
+    r.block.y = t->block[1];
+    r.block.z = t->block[2];
+    r.shmem_bytes = t->shmem_bytes;
+    r.file = t->file;
+    r.line = t->line;
+    return r;
 }
 
 GPUH_DEF int gpuh_impl_is_launch_error(cudaError_t err)
@@ -324,12 +449,12 @@ GPUH_DEF int gpuh_impl_is_launch_error(cudaError_t err)
    sticky errors the last GPUH_LAUNCH. Clears the detail afterwards. */
 GPUH_DEF void gpuh_report_error(cudaError_t err, const char *expr, const char *file, int line)
 {
-    gpuh_launch_record r = gpuh_impl_state_v.last_launch;
+    gpuh_launch_record r = gpuh_last_launch();
     fflush(stdout); /* keep the program's own output in order before the report */
     GPUH_LOG("gpuh: %s:%d: %s\ngpuh:   failed with %s: %s\n", file, line, expr,
              cudaGetErrorName(err), cudaGetErrorString(err));
-    if (gpuh_impl_state_v.detail_error == err && gpuh_impl_state_v.detail[0] != '\0')
-        GPUH_LOG("gpuh:   %s\n", gpuh_impl_state_v.detail);
+    if (gpuh_impl_thread_v.detail_error == err && gpuh_impl_thread_v.detail[0] != '\0')
+        GPUH_LOG("gpuh:   %s\n", gpuh_impl_thread_v.detail);
     if (gpuh_error_is_sticky(err))
         GPUH_LOG("gpuh:   this error is sticky: the CUDA context is unusable and every later "
                  "CUDA call will fail until the process restarts\n");
@@ -343,8 +468,7 @@ GPUH_DEF void gpuh_report_error(cudaError_t err, const char *expr, const char *f
                      "to stop at the launch that raised it\n");
 #endif
     }
-    gpuh_impl_state_v.detail_error = cudaSuccess;
-    gpuh_impl_state_v.detail[0] = '\0';
+    gpuh_clear_error_detail();
 }
 
 /* GPUH_CHECK(expr): evaluates expr (a cudaError_t); on failure prints the
@@ -391,26 +515,30 @@ GPUH_DEF int gpuh_impl_grid_fits(size_t gx, size_t gy, size_t gz)
 GPUH_DEF cudaError_t gpuh_impl_launch_begin(const char *kernel, dim3 grid, dim3 block, size_t shmem,
                                             const char *file, int line)
 {
-    gpuh_launch_record *r = &gpuh_impl_state_v.last_launch;
+    gpuh_impl_thread_state *r = &gpuh_impl_thread_v;
     cudaGetLastError(); /* a stale error from an earlier call is not this launch's */
     r->kernel = kernel;
-    r->grid = grid;
-    r->block = block;
+    r->grid[0] = grid.x;
+    r->grid[1] = grid.y;
+    r->grid[2] = grid.z;
+    r->block[0] = block.x;
+    r->block[1] = block.y;
+    r->block[2] = block.z;
     r->shmem_bytes = shmem;
     r->file = file;
     r->line = line;
     if (gpuh_check_block(block) != cudaSuccess || grid.x == 0 || grid.y == 0 || grid.z == 0 ||
         !gpuh_impl_grid_fits(grid.x, grid.y, grid.z))
-        return gpuh_impl_fail(cudaErrorInvalidConfiguration,
-                              "GPUH_LAUNCH of %s at %s:%d: grid (%u, %u, %u), block (%u, %u, %u) is beyond "
-                              "CUDA's limits: grid 1..(%u, %u, %u) blocks, block (%u, %u, %u) and %u threads",
-                              kernel, file, line, grid.x, grid.y, grid.z, block.x, block.y, block.z,
-                              GPUH_MAX_GRID_X, GPUH_MAX_GRID_YZ, GPUH_MAX_GRID_YZ, GPUH_MAX_BLOCK_XY,
-                              GPUH_MAX_BLOCK_XY, GPUH_MAX_BLOCK_Z, GPUH_MAX_BLOCK_THREADS);
+        return gpuh_fail(cudaErrorInvalidConfiguration,
+                         "GPUH_LAUNCH of %s at %s:%d: grid (%u, %u, %u), block (%u, %u, %u) is beyond "
+                         "CUDA's limits: grid 1..(%u, %u, %u) blocks, block (%u, %u, %u) and %u threads",
+                         kernel, file, line, grid.x, grid.y, grid.z, block.x, block.y, block.z,
+                         GPUH_MAX_GRID_X, GPUH_MAX_GRID_YZ, GPUH_MAX_GRID_YZ, GPUH_MAX_BLOCK_XY,
+                         GPUH_MAX_BLOCK_XY, GPUH_MAX_BLOCK_Z, GPUH_MAX_BLOCK_THREADS);
     return cudaSuccess;
 }
 
-#if (defined(__CUDACC__) || (defined(GPUH_SIM) && defined(__cplusplus))) && !defined(GPUH_LAUNCH)
+#if GPUH_HAS_DEVICE_CODE && !defined(GPUH_LAUNCH)
 #ifdef GPUH_SIM
 #define GPUH_IMPL_KERNEL_CALL GPUH_SIM_KERNEL_CALL /* gpuh_sim.h: runs the kernel on the CPU */
 #else
@@ -466,11 +594,11 @@ GPUH_DEF cudaError_t gpuh_select_device(int device)
         err = cudaErrorNoDevice;
     if (err != cudaSuccess) {
         cudaGetLastError();
-        return gpuh_impl_fail(err, "gpuh_select_device(%d): no CUDA device: %s", device, cudaGetErrorString(err));
+        return gpuh_fail(err, "gpuh_select_device(%d): no CUDA device: %s", device, cudaGetErrorString(err));
     }
     if (device < 0 || device >= n)
-        return gpuh_impl_fail(cudaErrorInvalidDevice,
-                              "gpuh_select_device: device %d is out of range (%d visible)", device, n);
+        return gpuh_fail(cudaErrorInvalidDevice,
+                         "gpuh_select_device: device %d is out of range (%d visible)", device, n);
     return cudaSetDevice(device);
 }
 
@@ -487,7 +615,7 @@ GPUH_DEF cudaError_t gpuh_print_devices(FILE *out)
         out = stdout;
     if (n == 0) {
         fprintf(out, "No CUDA devices: %s\n", why);
-        return gpuh_impl_fail(cudaErrorNoDevice, "gpuh_print_devices: no CUDA device: %s", why);
+        return gpuh_fail(cudaErrorNoDevice, "gpuh_print_devices: no CUDA device: %s", why);
     }
     cudaDriverGetVersion(&driver);
     cudaRuntimeGetVersion(&runtime);
@@ -547,7 +675,7 @@ GPUH_DEF cudaError_t gpuh_memory_info(gpuh_memory_stats *stats)
 {
     cudaError_t err;
     if (stats == NULL)
-        return gpuh_impl_fail(cudaErrorInvalidValue, "gpuh_memory_info: stats is NULL");
+        return gpuh_fail(cudaErrorInvalidValue, "gpuh_memory_info: stats is NULL");
     memset(stats, 0, sizeof *stats);
     GPUH_IMPL_LOCK();
     stats->allocated_bytes = gpuh_impl_state_v.device_bytes;
@@ -600,7 +728,8 @@ GPUH_DEF size_t gpuh_print_allocations(FILE *out)
 /* The leak check at exit: 0 until gpuh_check_leaks_at_exit (or GPUH_CHECK_LEAKS
    at the first allocation) has run, then 1 (handler registered) or 2 (the
    environment variable was looked at and not set). One per process, so that a
-   handler is registered once however many translation units include gpuh.h. */
+   handler is registered once however many translation units include gpuh.h.
+   Read and written under the lock. */
 GPUH_IMPL_SHARED int gpuh_impl_leak_check_v;
 
 /* Prints the leak report to `out`: a header line, then gpuh_print_allocations'
@@ -642,15 +771,15 @@ GPUH_DEF void gpuh_impl_leak_check_handler(void)
    Idea: LeakSanitizer's report at exit, for gpuh's own allocations. */
 GPUH_DEF cudaError_t gpuh_check_leaks_at_exit(void)
 {
-    int register_now;
+    int register_now, refused = 0;
     GPUH_IMPL_LOCK();
     register_now = gpuh_impl_leak_check_v != 1;
-    gpuh_impl_leak_check_v = 1;
+    if (register_now && atexit(gpuh_impl_leak_check_handler) != 0)
+        refused = 1;
+    gpuh_impl_leak_check_v = refused ? 0 : 1;
     GPUH_IMPL_UNLOCK();
-    if (register_now && atexit(gpuh_impl_leak_check_handler) != 0) {
-        gpuh_impl_leak_check_v = 0;
-        return gpuh_impl_fail(cudaErrorUnknown, "gpuh_check_leaks_at_exit: atexit() refused the handler");
-    }
+    if (refused)
+        return gpuh_fail(cudaErrorUnknown, "gpuh_check_leaks_at_exit: atexit() refused the handler");
     return cudaSuccess;
 }
 
@@ -658,13 +787,17 @@ GPUH_DEF cudaError_t gpuh_check_leaks_at_exit(void)
 GPUH_DEF void gpuh_impl_leak_check_from_env(void)
 {
     const char *env;
-    if (gpuh_impl_leak_check_v != 0)
+    int unread;
+    GPUH_IMPL_LOCK();
+    unread = gpuh_impl_leak_check_v == 0;
+    if (unread)
+        gpuh_impl_leak_check_v = 2;
+    GPUH_IMPL_UNLOCK();
+    if (!unread)
         return;
     env = getenv("GPUH_CHECK_LEAKS");
     if (env != NULL && env[0] != '\0' && strcmp(env, "0") != 0)
         gpuh_check_leaks_at_exit();
-    else
-        gpuh_impl_leak_check_v = 2;
 }
 
 /* ===========================================================================
@@ -685,11 +818,11 @@ GPUH_DEF cudaError_t gpuh_impl_check_block(const char *fn, dim3 block)
     unsigned long long threads = 1ull * block.x * block.y * block.z;
     if (block.x == 0 || block.y == 0 || block.z == 0 || block.x > GPUH_MAX_BLOCK_XY ||
         block.y > GPUH_MAX_BLOCK_XY || block.z > GPUH_MAX_BLOCK_Z || threads > GPUH_MAX_BLOCK_THREADS)
-        return gpuh_impl_fail(cudaErrorInvalidConfiguration,
-                              "%s: block (%u, %u, %u) = %llu threads: each dimension must be >= 1, x and y "
-                              "<= %u, z <= %u, and x*y*z <= %u",
-                              fn, block.x, block.y, block.z, threads, GPUH_MAX_BLOCK_XY, GPUH_MAX_BLOCK_Z,
-                              GPUH_MAX_BLOCK_THREADS);
+        return gpuh_fail(cudaErrorInvalidConfiguration,
+                         "%s: block (%u, %u, %u) = %llu threads: each dimension must be >= 1, x and y "
+                         "<= %u, z <= %u, and x*y*z <= %u",
+                         fn, block.x, block.y, block.z, threads, GPUH_MAX_BLOCK_XY, GPUH_MAX_BLOCK_Z,
+                         GPUH_MAX_BLOCK_THREADS);
     return cudaSuccess;
 }
 /* gpuh_check_block(block): cudaSuccess if `block` (threads per dimension) is
@@ -714,18 +847,18 @@ GPUH_DEF cudaError_t gpuh_grid_3d(dim3 *grid, size_t nx, size_t ny, size_t nz, d
     size_t gx, gy, gz;
     cudaError_t err;
     if (grid == NULL)
-        return gpuh_impl_fail(cudaErrorInvalidValue, "gpuh_grid: grid is NULL");
+        return gpuh_fail(cudaErrorInvalidValue, "gpuh_grid: grid is NULL");
     if ((err = gpuh_impl_check_block("gpuh_grid", block)) != cudaSuccess)
         return err;
     gx = gpuh_ceil_div(nx, block.x);
     gy = gpuh_ceil_div(ny, block.y);
     gz = gpuh_ceil_div(nz, block.z);
     if (!gpuh_impl_grid_fits(gx, gy, gz))
-        return gpuh_impl_fail(cudaErrorInvalidConfiguration,
-                              "gpuh_grid: %zu x %zu x %zu elements in blocks of (%u, %u, %u) need a grid "
-                              "of (%zu, %zu, %zu) blocks; the limits are (%u, %u, %u)",
-                              nx, ny, nz, block.x, block.y, block.z, gx, gy, gz, GPUH_MAX_GRID_X,
-                              GPUH_MAX_GRID_YZ, GPUH_MAX_GRID_YZ);
+        return gpuh_fail(cudaErrorInvalidConfiguration,
+                         "gpuh_grid: %zu x %zu x %zu elements in blocks of (%u, %u, %u) need a grid "
+                         "of (%zu, %zu, %zu) blocks; the limits are (%u, %u, %u)",
+                         nx, ny, nz, block.x, block.y, block.z, gx, gy, gz, GPUH_MAX_GRID_X,
+                         GPUH_MAX_GRID_YZ, GPUH_MAX_GRID_YZ);
     grid->x = gx > 0 ? gx : 1;
     grid->y = gy > 0 ? gy : 1;
     grid->z = gz > 0 ? gz : 1;
@@ -764,8 +897,8 @@ GPUH_DEF cudaError_t gpuh_suggest_block_size(const void *kernel, size_t dynamic_
     int dev = 0, sms = 0, b, best_block = 0, best_blocks = 0, best_threads = 0;
     cudaError_t err;
     if (kernel == NULL || block_size == NULL)
-        return gpuh_impl_fail(cudaErrorInvalidValue, "gpuh_suggest_block_size: %s is NULL",
-                              kernel == NULL ? "kernel" : "block_size");
+        return gpuh_fail(cudaErrorInvalidValue, "gpuh_suggest_block_size: %s is NULL",
+                         kernel == NULL ? "kernel" : "block_size");
     if ((err = cudaFuncGetAttributes(&attr, kernel)) != cudaSuccess ||
         (err = cudaGetDevice(&dev)) != cudaSuccess ||
         (err = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev)) != cudaSuccess)
@@ -782,10 +915,10 @@ GPUH_DEF cudaError_t gpuh_suggest_block_size(const void *kernel, size_t dynamic_
         }
     }
     if (best_block == 0)
-        return gpuh_impl_fail(cudaErrorInvalidConfiguration,
-                              "gpuh_suggest_block_size: no block size fits %zu bytes of dynamic shared "
-                              "memory",
-                              dynamic_shmem_bytes);
+        return gpuh_fail(cudaErrorInvalidConfiguration,
+                         "gpuh_suggest_block_size: no block size fits %zu bytes of dynamic shared "
+                         "memory",
+                         dynamic_shmem_bytes);
     *block_size = best_block;
     if (min_grid_size)
         *min_grid_size = best_blocks * sms;
@@ -796,7 +929,7 @@ GPUH_DEF cudaError_t gpuh_suggest_block_size(const void *kernel, size_t dynamic_
 } /* extern "C" */
 #endif
 
-#if defined(__CUDACC__) || (defined(GPUH_SIM) && defined(__cplusplus))
+#if GPUH_HAS_DEVICE_CODE
 /* gpuh_global_index(): this thread's index in a 1-D grid,
    blockIdx.x * blockDim.x + threadIdx.x, computed in 64 bits so that it does
    not wrap past 2^32 threads. Numba: cuda.grid(1). */
@@ -832,9 +965,9 @@ extern "C" {
 GPUH_DEF cudaError_t gpuh_impl_bytes(const char *fn, size_t count, size_t elem_size, size_t *bytes)
 {
     if (elem_size != 0 && count > SIZE_MAX / elem_size)
-        return gpuh_impl_fail(cudaErrorInvalidValue,
-                              "%s: %zu elements of %zu bytes overflow size_t (max %zu bytes)", fn, count,
-                              elem_size, SIZE_MAX);
+        return gpuh_fail(cudaErrorInvalidValue,
+                         "%s: %zu elements of %zu bytes overflow size_t (max %zu bytes)", fn, count,
+                         elem_size, SIZE_MAX);
     *bytes = count * elem_size;
     return cudaSuccess;
 }
@@ -893,8 +1026,8 @@ GPUH_DEF cudaError_t gpuh_impl_alloc(const char *fn, int kind, void *out_ptr, si
     size_t bytes = 0;
     cudaError_t err;
     if (out_ptr == NULL)
-        return gpuh_impl_fail(cudaErrorInvalidValue, "%s at %s:%d: the output pointer is NULL", fn, file,
-                              line);
+        return gpuh_fail(cudaErrorInvalidValue, "%s at %s:%d: the output pointer is NULL", fn, file,
+                         line);
     memcpy(out_ptr, &p, sizeof p);
     if ((err = gpuh_impl_bytes(fn, count, elem_size, &bytes)) != cudaSuccess || bytes == 0)
         return err;
@@ -908,13 +1041,13 @@ GPUH_DEF cudaError_t gpuh_impl_alloc(const char *fn, int kind, void *out_ptr, si
         size_t free_b = 0, total_b = 0;
         cudaGetLastError();
         if (kind != GPUH_IMPL_PINNED && cudaMemGetInfo(&free_b, &total_b) == cudaSuccess)
-            return gpuh_impl_fail(err,
-                                  "%s at %s:%d: could not allocate %zu bytes (%zu elements of %zu "
-                                  "bytes); the device has %zu bytes free of %zu",
-                                  fn, file, line, bytes, count, elem_size, free_b, total_b);
+            return gpuh_fail(err,
+                             "%s at %s:%d: could not allocate %zu bytes (%zu elements of %zu "
+                             "bytes); the device has %zu bytes free of %zu",
+                             fn, file, line, bytes, count, elem_size, free_b, total_b);
         cudaGetLastError();
-        return gpuh_impl_fail(err, "%s at %s:%d: could not allocate %zu bytes (%zu elements of %zu bytes)",
-                              fn, file, line, bytes, count, elem_size);
+        return gpuh_fail(err, "%s at %s:%d: could not allocate %zu bytes (%zu elements of %zu bytes)",
+                         fn, file, line, bytes, count, elem_size);
     }
     gpuh_impl_leak_check_from_env();
     gpuh_impl_ledger_add(p, bytes, kind, file, line);
@@ -955,14 +1088,14 @@ GPUH_DEF cudaError_t gpuh_impl_copy(const char *fn, void *dst, size_t dst_elem, 
     size_t bytes = 0;
     cudaError_t err;
     if (dst_elem != src_elem)
-        return gpuh_impl_fail(cudaErrorInvalidValue,
-                              "%s: destination elements are %zu bytes but source elements are %zu", fn,
-                              dst_elem, src_elem);
+        return gpuh_fail(cudaErrorInvalidValue,
+                         "%s: destination elements are %zu bytes but source elements are %zu", fn,
+                         dst_elem, src_elem);
     if ((err = gpuh_impl_bytes(fn, count, src_elem, &bytes)) != cudaSuccess || bytes == 0)
         return err;
     if (dst == NULL || src == NULL)
-        return gpuh_impl_fail(cudaErrorInvalidValue, "%s: %s is NULL (count %zu)", fn,
-                              dst == NULL ? "the destination" : "the source", count);
+        return gpuh_fail(cudaErrorInvalidValue, "%s: %s is NULL (count %zu)", fn,
+                         dst == NULL ? "the destination" : "the source", count);
     return async ? cudaMemcpyAsync(dst, src, bytes, kind, stream) : cudaMemcpy(dst, src, bytes, kind);
 }
 
@@ -1070,16 +1203,16 @@ GPUH_DEF cudaError_t gpuh_impl_to_device(const char *fn, void *out_ptr, size_t d
     void *d = NULL;
     cudaError_t err;
     if (out_ptr == NULL)
-        return gpuh_impl_fail(cudaErrorInvalidValue, "%s at %s:%d: the output pointer is NULL", fn, file,
-                              line);
+        return gpuh_fail(cudaErrorInvalidValue, "%s at %s:%d: the output pointer is NULL", fn, file,
+                         line);
     memcpy(out_ptr, &d, sizeof d);
     if (dst_elem != src_elem)
-        return gpuh_impl_fail(cudaErrorInvalidValue,
-                              "%s at %s:%d: device elements are %zu bytes but host elements are %zu", fn,
-                              file, line, dst_elem, src_elem);
+        return gpuh_fail(cudaErrorInvalidValue,
+                         "%s at %s:%d: device elements are %zu bytes but host elements are %zu", fn,
+                         file, line, dst_elem, src_elem);
     if (h_src == NULL && count > 0)
-        return gpuh_impl_fail(cudaErrorInvalidValue, "%s at %s:%d: the host source is NULL (count %zu)",
-                              fn, file, line, count);
+        return gpuh_fail(cudaErrorInvalidValue, "%s at %s:%d: the host source is NULL (count %zu)",
+                         fn, file, line, count);
     if ((err = gpuh_impl_alloc(fn, GPUH_IMPL_DEVICE, &d, count, dst_elem, file, line)) != cudaSuccess)
         return err;
     err = async ? gpuh_impl_copy_async(fn, d, dst_elem, h_src, src_elem, count, cudaMemcpyHostToDevice, stream,
@@ -1131,8 +1264,8 @@ GPUH_DEF cudaError_t gpuh_free(void *ptr)
         return cudaFree(ptr);
     if (cudaPointerGetAttributes(&attr, ptr) != cudaSuccess || attr.type == cudaMemoryTypeUnregistered) {
         cudaGetLastError();
-        return gpuh_impl_fail(cudaErrorInvalidValue,
-                              "gpuh_free: %p is not memory CUDA allocated (freed twice?)", ptr);
+        return gpuh_fail(cudaErrorInvalidValue,
+                         "gpuh_free: %p is not memory CUDA allocated (freed twice?)", ptr);
     }
     GPUH_IMPL_LOCK();
     if (gpuh_impl_state_v.untracked_count > 0)
@@ -1149,7 +1282,7 @@ GPUH_DEF cudaError_t gpuh_impl_prefetch(const void *ptr, size_t count, size_t el
     if (err != cudaSuccess || bytes == 0)
         return err;
     if (ptr == NULL)
-        return gpuh_impl_fail(cudaErrorInvalidValue, "gpuh_prefetch_async: ptr is NULL (count %zu)", count);
+        return gpuh_fail(cudaErrorInvalidValue, "gpuh_prefetch_async: ptr is NULL (count %zu)", count);
 #if CUDART_VERSION >= 13000
     {
         struct cudaMemLocation loc;
@@ -1188,7 +1321,7 @@ GPUH_DEF cudaError_t gpuh_timer_create(gpuh_timer *t)
 {
     cudaError_t err;
     if (t == NULL)
-        return gpuh_impl_fail(cudaErrorInvalidValue, "gpuh_timer_create: t is NULL");
+        return gpuh_fail(cudaErrorInvalidValue, "gpuh_timer_create: t is NULL");
     memset(t, 0, sizeof *t);
     if ((err = cudaEventCreate(&t->start)) != cudaSuccess)
         return err;
@@ -1217,7 +1350,7 @@ GPUH_DEF cudaError_t gpuh_timer_destroy(gpuh_timer *t)
 GPUH_DEF cudaError_t gpuh_timer_start(gpuh_timer *t, cudaStream_t stream)
 {
     if (t == NULL || t->start == NULL)
-        return gpuh_impl_fail(cudaErrorInvalidValue, "gpuh_timer_start: timer not created");
+        return gpuh_fail(cudaErrorInvalidValue, "gpuh_timer_start: timer not created");
     t->stream = stream;
     return cudaEventRecord(t->start, stream);
 }
@@ -1226,7 +1359,7 @@ GPUH_DEF cudaError_t gpuh_timer_start(gpuh_timer *t, cudaStream_t stream)
 GPUH_DEF cudaError_t gpuh_timer_stop(gpuh_timer *t)
 {
     if (t == NULL || t->stop == NULL)
-        return gpuh_impl_fail(cudaErrorInvalidValue, "gpuh_timer_stop: timer not created");
+        return gpuh_fail(cudaErrorInvalidValue, "gpuh_timer_stop: timer not created");
     return cudaEventRecord(t->stop, t->stream);
 }
 
@@ -1238,8 +1371,8 @@ GPUH_DEF cudaError_t gpuh_timer_elapsed_ms(gpuh_timer *t, float *ms)
 {
     cudaError_t err;
     if (t == NULL || ms == NULL || t->stop == NULL)
-        return gpuh_impl_fail(cudaErrorInvalidValue, "gpuh_timer_elapsed_ms: %s",
-                              ms == NULL ? "ms is NULL" : "timer not created");
+        return gpuh_fail(cudaErrorInvalidValue, "gpuh_timer_elapsed_ms: %s",
+                         ms == NULL ? "ms is NULL" : "timer not created");
     if ((err = cudaEventSynchronize(t->stop)) != cudaSuccess)
         return err;
     return cudaEventElapsedTime(ms, t->start, t->stop);
@@ -1262,10 +1395,10 @@ GPUH_DEF cudaError_t gpuh_time_median_ms(gpuh_work_fn fn, void *ctx, cudaStream_
     cudaError_t err = cudaSuccess;
     int i, j;
     if (fn == NULL || median_ms == NULL || warmup < 0 || reps < 1 || reps > GPUH_MAX_REPS)
-        return gpuh_impl_fail(cudaErrorInvalidValue,
-                              "gpuh_time_median_ms: need fn and median_ms, warmup >= 0 and 1 <= reps <= "
-                              "%d (got warmup %d, reps %d)",
-                              GPUH_MAX_REPS, warmup, reps);
+        return gpuh_fail(cudaErrorInvalidValue,
+                         "gpuh_time_median_ms: need fn and median_ms, warmup >= 0 and 1 <= reps <= "
+                         "%d (got warmup %d, reps %d)",
+                         GPUH_MAX_REPS, warmup, reps);
 #ifdef GPUH_SIM
     gpuh_sim_limit_reps(&warmup, &reps); /* GPUH_SIM_REPS, see gpuh_sim.h */
 #endif
@@ -1315,20 +1448,20 @@ GPUH_DEF cudaError_t gpuh_stream_create(cudaStream_t *stream, unsigned flags, in
     int least = 0, greatest = 0;
     cudaError_t err;
     if (stream == NULL)
-        return gpuh_impl_fail(cudaErrorInvalidValue, "gpuh_stream_create: stream is NULL");
+        return gpuh_fail(cudaErrorInvalidValue, "gpuh_stream_create: stream is NULL");
     *stream = NULL;
     if (flags != cudaStreamDefault && flags != cudaStreamNonBlocking)
-        return gpuh_impl_fail(cudaErrorInvalidValue,
-                              "gpuh_stream_create: flags %#x: must be cudaStreamDefault (0) or "
-                              "cudaStreamNonBlocking (%#x)",
-                              flags, cudaStreamNonBlocking);
+        return gpuh_fail(cudaErrorInvalidValue,
+                         "gpuh_stream_create: flags %#x: must be cudaStreamDefault (0) or "
+                         "cudaStreamNonBlocking (%#x)",
+                         flags, cudaStreamNonBlocking);
     if ((err = cudaDeviceGetStreamPriorityRange(&least, &greatest)) != cudaSuccess)
         return err;
     if (priority < greatest || priority > least)
-        return gpuh_impl_fail(cudaErrorInvalidValue,
-                              "gpuh_stream_create: priority %d is outside this device's range %d (highest) "
-                              "to %d (lowest)",
-                              priority, greatest, least);
+        return gpuh_fail(cudaErrorInvalidValue,
+                         "gpuh_stream_create: priority %d is outside this device's range %d (highest) "
+                         "to %d (lowest)",
+                         priority, greatest, least);
     return cudaStreamCreateWithPriority(stream, flags, priority);
 }
 
@@ -1354,10 +1487,10 @@ GPUH_DEF cudaError_t gpuh_stream_sync(cudaStream_t stream)
     const void *s = stream;
     cudaError_t err = cudaStreamSynchronize(stream);
     if (err != cudaSuccess)
-        return gpuh_impl_fail(err,
-                              "gpuh_stream_sync(%p): the error comes from work enqueued earlier (on this "
-                              "stream, or on any if it is sticky), not from the synchronisation",
-                              s);
+        return gpuh_fail(err,
+                         "gpuh_stream_sync(%p): the error comes from work enqueued earlier (on this "
+                         "stream, or on any if it is sticky), not from the synchronisation",
+                         s);
     return cudaSuccess;
 }
 
@@ -1371,13 +1504,13 @@ GPUH_DEF cudaError_t gpuh_event_create(cudaEvent_t *event, unsigned flags)
 {
     const unsigned known = cudaEventBlockingSync | cudaEventDisableTiming | cudaEventInterprocess;
     if (event == NULL)
-        return gpuh_impl_fail(cudaErrorInvalidValue, "gpuh_event_create: event is NULL");
+        return gpuh_fail(cudaErrorInvalidValue, "gpuh_event_create: event is NULL");
     *event = NULL;
     if ((flags & ~known) != 0)
-        return gpuh_impl_fail(cudaErrorInvalidValue,
-                              "gpuh_event_create: flags %#x: only cudaEventBlockingSync (%#x), "
-                              "cudaEventDisableTiming (%#x) and cudaEventInterprocess (%#x) are known",
-                              flags, cudaEventBlockingSync, cudaEventDisableTiming, cudaEventInterprocess);
+        return gpuh_fail(cudaErrorInvalidValue,
+                         "gpuh_event_create: flags %#x: only cudaEventBlockingSync (%#x), "
+                         "cudaEventDisableTiming (%#x) and cudaEventInterprocess (%#x) are known",
+                         flags, cudaEventBlockingSync, cudaEventDisableTiming, cudaEventInterprocess);
     return cudaEventCreateWithFlags(event, flags);
 }
 
@@ -1399,7 +1532,7 @@ GPUH_DEF cudaError_t gpuh_event_destroy(cudaEvent_t *event)
 GPUH_DEF cudaError_t gpuh_event_record(cudaEvent_t event, cudaStream_t stream)
 {
     if (event == NULL)
-        return gpuh_impl_fail(cudaErrorInvalidValue, "gpuh_event_record: event is NULL (not created?)");
+        return gpuh_fail(cudaErrorInvalidValue, "gpuh_event_record: event is NULL (not created?)");
     return cudaEventRecord(event, stream);
 }
 
@@ -1411,7 +1544,7 @@ GPUH_DEF cudaError_t gpuh_event_record(cudaEvent_t event, cudaStream_t stream)
 GPUH_DEF cudaError_t gpuh_stream_wait_event(cudaStream_t stream, cudaEvent_t event)
 {
     if (event == NULL)
-        return gpuh_impl_fail(cudaErrorInvalidValue, "gpuh_stream_wait_event: event is NULL (not created?)");
+        return gpuh_fail(cudaErrorInvalidValue, "gpuh_stream_wait_event: event is NULL (not created?)");
     return cudaStreamWaitEvent(stream, event, 0);
 }
 
@@ -1425,20 +1558,21 @@ GPUH_DEF cudaError_t gpuh_event_elapsed_ms(cudaEvent_t start, cudaEvent_t stop, 
 {
     cudaError_t err;
     if (start == NULL || stop == NULL || ms == NULL)
-        return gpuh_impl_fail(cudaErrorInvalidValue, "gpuh_event_elapsed_ms: %s is NULL",
-                              start == NULL ? "start" : stop == NULL ? "stop" : "ms");
+        return gpuh_fail(cudaErrorInvalidValue, "gpuh_event_elapsed_ms: %s is NULL",
+                         start == NULL ? "start" : stop == NULL ? "stop" : "ms");
     if ((err = cudaEventSynchronize(stop)) != cudaSuccess)
         return err;
     err = cudaEventElapsedTime(ms, start, stop);
     if (err == cudaErrorInvalidResourceHandle || err == cudaErrorNotReady)
-        return gpuh_impl_fail(err,
-                              "gpuh_event_elapsed_ms: both events must be created with timing (not "
-                              "cudaEventDisableTiming) and recorded");
+        return gpuh_fail(err,
+                         "gpuh_event_elapsed_ms: both events must be created with timing (not "
+                         "cudaEventDisableTiming) and recorded");
     return err;
 }
 
-/* ---------------------------------------------------------------------------
-   PIPELINE: host arrays through a kernel in chunks, copies overlapping compute.
+/* ===========================================================================
+   PIPELINE
+   Host arrays through a kernel in chunks, copies overlapping compute.
 
    Chunk i (elements [i·chunk, min((i+1)·chunk, n))) goes to stream i mod k,
    which copies its inputs to that stream's device buffers, runs the user's
@@ -1454,7 +1588,7 @@ GPUH_DEF cudaError_t gpuh_event_elapsed_ms(cudaEvent_t start, cudaEvent_t stop, 
 
    Idea: the CUDA Programming Guide, "Overlapping behavior"; Harris, "How to
    overlap data transfers in CUDA C/C++" (NVIDIA blog, 2012).
-   --------------------------------------------------------------------------- */
+   =========================================================================== */
 
 #define GPUH_PIPELINE_MAX_ARRAYS 4        /* inputs, and outputs, per pipeline */
 #define GPUH_PIPELINE_MAX_STREAMS 16
@@ -1537,12 +1671,12 @@ GPUH_DEF cudaError_t gpuh_impl_pipeline_arrays(const char *what, const void *con
         ++*used;
     for (j = 0; j < GPUH_PIPELINE_MAX_ARRAYS; ++j) {
         if (j >= *used && (elem_bytes[j] > 0 || ptrs[j] != NULL))
-            return gpuh_impl_fail(cudaErrorInvalidValue,
-                                  "gpuh_pipeline: %s[%zu] is given (element size %zu, pointer %p) but the list "
-                                  "of %ss ends at %zu: set %s_elem_bytes[j] for every array, with no gap",
-                                  what, j, elem_bytes[j], ptrs[j], what, *used, what);
+            return gpuh_fail(cudaErrorInvalidValue,
+                             "gpuh_pipeline: %s[%zu] is given (element size %zu, pointer %p) but the list "
+                             "of %ss ends at %zu: set %s_elem_bytes[j] for every array, with no gap",
+                             what, j, elem_bytes[j], ptrs[j], what, *used, what);
         if (j < *used && ptrs[j] == NULL && n > 0)
-            return gpuh_impl_fail(cudaErrorInvalidValue, "gpuh_pipeline: %s[%zu] is NULL (n %zu)", what, j, n);
+            return gpuh_fail(cudaErrorInvalidValue, "gpuh_pipeline: %s[%zu] is NULL (n %zu)", what, j, n);
         if (j < *used && gpuh_impl_bytes("gpuh_pipeline", n, elem_bytes[j], &bytes) != cudaSuccess)
             return cudaErrorInvalidValue;
     }
@@ -1556,21 +1690,21 @@ GPUH_DEF cudaError_t gpuh_impl_pipeline_check(const gpuh_pipeline_desc *d, gpuh_
     cudaError_t err;
     size_t j;
     if (d == NULL)
-        return gpuh_impl_fail(cudaErrorInvalidValue, "gpuh_pipeline: desc is NULL");
+        return gpuh_fail(cudaErrorInvalidValue, "gpuh_pipeline: desc is NULL");
     if (d->launch == NULL)
-        return gpuh_impl_fail(cudaErrorInvalidValue, "gpuh_pipeline: desc->launch is NULL");
+        return gpuh_fail(cudaErrorInvalidValue, "gpuh_pipeline: desc->launch is NULL");
     for (j = 0; j < GPUH_PIPELINE_MAX_ARRAYS; ++j)
         outs[j] = d->out[j];
     if ((err = gpuh_impl_pipeline_arrays("in", d->in, d->in_elem_bytes, d->n, &p->n_in)) != cudaSuccess ||
         (err = gpuh_impl_pipeline_arrays("out", outs, d->out_elem_bytes, d->n, &p->n_out)) != cudaSuccess)
         return err;
     if (p->n_in + p->n_out == 0)
-        return gpuh_impl_fail(cudaErrorInvalidValue,
-                              "gpuh_pipeline: no array in use (set in_elem_bytes[0] or out_elem_bytes[0])");
+        return gpuh_fail(cudaErrorInvalidValue,
+                         "gpuh_pipeline: no array in use (set in_elem_bytes[0] or out_elem_bytes[0])");
     if (d->streams < 0 || d->streams > GPUH_PIPELINE_MAX_STREAMS)
-        return gpuh_impl_fail(cudaErrorInvalidValue,
-                              "gpuh_pipeline: streams %d: must be 1 .. %d, or 0 for the default %d", d->streams,
-                              GPUH_PIPELINE_MAX_STREAMS, GPUH_PIPELINE_DEFAULT_STREAMS);
+        return gpuh_fail(cudaErrorInvalidValue,
+                         "gpuh_pipeline: streams %d: must be 1 .. %d, or 0 for the default %d", d->streams,
+                         GPUH_PIPELINE_MAX_STREAMS, GPUH_PIPELINE_DEFAULT_STREAMS);
     p->n = d->n;
     p->chunk = d->chunk > 0 ? d->chunk : GPUH_PIPELINE_DEFAULT_CHUNK;
     if (p->chunk > p->n)
@@ -1580,10 +1714,10 @@ GPUH_DEF cudaError_t gpuh_impl_pipeline_check(const gpuh_pipeline_desc *d, gpuh_
     if (p->k > p->count_chunks)
         p->k = p->count_chunks; /* no stream without a chunk */
     if (d->chunks != NULL && d->chunks_capacity < p->count_chunks)
-        return gpuh_impl_fail(cudaErrorInvalidValue,
-                              "gpuh_pipeline: chunks holds %zu records but %zu elements in chunks of %zu "
-                              "need %zu",
-                              d->chunks_capacity, p->n, p->chunk, p->count_chunks);
+        return gpuh_fail(cudaErrorInvalidValue,
+                         "gpuh_pipeline: chunks holds %zu records but %zu elements in chunks of %zu "
+                         "need %zu",
+                         d->chunks_capacity, p->n, p->chunk, p->count_chunks);
     return cudaSuccess;
 }
 
@@ -1601,9 +1735,9 @@ GPUH_DEF cudaError_t gpuh_impl_pipeline_setup(const gpuh_pipeline_desc *d, gpuh_
         if ((err = cudaPointerGetAttributes(&attr, host)) != cudaSuccess)
             return err;
         if (attr.type == cudaMemoryTypeDevice)
-            return gpuh_impl_fail(cudaErrorInvalidValue,
-                                  "gpuh_pipeline: %s[%zu] (%p) is device memory; the pipeline takes host arrays",
-                                  is_in ? "in" : "out", a, host);
+            return gpuh_fail(cudaErrorInvalidValue,
+                             "gpuh_pipeline: %s[%zu] (%p) is device memory; the pipeline takes host arrays",
+                             is_in ? "in" : "out", a, host);
         if (is_in)
             p->stage_in[a] = attr.type != cudaMemoryTypeHost;
         else
@@ -1637,8 +1771,8 @@ GPUH_DEF cudaError_t gpuh_impl_pipeline_setup(const gpuh_pipeline_desc *d, gpuh_
     if (err == cudaSuccess && d->chunks != NULL) {
         void *mem = calloc(4 * p->count_chunks, sizeof(cudaEvent_t));
         if (mem == NULL)
-            return gpuh_impl_fail(cudaErrorMemoryAllocation, "gpuh_pipeline: no host memory for %zu events",
-                                  4 * p->count_chunks);
+            return gpuh_fail(cudaErrorMemoryAllocation, "gpuh_pipeline: no host memory for %zu events",
+                             4 * p->count_chunks);
         memcpy(&p->marks, &mem, sizeof mem);
         err = gpuh_event_create(&p->start, cudaEventDefault);
         for (i = 0; i < 4 * p->count_chunks && err == cudaSuccess; ++i)
@@ -1689,17 +1823,17 @@ GPUH_DEF cudaError_t gpuh_impl_pipeline_chunk(const gpuh_pipeline_desc *d, gpuh_
     if (err == cudaSuccess && mark != NULL)
         err = cudaEventRecord(mark[1], st);
     if (err != cudaSuccess)
-        return gpuh_impl_fail(err, "gpuh_pipeline: the input copy of chunk %zu on stream %zu failed: %s", i, s,
-                              cudaGetErrorString(err));
+        return gpuh_fail(err, "gpuh_pipeline: the input copy of chunk %zu on stream %zu failed: %s", i, s,
+                         cudaGetErrorString(err));
     err = d->launch(p->d_in_const[s], p->d_out[s], count, first, st, d->user);
     if (err != cudaSuccess) {
-        char why[sizeof gpuh_impl_state_v.detail] = "";
-        if (gpuh_impl_state_v.detail_error == err)
-            memcpy(why, gpuh_impl_state_v.detail, sizeof why);
-        return gpuh_impl_fail(err,
-                              "gpuh_pipeline: the launcher returned %s for chunk %zu (elements %zu .. %zu) on "
-                              "stream %zu%s%s",
-                              cudaGetErrorName(err), i, first, first + count - 1, s, why[0] ? ": " : "", why);
+        char why[sizeof gpuh_impl_thread_v.detail] = "";
+        if (gpuh_impl_thread_v.detail_error == err)
+            memcpy(why, gpuh_impl_thread_v.detail, sizeof why);
+        return gpuh_fail(err,
+                         "gpuh_pipeline: the launcher returned %s for chunk %zu (elements %zu .. %zu) on "
+                         "stream %zu%s%s",
+                         cudaGetErrorName(err), i, first, first + count - 1, s, why[0] ? ": " : "", why);
     }
     if (mark != NULL && (err = cudaEventRecord(mark[2], st)) != cudaSuccess)
         return err;
@@ -1712,8 +1846,8 @@ GPUH_DEF cudaError_t gpuh_impl_pipeline_chunk(const gpuh_pipeline_desc *d, gpuh_
     if (err == cudaSuccess && p->staged)
         err = cudaEventRecord(p->done[s], st);
     if (err != cudaSuccess)
-        return gpuh_impl_fail(err, "gpuh_pipeline: the output copy of chunk %zu on stream %zu failed: %s", i, s,
-                              cudaGetErrorString(err));
+        return gpuh_fail(err, "gpuh_pipeline: the output copy of chunk %zu on stream %zu failed: %s", i, s,
+                         cudaGetErrorString(err));
     return cudaSuccess;
 }
 
@@ -1812,6 +1946,15 @@ GPUH_DEF cudaError_t gpuh_pipeline(const gpuh_pipeline_desc *desc)
     return err != cudaSuccess ? err : freed;
 }
 
+/* ===========================================================================
+   RANDOM INPUTS
+   A seed (always), and with GPUH_USE_CURAND defined (link cuRAND) device
+   arrays filled through cuRAND's host API with the Philox4x32-10 generator:
+   the same seed gives the same numbers. The fill functions' errors:
+   cudaErrorInvalidValue (NULL with n > 0), cudaErrorMemoryAllocation, else
+   cudaErrorUnknown with the cuRAND status in gpuh_error_detail(). n = 0 is a no-op.
+   =========================================================================== */
+
 /* gpuh_random_seed: a seed for the gpuh_random_* generators below (needs no
    cuRAND): the environment variable GPUH_SEED if it is set (decimal, or 0x...
    hex; to repeat a run), else a fresh one from the clock. Never fails. Print
@@ -1826,13 +1969,6 @@ GPUH_DEF unsigned long long gpuh_random_seed(void)
     return t * 1000003ull ^ clock();
 }
 
-/* ===========================================================================
-   RANDOM INPUTS (define GPUH_USE_CURAND; link cuRAND)
-   Fills device arrays through cuRAND's host API with the Philox4x32-10
-   generator: the same seed gives the same numbers. Errors: cudaErrorInvalidValue
-   (NULL with n > 0), cudaErrorMemoryAllocation, else cudaErrorUnknown with the
-   cuRAND status in gpuh_error_detail(). n = 0 is a no-op.
-   =========================================================================== */
 #ifdef GPUH_USE_CURAND
 
 GPUH_DEF cudaError_t gpuh_impl_curand(const char *fn, curandStatus_t st)
@@ -1840,12 +1976,12 @@ GPUH_DEF cudaError_t gpuh_impl_curand(const char *fn, curandStatus_t st)
     if (st == CURAND_STATUS_SUCCESS)
         return cudaSuccess;
     if (st == CURAND_STATUS_ALLOCATION_FAILED)
-        return gpuh_impl_fail(cudaErrorMemoryAllocation, "%s: cuRAND could not allocate", fn);
+        return gpuh_fail(cudaErrorMemoryAllocation, "%s: cuRAND could not allocate", fn);
     if (st == CURAND_STATUS_LAUNCH_FAILURE) {
         cudaError_t err = cudaGetLastError();
-        return err != cudaSuccess ? err : gpuh_impl_fail(cudaErrorLaunchFailure, "%s: cuRAND launch failed", fn);
+        return err != cudaSuccess ? err : gpuh_fail(cudaErrorLaunchFailure, "%s: cuRAND launch failed", fn);
     }
-    return gpuh_impl_fail(cudaErrorUnknown, "%s: cuRAND status %d", fn, st);
+    return gpuh_fail(cudaErrorUnknown, "%s: cuRAND status %d", fn, st);
 }
 
 enum { GPUH_IMPL_UNIFORM, GPUH_IMPL_NORMAL, GPUH_IMPL_BITS };
@@ -1885,7 +2021,7 @@ GPUH_DEF cudaError_t gpuh_impl_random(const char *fn, void *d, size_t n, size_t 
     if (n == 0)
         return cudaSuccess;
     if (d == NULL)
-        return gpuh_impl_fail(cudaErrorInvalidValue, "%s: the device array is NULL (n %zu)", fn, n);
+        return gpuh_fail(cudaErrorInvalidValue, "%s: the device array is NULL (n %zu)", fn, n);
     memcpy(&bytes, &d, sizeof d);
     if (len < n && (err = cudaMalloc(&scratch, 2 * elem_size)) != cudaSuccess)
         return err;

@@ -65,7 +65,7 @@ static void check_grid(int dims, u128 nx, u128 ny, u128 nz, dim3 b)
     g.x = 7;
     g.y = 8;
     g.z = 9;
-    gpuh_impl_state_v.detail_error = cudaSuccess;
+    gpuh_clear_error_detail();
     if (dims == 1)
         err = gpuh_grid_1d(&g, (size_t)nx, b.x);
     else if (dims == 2)
@@ -107,7 +107,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
     EXPECT("gpuh_ceil_div", ref_ceil_div(w[0], w[1]), gpuh_ceil_div((size_t)w[0], (size_t)w[1]));
 
-    gpuh_impl_state_v.detail_error = cudaSuccess;
+    gpuh_clear_error_detail();
     err = gpuh_check_block(b);
     EXPECT("gpuh_check_block", ref_block_ok(b) ? cudaSuccess : cudaErrorInvalidConfiguration, err);
     if (err != cudaSuccess && strncmp(gpuh_error_detail(), "gpuh_check_block: block (", 25) != 0)

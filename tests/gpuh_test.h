@@ -113,12 +113,10 @@ static inline int gpuh_test_expect(cudaError_t got, cudaError_t want, const char
                     "\"%s\" not found in:\n%s", (needle), (text))
 
 /* gpuh_error_detail() keeps its last message until a report clears it; tests
-   that check "this call set a detail" clear it first. Touches gpuh's private
-   state on purpose (no public call does only this). */
+   that check "this call set a detail" clear it first. */
 static inline void gpuh_test_clear_detail(void)
 {
-    gpuh_impl_state_v.detail_error = cudaSuccess;
-    gpuh_impl_state_v.detail[0] = '\0';
+    gpuh_clear_error_detail();
 }
 
 /* ---- Skip without a device (CTest: SKIP_RETURN_CODE 77) ------------------ */
