@@ -498,6 +498,45 @@ static void test_report_error(void)
     TEST_ASSERT(gpuh_error_detail()[0] == '\0', "the report did not clear the detail");
 }
 
+/* The conventions of the manual: the version number, gpuh_fail for users'
+   own helpers (printf-style, cut at 319 characters, nothing recorded for
+   cudaSuccess), gpuh_clear_error_detail, and GPUH_HAS_DEVICE_CODE (0 in C). */
+static cudaError_t my_helper(int n)
+{
+    return n % 2 ? gpuh_fail(cudaErrorInvalidValue, "my_helper: n %d is odd", n) : cudaSuccess;
+}
+
+static void test_conventions(void)
+{
+    char long_text[400];
+    dim3 g;
+    TEST_ASSERT(GPUH_VERSION == GPUH_VERSION_MAJOR * 10000 + GPUH_VERSION_MINOR * 100 + GPUH_VERSION_PATCH &&
+                    GPUH_VERSION == 100,
+                "GPUH_VERSION %d for %d.%d.%d", GPUH_VERSION, GPUH_VERSION_MAJOR, GPUH_VERSION_MINOR,
+                GPUH_VERSION_PATCH);
+#if GPUH_HAS_DEVICE_CODE
+    TEST_ASSERT(0, "GPUH_HAS_DEVICE_CODE is 1 in a C file");
+#endif
+    gpuh_test_clear_detail();
+    TEST_ERR(my_helper(7), cudaErrorInvalidValue);
+    TEST_ASSERT(strcmp(gpuh_error_detail(), "my_helper: n 7 is odd") == 0, "detail \"%s\"", gpuh_error_detail());
+    gpuh_test_capture_begin();
+    gpuh_report_error(my_helper(9), "my_helper(9)", "mine.c", 3);
+    TEST_CONTAINS(gpuh_test_capture_end(), "gpuh:   my_helper: n 9 is odd\n");
+    TEST_ERR(gpuh_grid_1d(&g, 10, 0), cudaErrorInvalidConfiguration);
+    TEST_ERR(my_helper(2), cudaSuccess);
+    TEST_ERR(gpuh_fail(cudaSuccess, "not an error"), cudaSuccess);
+    TEST_ASSERT(strncmp(gpuh_error_detail(), "gpuh_grid: block (0, 1, 1)", 26) == 0,
+                "success replaced the detail: \"%s\"", gpuh_error_detail());
+    memset(long_text, 'x', sizeof long_text - 1);
+    long_text[sizeof long_text - 1] = '\0';
+    TEST_ERR(gpuh_fail(cudaErrorUnknown, "%s", long_text), cudaErrorUnknown);
+    TEST_ASSERT(strlen(gpuh_error_detail()) == 319 && strncmp(gpuh_error_detail(), long_text, 319) == 0,
+                "a long detail kept %zu characters", strlen(gpuh_error_detail()));
+    gpuh_clear_error_detail();
+    TEST_ASSERT(gpuh_error_detail()[0] == '\0', "gpuh_clear_error_detail left \"%s\"", gpuh_error_detail());
+}
+
 static int counted_calls;
 static cudaError_t counted(cudaError_t err)
 {
@@ -901,6 +940,7 @@ int main(void)
     test_memory_arguments();
     test_sticky();
     test_report_error();
+    test_conventions();
     test_check_macro();
     test_timing_arguments();
     test_stream_arguments();
