@@ -508,14 +508,24 @@ GPUH_DEF int gpuh_impl_grid_fits(size_t gx, size_t gy, size_t gz)
     return gx <= GPUH_MAX_GRID_X && gy <= GPUH_MAX_GRID_YZ && gz <= GPUH_MAX_GRID_YZ;
 }
 
+/* A launch's grid or block as given, before any conversion to dim3's
+   unsigned fields (which would wrap 2^32 + 5 blocks to 5). */
+typedef struct gpuh_impl_dims {
+    unsigned long long x, y, z;
+} gpuh_impl_dims;
+
 /* Records a launch for error reports and checks its shape: cudaSuccess, or
    cudaErrorInvalidConfiguration (with the detail) for a block beyond CUDA's
    limits or a grid of 0 blocks or beyond x ≤ 2^31-1, y, z ≤ 65535. The runtime
-   would refuse those too, but names neither the kernel nor the limit. */
-GPUH_DEF cudaError_t gpuh_impl_launch_begin(const char *kernel, dim3 grid, dim3 block, size_t shmem,
-                                            const char *file, int line)
+   would refuse those too (or, for a component past 2^32-1, never see it),
+   but names neither the kernel nor the limit. */
+GPUH_DEF cudaError_t gpuh_impl_launch_begin(const char *kernel, gpuh_impl_dims grid, gpuh_impl_dims block,
+                                            size_t shmem, const char *file, int line)
 {
     gpuh_impl_thread_state *r = &gpuh_impl_thread_v;
+    const int block_fits = block.x >= 1 && block.y >= 1 && block.z >= 1 && block.x <= GPUH_MAX_BLOCK_XY &&
+                           block.y <= GPUH_MAX_BLOCK_XY && block.z <= GPUH_MAX_BLOCK_Z &&
+                           block.x * block.y * block.z <= GPUH_MAX_BLOCK_THREADS;
     cudaGetLastError(); /* a stale error from an earlier call is not this launch's */
     r->kernel = kernel;
     r->grid[0] = grid.x;
@@ -527,15 +537,44 @@ GPUH_DEF cudaError_t gpuh_impl_launch_begin(const char *kernel, dim3 grid, dim3 
     r->shmem_bytes = shmem;
     r->file = file;
     r->line = line;
-    if (gpuh_check_block(block) != cudaSuccess || grid.x == 0 || grid.y == 0 || grid.z == 0 ||
-        !gpuh_impl_grid_fits(grid.x, grid.y, grid.z))
+    if (!block_fits || grid.x == 0 || grid.y == 0 || grid.z == 0 || grid.x > GPUH_MAX_GRID_X ||
+        grid.y > GPUH_MAX_GRID_YZ || grid.z > GPUH_MAX_GRID_YZ)
         return gpuh_fail(cudaErrorInvalidConfiguration,
-                         "GPUH_LAUNCH of %s at %s:%d: grid (%u, %u, %u), block (%u, %u, %u) is beyond "
-                         "CUDA's limits: grid 1..(%u, %u, %u) blocks, block (%u, %u, %u) and %u threads",
-                         kernel, file, line, grid.x, grid.y, grid.z, block.x, block.y, block.z,
-                         GPUH_MAX_GRID_X, GPUH_MAX_GRID_YZ, GPUH_MAX_GRID_YZ, GPUH_MAX_BLOCK_XY,
-                         GPUH_MAX_BLOCK_XY, GPUH_MAX_BLOCK_Z, GPUH_MAX_BLOCK_THREADS);
+                         "GPUH_LAUNCH of %s at %s:%d: grid (%llu, %llu, %llu), block (%llu, %llu, %llu) is "
+                         "beyond CUDA's limits: grid 1..(%u, %u, %u) blocks, block (%u, %u, %u) and %u threads",
+                         kernel, file, line, grid.x, grid.y, grid.z, block.x, block.y, block.z, GPUH_MAX_GRID_X,
+                         GPUH_MAX_GRID_YZ, GPUH_MAX_GRID_YZ, GPUH_MAX_BLOCK_XY, GPUH_MAX_BLOCK_XY,
+                         GPUH_MAX_BLOCK_Z, GPUH_MAX_BLOCK_THREADS);
     return cudaSuccess;
+}
+
+/* Dynamic shared memory a kernel may ask for at launch without opting in. */
+#define GPUH_IMPL_SHMEM_DEFAULT_LIMIT 49152u
+
+/* The error of a launch that was made (gpuh_check_launch's), with a detail
+   naming the kernel: the runtime's own message names neither the kernel nor
+   the cause among those it shares one error for. */
+GPUH_DEF cudaError_t gpuh_impl_launch_end(cudaError_t err)
+{
+    const gpuh_impl_thread_state *r = &gpuh_impl_thread_v;
+    if (err == cudaSuccess)
+        return err;
+    if (err == cudaErrorInvalidValue && r->shmem_bytes > GPUH_IMPL_SHMEM_DEFAULT_LIMIT)
+        return gpuh_fail(err,
+                         "GPUH_LAUNCH of %s at %s:%d: %zu bytes of dynamic shared memory is above the %u bytes a "
+                         "kernel gets without opting in: call cudaFuncSetAttribute(kernel, "
+                         "cudaFuncAttributeMaxDynamicSharedMemorySize, %zu) before the launch (up to the "
+                         "device's sharedMemPerBlockOptin)",
+                         r->kernel, r->file, r->line, r->shmem_bytes, GPUH_IMPL_SHMEM_DEFAULT_LIMIT,
+                         r->shmem_bytes);
+    if (err == cudaErrorInvalidValue)
+        return gpuh_fail(err,
+                         "GPUH_LAUNCH of %s at %s:%d: the runtime refused the launch (block (%u, %u, %u) above the "
+                         "kernel's __launch_bounds__, or %zu bytes of dynamic shared memory above its limit?)",
+                         r->kernel, r->file, r->line, r->block[0], r->block[1], r->block[2], r->shmem_bytes);
+    return gpuh_fail(err, "GPUH_LAUNCH of %s at %s:%d failed: %s%s", r->kernel, r->file, r->line,
+                     cudaGetErrorString(err),
+                     gpuh_error_is_sticky(err) ? " (sticky: possibly from an earlier kernel's fault)" : "");
 }
 
 #if GPUH_HAS_DEVICE_CODE && !defined(GPUH_LAUNCH)
@@ -545,18 +584,45 @@ GPUH_DEF cudaError_t gpuh_impl_launch_begin(const char *kernel, dim3 grid, dim3 
 #define GPUH_IMPL_KERNEL_CALL(kernel, grid, block, shmem, stream, ...) \
     kernel<<<(grid), (block), (shmem), (stream)>>>(__VA_ARGS__)
 #endif
+extern "C++" {
+/* A grid or block as GPUH_LAUNCH was given it: a dim3, or an integer of any
+   width (a negative one becomes huge, and is refused). Overloads, so C++ only. */
+static inline gpuh_impl_dims gpuh_impl_dims_of(dim3 d)
+{
+    gpuh_impl_dims r;
+    r.x = d.x;
+    r.y = d.y;
+    r.z = d.z;
+    return r;
+}
+static inline gpuh_impl_dims gpuh_impl_dims_of(unsigned long long n)
+{
+    gpuh_impl_dims r;
+    r.x = n;
+    r.y = r.z = 1;
+    return r;
+}
+}
+
 /* GPUH_LAUNCH(kernel, grid, block, shmem_bytes, stream, args...): launches
    kernel<<<grid, block, shmem_bytes, stream>>>(args...) and evaluates to the
    launch's cudaError_t (gpuh_check_launch), after recording the kernel's name,
-   geometry and file:line for error reports. A grid or block beyond CUDA's
-   limits is not launched: cudaErrorInvalidConfiguration, with the kernel and
-   the limit in gpuh_error_detail(). grid and block are dim3 or integers; each
-   is evaluated twice. Wrap a kernel whose template arguments contain commas in
-   parentheses. CUDA C++ (nvcc), or C++ with -DGPUH_SIM (gpuh_sim.h). */
-#define GPUH_LAUNCH(kernel, grid, block, shmem, stream, ...)                                      \
-    (gpuh_impl_launch_begin(#kernel, (grid), (block), (shmem), __FILE__, __LINE__) != cudaSuccess \
-         ? cudaErrorInvalidConfiguration                                                          \
-         : (GPUH_IMPL_KERNEL_CALL(kernel, (grid), (block), (shmem), (stream), __VA_ARGS__), gpuh_check_launch()))
+   geometry and file:line for error reports (per host thread). A grid or block
+   beyond CUDA's limits is not launched: cudaErrorInvalidConfiguration, with
+   the kernel and the values in gpuh_error_detail(); grid and block are dim3 or
+   integers of any width, checked before they are narrowed to dim3's 32-bit
+   fields (a size_t grid of 2^32 + 5 blocks is refused, not launched as 5).
+   A launch the runtime refuses gets a detail too, e.g. dynamic shared memory
+   above 48 KiB without cudaFuncSetAttribute(kernel,
+   cudaFuncAttributeMaxDynamicSharedMemorySize, bytes). grid and block are
+   each evaluated twice. Wrap a kernel whose template arguments contain commas
+   in parentheses. CUDA C++ (nvcc), or C++ with -DGPUH_SIM (gpuh_sim.h). */
+#define GPUH_LAUNCH(kernel, grid, block, shmem, stream, ...)                                            \
+    (gpuh_impl_launch_begin(#kernel, gpuh_impl_dims_of(grid), gpuh_impl_dims_of(block), (shmem), __FILE__, \
+                            __LINE__) != cudaSuccess                                                    \
+         ? cudaErrorInvalidConfiguration                                                                \
+         : (GPUH_IMPL_KERNEL_CALL(kernel, (grid), (block), (shmem), (stream), __VA_ARGS__),             \
+            gpuh_impl_launch_end(gpuh_check_launch())))
 #endif
 
 /* ===========================================================================

@@ -110,6 +110,20 @@ static void test_geometry()
     TEST_DETAIL(GPUH_LAUNCH(noop, 1, 2048, 0, 0, NULL), cudaErrorInvalidConfiguration, "GPUH_LAUNCH of noop at %s:%d: grid (1, 1, 1), block (2048, 1, 1) is beyond CUDA's limits: grid 1..(2147483647, 65535, 65535) blocks, block (1024, 1024, 64) and 1024 threads", __FILE__, __LINE__);
     TEST_DETAIL(GPUH_LAUNCH(noop, dim3(1, 65536), 32, 0, 0, NULL), cudaErrorInvalidConfiguration, "GPUH_LAUNCH of noop at %s:%d: grid (1, 65536, 1), block (32, 1, 1) is beyond CUDA's limits: grid 1..(2147483647, 65535, 65535) blocks, block (1024, 1024, 64) and 1024 threads", __FILE__, __LINE__);
     TEST_DETAIL(GPUH_LAUNCH(noop, 0, 32, 0, 0, NULL), cudaErrorInvalidConfiguration, "GPUH_LAUNCH of noop at %s:%d: grid (0, 1, 1), block (32, 1, 1) is beyond CUDA's limits: grid 1..(2147483647, 65535, 65535) blocks, block (1024, 1024, 64) and 1024 threads", __FILE__, __LINE__);
+
+    /* Integers wider than dim3's fields: checked before they are narrowed
+       (2^32 + 5 would launch 5 blocks), and a negative int is refused.
+       Variables, not constants: nvcc warns about a constant that the launch
+       narrows, at compile time. */
+    size_t huge = 4294967301u, blocks_of_32 = (size_t)1 << 32;
+    long long minus_one = -1, two_to_31 = 2147483648ll;
+    TEST_DETAIL(GPUH_LAUNCH(noop, huge, 32, 0, 0, NULL), cudaErrorInvalidConfiguration, "GPUH_LAUNCH of noop at %s:%d: grid (4294967301, 1, 1), block (32, 1, 1) is beyond CUDA's limits: grid 1..(2147483647, 65535, 65535) blocks, block (1024, 1024, 64) and 1024 threads", __FILE__, __LINE__);
+    TEST_DETAIL(GPUH_LAUNCH(noop, 1, blocks_of_32 + 32, 0, 0, NULL), cudaErrorInvalidConfiguration, "GPUH_LAUNCH of noop at %s:%d: grid (1, 1, 1), block (4294967328, 1, 1) is beyond CUDA's limits: grid 1..(2147483647, 65535, 65535) blocks, block (1024, 1024, 64) and 1024 threads", __FILE__, __LINE__);
+    TEST_DETAIL(GPUH_LAUNCH(noop, minus_one, 32, 0, 0, NULL), cudaErrorInvalidConfiguration, "GPUH_LAUNCH of noop at %s:%d: grid (18446744073709551615, 1, 1), block (32, 1, 1) is beyond CUDA's limits: grid 1..(2147483647, 65535, 65535) blocks, block (1024, 1024, 64) and 1024 threads", __FILE__, __LINE__);
+    TEST_DETAIL(GPUH_LAUNCH(noop, two_to_31, 32, 0, 0, NULL), cudaErrorInvalidConfiguration, "GPUH_LAUNCH of noop at %s:%d: grid (2147483648, 1, 1), block (32, 1, 1) is beyond CUDA's limits: grid 1..(2147483647, 65535, 65535) blocks, block (1024, 1024, 64) and 1024 threads", __FILE__, __LINE__);
+    const gpuh_launch_record r = gpuh_last_launch();
+    TEST_ASSERT(r.kernel != NULL && strcmp(r.kernel, "noop") == 0 && r.grid.x == 2147483648u && r.block.x == 32,
+                "last launch %s grid.x %u block.x %u", r.kernel ? r.kernel : "(none)", r.grid.x, r.block.x);
 }
 
 /* ===========================================================================

@@ -49,7 +49,8 @@ static void *run(void *arg)
     unsigned char cells[64]; /* stand-ins for allocations: addresses only */
     int k, j;
     for (k = 0; k < ITERATIONS; ++k) {
-        dim3 grid, block;
+        dim3 grid;
+        gpuh_impl_dims launch_grid, launch_block;
         gpuh_launch_record r;
         gpuh_memory_stats stats;
         /* A grid that needs 2^31 + id * ITERATIONS + k blocks of one thread. */
@@ -72,11 +73,11 @@ static void *run(void *arg)
             note_failure(w, "gpuh_fail's detail", got, want);
 
         /* The record GPUH_LAUNCH keeps; block.x = 2000 + id is refused. */
-        grid.x = (unsigned)k + 1;
-        grid.y = grid.z = 1;
-        block.x = 2000u + (unsigned)w->id;
-        block.y = block.z = 1;
-        err = gpuh_impl_launch_begin("worker_kernel", grid, block, (size_t)w->id, __FILE__, w->id);
+        launch_grid.x = (unsigned)k + 1;
+        launch_grid.y = launch_grid.z = 1;
+        launch_block.x = 2000u + (unsigned)w->id;
+        launch_block.y = launch_block.z = 1;
+        err = gpuh_impl_launch_begin("worker_kernel", launch_grid, launch_block, (size_t)w->id, __FILE__, w->id);
         sched_yield();
         r = gpuh_last_launch();
         if (err != cudaErrorInvalidConfiguration || r.kernel == NULL || strcmp(r.kernel, "worker_kernel") != 0 ||
