@@ -307,6 +307,11 @@ typedef struct gpuh_impl_record {
     int kind; /* GPUH_IMPL_DEVICE, _MANAGED or _PINNED */
 } gpuh_impl_record;
 
+GPUH_DEF const char *gpuh_impl_kind_name(int kind)
+{
+    return kind == GPUH_IMPL_DEVICE ? "device" : kind == GPUH_IMPL_MANAGED ? "managed" : "pinned";
+}
+
 /* gpuh_launch_record: the last kernel this host thread launched through
    GPUH_LAUNCH (kernel is NULL before the first), as gpuh_last_launch()
    returns it. A launch refused for its geometry records the components that
@@ -772,7 +777,6 @@ GPUH_DEF void gpuh_reset_peak_memory(void)
    many are live. Call it before exit to find leaks. */
 GPUH_DEF size_t gpuh_print_allocations(FILE *out)
 {
-    static const char *const kinds[] = {"?", "device", "managed", "pinned"};
     size_t i, n;
     if (out == NULL)
         out = stderr;
@@ -780,7 +784,7 @@ GPUH_DEF size_t gpuh_print_allocations(FILE *out)
     n = gpuh_impl_state_v.live_count;
     for (i = 0; i < n; ++i) {
         const gpuh_impl_record *r = &gpuh_impl_state_v.records[i];
-        fprintf(out, "gpuh: live %s allocation %p of %zu bytes from %s:%d\n", kinds[r->kind], r->ptr,
+        fprintf(out, "gpuh: live %s allocation %p of %zu bytes from %s:%d\n", gpuh_impl_kind_name(r->kind), r->ptr,
                 r->bytes, r->file, r->line);
     }
     if (gpuh_impl_state_v.untracked_count > 0)
@@ -1085,6 +1089,115 @@ GPUH_DEF int gpuh_impl_ledger_remove(const void *ptr)
     return kind;
 }
 
+/* An address as a number, without a cast (for ranges and alignment). */
+GPUH_DEF uintptr_t gpuh_impl_address(const void *p)
+{
+    uintptr_t a = 0;
+    memcpy(&a, &p, sizeof p < sizeof a ? sizeof p : sizeof a);
+    return a;
+}
+
+/* Copies into *out the ledger entry whose bytes hold p (start <= p < end);
+   returns 1 if there is one, else 0. */
+GPUH_DEF int gpuh_impl_ledger_find(const void *p, gpuh_impl_record *out)
+{
+    const gpuh_impl_state *s = &gpuh_impl_state_v;
+    const uintptr_t a = gpuh_impl_address(p);
+    int found = 0;
+    size_t i;
+    GPUH_IMPL_LOCK();
+    for (i = 0; i < s->live_count && !found; ++i) {
+        const uintptr_t start = gpuh_impl_address(s->records[i].ptr);
+        if (a >= start && a - start < s->records[i].bytes) {
+            *out = s->records[i];
+            found = 1;
+        }
+    }
+    GPUH_IMPL_UNLOCK();
+    return found;
+}
+
+/* The largest power of two dividing an element type's alignment, as the
+   typed helpers' macros pass it: __alignof__ where the compiler has it (GCC,
+   Clang, nvcc on them; __extension__ keeps -Wpedantic quiet in C99), else 1
+   (no check). */
+#if defined(__GNUC__) || defined(__clang__)
+#define GPUH_IMPL_ALIGNOF(lvalue) (__extension__ __alignof__(lvalue))
+#else
+#define GPUH_IMPL_ALIGNOF(lvalue) 1
+#endif
+
+/* gpuh_impl_check_aligned(p, align, fn, arg): cudaSuccess if p is a multiple
+   of align (an element type's alignment; 0 or 1: anything goes), else
+   cudaErrorInvalidValue with a detail naming fn, arg, p and align. An
+   element pointer off its type's alignment makes a kernel fault
+   (cudaErrorMisalignedAddress, sticky) or a host access undefined. */
+GPUH_DEF cudaError_t gpuh_impl_check_aligned(const void *p, size_t align, const char *fn, const char *arg)
+{
+    if (align > 1 && gpuh_impl_address(p) % align != 0)
+        return gpuh_fail(cudaErrorInvalidValue, "%s: %s %p is not aligned to its element type (%zu bytes)", fn, arg,
+                         p, align);
+    return cudaSuccess;
+}
+
+/* What memory a helper's pointer must be. */
+enum { GPUH_IMPL_WANT_DEVICE = 1, GPUH_IMPL_WANT_HOST = 2, GPUH_IMPL_WANT_MANAGED = 3 };
+
+/* Checks `count` elements of elem_size bytes at p against what gpuh and CUDA
+   know of p: gpuh's ledger (the allocation holding p must have room for them
+   and be of the kind wanted), else cudaPointerGetAttributes (host memory
+   where device memory is wanted and the reverse; without a verdict, e.g.
+   with no driver, nothing is refused). The detail names fn, arg and both sizes. */
+GPUH_DEF cudaError_t gpuh_impl_check_memory(const char *fn, const char *arg, const void *p, size_t count,
+                                            size_t elem_size, int want)
+{
+    static const char *const wanted[] = {"", "device", "host", "managed"};
+    struct cudaPointerAttributes attr;
+    gpuh_impl_record r;
+    const char *is = NULL;
+    if (gpuh_impl_ledger_find(p, &r)) {
+        const size_t offset = gpuh_impl_address(p) - gpuh_impl_address(r.ptr);
+        const size_t room = elem_size > 0 ? (r.bytes - offset) / elem_size : count;
+        if ((want == GPUH_IMPL_WANT_DEVICE && r.kind == GPUH_IMPL_PINNED) ||
+            (want == GPUH_IMPL_WANT_HOST && r.kind == GPUH_IMPL_DEVICE) ||
+            (want == GPUH_IMPL_WANT_MANAGED && r.kind != GPUH_IMPL_MANAGED))
+            return gpuh_fail(cudaErrorInvalidValue,
+                             "%s: %s %p is %s memory (the gpuh allocation from %s:%d), where %s memory is needed",
+                             fn, arg, p, gpuh_impl_kind_name(r.kind), r.file, r.line, wanted[want]);
+        if (count > room)
+            return gpuh_fail(cudaErrorInvalidValue,
+                             "%s: %s %p is %zu bytes into a %zu-byte %s allocation from %s:%d, which leaves room "
+                             "for %zu elements of %zu bytes; the count is %zu",
+                             fn, arg, p, offset, r.bytes, gpuh_impl_kind_name(r.kind), r.file, r.line, room,
+                             elem_size, count);
+        return cudaSuccess;
+    }
+    if (cudaPointerGetAttributes(&attr, p) != cudaSuccess) {
+        cudaGetLastError(); /* no verdict: the copy itself will say what is wrong */
+        return cudaSuccess;
+    }
+    if (want == GPUH_IMPL_WANT_DEVICE && attr.type == cudaMemoryTypeUnregistered)
+        is = "host memory CUDA did not allocate";
+    else if (want == GPUH_IMPL_WANT_HOST && attr.type == cudaMemoryTypeDevice)
+        is = "device memory";
+    else if (want == GPUH_IMPL_WANT_MANAGED && attr.type != cudaMemoryTypeManaged)
+        is = attr.type == cudaMemoryTypeDevice ? "device memory" : "host memory";
+    if (is != NULL)
+        return gpuh_fail(cudaErrorInvalidValue, "%s: %s %p is %s, where %s memory is needed", fn, arg, p, is,
+                         wanted[want]);
+    return cudaSuccess;
+}
+
+/* gpuh_impl_check_device_range(p, bytes, fn, arg): cudaSuccess if `bytes`
+   bytes at p can be device memory: inside one gpuh allocation that holds
+   them (device or managed), or, for memory gpuh did not allocate, not plain
+   host memory by cudaPointerGetAttributes. Else cudaErrorInvalidValue with
+   the sizes in the detail. For launchers that take device arrays. */
+GPUH_DEF cudaError_t gpuh_impl_check_device_range(const void *p, size_t bytes, const char *fn, const char *arg)
+{
+    return gpuh_impl_check_memory(fn, arg, p, bytes, 1, GPUH_IMPL_WANT_DEVICE);
+}
+
 GPUH_DEF cudaError_t gpuh_impl_alloc(const char *fn, int kind, void *out_ptr, size_t count,
                                      size_t elem_size, const char *file, int line)
 {
@@ -1147,10 +1260,18 @@ GPUH_DEF cudaError_t gpuh_impl_alloc(const char *fn, int kind, void *out_ptr, si
     gpuh_impl_alloc("gpuh_managed_array", GPUH_IMPL_MANAGED, (m_pptr), (count), sizeof **(m_pptr), \
                     __FILE__, __LINE__)
 
+/* The checks of a copy of `count` elements, then the copy. align: the
+   element type's alignment (GPUH_IMPL_ALIGNOF). Each side is checked against
+   the ledger and cudaPointerGetAttributes: a count past the end of a gpuh
+   allocation, and a host pointer where a device one belongs (or the
+   reverse: arguments swapped, or the helper of the other direction), are
+   refused with a detail instead of the runtime's bare cudaErrorInvalidValue
+   (or, on a GPU, a copy past the allocation). */
 GPUH_DEF cudaError_t gpuh_impl_copy(const char *fn, void *dst, size_t dst_elem, const void *src,
-                                    size_t src_elem, size_t count, enum cudaMemcpyKind kind,
+                                    size_t src_elem, size_t align, size_t count, enum cudaMemcpyKind kind,
                                     int async, cudaStream_t stream)
 {
+    const int to_device = kind == cudaMemcpyHostToDevice;
     size_t bytes = 0;
     cudaError_t err;
     if (dst_elem != src_elem)
@@ -1162,6 +1283,13 @@ GPUH_DEF cudaError_t gpuh_impl_copy(const char *fn, void *dst, size_t dst_elem, 
     if (dst == NULL || src == NULL)
         return gpuh_fail(cudaErrorInvalidValue, "%s: %s is NULL (count %zu)", fn,
                          dst == NULL ? "the destination" : "the source", count);
+    if ((err = gpuh_impl_check_aligned(dst, align, fn, "the destination")) != cudaSuccess ||
+        (err = gpuh_impl_check_aligned(src, align, fn, "the source")) != cudaSuccess ||
+        (err = gpuh_impl_check_memory(fn, "the destination", dst, count, dst_elem,
+                                      to_device ? GPUH_IMPL_WANT_DEVICE : GPUH_IMPL_WANT_HOST)) != cudaSuccess ||
+        (err = gpuh_impl_check_memory(fn, "the source", src, count, src_elem,
+                                      to_device ? GPUH_IMPL_WANT_HOST : GPUH_IMPL_WANT_DEVICE)) != cudaSuccess)
+        return err;
     return async ? cudaMemcpyAsync(dst, src, bytes, kind, stream) : cudaMemcpy(dst, src, bytes, kind);
 }
 
@@ -1227,10 +1355,10 @@ GPUH_DEF void gpuh_impl_warn_pageable(const char *fn, const void *host, const ch
 
 /* gpuh_impl_copy on `stream`, then the pageable check of the host side. */
 GPUH_DEF cudaError_t gpuh_impl_copy_async(const char *fn, void *dst, size_t dst_elem, const void *src,
-                                          size_t src_elem, size_t count, enum cudaMemcpyKind kind,
+                                          size_t src_elem, size_t align, size_t count, enum cudaMemcpyKind kind,
                                           cudaStream_t stream, const char *file, int line)
 {
-    cudaError_t err = gpuh_impl_copy(fn, dst, dst_elem, src, src_elem, count, kind, 1, stream);
+    cudaError_t err = gpuh_impl_copy(fn, dst, dst_elem, src, src_elem, align, count, kind, 1, stream);
 #ifndef GPUH_NO_PAGEABLE_WARNING
     if (err == cudaSuccess && count > 0)
         gpuh_impl_warn_pageable(fn, kind == cudaMemcpyHostToDevice ? src : dst, file, line);
@@ -1241,15 +1369,19 @@ GPUH_DEF cudaError_t gpuh_impl_copy_async(const char *fn, void *dst, size_t dst_
 /* gpuh_copy_to_device(d_dst, h_src, count): copies `count` elements from host
    to device memory, both of the same element size, and returns when done (the
    _async form enqueues on `stream`; with pageable host memory it waits for
-   the copy, and gpuh warns once per call site). Count 0 copies nothing. Errors: cudaErrorInvalidValue (a
-   NULL pointer with count > 0, element sizes that differ, a byte count that
-   overflows), and cudaMemcpy's. Idea: Numba's DeviceNDArray.copy_to_device. */
+   the copy, and gpuh warns once per call site). Count 0 copies nothing.
+   Errors: cudaErrorInvalidValue (a NULL pointer with count > 0, element
+   sizes that differ, a byte count that overflows, a pointer off its element
+   type's alignment, a count past the end of the gpuh allocation a pointer is
+   in (the detail names both sizes), host memory where device memory belongs
+   or the reverse), and cudaMemcpy's. Idea: Numba's DeviceNDArray.copy_to_device. */
 #define gpuh_copy_to_device(d_dst, h_src, count)                                                   \
     gpuh_impl_copy("gpuh_copy_to_device", (d_dst), sizeof *(d_dst), (h_src), sizeof *(h_src),       \
-                   (count), cudaMemcpyHostToDevice, 0, 0)
+                   GPUH_IMPL_ALIGNOF(*(d_dst)), (count), cudaMemcpyHostToDevice, 0, 0)
 #define gpuh_copy_to_device_async(d_dst, h_src, count, stream)                                     \
     gpuh_impl_copy_async("gpuh_copy_to_device_async", (d_dst), sizeof *(d_dst), (h_src),              \
-                         sizeof *(h_src), (count), cudaMemcpyHostToDevice, (stream), __FILE__, __LINE__)
+                         sizeof *(h_src), GPUH_IMPL_ALIGNOF(*(d_dst)), (count), cudaMemcpyHostToDevice,  \
+                         (stream), __FILE__, __LINE__)
 
 /* gpuh_copy_to_host(h_dst, d_src, count): copies `count` elements from device
    to host memory; errors as gpuh_copy_to_device. The _async form enqueues on
@@ -1257,13 +1389,14 @@ GPUH_DEF cudaError_t gpuh_impl_copy_async(const char *fn, void *dst, size_t dst_
    DeviceNDArray.copy_to_host. */
 #define gpuh_copy_to_host(h_dst, d_src, count)                                                     \
     gpuh_impl_copy("gpuh_copy_to_host", (h_dst), sizeof *(h_dst), (d_src), sizeof *(d_src),         \
-                   (count), cudaMemcpyDeviceToHost, 0, 0)
+                   GPUH_IMPL_ALIGNOF(*(d_src)), (count), cudaMemcpyDeviceToHost, 0, 0)
 #define gpuh_copy_to_host_async(h_dst, d_src, count, stream)                                       \
     gpuh_impl_copy_async("gpuh_copy_to_host_async", (h_dst), sizeof *(h_dst), (d_src),                \
-                         sizeof *(d_src), (count), cudaMemcpyDeviceToHost, (stream), __FILE__, __LINE__)
+                         sizeof *(d_src), GPUH_IMPL_ALIGNOF(*(d_src)), (count), cudaMemcpyDeviceToHost,  \
+                         (stream), __FILE__, __LINE__)
 
 GPUH_DEF cudaError_t gpuh_impl_to_device(const char *fn, void *out_ptr, size_t dst_elem,
-                                         const void *h_src, size_t src_elem, size_t count, int async,
+                                         const void *h_src, size_t src_elem, size_t align, size_t count, int async,
                                          cudaStream_t stream, const char *file, int line)
 {
     void *d = NULL;
@@ -1279,11 +1412,12 @@ GPUH_DEF cudaError_t gpuh_impl_to_device(const char *fn, void *out_ptr, size_t d
     if (h_src == NULL && count > 0)
         return gpuh_fail(cudaErrorInvalidValue, "%s at %s:%d: the host source is NULL (count %zu)",
                          fn, file, line, count);
-    if ((err = gpuh_impl_alloc(fn, GPUH_IMPL_DEVICE, &d, count, dst_elem, file, line)) != cudaSuccess)
+    if ((err = gpuh_impl_check_aligned(h_src, align, fn, "the host source")) != cudaSuccess ||
+        (err = gpuh_impl_alloc(fn, GPUH_IMPL_DEVICE, &d, count, dst_elem, file, line)) != cudaSuccess)
         return err;
-    err = async ? gpuh_impl_copy_async(fn, d, dst_elem, h_src, src_elem, count, cudaMemcpyHostToDevice, stream,
-                                       file, line)
-                : gpuh_impl_copy(fn, d, dst_elem, h_src, src_elem, count, cudaMemcpyHostToDevice, 0, 0);
+    err = async ? gpuh_impl_copy_async(fn, d, dst_elem, h_src, src_elem, align, count, cudaMemcpyHostToDevice,
+                                       stream, file, line)
+                : gpuh_impl_copy(fn, d, dst_elem, h_src, src_elem, align, count, cudaMemcpyHostToDevice, 0, 0);
     if (err != cudaSuccess) {
         gpuh_impl_ledger_remove(d);
         cudaFree(d);
@@ -1302,10 +1436,10 @@ GPUH_DEF cudaError_t gpuh_impl_to_device(const char *fn, void *out_ptr, size_t d
    Idea: Numba's cuda.to_device(ary, stream=0). */
 #define gpuh_to_device(d_pptr, h_src, count)                                                       \
     gpuh_impl_to_device("gpuh_to_device", (d_pptr), sizeof **(d_pptr), (h_src), sizeof *(h_src),    \
-                        (count), 0, 0, __FILE__, __LINE__)
+                        GPUH_IMPL_ALIGNOF(*(h_src)), (count), 0, 0, __FILE__, __LINE__)
 #define gpuh_to_device_async(d_pptr, h_src, count, stream)                                         \
     gpuh_impl_to_device("gpuh_to_device_async", (d_pptr), sizeof **(d_pptr), (h_src),              \
-                        sizeof *(h_src), (count), 1, (stream), __FILE__, __LINE__)
+                        sizeof *(h_src), GPUH_IMPL_ALIGNOF(*(h_src)), (count), 1, (stream), __FILE__, __LINE__)
 
 /* gpuh_free(ptr): frees memory from gpuh_device_array, gpuh_to_device,
    gpuh_pinned_array or gpuh_managed_array and updates the counters; NULL is a
@@ -1316,10 +1450,13 @@ GPUH_DEF cudaError_t gpuh_impl_to_device(const char *fn, void *out_ptr, size_t d
    plain cudaMalloc'd pointers into gpuh_free while the ledger is full skews
    live_allocations.)
    Errors: cudaErrorInvalidValue for a pointer CUDA did not allocate (or one
-   already freed), else cudaFree's / cudaFreeHost's. */
+   already freed), or one inside a gpuh allocation but not at its start (the
+   detail names the allocation; nothing is freed), else cudaFree's /
+   cudaFreeHost's. */
 GPUH_DEF cudaError_t gpuh_free(void *ptr)
 {
     struct cudaPointerAttributes attr;
+    gpuh_impl_record inside;
     int kind;
     if (ptr == NULL)
         return cudaSuccess;
@@ -1328,6 +1465,12 @@ GPUH_DEF cudaError_t gpuh_free(void *ptr)
         return cudaFreeHost(ptr);
     if (kind != 0)
         return cudaFree(ptr);
+    if (gpuh_impl_ledger_find(ptr, &inside))
+        return gpuh_fail(cudaErrorInvalidValue,
+                         "gpuh_free: %p is %zu bytes into the %zu-byte %s allocation %p from %s:%d; free %p, "
+                         "the pointer the allocation returned",
+                         ptr, gpuh_impl_address(ptr) - gpuh_impl_address(inside.ptr), inside.bytes,
+                         gpuh_impl_kind_name(inside.kind), inside.ptr, inside.file, inside.line, inside.ptr);
     if (cudaPointerGetAttributes(&attr, ptr) != cudaSuccess || attr.type == cudaMemoryTypeUnregistered) {
         cudaGetLastError();
         return gpuh_fail(cudaErrorInvalidValue,
@@ -1340,7 +1483,7 @@ GPUH_DEF cudaError_t gpuh_free(void *ptr)
     return attr.type == cudaMemoryTypeHost ? cudaFreeHost(ptr) : cudaFree(ptr);
 }
 
-GPUH_DEF cudaError_t gpuh_impl_prefetch(const void *ptr, size_t count, size_t elem_size, int device,
+GPUH_DEF cudaError_t gpuh_impl_prefetch(const void *ptr, size_t count, size_t elem_size, size_t align, int device,
                                         cudaStream_t stream)
 {
     size_t bytes = 0;
@@ -1349,6 +1492,10 @@ GPUH_DEF cudaError_t gpuh_impl_prefetch(const void *ptr, size_t count, size_t el
         return err;
     if (ptr == NULL)
         return gpuh_fail(cudaErrorInvalidValue, "gpuh_prefetch_async: ptr is NULL (count %zu)", count);
+    if ((err = gpuh_impl_check_aligned(ptr, align, "gpuh_prefetch_async", "ptr")) != cudaSuccess ||
+        (err = gpuh_impl_check_memory("gpuh_prefetch_async", "ptr", ptr, count, elem_size, GPUH_IMPL_WANT_MANAGED)) !=
+            cudaSuccess)
+        return err;
 #if CUDART_VERSION >= 13000
     {
         struct cudaMemLocation loc;
@@ -1365,11 +1512,12 @@ GPUH_DEF cudaError_t gpuh_impl_prefetch(const void *ptr, size_t count, size_t el
 /* gpuh_prefetch_async(m_ptr, count, device, stream): migrates the first
    `count` elements of managed memory to `device` (cudaCpuDeviceId for the
    host) on `stream`, so that kernels do not stall on page faults. Errors:
-   cudaErrorInvalidValue (NULL with count > 0, overflow), and
+   cudaErrorInvalidValue (NULL with count > 0, overflow, memory that is not
+   managed, a count past the end of the gpuh allocation; named in the detail), and
    cudaMemPrefetchAsync's (e.g. on devices without concurrent managed access).
    Idea: CUDA's unified-memory guidance; Numba has no equivalent. */
 #define gpuh_prefetch_async(m_ptr, count, device, stream)                                          \
-    gpuh_impl_prefetch((m_ptr), (count), sizeof *(m_ptr), (device), (stream))
+    gpuh_impl_prefetch((m_ptr), (count), sizeof *(m_ptr), GPUH_IMPL_ALIGNOF(*(m_ptr)), (device), (stream))
 
 /* ===========================================================================
    TIMING
@@ -1429,19 +1577,32 @@ GPUH_DEF cudaError_t gpuh_timer_stop(gpuh_timer *t)
     return cudaEventRecord(t->stop, t->stream);
 }
 
+/* Waits for `stop`, then the milliseconds from `start`; the runtime's error
+   for an event without timing or never recorded gets the detail `why_not`. */
+GPUH_DEF cudaError_t gpuh_impl_elapsed(cudaEvent_t start, cudaEvent_t stop, float *ms, const char *why_not)
+{
+    cudaError_t err = cudaEventSynchronize(stop);
+    if (err != cudaSuccess)
+        return err;
+    err = cudaEventElapsedTime(ms, start, stop);
+    if (err == cudaErrorInvalidResourceHandle || err == cudaErrorNotReady)
+        return gpuh_fail(err, "%s", why_not);
+    return err;
+}
+
 /* gpuh_timer_elapsed_ms: waits for the stop event and sets *ms to the device
    time between the events, in milliseconds (resolution about 0.5 µs).
-   Errors: cudaErrorInvalidValue, and those of the work timed (a kernel fault
-   surfaces here). */
+   Errors: cudaErrorInvalidValue (NULL, not created),
+   cudaErrorInvalidResourceHandle (not started and stopped: the detail says
+   so), and those of the work timed (a kernel fault surfaces here). */
 GPUH_DEF cudaError_t gpuh_timer_elapsed_ms(gpuh_timer *t, float *ms)
 {
-    cudaError_t err;
     if (t == NULL || ms == NULL || t->stop == NULL)
         return gpuh_fail(cudaErrorInvalidValue, "gpuh_timer_elapsed_ms: %s",
                          ms == NULL ? "ms is NULL" : "timer not created");
-    if ((err = cudaEventSynchronize(t->stop)) != cudaSuccess)
-        return err;
-    return cudaEventElapsedTime(ms, t->start, t->stop);
+    return gpuh_impl_elapsed(t->start, t->stop, ms,
+                             "gpuh_timer_elapsed_ms: the timer was not started and stopped (gpuh_timer_start, "
+                             "gpuh_timer_stop) before this call");
 }
 
 /* The work gpuh_time_median_ms times: enqueue it on `stream`, return its error. */
@@ -1622,18 +1783,12 @@ GPUH_DEF cudaError_t gpuh_stream_wait_event(cudaStream_t stream, cudaEvent_t eve
    the work waited for. */
 GPUH_DEF cudaError_t gpuh_event_elapsed_ms(cudaEvent_t start, cudaEvent_t stop, float *ms)
 {
-    cudaError_t err;
     if (start == NULL || stop == NULL || ms == NULL)
         return gpuh_fail(cudaErrorInvalidValue, "gpuh_event_elapsed_ms: %s is NULL",
                          start == NULL ? "start" : stop == NULL ? "stop" : "ms");
-    if ((err = cudaEventSynchronize(stop)) != cudaSuccess)
-        return err;
-    err = cudaEventElapsedTime(ms, start, stop);
-    if (err == cudaErrorInvalidResourceHandle || err == cudaErrorNotReady)
-        return gpuh_fail(err,
-                         "gpuh_event_elapsed_ms: both events must be created with timing (not "
-                         "cudaEventDisableTiming) and recorded");
-    return err;
+    return gpuh_impl_elapsed(start, stop, ms,
+                             "gpuh_event_elapsed_ms: both events must be created with timing (not "
+                             "cudaEventDisableTiming) and recorded");
 }
 
 /* ===========================================================================

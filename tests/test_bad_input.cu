@@ -24,25 +24,6 @@
 
 #include <stdint.h>
 
-/* Checks that expr returns `want` and that gpuh's detail is exactly the
-   printf-formatted message that follows. Clears the detail first. */
-static int check_detail(cudaError_t got, cudaError_t want, const char *expr, const char *file, int line,
-                        const char *fmt, ...) GPUH_TEST_PRINTF(6, 7);
-static int check_detail(cudaError_t got, cudaError_t want, const char *expr, const char *file, int line,
-                        const char *fmt, ...)
-{
-    char expected[512];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(expected, sizeof expected, fmt, ap);
-    va_end(ap);
-    return gpuh_test_check(got == want && strcmp(gpuh_error_detail(), expected) == 0, expr, file, line,
-                           "returned %s (expected %s) with the detail\n       \"%s\"\n     expected\n       \"%s\"",
-                           cudaGetErrorName(got), cudaGetErrorName(want), gpuh_error_detail(), expected);
-}
-#define TEST_DETAIL(expr, want, ...)                                                                        \
-    (gpuh_test_clear_detail(), check_detail((expr), (want), #expr, __FILE__, __LINE__, __VA_ARGS__))
-
 __global__ void noop(int *g_x)
 {
     if (g_x != NULL)
@@ -85,6 +66,16 @@ static void test_memory()
 
     /* A float array copied into a double array. */
     TEST_DETAIL(gpuh_copy_to_host(dhost, fake_dev, 4), cudaErrorInvalidValue, "gpuh_copy_to_host: destination elements are 8 bytes but source elements are 4");
+
+    /* An element pointer off its type's alignment: refused before CUDA sees it. */
+    float *odd = (float *)((char *)host + 2);
+    double *odd_d = (double *)((char *)dhost + 4);
+    TEST_DETAIL(gpuh_copy_to_host(host, odd, 2), cudaErrorInvalidValue, "gpuh_copy_to_host: the source %p is not aligned to its element type (4 bytes)", (void *)odd);
+    TEST_DETAIL(gpuh_copy_to_device_async(odd_d, dhost, 2, 0), cudaErrorInvalidValue, "gpuh_copy_to_device_async: the destination %p is not aligned to its element type (8 bytes)", (void *)odd_d);
+    TEST_DETAIL(gpuh_to_device(&dd, odd_d, 2), cudaErrorInvalidValue, "gpuh_to_device: the host source %p is not aligned to its element type (8 bytes)", (void *)odd_d);
+    TEST_DETAIL(gpuh_prefetch_async(odd, 2, 0, 0), cudaErrorInvalidValue, "gpuh_prefetch_async: ptr %p is not aligned to its element type (4 bytes)", (void *)odd);
+    TEST_DETAIL(gpuh_impl_check_aligned(odd, 16, "my_launcher", "d_x"), cudaErrorInvalidValue, "my_launcher: d_x %p is not aligned to its element type (16 bytes)", (void *)odd);
+    TEST_DETAIL(gpuh_impl_check_aligned(odd, 1, "my_launcher", "d_x"), cudaSuccess, "%s", "");
 
     /* Not memory CUDA allocated (the same message without a driver). */
     TEST_DETAIL(gpuh_free(&local), cudaErrorInvalidValue, "gpuh_free: %p is not memory CUDA allocated (freed twice?)", (void *)&local);

@@ -445,6 +445,48 @@ static void test_free_errors(void)
     TEST_CUDA(gpuh_free(NULL));
 }
 
+/* Errors that need a device (or the simulator) to happen, each with gpuh's
+   exact detail: copies checked against the ledger (a count past the end of
+   the allocation, host memory where device memory belongs, arguments
+   swapped), a misaligned element pointer, a free inside an allocation, a
+   prefetch of memory that is not managed or past its end, a timer read
+   before it ran, and dynamic shared memory above 48 KiB without opting in. */
+static void test_error_details(void)
+{
+    std::vector<float> h(2000, 1.0f);
+    float *d = NULL, *m = NULL, *host = h.data();
+    const int line_d = __LINE__ + 1;
+    TEST_CUDA(gpuh_device_array(&d, 1000));
+    const int line_m = __LINE__ + 1;
+    TEST_CUDA(gpuh_managed_array(&m, 16));
+    if (d == NULL || m == NULL)
+        return;
+    TEST_DETAIL(gpuh_copy_to_host(host, d, 2000), cudaErrorInvalidValue, "gpuh_copy_to_host: the source %p is 0 bytes into a 4000-byte device allocation from %s:%d, which leaves room for 1000 elements of 4 bytes; the count is 2000", (void *)d, __FILE__, line_d);
+    TEST_DETAIL(gpuh_copy_to_device(d + 600, host, 401), cudaErrorInvalidValue, "gpuh_copy_to_device: the destination %p is 2400 bytes into a 4000-byte device allocation from %s:%d, which leaves room for 400 elements of 4 bytes; the count is 401", (void *)(d + 600), __FILE__, line_d);
+    TEST_DETAIL(gpuh_copy_to_device_async(d + 999, host, 2, 0), cudaErrorInvalidValue, "gpuh_copy_to_device_async: the destination %p is 3996 bytes into a 4000-byte device allocation from %s:%d, which leaves room for 1 elements of 4 bytes; the count is 2", (void *)(d + 999), __FILE__, line_d);
+    TEST_DETAIL(gpuh_copy_to_device(d + 600, host, 400), cudaSuccess, "%s", ""); /* exactly to the end */
+    TEST_DETAIL(gpuh_copy_to_host(host, host + 1000, 10), cudaErrorInvalidValue, "gpuh_copy_to_host: the source %p is host memory CUDA did not allocate, where device memory is needed", (void *)(host + 1000));
+    TEST_DETAIL(gpuh_copy_to_host(d, host, 10), cudaErrorInvalidValue, "gpuh_copy_to_host: the destination %p is device memory (the gpuh allocation from %s:%d), where host memory is needed", (void *)d, __FILE__, line_d);
+    TEST_DETAIL(gpuh_copy_to_device(host, d, 10), cudaErrorInvalidValue, "gpuh_copy_to_device: the destination %p is host memory CUDA did not allocate, where device memory is needed", (void *)host);
+    float *odd = (float *)((char *)d + 2);
+    TEST_DETAIL(gpuh_copy_to_device(odd, host, 4), cudaErrorInvalidValue, "gpuh_copy_to_device: the destination %p is not aligned to its element type (4 bytes)", (void *)odd);
+    TEST_DETAIL(gpuh_free(d + 10), cudaErrorInvalidValue, "gpuh_free: %p is 40 bytes into the 4000-byte device allocation %p from %s:%d; free %p, the pointer the allocation returned", (void *)(d + 10), (void *)d, __FILE__, line_d, (void *)d);
+    TEST_DETAIL(gpuh_prefetch_async(d, 10, 0, 0), cudaErrorInvalidValue, "gpuh_prefetch_async: ptr %p is device memory (the gpuh allocation from %s:%d), where managed memory is needed", (void *)d, __FILE__, line_d);
+    TEST_DETAIL(gpuh_prefetch_async(host, 10, 0, 0), cudaErrorInvalidValue, "gpuh_prefetch_async: ptr %p is host memory, where managed memory is needed", (void *)host);
+    TEST_DETAIL(gpuh_prefetch_async(m, SIZE_MAX / 8, 0, 0), cudaErrorInvalidValue, "gpuh_prefetch_async: ptr %p is 0 bytes into a 64-byte managed allocation from %s:%d, which leaves room for 16 elements of 4 bytes; the count is %zu", (void *)m, __FILE__, line_m, SIZE_MAX / 8);
+
+    gpuh_timer t;
+    float ms = -1;
+    TEST_CUDA(gpuh_timer_create(&t));
+    TEST_DETAIL(gpuh_timer_elapsed_ms(&t, &ms), cudaErrorInvalidResourceHandle, "gpuh_timer_elapsed_ms: the timer was not started and stopped (gpuh_timer_start, gpuh_timer_stop) before this call");
+    TEST_CUDA(gpuh_timer_destroy(&t));
+
+    TEST_DETAIL(GPUH_LAUNCH(noop_kernel, 1, 32, 65536, 0, NULL), cudaErrorInvalidValue, "GPUH_LAUNCH of noop_kernel at %s:%d: 65536 bytes of dynamic shared memory is above the 49152 bytes a kernel gets without opting in: call cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, 65536) before the launch (up to the device's sharedMemPerBlockOptin)", __FILE__, __LINE__);
+    TEST_CUDA(cudaDeviceSynchronize());
+    TEST_CUDA(gpuh_free(d));
+    TEST_CUDA(gpuh_free(m));
+}
+
 /* ===========================================================================
    TIMING (no assertions on the times themselves beyond "positive") */
 
@@ -681,6 +723,7 @@ int main(void)
     test_ledger_full();
     test_too_large();
     test_free_errors();
+    test_error_details();
     test_timing();
     /* cuRAND last: it is the one part that depends on another library. */
     test_uniform<float>(gpuh_random_uniform_f32, "gpuh_random_uniform_f32");
