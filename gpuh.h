@@ -772,14 +772,43 @@ GPUH_DEF void gpuh_reset_peak_memory(void)
     GPUH_IMPL_UNLOCK();
 }
 
+GPUH_DEF int gpuh_impl_ledger_remove(const void *ptr); /* MEMORY, below */
+
+/* Drops from the ledger the allocations CUDA no longer holds: freed behind
+   gpuh's back (cudaFree, cudaFreeHost, cudaDeviceReset), which
+   cudaPointerGetAttributes reports as unregistered memory or an invalid
+   value. When the runtime cannot answer at all (it has shut down, or there is
+   no driver), every entry stays: a leak is not hidden. */
+GPUH_DEF void gpuh_impl_ledger_forget_freed(void)
+{
+    const void *ptrs[GPUH_LEDGER_CAPACITY];
+    size_t i, n;
+    GPUH_IMPL_LOCK();
+    n = gpuh_impl_state_v.live_count;
+    for (i = 0; i < n; ++i)
+        ptrs[i] = gpuh_impl_state_v.records[i].ptr;
+    GPUH_IMPL_UNLOCK();
+    for (i = 0; i < n; ++i) {
+        struct cudaPointerAttributes attr;
+        cudaError_t err = cudaPointerGetAttributes(&attr, ptrs[i]);
+        if (err != cudaSuccess)
+            cudaGetLastError();
+        if ((err == cudaSuccess && attr.type == cudaMemoryTypeUnregistered) || err == cudaErrorInvalidValue)
+            gpuh_impl_ledger_remove(ptrs[i]);
+    }
+}
+
 /* gpuh_print_allocations: prints each live gpuh allocation (kind, bytes,
    file:line of the call that made it) to `out` (stderr if NULL) and returns how
-   many are live. Call it before exit to find leaks. */
+   many are live. Call it before exit to find leaks. Allocations freed behind
+   gpuh's back (cudaFree, cudaFreeHost, cudaDeviceReset) are dropped from the
+   ledger first, as cudaPointerGetAttributes tells. */
 GPUH_DEF size_t gpuh_print_allocations(FILE *out)
 {
     size_t i, n;
     if (out == NULL)
         out = stderr;
+    gpuh_impl_ledger_forget_freed();
     GPUH_IMPL_LOCK();
     n = gpuh_impl_state_v.live_count;
     for (i = 0; i < n; ++i) {
@@ -807,6 +836,7 @@ GPUH_IMPL_SHARED int gpuh_impl_leak_check_v;
 GPUH_DEF size_t gpuh_impl_report_leaks(FILE *out)
 {
     size_t live, untracked, i, bytes = 0;
+    gpuh_impl_ledger_forget_freed();
     GPUH_IMPL_LOCK();
     live = gpuh_impl_state_v.live_count;
     untracked = gpuh_impl_state_v.untracked_count;
@@ -835,13 +865,19 @@ GPUH_DEF void gpuh_impl_leak_check_handler(void)
    Prints nothing when all were freed. Setting the environment variable
    GPUH_CHECK_LEAKS=1 does the same without a call (read at the first gpuh
    allocation). Safe to call more than once, from any translation unit: one
-   report. The report reads gpuh's ledger only (no CUDA call), so it works
-   after the CUDA runtime has shut down. It does not change the exit status.
+   report. Memory freed behind gpuh's back (cudaFree, cudaFreeHost,
+   cudaDeviceReset) is not a leak: cudaPointerGetAttributes is asked about
+   each entry first; if the runtime can no longer answer (it has shut down),
+   the report lists every entry. It does not change the exit status.
    Errors: cudaErrorUnknown if atexit() refused the handler.
    Idea: LeakSanitizer's report at exit, for gpuh's own allocations. */
 GPUH_DEF cudaError_t gpuh_check_leaks_at_exit(void)
 {
     int register_now, refused = 0;
+    /* A runtime that tears down with atexit or a static destructor from its
+       first call (the simulator) must start before the handler is
+       registered, so that it is still there when the handler asks it. */
+    cudaPeekAtLastError();
     GPUH_IMPL_LOCK();
     register_now = gpuh_impl_leak_check_v != 1;
     if (register_now && atexit(gpuh_impl_leak_check_handler) != 0)
@@ -1042,10 +1078,41 @@ GPUH_DEF cudaError_t gpuh_impl_bytes(const char *fn, size_t count, size_t elem_s
     return cudaSuccess;
 }
 
+/* An address as a number, without a cast (for ranges and alignment). */
+GPUH_DEF uintptr_t gpuh_impl_address(const void *p)
+{
+    uintptr_t a = 0;
+    memcpy(&a, &p, sizeof p < sizeof a ? sizeof p : sizeof a);
+    return a;
+}
+
+/* Takes record i out of the ledger and its bytes off the counters; returns
+   its kind. Call with the lock held. */
+GPUH_DEF int gpuh_impl_ledger_drop(gpuh_impl_state *s, size_t i)
+{
+    const int kind = s->records[i].kind;
+    if (kind == GPUH_IMPL_PINNED)
+        s->pinned_bytes -= s->records[i].bytes;
+    else
+        s->device_bytes -= s->records[i].bytes;
+    s->records[i] = s->records[--s->live_count];
+    return kind;
+}
+
+/* Enters a new allocation. CUDA never hands out memory that overlaps a live
+   allocation, so a record that overlaps the new one is stale: its memory was
+   freed behind gpuh's back (cudaFree, cudaDeviceReset) and reused; it goes. */
 GPUH_DEF void gpuh_impl_ledger_add(const void *ptr, size_t bytes, int kind, const char *file, int line)
 {
     gpuh_impl_state *s = &gpuh_impl_state_v;
+    const uintptr_t start = gpuh_impl_address(ptr);
+    size_t i;
     GPUH_IMPL_LOCK();
+    for (i = s->live_count; i-- > 0;) {
+        const uintptr_t other = gpuh_impl_address(s->records[i].ptr);
+        if (other < start + bytes && start < other + s->records[i].bytes)
+            gpuh_impl_ledger_drop(s, i);
+    }
     if (s->live_count < GPUH_LEDGER_CAPACITY) {
         gpuh_impl_record *r = &s->records[s->live_count++];
         r->ptr = ptr;
@@ -1073,28 +1140,11 @@ GPUH_DEF int gpuh_impl_ledger_remove(const void *ptr)
     int kind = 0;
     size_t i;
     GPUH_IMPL_LOCK();
-    for (i = s->live_count; i-- > 0;) {
-        gpuh_impl_record *r = &s->records[i];
-        if (r->ptr == ptr) {
-            kind = r->kind;
-            if (kind == GPUH_IMPL_PINNED)
-                s->pinned_bytes -= r->bytes;
-            else
-                s->device_bytes -= r->bytes;
-            *r = s->records[--s->live_count];
-            break;
-        }
-    }
+    for (i = s->live_count; i-- > 0 && kind == 0;)
+        if (s->records[i].ptr == ptr)
+            kind = gpuh_impl_ledger_drop(s, i);
     GPUH_IMPL_UNLOCK();
     return kind;
-}
-
-/* An address as a number, without a cast (for ranges and alignment). */
-GPUH_DEF uintptr_t gpuh_impl_address(const void *p)
-{
-    uintptr_t a = 0;
-    memcpy(&a, &p, sizeof p < sizeof a ? sizeof p : sizeof a);
-    return a;
 }
 
 /* Copies into *out the ledger entry whose bytes hold p (start <= p < end);

@@ -487,6 +487,46 @@ static void test_error_details(void)
     TEST_CUDA(gpuh_free(m));
 }
 
+/* Memory gpuh allocated and the program freed with the runtime directly
+   (cudaFree, cudaFreeHost) is not a leak: gpuh_print_allocations (and the
+   report at exit) asks cudaPointerGetAttributes and drops it. */
+static void test_freed_elsewhere(void)
+{
+    float *d = NULL, *kept = NULL;
+    int *pinned = NULL;
+    gpuh_memory_stats before, after;
+    char text[2048];
+    FILE *f = tmpfile();
+    if (!TEST_ASSERT(f != NULL, "tmpfile() failed"))
+        return;
+    const size_t live = gpuh_print_allocations(f);
+    TEST_CUDA(gpuh_memory_info(&before));
+    TEST_CUDA(gpuh_device_array(&d, 100));
+    TEST_CUDA(gpuh_pinned_array(&pinned, 10));
+    const int line_kept = __LINE__ + 1;
+    TEST_CUDA(gpuh_device_array(&kept, 7));
+    TEST_CUDA(cudaFree(d));
+    TEST_CUDA(cudaFreeHost(pinned));
+    rewind(f);
+    const size_t listed = gpuh_print_allocations(f);
+    gpuh_test_read_back(f, text, sizeof text);
+    char want[256];
+    snprintf(want, sizeof want, "gpuh: live device allocation %p of 28 bytes from %s:%d\n", (void *)kept, __FILE__,
+             line_kept);
+    TEST_ASSERT(listed == live + 1, "%zu allocations listed, expected %zu:\n%s", listed, live + 1, text);
+    TEST_CONTAINS(text, want);
+    snprintf(want, sizeof want, "%p", (void *)d);
+    TEST_ASSERT(strstr(text, want) == NULL, "memory freed with cudaFree is listed:\n%s", text);
+    snprintf(want, sizeof want, "%p", (void *)pinned);
+    TEST_ASSERT(strstr(text, want) == NULL, "memory freed with cudaFreeHost is listed:\n%s", text);
+    TEST_CUDA(gpuh_memory_info(&after));
+    TEST_ASSERT(after.allocated_bytes == before.allocated_bytes + 28 && after.pinned_bytes == before.pinned_bytes,
+                "counters after the raw frees: %zu device bytes (expected %zu), %zu pinned (expected %zu)",
+                after.allocated_bytes, before.allocated_bytes + 28, after.pinned_bytes, before.pinned_bytes);
+    TEST_CUDA(gpuh_free(kept));
+    fclose(f);
+}
+
 /* ===========================================================================
    TIMING (no assertions on the times themselves beyond "positive") */
 
@@ -724,6 +764,7 @@ int main(void)
     test_too_large();
     test_free_errors();
     test_error_details();
+    test_freed_elsewhere();
     test_timing();
     /* cuRAND last: it is the one part that depends on another library. */
     test_uniform<float>(gpuh_random_uniform_f32, "gpuh_random_uniform_f32");

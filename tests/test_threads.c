@@ -46,7 +46,7 @@ static void *run(void *arg)
 {
     worker *w = arg;
     char want[512], got[512];
-    unsigned char cells[64]; /* stand-ins for allocations: addresses only */
+    unsigned char cells[64 * 64]; /* stand-ins for 64 allocations, 64 bytes apart: addresses only */
     int k, j;
     for (k = 0; k < ITERATIONS; ++k) {
         dim3 grid;
@@ -92,13 +92,13 @@ static void *run(void *arg)
 
         /* The ledger, written and read from every thread. */
         for (j = 0; j < 64; ++j)
-            gpuh_impl_ledger_add(&cells[j], 1 + (size_t)j, j % 3 == 0 ? GPUH_IMPL_PINNED : GPUH_IMPL_DEVICE,
+            gpuh_impl_ledger_add(&cells[64 * j], 1 + (size_t)j, j % 3 == 0 ? GPUH_IMPL_PINNED : GPUH_IMPL_DEVICE,
                                  __FILE__, __LINE__);
         gpuh_memory_info(&stats); /* no device: the CUDA part fails, the counters are read */
         if (k % 100 == 0)
             gpuh_check_leaks_at_exit();
         for (j = 63; j >= 0; --j)
-            if (gpuh_impl_ledger_remove(&cells[j]) != (j % 3 == 0 ? GPUH_IMPL_PINNED : GPUH_IMPL_DEVICE)) {
+            if (gpuh_impl_ledger_remove(&cells[64 * j]) != (j % 3 == 0 ? GPUH_IMPL_PINNED : GPUH_IMPL_DEVICE)) {
                 note_failure(w, "gpuh_impl_ledger_remove", "another kind", "its own entry");
                 break;
             }
