@@ -115,7 +115,8 @@
      gpuh_report_error(err, expr, file, line)   what GPUH_CHECK prints (void)
    Devices
      gpuh_device_count(&reason)    number of devices; 0 and a reason if none (int)
-     GPUH_SIM_TWIN_HINT("name")    "its simulator twin runs on the CPU: build/sim_name ..." (string)
+     GPUH_SIM_TWIN_HINT("name")    "its simulator twin runs on the CPU: build/sim_name ..." (a string
+                                   literal, for a program's no-device message)
      gpuh_select_device(id)        cudaSetDevice with a range check
      gpuh_print_devices(stream)    every device, like Numba's cuda.detect()
      gpuh_memory_info(&stats)      free/total device memory, bytes held through gpuh now and at
@@ -343,7 +344,7 @@ typedef struct gpuh_impl_thread_state {
     size_t shmem_bytes;
     int line;
     cudaError_t detail_error;
-    char detail[320];
+    char detail[512];
 } gpuh_impl_thread_state;
 
 GPUH_IMPL_SHARED GPUH_IMPL_THREAD_LOCAL gpuh_impl_thread_state gpuh_impl_thread_v;
@@ -353,7 +354,7 @@ GPUH_IMPL_SHARED GPUH_IMPL_THREAD_LOCAL gpuh_impl_thread_state gpuh_impl_thread_
    =========================================================================== */
 
 /* gpuh_fail(err, fmt, ...): records a printf-style detail for `err` in the
-   calling thread (what failed, which argument, which value; up to 319
+   calling thread (what failed, which argument, which value; up to 511
    characters, longer ones are cut) and returns err, so that a helper can
    write `return gpuh_fail(cudaErrorInvalidValue, "my_fn: n %zu is odd", n);`.
    gpuh_error_detail() then returns it and GPUH_CHECK prints it under the
@@ -634,25 +635,61 @@ static inline gpuh_impl_dims gpuh_impl_dims_of(unsigned long long n)
    DEVICES
    =========================================================================== */
 
+/* What to do on a machine without a usable GPU. */
+#define GPUH_IMPL_SIM_ADVICE                                                                               \
+    "; to run CUDA programs without a GPU, build them for gpuh's CPU simulator (CMake: link gpuh::sim; "    \
+    "otherwise compile with tools/gpuh-simcc)"
+
+/* Why there is no usable device, as the runtime's error for it shows, and
+   what to do: a static string. The runtime reports a machine with no NVIDIA
+   driver at all as cudaErrorInsufficientDriver, the same error as a driver
+   older than itself; cudaDriverGetVersion tells them apart (0: no driver). */
+GPUH_DEF const char *gpuh_impl_no_device_reason(cudaError_t err)
+{
+    int driver = 0;
+    if (err == cudaErrorInsufficientDriver) {
+        if (cudaDriverGetVersion(&driver) != cudaSuccess)
+            cudaGetLastError();
+        return driver == 0 ? "no NVIDIA driver on this machine, so no CUDA device" GPUH_IMPL_SIM_ADVICE
+                           : "the NVIDIA driver is older than the CUDA runtime this program was built with: "
+                             "update the driver (nvidia-smi shows its CUDA version)";
+    }
+    if (err == cudaErrorNoDevice)
+        return "no CUDA device on this machine (or CUDA_VISIBLE_DEVICES hides them all)" GPUH_IMPL_SIM_ADVICE;
+    return cudaGetErrorString(err);
+}
+
 /* gpuh_device_count: the number of CUDA devices this process can use. Never
    fails: with no device, no driver, or a driver older than the runtime it
-   returns 0 and, if reason is not NULL, sets *reason to why (a static string);
-   with devices it sets *reason to "". Honours CUDA_VISIBLE_DEVICES (see NOTES).
-   Idea: Numba's cuda.is_available() with the reason it gives. */
+   returns 0 and, if reason is not NULL, sets *reason to what is true (e.g.
+   "no NVIDIA driver on this machine, ...") and what to do (update the
+   driver, or build for the CPU simulator: gpuh::sim, tools/gpuh-simcc), a
+   static string; with devices it sets *reason to "". Honours
+   CUDA_VISIBLE_DEVICES (see NOTES). Idea: Numba's cuda.is_available() with
+   the reason it gives. */
 GPUH_DEF int gpuh_device_count(const char **reason)
 {
     int n = 0;
     cudaError_t err = cudaGetDeviceCount(&n);
+    if (err == cudaSuccess && n == 0)
+        err = cudaErrorNoDevice;
     if (err != cudaSuccess) {
         cudaGetLastError();
         if (reason)
-            *reason = cudaGetErrorString(err);
+            *reason = gpuh_impl_no_device_reason(err);
         return 0;
     }
     if (reason)
-        *reason = n > 0 ? "" : "the driver reports no CUDA devices (is CUDA_VISIBLE_DEVICES empty?)";
+        *reason = "";
     return n;
 }
+
+/* GPUH_SIM_TWIN_HINT("name"): a sentence for a program's no-device path,
+   pointing to the same program built for the CPU simulator as this
+   repository's CMake builds it, build/sim_<name>. For the examples:
+       printf("no CUDA device: %s\n%s\n", why, GPUH_SIM_TWIN_HINT("04_reduction")); */
+#define GPUH_SIM_TWIN_HINT(name)                                                                           \
+    "its simulator twin runs on the CPU: build/sim_" name " (cmake --build build --target sim_" name ")"
 
 /* gpuh_select_device: makes `device` (0 .. count-1) current for this host
    thread. Errors: cudaErrorInvalidDevice (out of range, with the count),
@@ -665,7 +702,7 @@ GPUH_DEF cudaError_t gpuh_select_device(int device)
         err = cudaErrorNoDevice;
     if (err != cudaSuccess) {
         cudaGetLastError();
-        return gpuh_fail(err, "gpuh_select_device(%d): no CUDA device: %s", device, cudaGetErrorString(err));
+        return gpuh_fail(err, "gpuh_select_device(%d): %s", device, gpuh_impl_no_device_reason(err));
     }
     if (device < 0 || device >= n)
         return gpuh_fail(cudaErrorInvalidDevice,
@@ -686,7 +723,7 @@ GPUH_DEF cudaError_t gpuh_print_devices(FILE *out)
         out = stdout;
     if (n == 0) {
         fprintf(out, "No CUDA devices: %s\n", why);
-        return gpuh_fail(cudaErrorNoDevice, "gpuh_print_devices: no CUDA device: %s", why);
+        return gpuh_fail(cudaErrorNoDevice, "gpuh_print_devices: %s", why);
     }
     cudaDriverGetVersion(&driver);
     cudaRuntimeGetVersion(&runtime);
@@ -1269,6 +1306,9 @@ GPUH_DEF cudaError_t gpuh_impl_alloc(const char *fn, int kind, void *out_ptr, si
     if (err != cudaSuccess) {
         size_t free_b = 0, total_b = 0;
         cudaGetLastError();
+        if (err == cudaErrorNoDevice || err == cudaErrorInsufficientDriver)
+            return gpuh_fail(err, "%s at %s:%d: no device to allocate %zu bytes (%zu elements of %zu bytes) on: %s",
+                             fn, file, line, bytes, count, elem_size, gpuh_impl_no_device_reason(err));
         if (kind != GPUH_IMPL_PINNED && cudaMemGetInfo(&free_b, &total_b) == cudaSuccess)
             return gpuh_fail(err,
                              "%s at %s:%d: could not allocate %zu bytes (%zu elements of %zu "

@@ -128,7 +128,7 @@ static inline int gpuh_test_check_detail(cudaError_t got, cudaError_t want, cons
 static inline int gpuh_test_check_detail(cudaError_t got, cudaError_t want, const char *expr, const char *file,
                                          int line, const char *fmt, ...)
 {
-    char expected[512];
+    char expected[1024];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(expected, sizeof expected, fmt, ap);
