@@ -194,6 +194,13 @@
    cudaPointerGetAttributes and, for pageable memory, warn once per call site
    through GPUH_LOG; gpuh_pinned_array gives memory that copies asynchronously.
 
+   Checked memory: the copy and prefetch helpers look each pointer up in
+   gpuh's ledger (a count past the end of the allocation it is in is refused
+   with both sizes) and, for memory gpuh did not allocate, ask
+   cudaPointerGetAttributes (host memory where device memory belongs, or the
+   reverse, is refused), and refuse an element pointer off its type's
+   alignment. The cost is a ledger scan and one attribute query per side.
+
    Threads: see CONVENTIONS. Two threads that fail at once each read their
    own detail; a thread that only launches sees its own launches in
    gpuh_last_launch(). The ledger's lock is a pthread mutex on POSIX systems
@@ -1068,6 +1075,17 @@ GPUH_DEF cudaError_t gpuh_suggest_block_size(const void *kernel, size_t dynamic_
     return cudaSuccess;
 }
 
+/* A thread's place, or the grid's extent, in two or three dimensions, in
+   64-bit fields (what gpuh_global_index_2d / _3d and gpuh_grid_stride_2d /
+   _3d return; plain structs, so C code can hold them too). x is the fast
+   dimension: in a row-major image, the column. */
+typedef struct gpuh_size2 {
+    size_t x, y;
+} gpuh_size2;
+typedef struct gpuh_size3 {
+    size_t x, y, z;
+} gpuh_size3;
+
 #ifdef __cplusplus
 } /* extern "C" */
 #endif
@@ -1088,6 +1106,57 @@ static __device__ __forceinline__ size_t gpuh_grid_stride(void)
 {
     size_t n = gridDim.x;
     return n * blockDim.x;
+}
+
+/* gpuh_global_index_2d(): this thread's (x, y) in a 2-D grid:
+   x = blockIdx.x * blockDim.x + threadIdx.x, y likewise from the .y fields,
+   in 64 bits. Guard with x < width && y < height: the grid is rounded up to
+   whole blocks (gpuh_grid_2d). Numba: x, y = cuda.grid(2). */
+static __device__ __forceinline__ gpuh_size2 gpuh_global_index_2d(void)
+{
+    gpuh_size2 r;
+    size_t bx = blockIdx.x, by = blockIdx.y;
+    r.x = bx * blockDim.x + threadIdx.x;
+    r.y = by * blockDim.y + threadIdx.y;
+    return r;
+}
+
+/* gpuh_grid_stride_2d(): the grid's threads along x and y,
+   (gridDim.x * blockDim.x, gridDim.y * blockDim.y) in 64 bits: the steps of
+   a 2-D grid-stride loop, which covers any width × height with any grid:
+       for (y = i.y; y < height; y += s.y) for (x = i.x; x < width; x += s.x) ...
+   Numba: cuda.gridsize(2). */
+static __device__ __forceinline__ gpuh_size2 gpuh_grid_stride_2d(void)
+{
+    gpuh_size2 r;
+    size_t gx = gridDim.x, gy = gridDim.y;
+    r.x = gx * blockDim.x;
+    r.y = gy * blockDim.y;
+    return r;
+}
+
+/* gpuh_global_index_3d(): this thread's (x, y, z) in a 3-D grid, each
+   blockIdx * blockDim + threadIdx in 64 bits. Numba: cuda.grid(3). */
+static __device__ __forceinline__ gpuh_size3 gpuh_global_index_3d(void)
+{
+    gpuh_size3 r;
+    size_t bx = blockIdx.x, by = blockIdx.y, bz = blockIdx.z;
+    r.x = bx * blockDim.x + threadIdx.x;
+    r.y = by * blockDim.y + threadIdx.y;
+    r.z = bz * blockDim.z + threadIdx.z;
+    return r;
+}
+
+/* gpuh_grid_stride_3d(): the grid's threads along x, y and z, each
+   gridDim * blockDim in 64 bits. Numba: cuda.gridsize(3). */
+static __device__ __forceinline__ gpuh_size3 gpuh_grid_stride_3d(void)
+{
+    gpuh_size3 r;
+    size_t gx = gridDim.x, gy = gridDim.y, gz = gridDim.z;
+    r.x = gx * blockDim.x;
+    r.y = gy * blockDim.y;
+    r.z = gz * blockDim.z;
+    return r;
 }
 #endif
 

@@ -101,6 +101,41 @@ static void test_devices(void)
 /* ===========================================================================
    LAUNCHES */
 
+/* Each thread of a 3-D grid writes its gpuh_global_index_3d() and the
+   grid's gpuh_grid_stride_3d() (and the 2-D forms) into its own slot. */
+__global__ void index_kernel(unsigned long long *g_out, size_t nx, size_t ny)
+{
+    const gpuh_size3 i = gpuh_global_index_3d(), s = gpuh_grid_stride_3d();
+    const gpuh_size2 i2 = gpuh_global_index_2d(), s2 = gpuh_grid_stride_2d();
+    unsigned long long *o = g_out + 7 * ((i.z * ny + i.y) * nx + i.x);
+    o[0] = i.x, o[1] = i.y, o[2] = i.z, o[3] = s.x, o[4] = s.y, o[5] = s.z;
+    o[6] = (i2.x == i.x && i2.y == i.y && s2.x == s.x && s2.y == s.y) ? 1 : 0;
+}
+
+/* The 2-D and 3-D index helpers against the coordinates a CPU computes, on a
+   grid of (3, 2, 2) blocks of (4, 3, 2) threads: 12 x 6 x 4 threads. */
+static void test_index_helpers(void)
+{
+    const dim3 grid(3, 2, 2), block(4, 3, 2);
+    const size_t nx = 12, ny = 6, nz = 4, n = nx * ny * nz;
+    unsigned long long *d = NULL;
+    std::vector<unsigned long long> h(7 * n, 0);
+    if (!TEST_CUDA(gpuh_device_array(&d, 7 * n)))
+        return;
+    TEST_CUDA(cudaMemset(d, 0xFF, 7 * n * sizeof *d)); /* poison */
+    TEST_CUDA(GPUH_LAUNCH(index_kernel, grid, block, 0, 0, d, nx, ny));
+    TEST_CUDA(gpuh_copy_to_host(h.data(), d, 7 * n));
+    size_t wrong = 0;
+    for (size_t z = 0; z < nz; ++z)
+        for (size_t y = 0; y < ny; ++y)
+            for (size_t x = 0; x < nx; ++x) {
+                const unsigned long long *o = &h[7 * ((z * ny + y) * nx + x)];
+                wrong += o[0] != x || o[1] != y || o[2] != z || o[3] != nx || o[4] != ny || o[5] != nz || o[6] != 1;
+            }
+    TEST_ASSERT(wrong == 0, "%zu of %zu threads got the wrong 2-D/3-D index or stride", wrong, n);
+    TEST_CUDA(gpuh_free(d));
+}
+
 static void test_launch(void)
 {
     int *flag = NULL, h_flag = 0;
@@ -753,6 +788,7 @@ int main(void)
 
     test_devices();
     test_launch();
+    test_index_helpers();
     round_trip<float>("float");
     round_trip<double>("double");
     round_trip<int>("int");
