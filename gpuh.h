@@ -527,18 +527,34 @@ typedef struct gpuh_impl_dims {
     unsigned long long x, y, z;
 } gpuh_impl_dims;
 
-/* Records a launch for error reports and checks its shape: cudaSuccess, or
-   cudaErrorInvalidConfiguration (with the detail) for a block beyond CUDA's
-   limits or a grid of 0 blocks or beyond x ≤ 2^31-1, y, z ≤ 65535. The runtime
+/* A launch's shape against CUDA's limits, with no CUDA call: cudaSuccess,
+   or cudaErrorInvalidConfiguration (with the detail) for a block beyond
+   them or a grid of 0 blocks or beyond x ≤ 2^31-1, y, z ≤ 65535. The runtime
    would refuse those too (or, for a component past 2^32-1, never see it),
    but names neither the kernel nor the limit. */
+GPUH_DEF cudaError_t gpuh_impl_launch_check(const char *kernel, gpuh_impl_dims grid, gpuh_impl_dims block,
+                                            const char *file, int line)
+{
+    const int block_fits = block.x >= 1 && block.y >= 1 && block.z >= 1 && block.x <= GPUH_MAX_BLOCK_XY &&
+                           block.y <= GPUH_MAX_BLOCK_XY && block.z <= GPUH_MAX_BLOCK_Z &&
+                           block.x * block.y * block.z <= GPUH_MAX_BLOCK_THREADS;
+    if (!block_fits || grid.x == 0 || grid.y == 0 || grid.z == 0 || grid.x > GPUH_MAX_GRID_X ||
+        grid.y > GPUH_MAX_GRID_YZ || grid.z > GPUH_MAX_GRID_YZ)
+        return gpuh_fail(cudaErrorInvalidConfiguration,
+                         "GPUH_LAUNCH of %s at %s:%d: grid (%llu, %llu, %llu), block (%llu, %llu, %llu) is "
+                         "beyond CUDA's limits: grid 1..(%u, %u, %u) blocks, block (%u, %u, %u) and %u threads",
+                         kernel, file, line, grid.x, grid.y, grid.z, block.x, block.y, block.z, GPUH_MAX_GRID_X,
+                         GPUH_MAX_GRID_YZ, GPUH_MAX_GRID_YZ, GPUH_MAX_BLOCK_XY, GPUH_MAX_BLOCK_XY,
+                         GPUH_MAX_BLOCK_Z, GPUH_MAX_BLOCK_THREADS);
+    return cudaSuccess;
+}
+
+/* Records a launch in the calling thread's record (for error reports), then
+   gpuh_impl_launch_check. */
 GPUH_DEF cudaError_t gpuh_impl_launch_begin(const char *kernel, gpuh_impl_dims grid, gpuh_impl_dims block,
                                             size_t shmem, const char *file, int line)
 {
     gpuh_impl_thread_state *r = &gpuh_impl_thread_v;
-    const int block_fits = block.x >= 1 && block.y >= 1 && block.z >= 1 && block.x <= GPUH_MAX_BLOCK_XY &&
-                           block.y <= GPUH_MAX_BLOCK_XY && block.z <= GPUH_MAX_BLOCK_Z &&
-                           block.x * block.y * block.z <= GPUH_MAX_BLOCK_THREADS;
     cudaGetLastError(); /* a stale error from an earlier call is not this launch's */
     r->kernel = kernel;
     r->grid[0] = grid.x;
@@ -550,15 +566,7 @@ GPUH_DEF cudaError_t gpuh_impl_launch_begin(const char *kernel, gpuh_impl_dims g
     r->shmem_bytes = shmem;
     r->file = file;
     r->line = line;
-    if (!block_fits || grid.x == 0 || grid.y == 0 || grid.z == 0 || grid.x > GPUH_MAX_GRID_X ||
-        grid.y > GPUH_MAX_GRID_YZ || grid.z > GPUH_MAX_GRID_YZ)
-        return gpuh_fail(cudaErrorInvalidConfiguration,
-                         "GPUH_LAUNCH of %s at %s:%d: grid (%llu, %llu, %llu), block (%llu, %llu, %llu) is "
-                         "beyond CUDA's limits: grid 1..(%u, %u, %u) blocks, block (%u, %u, %u) and %u threads",
-                         kernel, file, line, grid.x, grid.y, grid.z, block.x, block.y, block.z, GPUH_MAX_GRID_X,
-                         GPUH_MAX_GRID_YZ, GPUH_MAX_GRID_YZ, GPUH_MAX_BLOCK_XY, GPUH_MAX_BLOCK_XY,
-                         GPUH_MAX_BLOCK_Z, GPUH_MAX_BLOCK_THREADS);
-    return cudaSuccess;
+    return gpuh_impl_launch_check(kernel, grid, block, file, line);
 }
 
 /* Dynamic shared memory a kernel may ask for at launch without opting in. */
