@@ -1328,6 +1328,11 @@ GPUH_DEF cudaError_t gpuh_impl_check_memory(const char *fn, const char *arg, con
             return gpuh_fail(cudaErrorInvalidValue,
                              "%s: %s %p is %s memory (the gpuh allocation from %s:%d), where %s memory is needed",
                              fn, arg, p, gpuh_impl_kind_name(r.kind), r.file, r.line, wanted[want]);
+        if (count > room && elem_size == 1)
+            return gpuh_fail(cudaErrorInvalidValue,
+                             "%s: %s %p is %zu bytes into a %zu-byte %s allocation from %s:%d, which leaves %zu "
+                             "bytes; %zu bytes are needed",
+                             fn, arg, p, offset, r.bytes, gpuh_impl_kind_name(r.kind), r.file, r.line, room, count);
         if (count > room)
             return gpuh_fail(cudaErrorInvalidValue,
                              "%s: %s %p is %zu bytes into a %zu-byte %s allocation from %s:%d, which leaves room "

@@ -500,6 +500,11 @@ static void test_error_details(void)
     TEST_DETAIL(gpuh_copy_to_device(d + 600, host, 401), cudaErrorInvalidValue, "gpuh_copy_to_device: the destination %p is 2400 bytes into a 4000-byte device allocation from %s:%d, which leaves room for 400 elements of 4 bytes; the count is 401", (void *)(d + 600), __FILE__, line_d);
     TEST_DETAIL(gpuh_copy_to_device_async(d + 999, host, 2, 0), cudaErrorInvalidValue, "gpuh_copy_to_device_async: the destination %p is 3996 bytes into a 4000-byte device allocation from %s:%d, which leaves room for 1 elements of 4 bytes; the count is 2", (void *)(d + 999), __FILE__, line_d);
     TEST_DETAIL(gpuh_copy_to_device(d + 600, host, 400), cudaSuccess, "%s", ""); /* exactly to the end */
+    /* The same check for a kernel's launcher, in bytes. */
+    TEST_DETAIL(gpuh_impl_check_device_range(d + 1, 3997, "my_launcher", "d_x"), cudaErrorInvalidValue, "my_launcher: d_x %p is 4 bytes into a 4000-byte device allocation from %s:%d, which leaves 3996 bytes; 3997 bytes are needed", (void *)(d + 1), __FILE__, line_d);
+    TEST_DETAIL(gpuh_impl_check_device_range(d + 1, 3996, "my_launcher", "d_x"), cudaSuccess, "%s", "");
+    TEST_DETAIL(gpuh_impl_check_device_range(host, 4, "my_launcher", "d_x"), cudaErrorInvalidValue, "my_launcher: d_x %p is host memory CUDA did not allocate, where device memory is needed", (void *)host);
+    TEST_DETAIL(gpuh_impl_check_device_range(m, 64, "my_launcher", "d_x"), cudaSuccess, "%s", ""); /* managed: fine */
     TEST_DETAIL(gpuh_copy_to_host(host, host + 1000, 10), cudaErrorInvalidValue, "gpuh_copy_to_host: the source %p is host memory CUDA did not allocate, where device memory is needed", (void *)(host + 1000));
     TEST_DETAIL(gpuh_copy_to_host(d, host, 10), cudaErrorInvalidValue, "gpuh_copy_to_host: the destination %p is device memory (the gpuh allocation from %s:%d), where host memory is needed", (void *)d, __FILE__, line_d);
     TEST_DETAIL(gpuh_copy_to_device(host, d, 10), cudaErrorInvalidValue, "gpuh_copy_to_device: the destination %p is host memory CUDA did not allocate, where device memory is needed", (void *)host);
