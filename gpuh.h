@@ -833,20 +833,23 @@ GPUH_DEF int gpuh_impl_ledger_remove(const void *ptr); /* MEMORY, below */
    no driver), every entry stays: a leak is not hidden. */
 GPUH_DEF void gpuh_impl_ledger_forget_freed(void)
 {
-    const void *ptrs[GPUH_LEDGER_CAPACITY];
-    size_t i, n;
-    GPUH_IMPL_LOCK();
-    n = gpuh_impl_state_v.live_count;
-    for (i = 0; i < n; ++i)
-        ptrs[i] = gpuh_impl_state_v.records[i].ptr;
-    GPUH_IMPL_UNLOCK();
-    for (i = 0; i < n; ++i) {
+    size_t i = 0;
+    for (;;) { /* one record at a time: no CUDA call under the lock */
         struct cudaPointerAttributes attr;
-        cudaError_t err = cudaPointerGetAttributes(&attr, ptrs[i]);
+        const void *p;
+        cudaError_t err;
+        GPUH_IMPL_LOCK();
+        p = i < gpuh_impl_state_v.live_count ? gpuh_impl_state_v.records[i].ptr : NULL;
+        GPUH_IMPL_UNLOCK();
+        if (p == NULL)
+            return;
+        err = cudaPointerGetAttributes(&attr, p);
         if (err != cudaSuccess)
             cudaGetLastError();
         if ((err == cudaSuccess && attr.type == cudaMemoryTypeUnregistered) || err == cudaErrorInvalidValue)
-            gpuh_impl_ledger_remove(ptrs[i]);
+            gpuh_impl_ledger_remove(p); /* the last record moves to slot i: look at i again */
+        else
+            ++i;
     }
 }
 

@@ -10,8 +10,9 @@
        size that names the thread, refused before any CUDA call) and reads
        gpuh_last_launch() back: its own;
      - enters and removes entries in the allocation ledger (addresses of its
-       own, never dereferenced) while gpuh_memory_info and
-       gpuh_print_allocations read it, and asks for the leak check.
+       own, never dereferenced) while gpuh_memory_info reads it, and asks for
+       the leak check (gpuh_print_allocations is left out: on a GPU it would
+       rightly drop these entries, which CUDA never allocated).
    At the end the ledger must be empty with exact counters. Each thread
    counts its own failures; main checks them after joining (gpuh_test.h's
    counters are not shared between threads). Build it with
@@ -44,7 +45,7 @@ static void note_failure(worker *w, const char *what, const char *got, const cha
 
 static void *run(void *arg)
 {
-    worker *w = arg;
+    worker *w = (worker *)arg; /* a cast, so that the file also builds as C++ (the simulator) */
     char want[512], got[512];
     unsigned char cells[64 * 64]; /* stand-ins for 64 allocations, 64 bytes apart: addresses only */
     int k, j;
