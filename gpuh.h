@@ -9,8 +9,9 @@
    Copy gpuh.h next to your sources (or add this repository with CMake and link
    gpuh::gpuh) and include it. Everything is `static inline`, so any number of
    translation units may include it; there is nothing to build. It compiles as
-   C99, C++ and CUDA C++, and links with cudart alone (the cuRAND helpers are
-   opt-in: see GPUH_USE_CURAND).
+   C99, C++ and CUDA C++, and links with cudart alone, plus the C library's
+   pthreads (in libc since glibc 2.34; add -pthread where they are apart).
+   The cuRAND helpers are opt-in: see GPUH_USE_CURAND.
 
        nvcc -I<dir> prog.cu                    CUDA C++ (kernels + GPUH_LAUNCH)
        gcc -std=c99 -I<dir> -isystem <cuda>/include prog.c -L<cuda>/lib64 -lcudart
@@ -233,6 +234,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#if !defined(_MSC_VER)
+#include <pthread.h> /* the ledger's lock */
+#endif
 #if defined(GPUH_USE_CURAND) && !defined(GPUH_SIM)
 #include <curand.h>
 #endif
@@ -298,7 +302,6 @@ long _InterlockedExchange(long volatile *target, long value);
 #define GPUH_IMPL_LOCK() while (_InterlockedExchange(&gpuh_impl_lock_v, 1L)) {}
 #define GPUH_IMPL_UNLOCK() _InterlockedExchange(&gpuh_impl_lock_v, 0L)
 #else
-#include <pthread.h>
 typedef pthread_mutex_t gpuh_impl_mutex;
 #define GPUH_IMPL_MUTEX_INIT PTHREAD_MUTEX_INITIALIZER
 #define GPUH_IMPL_LOCK() pthread_mutex_lock(&gpuh_impl_lock_v)
