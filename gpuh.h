@@ -593,8 +593,9 @@ GPUH_DEF cudaError_t gpuh_impl_launch_end(cudaError_t err)
                          r->shmem_bytes);
     if (err == cudaErrorInvalidValue)
         return gpuh_fail(err,
-                         "GPUH_LAUNCH of %s at %s:%d: the runtime refused the launch (block (%u, %u, %u) above the "
-                         "kernel's __launch_bounds__, or %zu bytes of dynamic shared memory above its limit?)",
+                         "GPUH_LAUNCH of %s at %s:%d: the runtime refused the launch: is block (%u, %u, %u) above "
+                         "the kernel's __launch_bounds__, or %zu bytes of dynamic shared memory above its "
+                         "cudaFuncAttributeMaxDynamicSharedMemorySize?",
                          r->kernel, r->file, r->line, r->block[0], r->block[1], r->block[2], r->shmem_bytes);
     return gpuh_fail(err, "GPUH_LAUNCH of %s at %s:%d failed: %s%s", r->kernel, r->file, r->line,
                      cudaGetErrorString(err),

@@ -522,6 +522,7 @@ static void test_error_details(void)
     TEST_CUDA(gpuh_timer_destroy(&t));
 
     TEST_DETAIL(GPUH_LAUNCH(noop_kernel, 1, 32, 65536, 0, NULL), cudaErrorInvalidValue, "GPUH_LAUNCH of noop_kernel at %s:%d: 65536 bytes of dynamic shared memory is above the 49152 bytes a kernel gets without opting in: call cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, 65536) before the launch (up to the device's sharedMemPerBlockOptin)", __FILE__, __LINE__);
+    TEST_DETAIL(GPUH_LAUNCH(bounded_kernel, 1, 128, 0, 0, NULL), cudaErrorInvalidValue, "GPUH_LAUNCH of bounded_kernel at %s:%d: the runtime refused the launch: is block (128, 1, 1) above the kernel's __launch_bounds__, or 0 bytes of dynamic shared memory above its cudaFuncAttributeMaxDynamicSharedMemorySize?", __FILE__, __LINE__);
     TEST_CUDA(cudaDeviceSynchronize());
     TEST_CUDA(gpuh_free(d));
     TEST_CUDA(gpuh_free(m));
