@@ -9,8 +9,9 @@
    Copy gpuh.h next to your sources (or add this repository with CMake and link
    gpuh::gpuh) and include it. Everything is `static inline`, so any number of
    translation units may include it; there is nothing to build. It compiles as
-   C99, C++ and CUDA C++, and links with cudart alone (the cuRAND helpers are
-   opt-in: see GPUH_USE_CURAND).
+   C99, C++ and CUDA C++, and links with cudart alone, plus the C library's
+   pthreads (in libc since glibc 2.34; add -pthread where they are apart).
+   The cuRAND helpers are opt-in: see GPUH_USE_CURAND.
 
        nvcc -I<dir> prog.cu                    CUDA C++ (kernels + GPUH_LAUNCH)
        gcc -std=c99 -I<dir> -isystem <cuda>/include prog.c -L<cuda>/lib64 -lcudart
@@ -60,21 +61,67 @@
                                                        default: undefined
 
    ============================================================================
+   CONVENTIONS (gpuh.h, gpuh_kernels.cuh and gpuh_sim.h all follow them)
+
+   One copy across translation units: every function is GPUH_DEF (static
+   inline), so each translation unit has its own copy and nothing clashes at
+   link time. State that must be one per process (the allocation ledger, the
+   leak-check flag) lives in objects defined in the header as weak (GCC,
+   Clang) or selectany (MSVC) symbols: every translation unit defines them
+   and the linker keeps one. Per-thread state (the error detail, the last
+   launch) is the same, with thread-local storage. The other headers keep
+   their code and state the same way.
+
+   Errors: a function returns cudaError_t (or NULL with an error). When gpuh
+   itself decides a call fails, it records a detail naming the function, the
+   argument and the value, through gpuh_fail(err, fmt, ...), which returns
+   err; gpuh_error_detail() reads it and GPUH_CHECK prints it. An error passed
+   through from the runtime unchanged carries no detail of gpuh's. Your own
+   helpers may use gpuh_fail the same way.
+
+   Private names: gpuh_impl_* and GPUH_IMPL_* are private: they may change or
+   go away in any release without notice. Everything else with the gpuh_ /
+   GPUH_ prefix is public and documented here.
+
+   Device code: GPUH_HAS_DEVICE_CODE is 1 in a translation unit that can hold
+   kernels and device functions (nvcc, or C++ on the simulator), else 0. Test
+   it with #if, rather than spelling out the compiler test.
+
+   Threads: gpuh may be called from several host threads at once, as the
+   CUDA runtime may. Per host thread: gpuh_error_detail() and
+   gpuh_last_launch() (as cudaGetLastError is per thread). Per process, under
+   a lock: the allocation ledger and its counters (gpuh_memory_info,
+   gpuh_print_allocations, the leak report), the leak-check flag, the
+   pageable-copy warnings. The simulator runs launches from several host
+   threads at once too.
+
+   ============================================================================
    API (every function returns cudaError_t unless said; none calls exit())
 
+   Version
+     GPUH_VERSION                  MAJOR * 10000 + MINOR * 100 + PATCH, e.g. 100 for 0.1.0
+                                   (compare with #if GPUH_VERSION >= 200, as CUDART_VERSION)
+     GPUH_VERSION_MAJOR, GPUH_VERSION_MINOR, GPUH_VERSION_PATCH   its parts
    Errors
+     gpuh_fail(err, fmt, ...)      record a printf-style detail for err; returns err
+     gpuh_clear_error_detail()     forget this thread's detail (void)
      GPUH_CHECK(expr)              report expr, file:line, error name + message
                                    (+ gpuh's detail, + last launch), then GPUH_ON_ERROR
      GPUH_CHECK_LAUNCH()           GPUH_CHECK of the last launch (+ sync under GPUH_DEBUG_SYNC)
      gpuh_error_is_sticky(err)     1 if the context is unusable after err (int)
-     gpuh_error_detail()           gpuh's message for its last error (const char *)
-     gpuh_last_launch()            record of the last GPUH_LAUNCH (gpuh_launch_record)
+     gpuh_error_detail()           gpuh's message for this thread's last error (const char *)
+     gpuh_last_launch()            this thread's last GPUH_LAUNCH (gpuh_launch_record:
+                                   kernel, grid, block, shmem_bytes, file, line)
+     gpuh_check_launch()           cudaGetLastError (+ cudaDeviceSynchronize under GPUH_DEBUG_SYNC)
      gpuh_report_error(err, expr, file, line)   what GPUH_CHECK prints (void)
    Devices
      gpuh_device_count(&reason)    number of devices; 0 and a reason if none (int)
+     GPUH_SIM_TWIN_HINT("name")    "its simulator twin runs on the CPU: build/sim_name ..." (a string
+                                   literal, for a program's no-device message)
      gpuh_select_device(id)        cudaSetDevice with a range check
      gpuh_print_devices(stream)    every device, like Numba's cuda.detect()
-     gpuh_memory_info(&stats)      free/total device memory, bytes held through gpuh now and at peak
+     gpuh_memory_info(&stats)      free/total device memory, bytes held through gpuh now and at
+                                   peak (gpuh_memory_stats)
      gpuh_reset_peak_memory()      peak := now (void)
      gpuh_print_allocations(file)  live gpuh allocations with file:line (size_t count)
      gpuh_check_leaks_at_exit()    at exit, list unfreed gpuh allocations (or GPUH_CHECK_LEAKS=1)
@@ -85,9 +132,14 @@
      gpuh_grid_3d(&grid, nx, ny, nz, block)     ceil-divided grid, checked against the limits
      gpuh_suggest_block_size(kernel, shmem, &block, &min_grid)   occupancy API
      GPUH_LAUNCH(kernel, grid, block, shmem, stream, args...)    checked <<< >>> (CUDA C++)
+     GPUH_MAX_GRID_X, GPUH_MAX_GRID_YZ, GPUH_MAX_BLOCK_THREADS, GPUH_MAX_BLOCK_XY,
+     GPUH_MAX_BLOCK_Z              CUDA's launch limits: 2^31-1, 65535, 1024, 1024, 64
    Launch geometry (device code)
      gpuh_global_index()           blockIdx.x*blockDim.x+threadIdx.x in 64 bits (Numba cuda.grid(1))
      gpuh_grid_stride()            gridDim.x*blockDim.x in 64 bits (Numba cuda.gridsize(1))
+     gpuh_global_index_2d(), _3d() this thread's (x, y) / (x, y, z) in the grid (gpuh_size2 /
+                                   gpuh_size3, 64-bit fields) (Numba cuda.grid(2), cuda.grid(3))
+     gpuh_grid_stride_2d(), _3d()  threads in the grid along x, y (, z) (Numba cuda.gridsize(2), (3))
    Memory (element counts; sizeof is taken from the pointers' types)
      gpuh_device_array(&d, n)              cudaMalloc n elements (Numba cuda.device_array)
      gpuh_to_device(&d, h, n)              allocate + copy host->device (Numba cuda.to_device)
@@ -99,18 +151,26 @@
      gpuh_prefetch_async(m, n, device, s)  migrate managed pages before they are touched
      gpuh_free(p)                          free anything the above returned; NULL is a no-op
    Timing
-     gpuh_timer_create/destroy/start/stop, gpuh_timer_elapsed_ms   CUDA-event timer
+     gpuh_timer_create/destroy/start/stop, gpuh_timer_elapsed_ms   CUDA-event timer (gpuh_timer)
      gpuh_time_median_ms(fn, ctx, stream, warmup, reps, &ms)      warm up, repeat, median
+                                   (fn is a gpuh_work_fn; reps <= GPUH_MAX_REPS)
    Streams and events
      gpuh_stream_create(&s, flags, priority)   checked flags and priority range
      gpuh_stream_destroy(&s), gpuh_event_destroy(&e)   NULL-safe, set the handle to NULL
      gpuh_event_create(&e, flags), gpuh_event_record(e, s), gpuh_stream_wait_event(s, e)
      gpuh_stream_sync(s)                       cudaStreamSynchronize with gpuh's detail
      gpuh_event_elapsed_ms(start, stop, &ms)   waits for stop; ms between the two
+   Pipeline
      gpuh_pipeline(&desc)                      host arrays through a kernel in chunks on
                                                k streams, copies overlapping compute
-   Random inputs (GPUH_USE_CURAND)
+     gpuh_pipeline_desc                        what to run: arrays, chunk, streams, launcher
+     gpuh_pipeline_launch_fn                   the launcher: one chunk on one stream
+     gpuh_pipeline_chunk                       when each chunk's copies and kernel ran
+     GPUH_PIPELINE_MAX_ARRAYS (4), GPUH_PIPELINE_MAX_STREAMS (16),
+     GPUH_PIPELINE_DEFAULT_CHUNK (2^20 elements), GPUH_PIPELINE_DEFAULT_STREAMS (4)
+   Random inputs
      gpuh_random_seed()                          GPUH_SEED, or fresh from the clock (no cuRAND needed)
+   Random inputs (GPUH_USE_CURAND)
      gpuh_random_uniform_f32/_f64(d, n, seed, stream)             (0, 1]
      gpuh_random_normal_f32/_f64(d, n, mean, stddev, seed, stream)
      gpuh_random_u32(d, n, seed, stream)                          32 random bits each
@@ -135,9 +195,17 @@
    cudaPointerGetAttributes and, for pageable memory, warn once per call site
    through GPUH_LOG; gpuh_pinned_array gives memory that copies asynchronously.
 
-   Thread safety: the allocation ledger is guarded by a spin lock on GCC, Clang
-   and MSVC; the detail message and the last-launch record are process-wide and
-   describe whichever host thread wrote them last.
+   Checked memory: the copy and prefetch helpers look each pointer up in
+   gpuh's ledger (a count past the end of the allocation it is in is refused
+   with both sizes) and, for memory gpuh did not allocate, ask
+   cudaPointerGetAttributes (host memory where device memory belongs, or the
+   reverse, is refused), and refuse an element pointer off its type's
+   alignment. The cost is a ledger scan and one attribute query per side.
+
+   Threads: see CONVENTIONS. Two threads that fail at once each read their
+   own detail; a thread that only launches sees its own launches in
+   gpuh_last_launch(). The ledger's lock is a pthread mutex on POSIX systems
+   (glibc has it in libc; elsewhere link -pthread) and a spin lock on MSVC.
 */
 #ifndef GPUH_H
 #define GPUH_H
@@ -145,18 +213,30 @@
 #define GPUH_VERSION_MAJOR 0
 #define GPUH_VERSION_MINOR 1
 #define GPUH_VERSION_PATCH 0
+#define GPUH_VERSION (GPUH_VERSION_MAJOR * 10000 + GPUH_VERSION_MINOR * 100 + GPUH_VERSION_PATCH)
+
+/* 1 where device code can be compiled: nvcc, or C++ on the simulator. */
+#if defined(__CUDACC__) || (defined(GPUH_SIM) && defined(__cplusplus))
+#define GPUH_HAS_DEVICE_CODE 1
+#else
+#define GPUH_HAS_DEVICE_CODE 0
+#endif
 
 #ifdef GPUH_SIM
 #include "gpuh_sim.h" /* the CPU simulator stands in for the CUDA runtime */
 #else
 #include <cuda_runtime.h>
 #endif
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#if !defined(_MSC_VER)
+#include <pthread.h> /* the ledger's lock */
+#endif
 #if defined(GPUH_USE_CURAND) && !defined(GPUH_SIM)
 #include <curand.h>
 #endif
@@ -190,7 +270,7 @@ extern "C" {
 #endif
 
 /* ---------------------------------------------------------------------------
-   Process-wide state. One copy per process even though every function is
+   State (see CONVENTIONS). One copy per process even though every function is
    static inline: a weak (GCC/Clang) or selectany (MSVC) definition lets every
    translation unit define it and the linker keep one. */
 
@@ -198,6 +278,34 @@ extern "C" {
 #define GPUH_IMPL_SHARED __declspec(selectany)
 #else
 #define GPUH_IMPL_SHARED __attribute__((weak))
+#endif
+
+/* Thread-local storage in each language gpuh compiles as: C99 has no keyword
+   for it, so GCC and Clang (also as nvcc's host compiler) get __thread, MSVC
+   __declspec(thread), other C++11 compilers thread_local. */
+#if defined(__GNUC__) || defined(__clang__)
+#define GPUH_IMPL_THREAD_LOCAL __thread
+#elif defined(_MSC_VER)
+#define GPUH_IMPL_THREAD_LOCAL __declspec(thread)
+#elif defined(__cplusplus) && __cplusplus >= 201103L
+#define GPUH_IMPL_THREAD_LOCAL thread_local
+#else
+#error "gpuh.h: no thread-local storage known for this compiler (GCC, Clang, MSVC or C++11 needed)"
+#endif
+
+/* The lock of the per-process state: a pthread mutex on POSIX, a spin lock
+   on MSVC (no <windows.h> in a header users include everywhere). */
+#if defined(_MSC_VER)
+typedef long gpuh_impl_mutex;
+#define GPUH_IMPL_MUTEX_INIT 0L
+long _InterlockedExchange(long volatile *target, long value);
+#define GPUH_IMPL_LOCK() while (_InterlockedExchange(&gpuh_impl_lock_v, 1L)) {}
+#define GPUH_IMPL_UNLOCK() _InterlockedExchange(&gpuh_impl_lock_v, 0L)
+#else
+typedef pthread_mutex_t gpuh_impl_mutex;
+#define GPUH_IMPL_MUTEX_INIT PTHREAD_MUTEX_INITIALIZER
+#define GPUH_IMPL_LOCK() pthread_mutex_lock(&gpuh_impl_lock_v)
+#define GPUH_IMPL_UNLOCK() pthread_mutex_unlock(&gpuh_impl_lock_v)
 #endif
 
 enum { GPUH_IMPL_DEVICE = 1, GPUH_IMPL_MANAGED = 2, GPUH_IMPL_PINNED = 3 };
@@ -210,7 +318,15 @@ typedef struct gpuh_impl_record {
     int kind; /* GPUH_IMPL_DEVICE, _MANAGED or _PINNED */
 } gpuh_impl_record;
 
-/* The last kernel launched through GPUH_LAUNCH (kernel is NULL before the first). */
+GPUH_DEF const char *gpuh_impl_kind_name(int kind)
+{
+    return kind == GPUH_IMPL_DEVICE ? "device" : kind == GPUH_IMPL_MANAGED ? "managed" : "pinned";
+}
+
+/* gpuh_launch_record: the last kernel this host thread launched through
+   GPUH_LAUNCH (kernel is NULL before the first), as gpuh_last_launch()
+   returns it. A launch refused for its geometry records the components that
+   fit in a dim3 as CUDA would have truncated them; the detail has the real ones. */
 typedef struct gpuh_launch_record {
     const char *kernel; /* the kernel expression as written, e.g. "gpuh_add<float>" */
     dim3 grid, block;
@@ -219,59 +335,71 @@ typedef struct gpuh_launch_record {
     int line;
 } gpuh_launch_record;
 
+/* Per process, under the lock: the allocation ledger, its counters. */
 typedef struct gpuh_impl_state {
-    long lock;
     size_t live_count, untracked_count;
     size_t device_bytes, peak_device_bytes, pinned_bytes;
     gpuh_impl_record records[GPUH_LEDGER_CAPACITY];
-    gpuh_launch_record last_launch;
-    cudaError_t detail_error;
-    char detail[320];
 } gpuh_impl_state;
 
 GPUH_IMPL_SHARED gpuh_impl_state gpuh_impl_state_v;
+GPUH_IMPL_SHARED gpuh_impl_mutex gpuh_impl_lock_v = GPUH_IMPL_MUTEX_INIT;
 
-#if defined(__GNUC__) || defined(__clang__)
-#define GPUH_IMPL_LOCK() while (__atomic_exchange_n(&gpuh_impl_state_v.lock, 1L, __ATOMIC_ACQUIRE)) {}
-#define GPUH_IMPL_UNLOCK() __atomic_store_n(&gpuh_impl_state_v.lock, 0L, __ATOMIC_RELEASE)
-#elif defined(_MSC_VER)
-long _InterlockedExchange(long volatile *target, long value);
-#define GPUH_IMPL_LOCK() while (_InterlockedExchange(&gpuh_impl_state_v.lock, 1L)) {}
-#define GPUH_IMPL_UNLOCK() _InterlockedExchange(&gpuh_impl_state_v.lock, 0L)
-#else
-#define GPUH_IMPL_LOCK()
-#define GPUH_IMPL_UNLOCK()
-#endif
+/* Per host thread: the error detail and the last launch. Plain fields (no
+   dim3, which has constructors in C++): thread-local storage in C++ without
+   thread_local needs a type with no constructor. */
+typedef struct gpuh_impl_thread_state {
+    const char *kernel, *file; /* the last launch: see gpuh_launch_record */
+    unsigned grid[3], block[3];
+    size_t shmem_bytes;
+    int line;
+    cudaError_t detail_error;
+    char detail[512];
+} gpuh_impl_thread_state;
 
-/* Records gpuh's own explanation of an error it is about to return, so that
-   GPUH_CHECK can print the function, the argument and the value. Returns err. */
-GPUH_DEF cudaError_t gpuh_impl_fail(cudaError_t err, const char *fmt, ...)
+GPUH_IMPL_SHARED GPUH_IMPL_THREAD_LOCAL gpuh_impl_thread_state gpuh_impl_thread_v;
+
+/* ===========================================================================
+   ERRORS
+   =========================================================================== */
+
+/* gpuh_fail(err, fmt, ...): records a printf-style detail for `err` in the
+   calling thread (what failed, which argument, which value; up to 511
+   characters, longer ones are cut) and returns err, so that a helper can
+   write `return gpuh_fail(cudaErrorInvalidValue, "my_fn: n %zu is odd", n);`.
+   gpuh_error_detail() then returns it and GPUH_CHECK prints it under the
+   error's name, as it does for gpuh's own functions. err == cudaSuccess
+   records nothing. Idea: errno + strerror, with the call's own values. */
+GPUH_DEF cudaError_t gpuh_fail(cudaError_t err, const char *fmt, ...)
 #if defined(__GNUC__) || defined(__clang__)
     __attribute__((format(printf, 2, 3)))
 #endif
     ;
 
-#ifdef __cplusplus
-} /* extern "C" (closed so that <stdarg.h> is included outside it) */
-#endif
-#include <stdarg.h>
-#ifdef __cplusplus
-extern "C" {
-#endif
-
-GPUH_DEF cudaError_t gpuh_impl_fail(cudaError_t err, const char *fmt, ...)
+GPUH_DEF cudaError_t gpuh_fail(cudaError_t err, const char *fmt, ...)
 {
+    gpuh_impl_thread_state *t = &gpuh_impl_thread_v;
     va_list args;
+    if (err == cudaSuccess)
+        return err;
     va_start(args, fmt);
-    vsnprintf(gpuh_impl_state_v.detail, sizeof gpuh_impl_state_v.detail, fmt, args);
+    vsnprintf(t->detail, sizeof t->detail, fmt, args);
     va_end(args);
-    gpuh_impl_state_v.detail_error = err;
+    t->detail_error = err;
     return err;
 }
 
-/* ===========================================================================
-   ERRORS
-   =========================================================================== */
+/* The private spelling the kernels' header uses (see CONVENTIONS: private). */
+#define gpuh_impl_fail gpuh_fail
+
+/* gpuh_clear_error_detail(): forgets the calling thread's detail, so that
+   gpuh_error_detail() returns "" until gpuh fails again (GPUH_CHECK's report
+   does this too). For a program that handled an error and goes on. */
+GPUH_DEF void gpuh_clear_error_detail(void)
+{
+    gpuh_impl_thread_v.detail_error = cudaSuccess;
+    gpuh_impl_thread_v.detail[0] = '\0';
+}
 
 /* gpuh_error_is_sticky: 1 if `err` leaves the CUDA context unusable (every later
    call returns an error until the process restarts), else 0. The list is the
@@ -297,18 +425,31 @@ GPUH_DEF int gpuh_error_is_sticky(cudaError_t err)
 }
 
 /* gpuh_error_detail: gpuh's explanation of the last error a gpuh function
-   returned (which function, which argument, which value), or "" if gpuh
-   returned none since the last GPUH_CHECK report. Valid until the next gpuh call. */
+   returned in the calling host thread (which function, which argument, which
+   value), or "" if gpuh returned none since the last GPUH_CHECK report or
+   gpuh_clear_error_detail(). Valid until this thread's next gpuh call. */
 GPUH_DEF const char *gpuh_error_detail(void)
 {
-    return gpuh_impl_state_v.detail_error != cudaSuccess ? gpuh_impl_state_v.detail : "";
+    return gpuh_impl_thread_v.detail_error != cudaSuccess ? gpuh_impl_thread_v.detail : "";
 }
 
-/* gpuh_last_launch: the last launch made through GPUH_LAUNCH in this process
-   (kernel == NULL if none). Used in reports of asynchronous and sticky errors. */
+/* gpuh_last_launch: the last launch the calling host thread made through
+   GPUH_LAUNCH (kernel == NULL if none). Used in reports of asynchronous and sticky errors. */
 GPUH_DEF gpuh_launch_record gpuh_last_launch(void)
 {
-    return gpuh_impl_state_v.last_launch;
+    const gpuh_impl_thread_state *t = &gpuh_impl_thread_v;
+    gpuh_launch_record r;
+    r.kernel = t->kernel;
+    r.grid.x = t->grid[0];
+    r.grid.y = t->grid[1];
+    r.grid.z = t->grid[2];
+    r.block.x = t->block[0];
+    r.block.y = t->block[1];
+    r.block.z = t->block[2];
+    r.shmem_bytes = t->shmem_bytes;
+    r.file = t->file;
+    r.line = t->line;
+    return r;
 }
 
 GPUH_DEF int gpuh_impl_is_launch_error(cudaError_t err)
@@ -324,12 +465,12 @@ GPUH_DEF int gpuh_impl_is_launch_error(cudaError_t err)
    sticky errors the last GPUH_LAUNCH. Clears the detail afterwards. */
 GPUH_DEF void gpuh_report_error(cudaError_t err, const char *expr, const char *file, int line)
 {
-    gpuh_launch_record r = gpuh_impl_state_v.last_launch;
+    gpuh_launch_record r = gpuh_last_launch();
     fflush(stdout); /* keep the program's own output in order before the report */
     GPUH_LOG("gpuh: %s:%d: %s\ngpuh:   failed with %s: %s\n", file, line, expr,
              cudaGetErrorName(err), cudaGetErrorString(err));
-    if (gpuh_impl_state_v.detail_error == err && gpuh_impl_state_v.detail[0] != '\0')
-        GPUH_LOG("gpuh:   %s\n", gpuh_impl_state_v.detail);
+    if (gpuh_impl_thread_v.detail_error == err && gpuh_impl_thread_v.detail[0] != '\0')
+        GPUH_LOG("gpuh:   %s\n", gpuh_impl_thread_v.detail);
     if (gpuh_error_is_sticky(err))
         GPUH_LOG("gpuh:   this error is sticky: the CUDA context is unusable and every later "
                  "CUDA call will fail until the process restarts\n");
@@ -343,8 +484,7 @@ GPUH_DEF void gpuh_report_error(cudaError_t err, const char *expr, const char *f
                      "to stop at the launch that raised it\n");
 #endif
     }
-    gpuh_impl_state_v.detail_error = cudaSuccess;
-    gpuh_impl_state_v.detail[0] = '\0';
+    gpuh_clear_error_detail();
 }
 
 /* GPUH_CHECK(expr): evaluates expr (a cudaError_t); on failure prints the
@@ -384,76 +524,191 @@ GPUH_DEF int gpuh_impl_grid_fits(size_t gx, size_t gy, size_t gz)
     return gx <= GPUH_MAX_GRID_X && gy <= GPUH_MAX_GRID_YZ && gz <= GPUH_MAX_GRID_YZ;
 }
 
-/* Records a launch for error reports and checks its shape: cudaSuccess, or
-   cudaErrorInvalidConfiguration (with the detail) for a block beyond CUDA's
-   limits or a grid of 0 blocks or beyond x ≤ 2^31-1, y, z ≤ 65535. The runtime
-   would refuse those too, but names neither the kernel nor the limit. */
-GPUH_DEF cudaError_t gpuh_impl_launch_begin(const char *kernel, dim3 grid, dim3 block, size_t shmem,
+/* A launch's grid or block as given, before any conversion to dim3's
+   unsigned fields (which would wrap 2^32 + 5 blocks to 5). */
+typedef struct gpuh_impl_dims {
+    unsigned long long x, y, z;
+} gpuh_impl_dims;
+
+/* A launch's shape against CUDA's limits, with no CUDA call: cudaSuccess,
+   or cudaErrorInvalidConfiguration (with the detail) for a block beyond
+   them or a grid of 0 blocks or beyond x ≤ 2^31-1, y, z ≤ 65535. The runtime
+   would refuse those too (or, for a component past 2^32-1, never see it),
+   but names neither the kernel nor the limit. */
+GPUH_DEF cudaError_t gpuh_impl_launch_check(const char *kernel, gpuh_impl_dims grid, gpuh_impl_dims block,
                                             const char *file, int line)
 {
-    gpuh_launch_record *r = &gpuh_impl_state_v.last_launch;
-    cudaGetLastError(); /* a stale error from an earlier call is not this launch's */
-    r->kernel = kernel;
-    r->grid = grid;
-    r->block = block;
-    r->shmem_bytes = shmem;
-    r->file = file;
-    r->line = line;
-    if (gpuh_check_block(block) != cudaSuccess || grid.x == 0 || grid.y == 0 || grid.z == 0 ||
-        !gpuh_impl_grid_fits(grid.x, grid.y, grid.z))
-        return gpuh_impl_fail(cudaErrorInvalidConfiguration,
-                              "GPUH_LAUNCH of %s at %s:%d: grid (%u, %u, %u), block (%u, %u, %u) is beyond "
-                              "CUDA's limits: grid 1..(%u, %u, %u) blocks, block (%u, %u, %u) and %u threads",
-                              kernel, file, line, grid.x, grid.y, grid.z, block.x, block.y, block.z,
-                              GPUH_MAX_GRID_X, GPUH_MAX_GRID_YZ, GPUH_MAX_GRID_YZ, GPUH_MAX_BLOCK_XY,
-                              GPUH_MAX_BLOCK_XY, GPUH_MAX_BLOCK_Z, GPUH_MAX_BLOCK_THREADS);
+    const int block_fits = block.x >= 1 && block.y >= 1 && block.z >= 1 && block.x <= GPUH_MAX_BLOCK_XY &&
+                           block.y <= GPUH_MAX_BLOCK_XY && block.z <= GPUH_MAX_BLOCK_Z &&
+                           block.x * block.y * block.z <= GPUH_MAX_BLOCK_THREADS;
+    if (!block_fits || grid.x == 0 || grid.y == 0 || grid.z == 0 || grid.x > GPUH_MAX_GRID_X ||
+        grid.y > GPUH_MAX_GRID_YZ || grid.z > GPUH_MAX_GRID_YZ)
+        return gpuh_fail(cudaErrorInvalidConfiguration,
+                         "GPUH_LAUNCH of %s at %s:%d: grid (%llu, %llu, %llu), block (%llu, %llu, %llu) is "
+                         "beyond CUDA's limits: grid 1..(%u, %u, %u) blocks, block (%u, %u, %u) and %u threads",
+                         kernel, file, line, grid.x, grid.y, grid.z, block.x, block.y, block.z, GPUH_MAX_GRID_X,
+                         GPUH_MAX_GRID_YZ, GPUH_MAX_GRID_YZ, GPUH_MAX_BLOCK_XY, GPUH_MAX_BLOCK_XY,
+                         GPUH_MAX_BLOCK_Z, GPUH_MAX_BLOCK_THREADS);
     return cudaSuccess;
 }
 
-#if (defined(__CUDACC__) || (defined(GPUH_SIM) && defined(__cplusplus))) && !defined(GPUH_LAUNCH)
+/* Records a launch in the calling thread's record (for error reports), then
+   gpuh_impl_launch_check. */
+GPUH_DEF cudaError_t gpuh_impl_launch_begin(const char *kernel, gpuh_impl_dims grid, gpuh_impl_dims block,
+                                            size_t shmem, const char *file, int line)
+{
+    gpuh_impl_thread_state *r = &gpuh_impl_thread_v;
+    cudaGetLastError(); /* a stale error from an earlier call is not this launch's */
+    r->kernel = kernel;
+    r->grid[0] = grid.x;
+    r->grid[1] = grid.y;
+    r->grid[2] = grid.z;
+    r->block[0] = block.x;
+    r->block[1] = block.y;
+    r->block[2] = block.z;
+    r->shmem_bytes = shmem;
+    r->file = file;
+    r->line = line;
+    return gpuh_impl_launch_check(kernel, grid, block, file, line);
+}
+
+/* Dynamic shared memory a kernel may ask for at launch without opting in. */
+#define GPUH_IMPL_SHMEM_DEFAULT_LIMIT 49152u
+
+/* The error of a launch that was made (gpuh_check_launch's), with a detail
+   naming the kernel: the runtime's own message names neither the kernel nor
+   the cause among those it shares one error for. */
+GPUH_DEF cudaError_t gpuh_impl_launch_end(cudaError_t err)
+{
+    const gpuh_impl_thread_state *r = &gpuh_impl_thread_v;
+    if (err == cudaSuccess)
+        return err;
+    if (err == cudaErrorInvalidValue && r->shmem_bytes > GPUH_IMPL_SHMEM_DEFAULT_LIMIT)
+        return gpuh_fail(err,
+                         "GPUH_LAUNCH of %s at %s:%d: %zu bytes of dynamic shared memory is above the %u bytes a "
+                         "kernel gets without opting in: call cudaFuncSetAttribute(kernel, "
+                         "cudaFuncAttributeMaxDynamicSharedMemorySize, %zu) before the launch (up to the "
+                         "device's sharedMemPerBlockOptin)",
+                         r->kernel, r->file, r->line, r->shmem_bytes, GPUH_IMPL_SHMEM_DEFAULT_LIMIT,
+                         r->shmem_bytes);
+    if (err == cudaErrorInvalidValue)
+        return gpuh_fail(err,
+                         "GPUH_LAUNCH of %s at %s:%d: the runtime refused the launch: is block (%u, %u, %u) above "
+                         "the kernel's __launch_bounds__, or %zu bytes of dynamic shared memory above its "
+                         "cudaFuncAttributeMaxDynamicSharedMemorySize?",
+                         r->kernel, r->file, r->line, r->block[0], r->block[1], r->block[2], r->shmem_bytes);
+    return gpuh_fail(err, "GPUH_LAUNCH of %s at %s:%d failed: %s%s", r->kernel, r->file, r->line,
+                     cudaGetErrorString(err),
+                     gpuh_error_is_sticky(err) ? " (sticky: possibly from an earlier kernel's fault)" : "");
+}
+
+#if GPUH_HAS_DEVICE_CODE && !defined(GPUH_LAUNCH)
 #ifdef GPUH_SIM
 #define GPUH_IMPL_KERNEL_CALL GPUH_SIM_KERNEL_CALL /* gpuh_sim.h: runs the kernel on the CPU */
 #else
 #define GPUH_IMPL_KERNEL_CALL(kernel, grid, block, shmem, stream, ...) \
     kernel<<<(grid), (block), (shmem), (stream)>>>(__VA_ARGS__)
 #endif
+extern "C++" {
+/* A grid or block as GPUH_LAUNCH was given it: a dim3, or an integer of any
+   width (a negative one becomes huge, and is refused). Overloads, so C++ only. */
+static inline gpuh_impl_dims gpuh_impl_dims_of(dim3 d)
+{
+    gpuh_impl_dims r;
+    r.x = d.x;
+    r.y = d.y;
+    r.z = d.z;
+    return r;
+}
+static inline gpuh_impl_dims gpuh_impl_dims_of(unsigned long long n)
+{
+    gpuh_impl_dims r;
+    r.x = n;
+    r.y = r.z = 1;
+    return r;
+}
+}
+
 /* GPUH_LAUNCH(kernel, grid, block, shmem_bytes, stream, args...): launches
    kernel<<<grid, block, shmem_bytes, stream>>>(args...) and evaluates to the
    launch's cudaError_t (gpuh_check_launch), after recording the kernel's name,
-   geometry and file:line for error reports. A grid or block beyond CUDA's
-   limits is not launched: cudaErrorInvalidConfiguration, with the kernel and
-   the limit in gpuh_error_detail(). grid and block are dim3 or integers; each
-   is evaluated twice. Wrap a kernel whose template arguments contain commas in
-   parentheses. CUDA C++ (nvcc), or C++ with -DGPUH_SIM (gpuh_sim.h). */
-#define GPUH_LAUNCH(kernel, grid, block, shmem, stream, ...)                                      \
-    (gpuh_impl_launch_begin(#kernel, (grid), (block), (shmem), __FILE__, __LINE__) != cudaSuccess \
-         ? cudaErrorInvalidConfiguration                                                          \
-         : (GPUH_IMPL_KERNEL_CALL(kernel, (grid), (block), (shmem), (stream), __VA_ARGS__), gpuh_check_launch()))
+   geometry and file:line for error reports (per host thread). A grid or block
+   beyond CUDA's limits is not launched: cudaErrorInvalidConfiguration, with
+   the kernel and the values in gpuh_error_detail(); grid and block are dim3 or
+   integers of any width, checked before they are narrowed to dim3's 32-bit
+   fields (a size_t grid of 2^32 + 5 blocks is refused, not launched as 5).
+   A launch the runtime refuses gets a detail too, e.g. dynamic shared memory
+   above 48 KiB without cudaFuncSetAttribute(kernel,
+   cudaFuncAttributeMaxDynamicSharedMemorySize, bytes). grid and block are
+   each evaluated twice. Wrap a kernel whose template arguments contain commas
+   in parentheses. CUDA C++ (nvcc), or C++ with -DGPUH_SIM (gpuh_sim.h). */
+#define GPUH_LAUNCH(kernel, grid, block, shmem, stream, ...)                                            \
+    (gpuh_impl_launch_begin(#kernel, gpuh_impl_dims_of(grid), gpuh_impl_dims_of(block), (shmem), __FILE__, \
+                            __LINE__) != cudaSuccess                                                    \
+         ? cudaErrorInvalidConfiguration                                                                \
+         : (GPUH_IMPL_KERNEL_CALL(kernel, (grid), (block), (shmem), (stream), __VA_ARGS__),             \
+            gpuh_impl_launch_end(gpuh_check_launch())))
 #endif
 
 /* ===========================================================================
    DEVICES
    =========================================================================== */
 
+/* What to do on a machine without a usable GPU. */
+#define GPUH_IMPL_SIM_ADVICE                                                                               \
+    "; to run CUDA programs without a GPU, build them for gpuh's CPU simulator (CMake: link gpuh::sim; "    \
+    "otherwise compile with tools/gpuh-simcc)"
+
+/* Why there is no usable device, as the runtime's error for it shows, and
+   what to do: a static string. The runtime reports a machine with no NVIDIA
+   driver at all as cudaErrorInsufficientDriver, the same error as a driver
+   older than itself; cudaDriverGetVersion tells them apart (0: no driver). */
+GPUH_DEF const char *gpuh_impl_no_device_reason(cudaError_t err)
+{
+    int driver = 0;
+    if (err == cudaErrorInsufficientDriver) {
+        if (cudaDriverGetVersion(&driver) != cudaSuccess)
+            cudaGetLastError();
+        return driver == 0 ? "no NVIDIA driver on this machine, so no CUDA device" GPUH_IMPL_SIM_ADVICE
+                           : "the NVIDIA driver is older than the CUDA runtime this program was built with: "
+                             "update the driver (nvidia-smi shows its CUDA version)";
+    }
+    if (err == cudaErrorNoDevice)
+        return "no CUDA device on this machine (or CUDA_VISIBLE_DEVICES hides them all)" GPUH_IMPL_SIM_ADVICE;
+    return cudaGetErrorString(err);
+}
+
 /* gpuh_device_count: the number of CUDA devices this process can use. Never
    fails: with no device, no driver, or a driver older than the runtime it
-   returns 0 and, if reason is not NULL, sets *reason to why (a static string);
-   with devices it sets *reason to "". Honours CUDA_VISIBLE_DEVICES (see NOTES).
-   Idea: Numba's cuda.is_available() with the reason it gives. */
+   returns 0 and, if reason is not NULL, sets *reason to what is true (e.g.
+   "no NVIDIA driver on this machine, ...") and what to do (update the
+   driver, or build for the CPU simulator: gpuh::sim, tools/gpuh-simcc), a
+   static string; with devices it sets *reason to "". Honours
+   CUDA_VISIBLE_DEVICES (see NOTES). Idea: Numba's cuda.is_available() with
+   the reason it gives. */
 GPUH_DEF int gpuh_device_count(const char **reason)
 {
     int n = 0;
     cudaError_t err = cudaGetDeviceCount(&n);
+    if (err == cudaSuccess && n == 0)
+        err = cudaErrorNoDevice;
     if (err != cudaSuccess) {
         cudaGetLastError();
         if (reason)
-            *reason = cudaGetErrorString(err);
+            *reason = gpuh_impl_no_device_reason(err);
         return 0;
     }
     if (reason)
-        *reason = n > 0 ? "" : "the driver reports no CUDA devices (is CUDA_VISIBLE_DEVICES empty?)";
+        *reason = "";
     return n;
 }
+
+/* GPUH_SIM_TWIN_HINT("name"): a sentence for a program's no-device path,
+   pointing to the same program built for the CPU simulator as this
+   repository's CMake builds it, build/sim_<name>. For the examples:
+       printf("no CUDA device: %s\n%s\n", why, GPUH_SIM_TWIN_HINT("04_reduction")); */
+#define GPUH_SIM_TWIN_HINT(name)                                                                           \
+    "its simulator twin runs on the CPU: build/sim_" name " (cmake --build build --target sim_" name ")"
 
 /* gpuh_select_device: makes `device` (0 .. count-1) current for this host
    thread. Errors: cudaErrorInvalidDevice (out of range, with the count),
@@ -466,11 +721,11 @@ GPUH_DEF cudaError_t gpuh_select_device(int device)
         err = cudaErrorNoDevice;
     if (err != cudaSuccess) {
         cudaGetLastError();
-        return gpuh_impl_fail(err, "gpuh_select_device(%d): no CUDA device: %s", device, cudaGetErrorString(err));
+        return gpuh_fail(err, "gpuh_select_device(%d): %s", device, gpuh_impl_no_device_reason(err));
     }
     if (device < 0 || device >= n)
-        return gpuh_impl_fail(cudaErrorInvalidDevice,
-                              "gpuh_select_device: device %d is out of range (%d visible)", device, n);
+        return gpuh_fail(cudaErrorInvalidDevice,
+                         "gpuh_select_device: device %d is out of range (%d visible)", device, n);
     return cudaSetDevice(device);
 }
 
@@ -487,7 +742,7 @@ GPUH_DEF cudaError_t gpuh_print_devices(FILE *out)
         out = stdout;
     if (n == 0) {
         fprintf(out, "No CUDA devices: %s\n", why);
-        return gpuh_impl_fail(cudaErrorNoDevice, "gpuh_print_devices: no CUDA device: %s", why);
+        return gpuh_fail(cudaErrorNoDevice, "gpuh_print_devices: %s", why);
     }
     cudaDriverGetVersion(&driver);
     cudaRuntimeGetVersion(&runtime);
@@ -547,7 +802,7 @@ GPUH_DEF cudaError_t gpuh_memory_info(gpuh_memory_stats *stats)
 {
     cudaError_t err;
     if (stats == NULL)
-        return gpuh_impl_fail(cudaErrorInvalidValue, "gpuh_memory_info: stats is NULL");
+        return gpuh_fail(cudaErrorInvalidValue, "gpuh_memory_info: stats is NULL");
     memset(stats, 0, sizeof *stats);
     GPUH_IMPL_LOCK();
     stats->allocated_bytes = gpuh_impl_state_v.device_bytes;
@@ -573,20 +828,51 @@ GPUH_DEF void gpuh_reset_peak_memory(void)
     GPUH_IMPL_UNLOCK();
 }
 
+GPUH_DEF int gpuh_impl_ledger_remove(const void *ptr); /* MEMORY, below */
+
+/* Drops from the ledger the allocations CUDA no longer holds: freed behind
+   gpuh's back (cudaFree, cudaFreeHost, cudaDeviceReset), which
+   cudaPointerGetAttributes reports as unregistered memory or an invalid
+   value. When the runtime cannot answer at all (it has shut down, or there is
+   no driver), every entry stays: a leak is not hidden. */
+GPUH_DEF void gpuh_impl_ledger_forget_freed(void)
+{
+    size_t i = 0;
+    for (;;) { /* one record at a time: no CUDA call under the lock */
+        struct cudaPointerAttributes attr;
+        const void *p;
+        cudaError_t err;
+        GPUH_IMPL_LOCK();
+        p = i < gpuh_impl_state_v.live_count ? gpuh_impl_state_v.records[i].ptr : NULL;
+        GPUH_IMPL_UNLOCK();
+        if (p == NULL)
+            return;
+        err = cudaPointerGetAttributes(&attr, p);
+        if (err != cudaSuccess)
+            cudaGetLastError();
+        if ((err == cudaSuccess && attr.type == cudaMemoryTypeUnregistered) || err == cudaErrorInvalidValue)
+            gpuh_impl_ledger_remove(p); /* the last record moves to slot i: look at i again */
+        else
+            ++i;
+    }
+}
+
 /* gpuh_print_allocations: prints each live gpuh allocation (kind, bytes,
    file:line of the call that made it) to `out` (stderr if NULL) and returns how
-   many are live. Call it before exit to find leaks. */
+   many are live. Call it before exit to find leaks. Allocations freed behind
+   gpuh's back (cudaFree, cudaFreeHost, cudaDeviceReset) are dropped from the
+   ledger first, as cudaPointerGetAttributes tells. */
 GPUH_DEF size_t gpuh_print_allocations(FILE *out)
 {
-    static const char *const kinds[] = {"?", "device", "managed", "pinned"};
     size_t i, n;
     if (out == NULL)
         out = stderr;
+    gpuh_impl_ledger_forget_freed();
     GPUH_IMPL_LOCK();
     n = gpuh_impl_state_v.live_count;
     for (i = 0; i < n; ++i) {
         const gpuh_impl_record *r = &gpuh_impl_state_v.records[i];
-        fprintf(out, "gpuh: live %s allocation %p of %zu bytes from %s:%d\n", kinds[r->kind], r->ptr,
+        fprintf(out, "gpuh: live %s allocation %p of %zu bytes from %s:%d\n", gpuh_impl_kind_name(r->kind), r->ptr,
                 r->bytes, r->file, r->line);
     }
     if (gpuh_impl_state_v.untracked_count > 0)
@@ -600,7 +886,8 @@ GPUH_DEF size_t gpuh_print_allocations(FILE *out)
 /* The leak check at exit: 0 until gpuh_check_leaks_at_exit (or GPUH_CHECK_LEAKS
    at the first allocation) has run, then 1 (handler registered) or 2 (the
    environment variable was looked at and not set). One per process, so that a
-   handler is registered once however many translation units include gpuh.h. */
+   handler is registered once however many translation units include gpuh.h.
+   Read and written under the lock. */
 GPUH_IMPL_SHARED int gpuh_impl_leak_check_v;
 
 /* Prints the leak report to `out`: a header line, then gpuh_print_allocations'
@@ -608,6 +895,7 @@ GPUH_IMPL_SHARED int gpuh_impl_leak_check_v;
 GPUH_DEF size_t gpuh_impl_report_leaks(FILE *out)
 {
     size_t live, untracked, i, bytes = 0;
+    gpuh_impl_ledger_forget_freed();
     GPUH_IMPL_LOCK();
     live = gpuh_impl_state_v.live_count;
     untracked = gpuh_impl_state_v.untracked_count;
@@ -636,21 +924,27 @@ GPUH_DEF void gpuh_impl_leak_check_handler(void)
    Prints nothing when all were freed. Setting the environment variable
    GPUH_CHECK_LEAKS=1 does the same without a call (read at the first gpuh
    allocation). Safe to call more than once, from any translation unit: one
-   report. The report reads gpuh's ledger only (no CUDA call), so it works
-   after the CUDA runtime has shut down. It does not change the exit status.
+   report. Memory freed behind gpuh's back (cudaFree, cudaFreeHost,
+   cudaDeviceReset) is not a leak: cudaPointerGetAttributes is asked about
+   each entry first; if the runtime can no longer answer (it has shut down),
+   the report lists every entry. It does not change the exit status.
    Errors: cudaErrorUnknown if atexit() refused the handler.
    Idea: LeakSanitizer's report at exit, for gpuh's own allocations. */
 GPUH_DEF cudaError_t gpuh_check_leaks_at_exit(void)
 {
-    int register_now;
+    int register_now, refused = 0;
+    /* A runtime that tears down with atexit or a static destructor from its
+       first call (the simulator) must start before the handler is
+       registered, so that it is still there when the handler asks it. */
+    cudaPeekAtLastError();
     GPUH_IMPL_LOCK();
     register_now = gpuh_impl_leak_check_v != 1;
-    gpuh_impl_leak_check_v = 1;
+    if (register_now && atexit(gpuh_impl_leak_check_handler) != 0)
+        refused = 1;
+    gpuh_impl_leak_check_v = refused ? 0 : 1;
     GPUH_IMPL_UNLOCK();
-    if (register_now && atexit(gpuh_impl_leak_check_handler) != 0) {
-        gpuh_impl_leak_check_v = 0;
-        return gpuh_impl_fail(cudaErrorUnknown, "gpuh_check_leaks_at_exit: atexit() refused the handler");
-    }
+    if (refused)
+        return gpuh_fail(cudaErrorUnknown, "gpuh_check_leaks_at_exit: atexit() refused the handler");
     return cudaSuccess;
 }
 
@@ -658,13 +952,17 @@ GPUH_DEF cudaError_t gpuh_check_leaks_at_exit(void)
 GPUH_DEF void gpuh_impl_leak_check_from_env(void)
 {
     const char *env;
-    if (gpuh_impl_leak_check_v != 0)
+    int unread;
+    GPUH_IMPL_LOCK();
+    unread = gpuh_impl_leak_check_v == 0;
+    if (unread)
+        gpuh_impl_leak_check_v = 2;
+    GPUH_IMPL_UNLOCK();
+    if (!unread)
         return;
     env = getenv("GPUH_CHECK_LEAKS");
     if (env != NULL && env[0] != '\0' && strcmp(env, "0") != 0)
         gpuh_check_leaks_at_exit();
-    else
-        gpuh_impl_leak_check_v = 2;
 }
 
 /* ===========================================================================
@@ -685,11 +983,11 @@ GPUH_DEF cudaError_t gpuh_impl_check_block(const char *fn, dim3 block)
     unsigned long long threads = 1ull * block.x * block.y * block.z;
     if (block.x == 0 || block.y == 0 || block.z == 0 || block.x > GPUH_MAX_BLOCK_XY ||
         block.y > GPUH_MAX_BLOCK_XY || block.z > GPUH_MAX_BLOCK_Z || threads > GPUH_MAX_BLOCK_THREADS)
-        return gpuh_impl_fail(cudaErrorInvalidConfiguration,
-                              "%s: block (%u, %u, %u) = %llu threads: each dimension must be >= 1, x and y "
-                              "<= %u, z <= %u, and x*y*z <= %u",
-                              fn, block.x, block.y, block.z, threads, GPUH_MAX_BLOCK_XY, GPUH_MAX_BLOCK_Z,
-                              GPUH_MAX_BLOCK_THREADS);
+        return gpuh_fail(cudaErrorInvalidConfiguration,
+                         "%s: block (%u, %u, %u) = %llu threads: each dimension must be >= 1, x and y "
+                         "<= %u, z <= %u, and x*y*z <= %u",
+                         fn, block.x, block.y, block.z, threads, GPUH_MAX_BLOCK_XY, GPUH_MAX_BLOCK_Z,
+                         GPUH_MAX_BLOCK_THREADS);
     return cudaSuccess;
 }
 /* gpuh_check_block(block): cudaSuccess if `block` (threads per dimension) is
@@ -714,18 +1012,18 @@ GPUH_DEF cudaError_t gpuh_grid_3d(dim3 *grid, size_t nx, size_t ny, size_t nz, d
     size_t gx, gy, gz;
     cudaError_t err;
     if (grid == NULL)
-        return gpuh_impl_fail(cudaErrorInvalidValue, "gpuh_grid: grid is NULL");
+        return gpuh_fail(cudaErrorInvalidValue, "gpuh_grid: grid is NULL");
     if ((err = gpuh_impl_check_block("gpuh_grid", block)) != cudaSuccess)
         return err;
     gx = gpuh_ceil_div(nx, block.x);
     gy = gpuh_ceil_div(ny, block.y);
     gz = gpuh_ceil_div(nz, block.z);
     if (!gpuh_impl_grid_fits(gx, gy, gz))
-        return gpuh_impl_fail(cudaErrorInvalidConfiguration,
-                              "gpuh_grid: %zu x %zu x %zu elements in blocks of (%u, %u, %u) need a grid "
-                              "of (%zu, %zu, %zu) blocks; the limits are (%u, %u, %u)",
-                              nx, ny, nz, block.x, block.y, block.z, gx, gy, gz, GPUH_MAX_GRID_X,
-                              GPUH_MAX_GRID_YZ, GPUH_MAX_GRID_YZ);
+        return gpuh_fail(cudaErrorInvalidConfiguration,
+                         "gpuh_grid: %zu x %zu x %zu elements in blocks of (%u, %u, %u) need a grid "
+                         "of (%zu, %zu, %zu) blocks; the limits are (%u, %u, %u)",
+                         nx, ny, nz, block.x, block.y, block.z, gx, gy, gz, GPUH_MAX_GRID_X,
+                         GPUH_MAX_GRID_YZ, GPUH_MAX_GRID_YZ);
     grid->x = gx > 0 ? gx : 1;
     grid->y = gy > 0 ? gy : 1;
     grid->z = gz > 0 ? gz : 1;
@@ -764,8 +1062,8 @@ GPUH_DEF cudaError_t gpuh_suggest_block_size(const void *kernel, size_t dynamic_
     int dev = 0, sms = 0, b, best_block = 0, best_blocks = 0, best_threads = 0;
     cudaError_t err;
     if (kernel == NULL || block_size == NULL)
-        return gpuh_impl_fail(cudaErrorInvalidValue, "gpuh_suggest_block_size: %s is NULL",
-                              kernel == NULL ? "kernel" : "block_size");
+        return gpuh_fail(cudaErrorInvalidValue, "gpuh_suggest_block_size: %s is NULL",
+                         kernel == NULL ? "kernel" : "block_size");
     if ((err = cudaFuncGetAttributes(&attr, kernel)) != cudaSuccess ||
         (err = cudaGetDevice(&dev)) != cudaSuccess ||
         (err = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev)) != cudaSuccess)
@@ -782,21 +1080,32 @@ GPUH_DEF cudaError_t gpuh_suggest_block_size(const void *kernel, size_t dynamic_
         }
     }
     if (best_block == 0)
-        return gpuh_impl_fail(cudaErrorInvalidConfiguration,
-                              "gpuh_suggest_block_size: no block size fits %zu bytes of dynamic shared "
-                              "memory",
-                              dynamic_shmem_bytes);
+        return gpuh_fail(cudaErrorInvalidConfiguration,
+                         "gpuh_suggest_block_size: no block size fits %zu bytes of dynamic shared "
+                         "memory",
+                         dynamic_shmem_bytes);
     *block_size = best_block;
     if (min_grid_size)
         *min_grid_size = best_blocks * sms;
     return cudaSuccess;
 }
 
+/* A thread's place, or the grid's extent, in two or three dimensions, in
+   64-bit fields (what gpuh_global_index_2d / _3d and gpuh_grid_stride_2d /
+   _3d return; plain structs, so C code can hold them too). x is the fast
+   dimension: in a row-major image, the column. */
+typedef struct gpuh_size2 {
+    size_t x, y;
+} gpuh_size2;
+typedef struct gpuh_size3 {
+    size_t x, y, z;
+} gpuh_size3;
+
 #ifdef __cplusplus
 } /* extern "C" */
 #endif
 
-#if defined(__CUDACC__) || (defined(GPUH_SIM) && defined(__cplusplus))
+#if GPUH_HAS_DEVICE_CODE
 /* gpuh_global_index(): this thread's index in a 1-D grid,
    blockIdx.x * blockDim.x + threadIdx.x, computed in 64 bits so that it does
    not wrap past 2^32 threads. Numba: cuda.grid(1). */
@@ -812,6 +1121,57 @@ static __device__ __forceinline__ size_t gpuh_grid_stride(void)
 {
     size_t n = gridDim.x;
     return n * blockDim.x;
+}
+
+/* gpuh_global_index_2d(): this thread's (x, y) in a 2-D grid:
+   x = blockIdx.x * blockDim.x + threadIdx.x, y likewise from the .y fields,
+   in 64 bits. Guard with x < width && y < height: the grid is rounded up to
+   whole blocks (gpuh_grid_2d). Numba: x, y = cuda.grid(2). */
+static __device__ __forceinline__ gpuh_size2 gpuh_global_index_2d(void)
+{
+    gpuh_size2 r;
+    size_t bx = blockIdx.x, by = blockIdx.y;
+    r.x = bx * blockDim.x + threadIdx.x;
+    r.y = by * blockDim.y + threadIdx.y;
+    return r;
+}
+
+/* gpuh_grid_stride_2d(): the grid's threads along x and y,
+   (gridDim.x * blockDim.x, gridDim.y * blockDim.y) in 64 bits: the steps of
+   a 2-D grid-stride loop, which covers any width × height with any grid:
+       for (y = i.y; y < height; y += s.y) for (x = i.x; x < width; x += s.x) ...
+   Numba: cuda.gridsize(2). */
+static __device__ __forceinline__ gpuh_size2 gpuh_grid_stride_2d(void)
+{
+    gpuh_size2 r;
+    size_t gx = gridDim.x, gy = gridDim.y;
+    r.x = gx * blockDim.x;
+    r.y = gy * blockDim.y;
+    return r;
+}
+
+/* gpuh_global_index_3d(): this thread's (x, y, z) in a 3-D grid, each
+   blockIdx * blockDim + threadIdx in 64 bits. Numba: cuda.grid(3). */
+static __device__ __forceinline__ gpuh_size3 gpuh_global_index_3d(void)
+{
+    gpuh_size3 r;
+    size_t bx = blockIdx.x, by = blockIdx.y, bz = blockIdx.z;
+    r.x = bx * blockDim.x + threadIdx.x;
+    r.y = by * blockDim.y + threadIdx.y;
+    r.z = bz * blockDim.z + threadIdx.z;
+    return r;
+}
+
+/* gpuh_grid_stride_3d(): the grid's threads along x, y and z, each
+   gridDim * blockDim in 64 bits. Numba: cuda.gridsize(3). */
+static __device__ __forceinline__ gpuh_size3 gpuh_grid_stride_3d(void)
+{
+    gpuh_size3 r;
+    size_t gx = gridDim.x, gy = gridDim.y, gz = gridDim.z;
+    r.x = gx * blockDim.x;
+    r.y = gy * blockDim.y;
+    r.z = gz * blockDim.z;
+    return r;
 }
 #endif
 
@@ -832,17 +1192,48 @@ extern "C" {
 GPUH_DEF cudaError_t gpuh_impl_bytes(const char *fn, size_t count, size_t elem_size, size_t *bytes)
 {
     if (elem_size != 0 && count > SIZE_MAX / elem_size)
-        return gpuh_impl_fail(cudaErrorInvalidValue,
-                              "%s: %zu elements of %zu bytes overflow size_t (max %zu bytes)", fn, count,
-                              elem_size, SIZE_MAX);
+        return gpuh_fail(cudaErrorInvalidValue,
+                         "%s: %zu elements of %zu bytes overflow size_t (max %zu bytes)", fn, count,
+                         elem_size, SIZE_MAX);
     *bytes = count * elem_size;
     return cudaSuccess;
 }
 
+/* An address as a number, without a cast (for ranges and alignment). */
+GPUH_DEF uintptr_t gpuh_impl_address(const void *p)
+{
+    uintptr_t a = 0;
+    memcpy(&a, &p, sizeof p < sizeof a ? sizeof p : sizeof a);
+    return a;
+}
+
+/* Takes record i out of the ledger and its bytes off the counters; returns
+   its kind. Call with the lock held. */
+GPUH_DEF int gpuh_impl_ledger_drop(gpuh_impl_state *s, size_t i)
+{
+    const int kind = s->records[i].kind;
+    if (kind == GPUH_IMPL_PINNED)
+        s->pinned_bytes -= s->records[i].bytes;
+    else
+        s->device_bytes -= s->records[i].bytes;
+    s->records[i] = s->records[--s->live_count];
+    return kind;
+}
+
+/* Enters a new allocation. CUDA never hands out memory that overlaps a live
+   allocation, so a record that overlaps the new one is stale: its memory was
+   freed behind gpuh's back (cudaFree, cudaDeviceReset) and reused; it goes. */
 GPUH_DEF void gpuh_impl_ledger_add(const void *ptr, size_t bytes, int kind, const char *file, int line)
 {
     gpuh_impl_state *s = &gpuh_impl_state_v;
+    const uintptr_t start = gpuh_impl_address(ptr);
+    size_t i;
     GPUH_IMPL_LOCK();
+    for (i = s->live_count; i-- > 0;) {
+        const uintptr_t other = gpuh_impl_address(s->records[i].ptr);
+        if (other < start + bytes && start < other + s->records[i].bytes)
+            gpuh_impl_ledger_drop(s, i);
+    }
     if (s->live_count < GPUH_LEDGER_CAPACITY) {
         gpuh_impl_record *r = &s->records[s->live_count++];
         r->ptr = ptr;
@@ -870,20 +1261,117 @@ GPUH_DEF int gpuh_impl_ledger_remove(const void *ptr)
     int kind = 0;
     size_t i;
     GPUH_IMPL_LOCK();
-    for (i = s->live_count; i-- > 0;) {
-        gpuh_impl_record *r = &s->records[i];
-        if (r->ptr == ptr) {
-            kind = r->kind;
-            if (kind == GPUH_IMPL_PINNED)
-                s->pinned_bytes -= r->bytes;
-            else
-                s->device_bytes -= r->bytes;
-            *r = s->records[--s->live_count];
-            break;
+    for (i = s->live_count; i-- > 0 && kind == 0;)
+        if (s->records[i].ptr == ptr)
+            kind = gpuh_impl_ledger_drop(s, i);
+    GPUH_IMPL_UNLOCK();
+    return kind;
+}
+
+/* Copies into *out the ledger entry whose bytes hold p (start <= p < end);
+   returns 1 if there is one, else 0. */
+GPUH_DEF int gpuh_impl_ledger_find(const void *p, gpuh_impl_record *out)
+{
+    const gpuh_impl_state *s = &gpuh_impl_state_v;
+    const uintptr_t a = gpuh_impl_address(p);
+    int found = 0;
+    size_t i;
+    GPUH_IMPL_LOCK();
+    for (i = 0; i < s->live_count && !found; ++i) {
+        const uintptr_t start = gpuh_impl_address(s->records[i].ptr);
+        if (a >= start && a - start < s->records[i].bytes) {
+            *out = s->records[i];
+            found = 1;
         }
     }
     GPUH_IMPL_UNLOCK();
-    return kind;
+    return found;
+}
+
+/* The largest power of two dividing an element type's alignment, as the
+   typed helpers' macros pass it: __alignof__ where the compiler has it (GCC,
+   Clang, nvcc on them; __extension__ keeps -Wpedantic quiet in C99), else 1
+   (no check). */
+#if defined(__GNUC__) || defined(__clang__)
+#define GPUH_IMPL_ALIGNOF(lvalue) (__extension__ __alignof__(lvalue))
+#else
+#define GPUH_IMPL_ALIGNOF(lvalue) 1
+#endif
+
+/* gpuh_impl_check_aligned(p, align, fn, arg): cudaSuccess if p is a multiple
+   of align (an element type's alignment; 0 or 1: anything goes), else
+   cudaErrorInvalidValue with a detail naming fn, arg, p and align. An
+   element pointer off its type's alignment makes a kernel fault
+   (cudaErrorMisalignedAddress, sticky) or a host access undefined. */
+GPUH_DEF cudaError_t gpuh_impl_check_aligned(const void *p, size_t align, const char *fn, const char *arg)
+{
+    if (align > 1 && gpuh_impl_address(p) % align != 0)
+        return gpuh_fail(cudaErrorInvalidValue, "%s: %s %p is not aligned to its element type (%zu bytes)", fn, arg,
+                         p, align);
+    return cudaSuccess;
+}
+
+/* What memory a helper's pointer must be. */
+enum { GPUH_IMPL_WANT_DEVICE = 1, GPUH_IMPL_WANT_HOST = 2, GPUH_IMPL_WANT_MANAGED = 3 };
+
+/* Checks `count` elements of elem_size bytes at p against what gpuh and CUDA
+   know of p: gpuh's ledger (the allocation holding p must have room for them
+   and be of the kind wanted), else cudaPointerGetAttributes (host memory
+   where device memory is wanted and the reverse; without a verdict, e.g.
+   with no driver, nothing is refused). The detail names fn, arg and both sizes. */
+GPUH_DEF cudaError_t gpuh_impl_check_memory(const char *fn, const char *arg, const void *p, size_t count,
+                                            size_t elem_size, int want)
+{
+    static const char *const wanted[] = {"", "device", "host", "managed"};
+    struct cudaPointerAttributes attr;
+    gpuh_impl_record r;
+    const char *is = NULL;
+    if (gpuh_impl_ledger_find(p, &r)) {
+        const size_t offset = gpuh_impl_address(p) - gpuh_impl_address(r.ptr);
+        const size_t room = elem_size > 0 ? (r.bytes - offset) / elem_size : count;
+        if ((want == GPUH_IMPL_WANT_DEVICE && r.kind == GPUH_IMPL_PINNED) ||
+            (want == GPUH_IMPL_WANT_HOST && r.kind == GPUH_IMPL_DEVICE) ||
+            (want == GPUH_IMPL_WANT_MANAGED && r.kind != GPUH_IMPL_MANAGED))
+            return gpuh_fail(cudaErrorInvalidValue,
+                             "%s: %s %p is %s memory (the gpuh allocation from %s:%d), where %s memory is needed",
+                             fn, arg, p, gpuh_impl_kind_name(r.kind), r.file, r.line, wanted[want]);
+        if (count > room && elem_size == 1)
+            return gpuh_fail(cudaErrorInvalidValue,
+                             "%s: %s %p is %zu bytes into a %zu-byte %s allocation from %s:%d, which leaves %zu "
+                             "bytes; %zu bytes are needed",
+                             fn, arg, p, offset, r.bytes, gpuh_impl_kind_name(r.kind), r.file, r.line, room, count);
+        if (count > room)
+            return gpuh_fail(cudaErrorInvalidValue,
+                             "%s: %s %p is %zu bytes into a %zu-byte %s allocation from %s:%d, which leaves room "
+                             "for %zu elements of %zu bytes; the count is %zu",
+                             fn, arg, p, offset, r.bytes, gpuh_impl_kind_name(r.kind), r.file, r.line, room,
+                             elem_size, count);
+        return cudaSuccess;
+    }
+    if (cudaPointerGetAttributes(&attr, p) != cudaSuccess) {
+        cudaGetLastError(); /* no verdict: the copy itself will say what is wrong */
+        return cudaSuccess;
+    }
+    if (want == GPUH_IMPL_WANT_DEVICE && attr.type == cudaMemoryTypeUnregistered)
+        is = "host memory CUDA did not allocate";
+    else if (want == GPUH_IMPL_WANT_HOST && attr.type == cudaMemoryTypeDevice)
+        is = "device memory";
+    else if (want == GPUH_IMPL_WANT_MANAGED && attr.type != cudaMemoryTypeManaged)
+        is = attr.type == cudaMemoryTypeDevice ? "device memory" : "host memory";
+    if (is != NULL)
+        return gpuh_fail(cudaErrorInvalidValue, "%s: %s %p is %s, where %s memory is needed", fn, arg, p, is,
+                         wanted[want]);
+    return cudaSuccess;
+}
+
+/* gpuh_impl_check_device_range(p, bytes, fn, arg): cudaSuccess if `bytes`
+   bytes at p can be device memory: inside one gpuh allocation that holds
+   them (device or managed), or, for memory gpuh did not allocate, not plain
+   host memory by cudaPointerGetAttributes. Else cudaErrorInvalidValue with
+   the sizes in the detail. For launchers that take device arrays. */
+GPUH_DEF cudaError_t gpuh_impl_check_device_range(const void *p, size_t bytes, const char *fn, const char *arg)
+{
+    return gpuh_impl_check_memory(fn, arg, p, bytes, 1, GPUH_IMPL_WANT_DEVICE);
 }
 
 GPUH_DEF cudaError_t gpuh_impl_alloc(const char *fn, int kind, void *out_ptr, size_t count,
@@ -893,8 +1381,8 @@ GPUH_DEF cudaError_t gpuh_impl_alloc(const char *fn, int kind, void *out_ptr, si
     size_t bytes = 0;
     cudaError_t err;
     if (out_ptr == NULL)
-        return gpuh_impl_fail(cudaErrorInvalidValue, "%s at %s:%d: the output pointer is NULL", fn, file,
-                              line);
+        return gpuh_fail(cudaErrorInvalidValue, "%s at %s:%d: the output pointer is NULL", fn, file,
+                         line);
     memcpy(out_ptr, &p, sizeof p);
     if ((err = gpuh_impl_bytes(fn, count, elem_size, &bytes)) != cudaSuccess || bytes == 0)
         return err;
@@ -907,14 +1395,17 @@ GPUH_DEF cudaError_t gpuh_impl_alloc(const char *fn, int kind, void *out_ptr, si
     if (err != cudaSuccess) {
         size_t free_b = 0, total_b = 0;
         cudaGetLastError();
+        if (err == cudaErrorNoDevice || err == cudaErrorInsufficientDriver)
+            return gpuh_fail(err, "%s at %s:%d: no device to allocate %zu bytes (%zu elements of %zu bytes) on: %s",
+                             fn, file, line, bytes, count, elem_size, gpuh_impl_no_device_reason(err));
         if (kind != GPUH_IMPL_PINNED && cudaMemGetInfo(&free_b, &total_b) == cudaSuccess)
-            return gpuh_impl_fail(err,
-                                  "%s at %s:%d: could not allocate %zu bytes (%zu elements of %zu "
-                                  "bytes); the device has %zu bytes free of %zu",
-                                  fn, file, line, bytes, count, elem_size, free_b, total_b);
+            return gpuh_fail(err,
+                             "%s at %s:%d: could not allocate %zu bytes (%zu elements of %zu "
+                             "bytes); the device has %zu bytes free of %zu",
+                             fn, file, line, bytes, count, elem_size, free_b, total_b);
         cudaGetLastError();
-        return gpuh_impl_fail(err, "%s at %s:%d: could not allocate %zu bytes (%zu elements of %zu bytes)",
-                              fn, file, line, bytes, count, elem_size);
+        return gpuh_fail(err, "%s at %s:%d: could not allocate %zu bytes (%zu elements of %zu bytes)",
+                         fn, file, line, bytes, count, elem_size);
     }
     gpuh_impl_leak_check_from_env();
     gpuh_impl_ledger_add(p, bytes, kind, file, line);
@@ -948,21 +1439,36 @@ GPUH_DEF cudaError_t gpuh_impl_alloc(const char *fn, int kind, void *out_ptr, si
     gpuh_impl_alloc("gpuh_managed_array", GPUH_IMPL_MANAGED, (m_pptr), (count), sizeof **(m_pptr), \
                     __FILE__, __LINE__)
 
+/* The checks of a copy of `count` elements, then the copy. align: the
+   element type's alignment (GPUH_IMPL_ALIGNOF). Each side is checked against
+   the ledger and cudaPointerGetAttributes: a count past the end of a gpuh
+   allocation, and a host pointer where a device one belongs (or the
+   reverse: arguments swapped, or the helper of the other direction), are
+   refused with a detail instead of the runtime's bare cudaErrorInvalidValue
+   (or, on a GPU, a copy past the allocation). */
 GPUH_DEF cudaError_t gpuh_impl_copy(const char *fn, void *dst, size_t dst_elem, const void *src,
-                                    size_t src_elem, size_t count, enum cudaMemcpyKind kind,
+                                    size_t src_elem, size_t align, size_t count, enum cudaMemcpyKind kind,
                                     int async, cudaStream_t stream)
 {
+    const int to_device = kind == cudaMemcpyHostToDevice;
     size_t bytes = 0;
     cudaError_t err;
     if (dst_elem != src_elem)
-        return gpuh_impl_fail(cudaErrorInvalidValue,
-                              "%s: destination elements are %zu bytes but source elements are %zu", fn,
-                              dst_elem, src_elem);
+        return gpuh_fail(cudaErrorInvalidValue,
+                         "%s: destination elements are %zu bytes but source elements are %zu", fn,
+                         dst_elem, src_elem);
     if ((err = gpuh_impl_bytes(fn, count, src_elem, &bytes)) != cudaSuccess || bytes == 0)
         return err;
     if (dst == NULL || src == NULL)
-        return gpuh_impl_fail(cudaErrorInvalidValue, "%s: %s is NULL (count %zu)", fn,
-                              dst == NULL ? "the destination" : "the source", count);
+        return gpuh_fail(cudaErrorInvalidValue, "%s: %s is NULL (count %zu)", fn,
+                         dst == NULL ? "the destination" : "the source", count);
+    if ((err = gpuh_impl_check_aligned(dst, align, fn, "the destination")) != cudaSuccess ||
+        (err = gpuh_impl_check_aligned(src, align, fn, "the source")) != cudaSuccess ||
+        (err = gpuh_impl_check_memory(fn, "the destination", dst, count, dst_elem,
+                                      to_device ? GPUH_IMPL_WANT_DEVICE : GPUH_IMPL_WANT_HOST)) != cudaSuccess ||
+        (err = gpuh_impl_check_memory(fn, "the source", src, count, src_elem,
+                                      to_device ? GPUH_IMPL_WANT_HOST : GPUH_IMPL_WANT_DEVICE)) != cudaSuccess)
+        return err;
     return async ? cudaMemcpyAsync(dst, src, bytes, kind, stream) : cudaMemcpy(dst, src, bytes, kind);
 }
 
@@ -1028,10 +1534,10 @@ GPUH_DEF void gpuh_impl_warn_pageable(const char *fn, const void *host, const ch
 
 /* gpuh_impl_copy on `stream`, then the pageable check of the host side. */
 GPUH_DEF cudaError_t gpuh_impl_copy_async(const char *fn, void *dst, size_t dst_elem, const void *src,
-                                          size_t src_elem, size_t count, enum cudaMemcpyKind kind,
+                                          size_t src_elem, size_t align, size_t count, enum cudaMemcpyKind kind,
                                           cudaStream_t stream, const char *file, int line)
 {
-    cudaError_t err = gpuh_impl_copy(fn, dst, dst_elem, src, src_elem, count, kind, 1, stream);
+    cudaError_t err = gpuh_impl_copy(fn, dst, dst_elem, src, src_elem, align, count, kind, 1, stream);
 #ifndef GPUH_NO_PAGEABLE_WARNING
     if (err == cudaSuccess && count > 0)
         gpuh_impl_warn_pageable(fn, kind == cudaMemcpyHostToDevice ? src : dst, file, line);
@@ -1042,15 +1548,19 @@ GPUH_DEF cudaError_t gpuh_impl_copy_async(const char *fn, void *dst, size_t dst_
 /* gpuh_copy_to_device(d_dst, h_src, count): copies `count` elements from host
    to device memory, both of the same element size, and returns when done (the
    _async form enqueues on `stream`; with pageable host memory it waits for
-   the copy, and gpuh warns once per call site). Count 0 copies nothing. Errors: cudaErrorInvalidValue (a
-   NULL pointer with count > 0, element sizes that differ, a byte count that
-   overflows), and cudaMemcpy's. Idea: Numba's DeviceNDArray.copy_to_device. */
+   the copy, and gpuh warns once per call site). Count 0 copies nothing.
+   Errors: cudaErrorInvalidValue (a NULL pointer with count > 0, element
+   sizes that differ, a byte count that overflows, a pointer off its element
+   type's alignment, a count past the end of the gpuh allocation a pointer is
+   in (the detail names both sizes), host memory where device memory belongs
+   or the reverse), and cudaMemcpy's. Idea: Numba's DeviceNDArray.copy_to_device. */
 #define gpuh_copy_to_device(d_dst, h_src, count)                                                   \
     gpuh_impl_copy("gpuh_copy_to_device", (d_dst), sizeof *(d_dst), (h_src), sizeof *(h_src),       \
-                   (count), cudaMemcpyHostToDevice, 0, 0)
+                   GPUH_IMPL_ALIGNOF(*(d_dst)), (count), cudaMemcpyHostToDevice, 0, 0)
 #define gpuh_copy_to_device_async(d_dst, h_src, count, stream)                                     \
     gpuh_impl_copy_async("gpuh_copy_to_device_async", (d_dst), sizeof *(d_dst), (h_src),              \
-                         sizeof *(h_src), (count), cudaMemcpyHostToDevice, (stream), __FILE__, __LINE__)
+                         sizeof *(h_src), GPUH_IMPL_ALIGNOF(*(d_dst)), (count), cudaMemcpyHostToDevice,  \
+                         (stream), __FILE__, __LINE__)
 
 /* gpuh_copy_to_host(h_dst, d_src, count): copies `count` elements from device
    to host memory; errors as gpuh_copy_to_device. The _async form enqueues on
@@ -1058,33 +1568,35 @@ GPUH_DEF cudaError_t gpuh_impl_copy_async(const char *fn, void *dst, size_t dst_
    DeviceNDArray.copy_to_host. */
 #define gpuh_copy_to_host(h_dst, d_src, count)                                                     \
     gpuh_impl_copy("gpuh_copy_to_host", (h_dst), sizeof *(h_dst), (d_src), sizeof *(d_src),         \
-                   (count), cudaMemcpyDeviceToHost, 0, 0)
+                   GPUH_IMPL_ALIGNOF(*(d_src)), (count), cudaMemcpyDeviceToHost, 0, 0)
 #define gpuh_copy_to_host_async(h_dst, d_src, count, stream)                                       \
     gpuh_impl_copy_async("gpuh_copy_to_host_async", (h_dst), sizeof *(h_dst), (d_src),                \
-                         sizeof *(d_src), (count), cudaMemcpyDeviceToHost, (stream), __FILE__, __LINE__)
+                         sizeof *(d_src), GPUH_IMPL_ALIGNOF(*(d_src)), (count), cudaMemcpyDeviceToHost,  \
+                         (stream), __FILE__, __LINE__)
 
 GPUH_DEF cudaError_t gpuh_impl_to_device(const char *fn, void *out_ptr, size_t dst_elem,
-                                         const void *h_src, size_t src_elem, size_t count, int async,
+                                         const void *h_src, size_t src_elem, size_t align, size_t count, int async,
                                          cudaStream_t stream, const char *file, int line)
 {
     void *d = NULL;
     cudaError_t err;
     if (out_ptr == NULL)
-        return gpuh_impl_fail(cudaErrorInvalidValue, "%s at %s:%d: the output pointer is NULL", fn, file,
-                              line);
+        return gpuh_fail(cudaErrorInvalidValue, "%s at %s:%d: the output pointer is NULL", fn, file,
+                         line);
     memcpy(out_ptr, &d, sizeof d);
     if (dst_elem != src_elem)
-        return gpuh_impl_fail(cudaErrorInvalidValue,
-                              "%s at %s:%d: device elements are %zu bytes but host elements are %zu", fn,
-                              file, line, dst_elem, src_elem);
+        return gpuh_fail(cudaErrorInvalidValue,
+                         "%s at %s:%d: device elements are %zu bytes but host elements are %zu", fn,
+                         file, line, dst_elem, src_elem);
     if (h_src == NULL && count > 0)
-        return gpuh_impl_fail(cudaErrorInvalidValue, "%s at %s:%d: the host source is NULL (count %zu)",
-                              fn, file, line, count);
-    if ((err = gpuh_impl_alloc(fn, GPUH_IMPL_DEVICE, &d, count, dst_elem, file, line)) != cudaSuccess)
+        return gpuh_fail(cudaErrorInvalidValue, "%s at %s:%d: the host source is NULL (count %zu)",
+                         fn, file, line, count);
+    if ((err = gpuh_impl_check_aligned(h_src, align, fn, "the host source")) != cudaSuccess ||
+        (err = gpuh_impl_alloc(fn, GPUH_IMPL_DEVICE, &d, count, dst_elem, file, line)) != cudaSuccess)
         return err;
-    err = async ? gpuh_impl_copy_async(fn, d, dst_elem, h_src, src_elem, count, cudaMemcpyHostToDevice, stream,
-                                       file, line)
-                : gpuh_impl_copy(fn, d, dst_elem, h_src, src_elem, count, cudaMemcpyHostToDevice, 0, 0);
+    err = async ? gpuh_impl_copy_async(fn, d, dst_elem, h_src, src_elem, align, count, cudaMemcpyHostToDevice,
+                                       stream, file, line)
+                : gpuh_impl_copy(fn, d, dst_elem, h_src, src_elem, align, count, cudaMemcpyHostToDevice, 0, 0);
     if (err != cudaSuccess) {
         gpuh_impl_ledger_remove(d);
         cudaFree(d);
@@ -1103,10 +1615,10 @@ GPUH_DEF cudaError_t gpuh_impl_to_device(const char *fn, void *out_ptr, size_t d
    Idea: Numba's cuda.to_device(ary, stream=0). */
 #define gpuh_to_device(d_pptr, h_src, count)                                                       \
     gpuh_impl_to_device("gpuh_to_device", (d_pptr), sizeof **(d_pptr), (h_src), sizeof *(h_src),    \
-                        (count), 0, 0, __FILE__, __LINE__)
+                        GPUH_IMPL_ALIGNOF(*(h_src)), (count), 0, 0, __FILE__, __LINE__)
 #define gpuh_to_device_async(d_pptr, h_src, count, stream)                                         \
     gpuh_impl_to_device("gpuh_to_device_async", (d_pptr), sizeof **(d_pptr), (h_src),              \
-                        sizeof *(h_src), (count), 1, (stream), __FILE__, __LINE__)
+                        sizeof *(h_src), GPUH_IMPL_ALIGNOF(*(h_src)), (count), 1, (stream), __FILE__, __LINE__)
 
 /* gpuh_free(ptr): frees memory from gpuh_device_array, gpuh_to_device,
    gpuh_pinned_array or gpuh_managed_array and updates the counters; NULL is a
@@ -1117,10 +1629,13 @@ GPUH_DEF cudaError_t gpuh_impl_to_device(const char *fn, void *out_ptr, size_t d
    plain cudaMalloc'd pointers into gpuh_free while the ledger is full skews
    live_allocations.)
    Errors: cudaErrorInvalidValue for a pointer CUDA did not allocate (or one
-   already freed), else cudaFree's / cudaFreeHost's. */
+   already freed), or one inside a gpuh allocation but not at its start (the
+   detail names the allocation; nothing is freed), else cudaFree's /
+   cudaFreeHost's. */
 GPUH_DEF cudaError_t gpuh_free(void *ptr)
 {
     struct cudaPointerAttributes attr;
+    gpuh_impl_record inside;
     int kind;
     if (ptr == NULL)
         return cudaSuccess;
@@ -1129,10 +1644,16 @@ GPUH_DEF cudaError_t gpuh_free(void *ptr)
         return cudaFreeHost(ptr);
     if (kind != 0)
         return cudaFree(ptr);
+    if (gpuh_impl_ledger_find(ptr, &inside))
+        return gpuh_fail(cudaErrorInvalidValue,
+                         "gpuh_free: %p is %zu bytes into the %zu-byte %s allocation %p from %s:%d; free %p, "
+                         "the pointer the allocation returned",
+                         ptr, gpuh_impl_address(ptr) - gpuh_impl_address(inside.ptr), inside.bytes,
+                         gpuh_impl_kind_name(inside.kind), inside.ptr, inside.file, inside.line, inside.ptr);
     if (cudaPointerGetAttributes(&attr, ptr) != cudaSuccess || attr.type == cudaMemoryTypeUnregistered) {
         cudaGetLastError();
-        return gpuh_impl_fail(cudaErrorInvalidValue,
-                              "gpuh_free: %p is not memory CUDA allocated (freed twice?)", ptr);
+        return gpuh_fail(cudaErrorInvalidValue,
+                         "gpuh_free: %p is not memory CUDA allocated (freed twice?)", ptr);
     }
     GPUH_IMPL_LOCK();
     if (gpuh_impl_state_v.untracked_count > 0)
@@ -1141,7 +1662,7 @@ GPUH_DEF cudaError_t gpuh_free(void *ptr)
     return attr.type == cudaMemoryTypeHost ? cudaFreeHost(ptr) : cudaFree(ptr);
 }
 
-GPUH_DEF cudaError_t gpuh_impl_prefetch(const void *ptr, size_t count, size_t elem_size, int device,
+GPUH_DEF cudaError_t gpuh_impl_prefetch(const void *ptr, size_t count, size_t elem_size, size_t align, int device,
                                         cudaStream_t stream)
 {
     size_t bytes = 0;
@@ -1149,7 +1670,11 @@ GPUH_DEF cudaError_t gpuh_impl_prefetch(const void *ptr, size_t count, size_t el
     if (err != cudaSuccess || bytes == 0)
         return err;
     if (ptr == NULL)
-        return gpuh_impl_fail(cudaErrorInvalidValue, "gpuh_prefetch_async: ptr is NULL (count %zu)", count);
+        return gpuh_fail(cudaErrorInvalidValue, "gpuh_prefetch_async: ptr is NULL (count %zu)", count);
+    if ((err = gpuh_impl_check_aligned(ptr, align, "gpuh_prefetch_async", "ptr")) != cudaSuccess ||
+        (err = gpuh_impl_check_memory("gpuh_prefetch_async", "ptr", ptr, count, elem_size, GPUH_IMPL_WANT_MANAGED)) !=
+            cudaSuccess)
+        return err;
 #if CUDART_VERSION >= 13000
     {
         struct cudaMemLocation loc;
@@ -1166,11 +1691,12 @@ GPUH_DEF cudaError_t gpuh_impl_prefetch(const void *ptr, size_t count, size_t el
 /* gpuh_prefetch_async(m_ptr, count, device, stream): migrates the first
    `count` elements of managed memory to `device` (cudaCpuDeviceId for the
    host) on `stream`, so that kernels do not stall on page faults. Errors:
-   cudaErrorInvalidValue (NULL with count > 0, overflow), and
+   cudaErrorInvalidValue (NULL with count > 0, overflow, memory that is not
+   managed, a count past the end of the gpuh allocation; named in the detail), and
    cudaMemPrefetchAsync's (e.g. on devices without concurrent managed access).
    Idea: CUDA's unified-memory guidance; Numba has no equivalent. */
 #define gpuh_prefetch_async(m_ptr, count, device, stream)                                          \
-    gpuh_impl_prefetch((m_ptr), (count), sizeof *(m_ptr), (device), (stream))
+    gpuh_impl_prefetch((m_ptr), (count), sizeof *(m_ptr), GPUH_IMPL_ALIGNOF(*(m_ptr)), (device), (stream))
 
 /* ===========================================================================
    TIMING
@@ -1188,7 +1714,7 @@ GPUH_DEF cudaError_t gpuh_timer_create(gpuh_timer *t)
 {
     cudaError_t err;
     if (t == NULL)
-        return gpuh_impl_fail(cudaErrorInvalidValue, "gpuh_timer_create: t is NULL");
+        return gpuh_fail(cudaErrorInvalidValue, "gpuh_timer_create: t is NULL");
     memset(t, 0, sizeof *t);
     if ((err = cudaEventCreate(&t->start)) != cudaSuccess)
         return err;
@@ -1217,7 +1743,7 @@ GPUH_DEF cudaError_t gpuh_timer_destroy(gpuh_timer *t)
 GPUH_DEF cudaError_t gpuh_timer_start(gpuh_timer *t, cudaStream_t stream)
 {
     if (t == NULL || t->start == NULL)
-        return gpuh_impl_fail(cudaErrorInvalidValue, "gpuh_timer_start: timer not created");
+        return gpuh_fail(cudaErrorInvalidValue, "gpuh_timer_start: timer not created");
     t->stream = stream;
     return cudaEventRecord(t->start, stream);
 }
@@ -1226,23 +1752,36 @@ GPUH_DEF cudaError_t gpuh_timer_start(gpuh_timer *t, cudaStream_t stream)
 GPUH_DEF cudaError_t gpuh_timer_stop(gpuh_timer *t)
 {
     if (t == NULL || t->stop == NULL)
-        return gpuh_impl_fail(cudaErrorInvalidValue, "gpuh_timer_stop: timer not created");
+        return gpuh_fail(cudaErrorInvalidValue, "gpuh_timer_stop: timer not created");
     return cudaEventRecord(t->stop, t->stream);
+}
+
+/* Waits for `stop`, then the milliseconds from `start`; the runtime's error
+   for an event without timing or never recorded gets the detail `why_not`. */
+GPUH_DEF cudaError_t gpuh_impl_elapsed(cudaEvent_t start, cudaEvent_t stop, float *ms, const char *why_not)
+{
+    cudaError_t err = cudaEventSynchronize(stop);
+    if (err != cudaSuccess)
+        return err;
+    err = cudaEventElapsedTime(ms, start, stop);
+    if (err == cudaErrorInvalidResourceHandle || err == cudaErrorNotReady)
+        return gpuh_fail(err, "%s", why_not);
+    return err;
 }
 
 /* gpuh_timer_elapsed_ms: waits for the stop event and sets *ms to the device
    time between the events, in milliseconds (resolution about 0.5 µs).
-   Errors: cudaErrorInvalidValue, and those of the work timed (a kernel fault
-   surfaces here). */
+   Errors: cudaErrorInvalidValue (NULL, not created),
+   cudaErrorInvalidResourceHandle (not started and stopped: the detail says
+   so), and those of the work timed (a kernel fault surfaces here). */
 GPUH_DEF cudaError_t gpuh_timer_elapsed_ms(gpuh_timer *t, float *ms)
 {
-    cudaError_t err;
     if (t == NULL || ms == NULL || t->stop == NULL)
-        return gpuh_impl_fail(cudaErrorInvalidValue, "gpuh_timer_elapsed_ms: %s",
-                              ms == NULL ? "ms is NULL" : "timer not created");
-    if ((err = cudaEventSynchronize(t->stop)) != cudaSuccess)
-        return err;
-    return cudaEventElapsedTime(ms, t->start, t->stop);
+        return gpuh_fail(cudaErrorInvalidValue, "gpuh_timer_elapsed_ms: %s",
+                         ms == NULL ? "ms is NULL" : "timer not created");
+    return gpuh_impl_elapsed(t->start, t->stop, ms,
+                             "gpuh_timer_elapsed_ms: the timer was not started and stopped (gpuh_timer_start, "
+                             "gpuh_timer_stop) before this call");
 }
 
 /* The work gpuh_time_median_ms times: enqueue it on `stream`, return its error. */
@@ -1262,10 +1801,10 @@ GPUH_DEF cudaError_t gpuh_time_median_ms(gpuh_work_fn fn, void *ctx, cudaStream_
     cudaError_t err = cudaSuccess;
     int i, j;
     if (fn == NULL || median_ms == NULL || warmup < 0 || reps < 1 || reps > GPUH_MAX_REPS)
-        return gpuh_impl_fail(cudaErrorInvalidValue,
-                              "gpuh_time_median_ms: need fn and median_ms, warmup >= 0 and 1 <= reps <= "
-                              "%d (got warmup %d, reps %d)",
-                              GPUH_MAX_REPS, warmup, reps);
+        return gpuh_fail(cudaErrorInvalidValue,
+                         "gpuh_time_median_ms: need fn and median_ms, warmup >= 0 and 1 <= reps <= "
+                         "%d (got warmup %d, reps %d)",
+                         GPUH_MAX_REPS, warmup, reps);
 #ifdef GPUH_SIM
     gpuh_sim_limit_reps(&warmup, &reps); /* GPUH_SIM_REPS, see gpuh_sim.h */
 #endif
@@ -1315,20 +1854,20 @@ GPUH_DEF cudaError_t gpuh_stream_create(cudaStream_t *stream, unsigned flags, in
     int least = 0, greatest = 0;
     cudaError_t err;
     if (stream == NULL)
-        return gpuh_impl_fail(cudaErrorInvalidValue, "gpuh_stream_create: stream is NULL");
+        return gpuh_fail(cudaErrorInvalidValue, "gpuh_stream_create: stream is NULL");
     *stream = NULL;
     if (flags != cudaStreamDefault && flags != cudaStreamNonBlocking)
-        return gpuh_impl_fail(cudaErrorInvalidValue,
-                              "gpuh_stream_create: flags %#x: must be cudaStreamDefault (0) or "
-                              "cudaStreamNonBlocking (%#x)",
-                              flags, cudaStreamNonBlocking);
+        return gpuh_fail(cudaErrorInvalidValue,
+                         "gpuh_stream_create: flags %#x: must be cudaStreamDefault (0) or "
+                         "cudaStreamNonBlocking (%#x)",
+                         flags, cudaStreamNonBlocking);
     if ((err = cudaDeviceGetStreamPriorityRange(&least, &greatest)) != cudaSuccess)
         return err;
     if (priority < greatest || priority > least)
-        return gpuh_impl_fail(cudaErrorInvalidValue,
-                              "gpuh_stream_create: priority %d is outside this device's range %d (highest) "
-                              "to %d (lowest)",
-                              priority, greatest, least);
+        return gpuh_fail(cudaErrorInvalidValue,
+                         "gpuh_stream_create: priority %d is outside this device's range %d (highest) "
+                         "to %d (lowest)",
+                         priority, greatest, least);
     return cudaStreamCreateWithPriority(stream, flags, priority);
 }
 
@@ -1354,10 +1893,10 @@ GPUH_DEF cudaError_t gpuh_stream_sync(cudaStream_t stream)
     const void *s = stream;
     cudaError_t err = cudaStreamSynchronize(stream);
     if (err != cudaSuccess)
-        return gpuh_impl_fail(err,
-                              "gpuh_stream_sync(%p): the error comes from work enqueued earlier (on this "
-                              "stream, or on any if it is sticky), not from the synchronisation",
-                              s);
+        return gpuh_fail(err,
+                         "gpuh_stream_sync(%p): the error comes from work enqueued earlier (on this "
+                         "stream, or on any if it is sticky), not from the synchronisation",
+                         s);
     return cudaSuccess;
 }
 
@@ -1371,13 +1910,13 @@ GPUH_DEF cudaError_t gpuh_event_create(cudaEvent_t *event, unsigned flags)
 {
     const unsigned known = cudaEventBlockingSync | cudaEventDisableTiming | cudaEventInterprocess;
     if (event == NULL)
-        return gpuh_impl_fail(cudaErrorInvalidValue, "gpuh_event_create: event is NULL");
+        return gpuh_fail(cudaErrorInvalidValue, "gpuh_event_create: event is NULL");
     *event = NULL;
     if ((flags & ~known) != 0)
-        return gpuh_impl_fail(cudaErrorInvalidValue,
-                              "gpuh_event_create: flags %#x: only cudaEventBlockingSync (%#x), "
-                              "cudaEventDisableTiming (%#x) and cudaEventInterprocess (%#x) are known",
-                              flags, cudaEventBlockingSync, cudaEventDisableTiming, cudaEventInterprocess);
+        return gpuh_fail(cudaErrorInvalidValue,
+                         "gpuh_event_create: flags %#x: only cudaEventBlockingSync (%#x), "
+                         "cudaEventDisableTiming (%#x) and cudaEventInterprocess (%#x) are known",
+                         flags, cudaEventBlockingSync, cudaEventDisableTiming, cudaEventInterprocess);
     return cudaEventCreateWithFlags(event, flags);
 }
 
@@ -1399,7 +1938,7 @@ GPUH_DEF cudaError_t gpuh_event_destroy(cudaEvent_t *event)
 GPUH_DEF cudaError_t gpuh_event_record(cudaEvent_t event, cudaStream_t stream)
 {
     if (event == NULL)
-        return gpuh_impl_fail(cudaErrorInvalidValue, "gpuh_event_record: event is NULL (not created?)");
+        return gpuh_fail(cudaErrorInvalidValue, "gpuh_event_record: event is NULL (not created?)");
     return cudaEventRecord(event, stream);
 }
 
@@ -1411,7 +1950,7 @@ GPUH_DEF cudaError_t gpuh_event_record(cudaEvent_t event, cudaStream_t stream)
 GPUH_DEF cudaError_t gpuh_stream_wait_event(cudaStream_t stream, cudaEvent_t event)
 {
     if (event == NULL)
-        return gpuh_impl_fail(cudaErrorInvalidValue, "gpuh_stream_wait_event: event is NULL (not created?)");
+        return gpuh_fail(cudaErrorInvalidValue, "gpuh_stream_wait_event: event is NULL (not created?)");
     return cudaStreamWaitEvent(stream, event, 0);
 }
 
@@ -1423,22 +1962,17 @@ GPUH_DEF cudaError_t gpuh_stream_wait_event(cudaStream_t stream, cudaEvent_t eve
    the work waited for. */
 GPUH_DEF cudaError_t gpuh_event_elapsed_ms(cudaEvent_t start, cudaEvent_t stop, float *ms)
 {
-    cudaError_t err;
     if (start == NULL || stop == NULL || ms == NULL)
-        return gpuh_impl_fail(cudaErrorInvalidValue, "gpuh_event_elapsed_ms: %s is NULL",
-                              start == NULL ? "start" : stop == NULL ? "stop" : "ms");
-    if ((err = cudaEventSynchronize(stop)) != cudaSuccess)
-        return err;
-    err = cudaEventElapsedTime(ms, start, stop);
-    if (err == cudaErrorInvalidResourceHandle || err == cudaErrorNotReady)
-        return gpuh_impl_fail(err,
-                              "gpuh_event_elapsed_ms: both events must be created with timing (not "
-                              "cudaEventDisableTiming) and recorded");
-    return err;
+        return gpuh_fail(cudaErrorInvalidValue, "gpuh_event_elapsed_ms: %s is NULL",
+                         start == NULL ? "start" : stop == NULL ? "stop" : "ms");
+    return gpuh_impl_elapsed(start, stop, ms,
+                             "gpuh_event_elapsed_ms: both events must be created with timing (not "
+                             "cudaEventDisableTiming) and recorded");
 }
 
-/* ---------------------------------------------------------------------------
-   PIPELINE: host arrays through a kernel in chunks, copies overlapping compute.
+/* ===========================================================================
+   PIPELINE
+   Host arrays through a kernel in chunks, copies overlapping compute.
 
    Chunk i (elements [i·chunk, min((i+1)·chunk, n))) goes to stream i mod k,
    which copies its inputs to that stream's device buffers, runs the user's
@@ -1454,7 +1988,7 @@ GPUH_DEF cudaError_t gpuh_event_elapsed_ms(cudaEvent_t start, cudaEvent_t stop, 
 
    Idea: the CUDA Programming Guide, "Overlapping behavior"; Harris, "How to
    overlap data transfers in CUDA C/C++" (NVIDIA blog, 2012).
-   --------------------------------------------------------------------------- */
+   =========================================================================== */
 
 #define GPUH_PIPELINE_MAX_ARRAYS 4        /* inputs, and outputs, per pipeline */
 #define GPUH_PIPELINE_MAX_STREAMS 16
@@ -1537,12 +2071,12 @@ GPUH_DEF cudaError_t gpuh_impl_pipeline_arrays(const char *what, const void *con
         ++*used;
     for (j = 0; j < GPUH_PIPELINE_MAX_ARRAYS; ++j) {
         if (j >= *used && (elem_bytes[j] > 0 || ptrs[j] != NULL))
-            return gpuh_impl_fail(cudaErrorInvalidValue,
-                                  "gpuh_pipeline: %s[%zu] is given (element size %zu, pointer %p) but the list "
-                                  "of %ss ends at %zu: set %s_elem_bytes[j] for every array, with no gap",
-                                  what, j, elem_bytes[j], ptrs[j], what, *used, what);
+            return gpuh_fail(cudaErrorInvalidValue,
+                             "gpuh_pipeline: %s[%zu] is given (element size %zu, pointer %p) but the list "
+                             "of %ss ends at %zu: set %s_elem_bytes[j] for every array, with no gap",
+                             what, j, elem_bytes[j], ptrs[j], what, *used, what);
         if (j < *used && ptrs[j] == NULL && n > 0)
-            return gpuh_impl_fail(cudaErrorInvalidValue, "gpuh_pipeline: %s[%zu] is NULL (n %zu)", what, j, n);
+            return gpuh_fail(cudaErrorInvalidValue, "gpuh_pipeline: %s[%zu] is NULL (n %zu)", what, j, n);
         if (j < *used && gpuh_impl_bytes("gpuh_pipeline", n, elem_bytes[j], &bytes) != cudaSuccess)
             return cudaErrorInvalidValue;
     }
@@ -1556,21 +2090,21 @@ GPUH_DEF cudaError_t gpuh_impl_pipeline_check(const gpuh_pipeline_desc *d, gpuh_
     cudaError_t err;
     size_t j;
     if (d == NULL)
-        return gpuh_impl_fail(cudaErrorInvalidValue, "gpuh_pipeline: desc is NULL");
+        return gpuh_fail(cudaErrorInvalidValue, "gpuh_pipeline: desc is NULL");
     if (d->launch == NULL)
-        return gpuh_impl_fail(cudaErrorInvalidValue, "gpuh_pipeline: desc->launch is NULL");
+        return gpuh_fail(cudaErrorInvalidValue, "gpuh_pipeline: desc->launch is NULL");
     for (j = 0; j < GPUH_PIPELINE_MAX_ARRAYS; ++j)
         outs[j] = d->out[j];
     if ((err = gpuh_impl_pipeline_arrays("in", d->in, d->in_elem_bytes, d->n, &p->n_in)) != cudaSuccess ||
         (err = gpuh_impl_pipeline_arrays("out", outs, d->out_elem_bytes, d->n, &p->n_out)) != cudaSuccess)
         return err;
     if (p->n_in + p->n_out == 0)
-        return gpuh_impl_fail(cudaErrorInvalidValue,
-                              "gpuh_pipeline: no array in use (set in_elem_bytes[0] or out_elem_bytes[0])");
+        return gpuh_fail(cudaErrorInvalidValue,
+                         "gpuh_pipeline: no array in use (set in_elem_bytes[0] or out_elem_bytes[0])");
     if (d->streams < 0 || d->streams > GPUH_PIPELINE_MAX_STREAMS)
-        return gpuh_impl_fail(cudaErrorInvalidValue,
-                              "gpuh_pipeline: streams %d: must be 1 .. %d, or 0 for the default %d", d->streams,
-                              GPUH_PIPELINE_MAX_STREAMS, GPUH_PIPELINE_DEFAULT_STREAMS);
+        return gpuh_fail(cudaErrorInvalidValue,
+                         "gpuh_pipeline: streams %d: must be 1 .. %d, or 0 for the default %d", d->streams,
+                         GPUH_PIPELINE_MAX_STREAMS, GPUH_PIPELINE_DEFAULT_STREAMS);
     p->n = d->n;
     p->chunk = d->chunk > 0 ? d->chunk : GPUH_PIPELINE_DEFAULT_CHUNK;
     if (p->chunk > p->n)
@@ -1580,10 +2114,10 @@ GPUH_DEF cudaError_t gpuh_impl_pipeline_check(const gpuh_pipeline_desc *d, gpuh_
     if (p->k > p->count_chunks)
         p->k = p->count_chunks; /* no stream without a chunk */
     if (d->chunks != NULL && d->chunks_capacity < p->count_chunks)
-        return gpuh_impl_fail(cudaErrorInvalidValue,
-                              "gpuh_pipeline: chunks holds %zu records but %zu elements in chunks of %zu "
-                              "need %zu",
-                              d->chunks_capacity, p->n, p->chunk, p->count_chunks);
+        return gpuh_fail(cudaErrorInvalidValue,
+                         "gpuh_pipeline: chunks holds %zu records but %zu elements in chunks of %zu "
+                         "need %zu",
+                         d->chunks_capacity, p->n, p->chunk, p->count_chunks);
     return cudaSuccess;
 }
 
@@ -1601,9 +2135,9 @@ GPUH_DEF cudaError_t gpuh_impl_pipeline_setup(const gpuh_pipeline_desc *d, gpuh_
         if ((err = cudaPointerGetAttributes(&attr, host)) != cudaSuccess)
             return err;
         if (attr.type == cudaMemoryTypeDevice)
-            return gpuh_impl_fail(cudaErrorInvalidValue,
-                                  "gpuh_pipeline: %s[%zu] (%p) is device memory; the pipeline takes host arrays",
-                                  is_in ? "in" : "out", a, host);
+            return gpuh_fail(cudaErrorInvalidValue,
+                             "gpuh_pipeline: %s[%zu] (%p) is device memory; the pipeline takes host arrays",
+                             is_in ? "in" : "out", a, host);
         if (is_in)
             p->stage_in[a] = attr.type != cudaMemoryTypeHost;
         else
@@ -1637,8 +2171,8 @@ GPUH_DEF cudaError_t gpuh_impl_pipeline_setup(const gpuh_pipeline_desc *d, gpuh_
     if (err == cudaSuccess && d->chunks != NULL) {
         void *mem = calloc(4 * p->count_chunks, sizeof(cudaEvent_t));
         if (mem == NULL)
-            return gpuh_impl_fail(cudaErrorMemoryAllocation, "gpuh_pipeline: no host memory for %zu events",
-                                  4 * p->count_chunks);
+            return gpuh_fail(cudaErrorMemoryAllocation, "gpuh_pipeline: no host memory for %zu events",
+                             4 * p->count_chunks);
         memcpy(&p->marks, &mem, sizeof mem);
         err = gpuh_event_create(&p->start, cudaEventDefault);
         for (i = 0; i < 4 * p->count_chunks && err == cudaSuccess; ++i)
@@ -1689,17 +2223,17 @@ GPUH_DEF cudaError_t gpuh_impl_pipeline_chunk(const gpuh_pipeline_desc *d, gpuh_
     if (err == cudaSuccess && mark != NULL)
         err = cudaEventRecord(mark[1], st);
     if (err != cudaSuccess)
-        return gpuh_impl_fail(err, "gpuh_pipeline: the input copy of chunk %zu on stream %zu failed: %s", i, s,
-                              cudaGetErrorString(err));
+        return gpuh_fail(err, "gpuh_pipeline: the input copy of chunk %zu on stream %zu failed: %s", i, s,
+                         cudaGetErrorString(err));
     err = d->launch(p->d_in_const[s], p->d_out[s], count, first, st, d->user);
     if (err != cudaSuccess) {
-        char why[sizeof gpuh_impl_state_v.detail] = "";
-        if (gpuh_impl_state_v.detail_error == err)
-            memcpy(why, gpuh_impl_state_v.detail, sizeof why);
-        return gpuh_impl_fail(err,
-                              "gpuh_pipeline: the launcher returned %s for chunk %zu (elements %zu .. %zu) on "
-                              "stream %zu%s%s",
-                              cudaGetErrorName(err), i, first, first + count - 1, s, why[0] ? ": " : "", why);
+        char why[sizeof gpuh_impl_thread_v.detail] = "";
+        if (gpuh_impl_thread_v.detail_error == err)
+            memcpy(why, gpuh_impl_thread_v.detail, sizeof why);
+        return gpuh_fail(err,
+                         "gpuh_pipeline: the launcher returned %s for chunk %zu (elements %zu .. %zu) on "
+                         "stream %zu%s%s",
+                         cudaGetErrorName(err), i, first, first + count - 1, s, why[0] ? ": " : "", why);
     }
     if (mark != NULL && (err = cudaEventRecord(mark[2], st)) != cudaSuccess)
         return err;
@@ -1712,8 +2246,8 @@ GPUH_DEF cudaError_t gpuh_impl_pipeline_chunk(const gpuh_pipeline_desc *d, gpuh_
     if (err == cudaSuccess && p->staged)
         err = cudaEventRecord(p->done[s], st);
     if (err != cudaSuccess)
-        return gpuh_impl_fail(err, "gpuh_pipeline: the output copy of chunk %zu on stream %zu failed: %s", i, s,
-                              cudaGetErrorString(err));
+        return gpuh_fail(err, "gpuh_pipeline: the output copy of chunk %zu on stream %zu failed: %s", i, s,
+                         cudaGetErrorString(err));
     return cudaSuccess;
 }
 
@@ -1812,6 +2346,15 @@ GPUH_DEF cudaError_t gpuh_pipeline(const gpuh_pipeline_desc *desc)
     return err != cudaSuccess ? err : freed;
 }
 
+/* ===========================================================================
+   RANDOM INPUTS
+   A seed (always), and with GPUH_USE_CURAND defined (link cuRAND) device
+   arrays filled through cuRAND's host API with the Philox4x32-10 generator:
+   the same seed gives the same numbers. The fill functions' errors:
+   cudaErrorInvalidValue (NULL with n > 0), cudaErrorMemoryAllocation, else
+   cudaErrorUnknown with the cuRAND status in gpuh_error_detail(). n = 0 is a no-op.
+   =========================================================================== */
+
 /* gpuh_random_seed: a seed for the gpuh_random_* generators below (needs no
    cuRAND): the environment variable GPUH_SEED if it is set (decimal, or 0x...
    hex; to repeat a run), else a fresh one from the clock. Never fails. Print
@@ -1826,13 +2369,6 @@ GPUH_DEF unsigned long long gpuh_random_seed(void)
     return t * 1000003ull ^ clock();
 }
 
-/* ===========================================================================
-   RANDOM INPUTS (define GPUH_USE_CURAND; link cuRAND)
-   Fills device arrays through cuRAND's host API with the Philox4x32-10
-   generator: the same seed gives the same numbers. Errors: cudaErrorInvalidValue
-   (NULL with n > 0), cudaErrorMemoryAllocation, else cudaErrorUnknown with the
-   cuRAND status in gpuh_error_detail(). n = 0 is a no-op.
-   =========================================================================== */
 #ifdef GPUH_USE_CURAND
 
 GPUH_DEF cudaError_t gpuh_impl_curand(const char *fn, curandStatus_t st)
@@ -1840,12 +2376,12 @@ GPUH_DEF cudaError_t gpuh_impl_curand(const char *fn, curandStatus_t st)
     if (st == CURAND_STATUS_SUCCESS)
         return cudaSuccess;
     if (st == CURAND_STATUS_ALLOCATION_FAILED)
-        return gpuh_impl_fail(cudaErrorMemoryAllocation, "%s: cuRAND could not allocate", fn);
+        return gpuh_fail(cudaErrorMemoryAllocation, "%s: cuRAND could not allocate", fn);
     if (st == CURAND_STATUS_LAUNCH_FAILURE) {
         cudaError_t err = cudaGetLastError();
-        return err != cudaSuccess ? err : gpuh_impl_fail(cudaErrorLaunchFailure, "%s: cuRAND launch failed", fn);
+        return err != cudaSuccess ? err : gpuh_fail(cudaErrorLaunchFailure, "%s: cuRAND launch failed", fn);
     }
-    return gpuh_impl_fail(cudaErrorUnknown, "%s: cuRAND status %d", fn, st);
+    return gpuh_fail(cudaErrorUnknown, "%s: cuRAND status %d", fn, st);
 }
 
 enum { GPUH_IMPL_UNIFORM, GPUH_IMPL_NORMAL, GPUH_IMPL_BITS };
@@ -1885,7 +2421,7 @@ GPUH_DEF cudaError_t gpuh_impl_random(const char *fn, void *d, size_t n, size_t 
     if (n == 0)
         return cudaSuccess;
     if (d == NULL)
-        return gpuh_impl_fail(cudaErrorInvalidValue, "%s: the device array is NULL (n %zu)", fn, n);
+        return gpuh_fail(cudaErrorInvalidValue, "%s: the device array is NULL (n %zu)", fn, n);
     memcpy(&bytes, &d, sizeof d);
     if (len < n && (err = cudaMalloc(&scratch, 2 * elem_size)) != cudaSuccess)
         return err;

@@ -5,14 +5,21 @@
    gpu_print[2, 4](): 2 blocks of 4 threads each print who they are. Part 2
    covers n = 5 elements with blocks of 4 threads: ceil(5 / 4) = 2 blocks, so 8
    threads for 5 elements, and the `if (idx < n)` guard keeps the 3 spare
-   threads from touching memory past the array.
+   threads from touching memory past the array. Part 3 does the same in two
+   dimensions, Numba's cuda.grid(2): a 37 x 23 image in 8 x 8 blocks, one
+   thread per pixel from gpuh_global_index_2d(), guarded on both axes; then a
+   2-D grid-stride loop (gpuh_grid_stride_2d(), Numba's cuda.gridsize(2))
+   lets a grid of only 2 x 2 blocks cover the whole image.
    Shows the raw launch kernel<<<grid, block>>>(...) followed by
    GPUH_CHECK_LAUNCH(), next to GPUH_LAUNCH, which does the same in one
    checked expression. Every later example uses GPUH_LAUNCH only.
    Measures: nothing.
    Checks: every one of the 8 printing threads recorded its global index (the
    printed lines themselves are not parsed); the 5 elements are doubled exactly
-   as the CPU doubles them, and 3 canary slots after the array are unchanged.
+   as the CPU doubles them, and 3 canary slots after the array are unchanged;
+   every pixel of the image is doubled by the one-thread-per-pixel kernel and
+   halved back by the grid-stride kernel, exactly, with the canaries after
+   the image unchanged.
    Quick mode (GPUH_TEST_QUICK=1, the small-size switch every example takes;
    scripts/gpu_check.sh sets it under compute-sanitizer): nothing changes,
    this example is already that small. */
@@ -42,6 +49,25 @@ __global__ void double_elements(float *g_x, size_t n)
         g_x[idx] *= 2.0f;
 }
 
+/* One thread per pixel of a row-major width x height image: the grid is
+   rounded up to whole blocks on both axes, so both coordinates are guarded. */
+__global__ void double_pixels(float *g_img, size_t width, size_t height)
+{
+    const gpuh_size2 p = gpuh_global_index_2d(); /* Numba: x, y = cuda.grid(2) */
+    if (p.x < width && p.y < height)
+        g_img[p.y * width + p.x] *= 2.0f;
+}
+
+/* Any grid covers the image: each thread starts at its own (x, y) and steps
+   by the grid's extent on each axis until it leaves the image. */
+__global__ void halve_pixels_strided(float *g_img, size_t width, size_t height)
+{
+    const gpuh_size2 start = gpuh_global_index_2d(), step = gpuh_grid_stride_2d(); /* cuda.gridsize(2) */
+    for (size_t y = start.y; y < height; y += step.y)
+        for (size_t x = start.x; x < width; x += step.x)
+            g_img[y * width + x] *= 0.5f;
+}
+
 /* Copies back the 8 recorded indices and checks that thread i wrote i. */
 static int all_threads_ran(const int *d_seen, int threads)
 {
@@ -56,7 +82,7 @@ int main(void)
 {
     const char *why;
     if (gpuh_device_count(&why) == 0) {
-        printf("no CUDA device: %s\n", why);
+        printf("no CUDA device: %s\n%s\n", why, GPUH_SIM_TWIN_HINT("01_thread_hierarchy"));
         return 77;
     }
     const unsigned long long seed = gpuh_random_seed(); /* GPUH_SEED repeats a run */
@@ -110,8 +136,40 @@ int main(void)
            doubled ? "yes" : "NO", untouched ? "yes" : "NO");
     ok &= doubled & untouched;
 
+    /* Part 3: a width x height image, 8 x 8 blocks, then a 2 x 2 grid. */
+    const size_t width = 37, height = 23, pixels = width * height;
+    float *d_img, *h_orig = (float *)malloc((pixels + canaries) * sizeof(float));
+    float *h_img = (float *)malloc((pixels + canaries) * sizeof(float));
+    if (h_orig == NULL || h_img == NULL) {
+        printf("out of host memory\n");
+        return 1;
+    }
+    const dim3 block2(8, 8);
+    GPUH_CHECK(gpuh_device_array(&d_img, pixels + canaries));
+    GPUH_CHECK(gpuh_random_uniform_f32(d_img, pixels + canaries, seed + 1, 0));
+    GPUH_CHECK(gpuh_copy_to_host(h_orig, d_img, pixels + canaries));
+    GPUH_CHECK(gpuh_grid_2d(&grid, width, height, block2)); /* (ceil(37/8), ceil(23/8)) = (5, 3) */
+    printf("image %zu x %zu, grid of (%u, %u) blocks of (8, 8) = %u x %u threads\n", width, height, grid.x,
+           grid.y, grid.x * 8, grid.y * 8);
+    GPUH_CHECK(GPUH_LAUNCH(double_pixels, grid, block2, 0, 0, d_img, width, height));
+    GPUH_CHECK(gpuh_copy_to_host(h_img, d_img, pixels + canaries));
+    int doubled_2d = 1;
+    for (i = 0; i < pixels; ++i)
+        doubled_2d &= h_img[i] == 2.0f * h_orig[i];
+    GPUH_CHECK(GPUH_LAUNCH(halve_pixels_strided, dim3(2, 2), block2, 0, 0, d_img, width, height));
+    GPUH_CHECK(gpuh_copy_to_host(h_img, d_img, pixels + canaries));
+    const int restored = memcmp(h_orig, h_img, pixels * sizeof(float)) == 0;
+    const int canaries_2d = memcmp(h_orig + pixels, h_img + pixels, canaries * sizeof(float)) == 0;
+    printf("every pixel doubled by one thread each: %s; halved back by a 2 x 2 grid striding over the image: %s; "
+           "canaries untouched: %s\n",
+           doubled_2d ? "yes" : "NO", restored ? "yes" : "NO", canaries_2d ? "yes" : "NO");
+    ok &= doubled_2d & restored & canaries_2d;
+    free(h_orig);
+    free(h_img);
+
     GPUH_CHECK(gpuh_free(d_seen));
     GPUH_CHECK(gpuh_free(d_x));
+    GPUH_CHECK(gpuh_free(d_img));
     if (gpuh_print_allocations(NULL) != 0)
         ok = 0;
     printf("Result = %s\n", ok ? "PASS" : "FAIL");

@@ -72,7 +72,7 @@ static cudaError_t cublas_sgemm(const float *d_A, const float *d_B, float *d_C, 
         st = cublasSgemm(g_cublas, CUBLAS_OP_N, CUBLAS_OP_N, (int)N, (int)M, (int)K, &alpha, d_B, (int)N, d_A,
                          (int)K, &beta, d_C, (int)N);
     if (st != CUBLAS_STATUS_SUCCESS)
-        return gpuh_impl_fail(cudaErrorUnknown, "cublasSgemm: %s", cublasGetStatusString(st));
+        return gpuh_fail(cudaErrorUnknown, "cublasSgemm: %s", cublasGetStatusString(st));
     return cudaSuccess;
 }
 

@@ -3,8 +3,10 @@
 
    Each input is read as eight 64-bit little-endian words (missing bytes are
    0) that become the arguments of gpuh_ceil_div, gpuh_check_block,
-   gpuh_grid_1d, gpuh_grid_2d, gpuh_grid_3d and the byte-size check every
-   memory helper uses (count × element size must fit size_t). The reference
+   gpuh_grid_1d, gpuh_grid_2d, gpuh_grid_3d, the byte-size check every
+   memory helper uses (count × element size must fit size_t) and GPUH_LAUNCH's
+   shape check on 64-bit grid and block components (nothing narrowed to
+   dim3's 32 bits before it is checked). The reference
    computes the same answers in unsigned __int128, where nothing can
    overflow: ceil(n / d) = (n + d - 1) / d, the block rules, the grid each
    dimension needs and whether it is within CUDA's limits, count × size. Any
@@ -65,7 +67,7 @@ static void check_grid(int dims, u128 nx, u128 ny, u128 nz, dim3 b)
     g.x = 7;
     g.y = 8;
     g.z = 9;
-    gpuh_impl_state_v.detail_error = cudaSuccess;
+    gpuh_clear_error_detail();
     if (dims == 1)
         err = gpuh_grid_1d(&g, (size_t)nx, b.x);
     else if (dims == 2)
@@ -88,6 +90,27 @@ static void check_grid(int dims, u128 nx, u128 ny, u128 nz, dim3 b)
     EXPECT("grid covers z", 1, (u128)g.z * b.z >= nz && (nz == 0 || (u128)(g.z - 1) * b.z < nz));
 }
 
+/* GPUH_LAUNCH's check of a grid and block given as 64-bit integers: refused
+   exactly when CUDA's limits refuse them, with every value in the detail as given. */
+static void check_launch(unsigned long long gx, unsigned long long gy, unsigned long long gz, unsigned long long bx,
+                         unsigned long long by, unsigned long long bz)
+{
+    const int ok = bx >= 1 && by >= 1 && bz >= 1 && bx <= 1024 && by <= 1024 && bz <= 64 && bx * by * bz <= 1024 &&
+                   gx >= 1 && gy >= 1 && gz >= 1 && gx <= 2147483647u && gy <= 65535u && gz <= 65535u;
+    gpuh_impl_dims grid, block;
+    char want[256];
+    cudaError_t err;
+    grid.x = gx, grid.y = gy, grid.z = gz;
+    block.x = bx, block.y = by, block.z = bz;
+    gpuh_clear_error_detail();
+    err = gpuh_impl_launch_check("k", grid, block, "f.cu", 1);
+    EXPECT("launch check: error code", ok ? cudaSuccess : cudaErrorInvalidConfiguration, err);
+    snprintf(want, sizeof want, "GPUH_LAUNCH of k at f.cu:1: grid (%llu, %llu, %llu), block (%llu, %llu, %llu) is ", gx,
+             gy, gz, bx, by, bz);
+    if (!ok && strncmp(gpuh_error_detail(), want, strlen(want)) != 0)
+        fail("launch check: detail names the values as given", 1, 0);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -107,7 +130,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
     EXPECT("gpuh_ceil_div", ref_ceil_div(w[0], w[1]), gpuh_ceil_div((size_t)w[0], (size_t)w[1]));
 
-    gpuh_impl_state_v.detail_error = cudaSuccess;
+    gpuh_clear_error_detail();
     err = gpuh_check_block(b);
     EXPECT("gpuh_check_block", ref_block_ok(b) ? cudaSuccess : cudaErrorInvalidConfiguration, err);
     if (err != cudaSuccess && strncmp(gpuh_error_detail(), "gpuh_check_block: block (", 25) != 0)
@@ -116,6 +139,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     check_grid(1, w[0], 1, 1, b1);
     check_grid(2, w[2], w[3], 1, b);
     check_grid(3, w[2], w[3], w[4], b);
+    check_launch(w[2], w[3], w[4], w[1], w[5], w[6]);
+    check_launch(w[0] % 4294967296u + (w[7] & 1 ? 4294967296u : 0), 1, 1, w[1] % 2048, 1, 1); /* near 2^32 */
 
     /* count × element size: refused exactly when it exceeds SIZE_MAX. */
     product = (u128)w[0] * w[7];

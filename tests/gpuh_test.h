@@ -11,6 +11,8 @@
    TEST_CUDA(expr)               TEST_ASSERT that expr returns cudaSuccess
    TEST_ERR(expr, err)           TEST_ASSERT that expr returns exactly err
    TEST_CONTAINS(text, needle)   TEST_ASSERT that needle occurs in text
+   TEST_DETAIL(expr, err, fmt, ...)  TEST_ASSERT that expr returns err and leaves
+                                 exactly that printf-formatted gpuh_error_detail()
    GPUH_TEST_REQUIRE_DEVICE()    return 77 (CTest's skip) with the reason when
                                  the process sees no CUDA device
    gpuh_test_seed()              GPUH_SEED from the environment, else time-based;
@@ -113,13 +115,30 @@ static inline int gpuh_test_expect(cudaError_t got, cudaError_t want, const char
                     "\"%s\" not found in:\n%s", (needle), (text))
 
 /* gpuh_error_detail() keeps its last message until a report clears it; tests
-   that check "this call set a detail" clear it first. Touches gpuh's private
-   state on purpose (no public call does only this). */
+   that check "this call set a detail" clear it first. */
 static inline void gpuh_test_clear_detail(void)
 {
-    gpuh_impl_state_v.detail_error = cudaSuccess;
-    gpuh_impl_state_v.detail[0] = '\0';
+    gpuh_clear_error_detail();
 }
+
+/* Checks that expr returns `want` and that gpuh's detail is exactly the
+   printf-formatted message that follows. Clears the detail first. */
+static inline int gpuh_test_check_detail(cudaError_t got, cudaError_t want, const char *expr, const char *file,
+                                         int line, const char *fmt, ...) GPUH_TEST_PRINTF(6, 7);
+static inline int gpuh_test_check_detail(cudaError_t got, cudaError_t want, const char *expr, const char *file,
+                                         int line, const char *fmt, ...)
+{
+    char expected[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(expected, sizeof expected, fmt, ap);
+    va_end(ap);
+    return gpuh_test_check(got == want && strcmp(gpuh_error_detail(), expected) == 0, expr, file, line,
+                           "returned %s (expected %s) with the detail\n       \"%s\"\n     expected\n       \"%s\"",
+                           cudaGetErrorName(got), cudaGetErrorName(want), gpuh_error_detail(), expected);
+}
+#define TEST_DETAIL(expr, want, ...)                                                                        \
+    (gpuh_test_clear_detail(), gpuh_test_check_detail((expr), (want), #expr, __FILE__, __LINE__, __VA_ARGS__))
 
 /* ---- Skip without a device (CTest: SKIP_RETURN_CODE 77) ------------------ */
 #define GPUH_TEST_REQUIRE_DEVICE()                                                                  \

@@ -101,6 +101,41 @@ static void test_devices(void)
 /* ===========================================================================
    LAUNCHES */
 
+/* Each thread of a 3-D grid writes its gpuh_global_index_3d() and the
+   grid's gpuh_grid_stride_3d() (and the 2-D forms) into its own slot. */
+__global__ void index_kernel(unsigned long long *g_out, size_t nx, size_t ny)
+{
+    const gpuh_size3 i = gpuh_global_index_3d(), s = gpuh_grid_stride_3d();
+    const gpuh_size2 i2 = gpuh_global_index_2d(), s2 = gpuh_grid_stride_2d();
+    unsigned long long *o = g_out + 7 * ((i.z * ny + i.y) * nx + i.x);
+    o[0] = i.x, o[1] = i.y, o[2] = i.z, o[3] = s.x, o[4] = s.y, o[5] = s.z;
+    o[6] = (i2.x == i.x && i2.y == i.y && s2.x == s.x && s2.y == s.y) ? 1 : 0;
+}
+
+/* The 2-D and 3-D index helpers against the coordinates a CPU computes, on a
+   grid of (3, 2, 2) blocks of (4, 3, 2) threads: 12 x 6 x 4 threads. */
+static void test_index_helpers(void)
+{
+    const dim3 grid(3, 2, 2), block(4, 3, 2);
+    const size_t nx = 12, ny = 6, nz = 4, n = nx * ny * nz;
+    unsigned long long *d = NULL;
+    std::vector<unsigned long long> h(7 * n, 0);
+    if (!TEST_CUDA(gpuh_device_array(&d, 7 * n)))
+        return;
+    TEST_CUDA(cudaMemset(d, 0xFF, 7 * n * sizeof *d)); /* poison */
+    TEST_CUDA(GPUH_LAUNCH(index_kernel, grid, block, 0, 0, d, nx, ny));
+    TEST_CUDA(gpuh_copy_to_host(h.data(), d, 7 * n));
+    size_t wrong = 0;
+    for (size_t z = 0; z < nz; ++z)
+        for (size_t y = 0; y < ny; ++y)
+            for (size_t x = 0; x < nx; ++x) {
+                const unsigned long long *o = &h[7 * ((z * ny + y) * nx + x)];
+                wrong += o[0] != x || o[1] != y || o[2] != z || o[3] != nx || o[4] != ny || o[5] != nz || o[6] != 1;
+            }
+    TEST_ASSERT(wrong == 0, "%zu of %zu threads got the wrong 2-D/3-D index or stride", wrong, n);
+    TEST_CUDA(gpuh_free(d));
+}
+
 static void test_launch(void)
 {
     int *flag = NULL, h_flag = 0;
@@ -445,6 +480,94 @@ static void test_free_errors(void)
     TEST_CUDA(gpuh_free(NULL));
 }
 
+/* Errors that need a device (or the simulator) to happen, each with gpuh's
+   exact detail: copies checked against the ledger (a count past the end of
+   the allocation, host memory where device memory belongs, arguments
+   swapped), a misaligned element pointer, a free inside an allocation, a
+   prefetch of memory that is not managed or past its end, a timer read
+   before it ran, and dynamic shared memory above 48 KiB without opting in. */
+static void test_error_details(void)
+{
+    std::vector<float> h(2000, 1.0f);
+    float *d = NULL, *m = NULL, *host = h.data();
+    const int line_d = __LINE__ + 1;
+    TEST_CUDA(gpuh_device_array(&d, 1000));
+    const int line_m = __LINE__ + 1;
+    TEST_CUDA(gpuh_managed_array(&m, 16));
+    if (d == NULL || m == NULL)
+        return;
+    TEST_DETAIL(gpuh_copy_to_host(host, d, 2000), cudaErrorInvalidValue, "gpuh_copy_to_host: the source %p is 0 bytes into a 4000-byte device allocation from %s:%d, which leaves room for 1000 elements of 4 bytes; the count is 2000", (void *)d, __FILE__, line_d);
+    TEST_DETAIL(gpuh_copy_to_device(d + 600, host, 401), cudaErrorInvalidValue, "gpuh_copy_to_device: the destination %p is 2400 bytes into a 4000-byte device allocation from %s:%d, which leaves room for 400 elements of 4 bytes; the count is 401", (void *)(d + 600), __FILE__, line_d);
+    TEST_DETAIL(gpuh_copy_to_device_async(d + 999, host, 2, 0), cudaErrorInvalidValue, "gpuh_copy_to_device_async: the destination %p is 3996 bytes into a 4000-byte device allocation from %s:%d, which leaves room for 1 elements of 4 bytes; the count is 2", (void *)(d + 999), __FILE__, line_d);
+    TEST_DETAIL(gpuh_copy_to_device(d + 600, host, 400), cudaSuccess, "%s", ""); /* exactly to the end */
+    /* The same check for a kernel's launcher, in bytes. */
+    TEST_DETAIL(gpuh_impl_check_device_range(d + 1, 3997, "my_launcher", "d_x"), cudaErrorInvalidValue, "my_launcher: d_x %p is 4 bytes into a 4000-byte device allocation from %s:%d, which leaves 3996 bytes; 3997 bytes are needed", (void *)(d + 1), __FILE__, line_d);
+    TEST_DETAIL(gpuh_impl_check_device_range(d + 1, 3996, "my_launcher", "d_x"), cudaSuccess, "%s", "");
+    TEST_DETAIL(gpuh_impl_check_device_range(host, 4, "my_launcher", "d_x"), cudaErrorInvalidValue, "my_launcher: d_x %p is host memory CUDA did not allocate, where device memory is needed", (void *)host);
+    TEST_DETAIL(gpuh_impl_check_device_range(m, 64, "my_launcher", "d_x"), cudaSuccess, "%s", ""); /* managed: fine */
+    TEST_DETAIL(gpuh_copy_to_host(host, host + 1000, 10), cudaErrorInvalidValue, "gpuh_copy_to_host: the source %p is host memory CUDA did not allocate, where device memory is needed", (void *)(host + 1000));
+    TEST_DETAIL(gpuh_copy_to_host(d, host, 10), cudaErrorInvalidValue, "gpuh_copy_to_host: the destination %p is device memory (the gpuh allocation from %s:%d), where host memory is needed", (void *)d, __FILE__, line_d);
+    TEST_DETAIL(gpuh_copy_to_device(host, d, 10), cudaErrorInvalidValue, "gpuh_copy_to_device: the destination %p is host memory CUDA did not allocate, where device memory is needed", (void *)host);
+    float *odd = (float *)((char *)d + 2);
+    TEST_DETAIL(gpuh_copy_to_device(odd, host, 4), cudaErrorInvalidValue, "gpuh_copy_to_device: the destination %p is not aligned to its element type (4 bytes)", (void *)odd);
+    TEST_DETAIL(gpuh_free(d + 10), cudaErrorInvalidValue, "gpuh_free: %p is 40 bytes into the 4000-byte device allocation %p from %s:%d; free %p, the pointer the allocation returned", (void *)(d + 10), (void *)d, __FILE__, line_d, (void *)d);
+    TEST_DETAIL(gpuh_prefetch_async(d, 10, 0, 0), cudaErrorInvalidValue, "gpuh_prefetch_async: ptr %p is device memory (the gpuh allocation from %s:%d), where managed memory is needed", (void *)d, __FILE__, line_d);
+    TEST_DETAIL(gpuh_prefetch_async(host, 10, 0, 0), cudaErrorInvalidValue, "gpuh_prefetch_async: ptr %p is host memory, where managed memory is needed", (void *)host);
+    TEST_DETAIL(gpuh_prefetch_async(m, SIZE_MAX / 8, 0, 0), cudaErrorInvalidValue, "gpuh_prefetch_async: ptr %p is 0 bytes into a 64-byte managed allocation from %s:%d, which leaves room for 16 elements of 4 bytes; the count is %zu", (void *)m, __FILE__, line_m, SIZE_MAX / 8);
+
+    gpuh_timer t;
+    float ms = -1;
+    TEST_CUDA(gpuh_timer_create(&t));
+    TEST_DETAIL(gpuh_timer_elapsed_ms(&t, &ms), cudaErrorInvalidResourceHandle, "gpuh_timer_elapsed_ms: the timer was not started and stopped (gpuh_timer_start, gpuh_timer_stop) before this call");
+    TEST_CUDA(gpuh_timer_destroy(&t));
+
+    TEST_DETAIL(GPUH_LAUNCH(noop_kernel, 1, 32, 65536, 0, NULL), cudaErrorInvalidValue, "GPUH_LAUNCH of noop_kernel at %s:%d: 65536 bytes of dynamic shared memory is above the 49152 bytes a kernel gets without opting in: call cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, 65536) before the launch (up to the device's sharedMemPerBlockOptin)", __FILE__, __LINE__);
+    TEST_DETAIL(GPUH_LAUNCH(bounded_kernel, 1, 128, 0, 0, NULL), cudaErrorInvalidValue, "GPUH_LAUNCH of bounded_kernel at %s:%d: the runtime refused the launch: is block (128, 1, 1) above the kernel's __launch_bounds__, or 0 bytes of dynamic shared memory above its cudaFuncAttributeMaxDynamicSharedMemorySize?", __FILE__, __LINE__);
+    TEST_CUDA(cudaDeviceSynchronize());
+    TEST_CUDA(gpuh_free(d));
+    TEST_CUDA(gpuh_free(m));
+}
+
+/* Memory gpuh allocated and the program freed with the runtime directly
+   (cudaFree, cudaFreeHost) is not a leak: gpuh_print_allocations (and the
+   report at exit) asks cudaPointerGetAttributes and drops it. */
+static void test_freed_elsewhere(void)
+{
+    float *d = NULL, *kept = NULL;
+    int *pinned = NULL;
+    gpuh_memory_stats before, after;
+    char text[2048];
+    FILE *f = tmpfile();
+    if (!TEST_ASSERT(f != NULL, "tmpfile() failed"))
+        return;
+    const size_t live = gpuh_print_allocations(f);
+    TEST_CUDA(gpuh_memory_info(&before));
+    TEST_CUDA(gpuh_device_array(&d, 100));
+    TEST_CUDA(gpuh_pinned_array(&pinned, 10));
+    const int line_kept = __LINE__ + 1;
+    TEST_CUDA(gpuh_device_array(&kept, 7));
+    TEST_CUDA(cudaFree(d));
+    TEST_CUDA(cudaFreeHost(pinned));
+    rewind(f);
+    const size_t listed = gpuh_print_allocations(f);
+    gpuh_test_read_back(f, text, sizeof text);
+    char want[256];
+    snprintf(want, sizeof want, "gpuh: live device allocation %p of 28 bytes from %s:%d\n", (void *)kept, __FILE__,
+             line_kept);
+    TEST_ASSERT(listed == live + 1, "%zu allocations listed, expected %zu:\n%s", listed, live + 1, text);
+    TEST_CONTAINS(text, want);
+    snprintf(want, sizeof want, "%p", (void *)d);
+    TEST_ASSERT(strstr(text, want) == NULL, "memory freed with cudaFree is listed:\n%s", text);
+    snprintf(want, sizeof want, "%p", (void *)pinned);
+    TEST_ASSERT(strstr(text, want) == NULL, "memory freed with cudaFreeHost is listed:\n%s", text);
+    TEST_CUDA(gpuh_memory_info(&after));
+    TEST_ASSERT(after.allocated_bytes == before.allocated_bytes + 28 && after.pinned_bytes == before.pinned_bytes,
+                "counters after the raw frees: %zu device bytes (expected %zu), %zu pinned (expected %zu)",
+                after.allocated_bytes, before.allocated_bytes + 28, after.pinned_bytes, before.pinned_bytes);
+    TEST_CUDA(gpuh_free(kept));
+    fclose(f);
+}
+
 /* ===========================================================================
    TIMING (no assertions on the times themselves beyond "positive") */
 
@@ -671,6 +794,7 @@ int main(void)
 
     test_devices();
     test_launch();
+    test_index_helpers();
     round_trip<float>("float");
     round_trip<double>("double");
     round_trip<int>("int");
@@ -681,6 +805,8 @@ int main(void)
     test_ledger_full();
     test_too_large();
     test_free_errors();
+    test_error_details();
+    test_freed_elsewhere();
     test_timing();
     /* cuRAND last: it is the one part that depends on another library. */
     test_uniform<float>(gpuh_random_uniform_f32, "gpuh_random_uniform_f32");

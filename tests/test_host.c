@@ -346,7 +346,7 @@ static void test_memory_arguments(void)
         cudaError_t err = gpuh_device_array(&d, SIZE_MAX / sizeof(double));
         TEST_ASSERT(err != cudaSuccess, "gpuh_device_array of SIZE_MAX - 7 bytes succeeded");
         TEST_ASSERT(d == NULL, "d = %p after a failed allocation, expected NULL", (void *)d);
-        TEST_CONTAINS(gpuh_error_detail(), "could not allocate");
+        TEST_CONTAINS(gpuh_error_detail(), have_device ? "could not allocate" : "no device to allocate");
         TEST_ASSERT(strstr(gpuh_error_detail(), "overflow") == NULL, "detail \"%s\" speaks of overflow",
                     gpuh_error_detail());
     }
@@ -455,7 +455,7 @@ static void test_sticky(void)
 static void test_report_error(void)
 {
     dim3 g;
-    char detail[320];
+    char detail[512];
     const char *text;
 
     /* A gpuh error with its detail. */
@@ -496,6 +496,45 @@ static void test_report_error(void)
     TEST_CONTAINS(text, "cudaErrorInvalidValue");
     TEST_ASSERT(strstr(text, detail) == NULL, "the detail of another error was printed:\n%s", text);
     TEST_ASSERT(gpuh_error_detail()[0] == '\0', "the report did not clear the detail");
+}
+
+/* The conventions of the manual: the version number, gpuh_fail for users'
+   own helpers (printf-style, cut at 511 characters, nothing recorded for
+   cudaSuccess), gpuh_clear_error_detail, and GPUH_HAS_DEVICE_CODE (0 in C). */
+static cudaError_t my_helper(int n)
+{
+    return n % 2 ? gpuh_fail(cudaErrorInvalidValue, "my_helper: n %d is odd", n) : cudaSuccess;
+}
+
+static void test_conventions(void)
+{
+    char long_text[600];
+    dim3 g;
+    TEST_ASSERT(GPUH_VERSION == GPUH_VERSION_MAJOR * 10000 + GPUH_VERSION_MINOR * 100 + GPUH_VERSION_PATCH &&
+                    GPUH_VERSION == 100,
+                "GPUH_VERSION %d for %d.%d.%d", GPUH_VERSION, GPUH_VERSION_MAJOR, GPUH_VERSION_MINOR,
+                GPUH_VERSION_PATCH);
+#if GPUH_HAS_DEVICE_CODE
+    TEST_ASSERT(0, "GPUH_HAS_DEVICE_CODE is 1 in a C file");
+#endif
+    gpuh_test_clear_detail();
+    TEST_ERR(my_helper(7), cudaErrorInvalidValue);
+    TEST_ASSERT(strcmp(gpuh_error_detail(), "my_helper: n 7 is odd") == 0, "detail \"%s\"", gpuh_error_detail());
+    gpuh_test_capture_begin();
+    gpuh_report_error(my_helper(9), "my_helper(9)", "mine.c", 3);
+    TEST_CONTAINS(gpuh_test_capture_end(), "gpuh:   my_helper: n 9 is odd\n");
+    TEST_ERR(gpuh_grid_1d(&g, 10, 0), cudaErrorInvalidConfiguration);
+    TEST_ERR(my_helper(2), cudaSuccess);
+    TEST_ERR(gpuh_fail(cudaSuccess, "not an error"), cudaSuccess);
+    TEST_ASSERT(strncmp(gpuh_error_detail(), "gpuh_grid: block (0, 1, 1)", 26) == 0,
+                "success replaced the detail: \"%s\"", gpuh_error_detail());
+    memset(long_text, 'x', sizeof long_text - 1);
+    long_text[sizeof long_text - 1] = '\0';
+    TEST_ERR(gpuh_fail(cudaErrorUnknown, "%s", long_text), cudaErrorUnknown);
+    TEST_ASSERT(strlen(gpuh_error_detail()) == 511 && strncmp(gpuh_error_detail(), long_text, 511) == 0,
+                "a long detail kept %zu characters", strlen(gpuh_error_detail()));
+    gpuh_clear_error_detail();
+    TEST_ASSERT(gpuh_error_detail()[0] == '\0', "gpuh_clear_error_detail left \"%s\"", gpuh_error_detail());
 }
 
 static int counted_calls;
@@ -691,9 +730,30 @@ static void test_stream_arguments(void)
 /* White-box: drives gpuh's private ledger with fake pointers (never
    dereferenced or freed) so the bookkeeping behind gpuh_memory_info and
    gpuh_print_allocations is checked without a device. */
+/* Addresses for fake ledger records, FAKE_APART bytes apart (the ledger
+   drops a record that a new one overlaps). The ledger also drops records
+   that CUDA says are not allocated (freed behind gpuh's back), so with a
+   device they point into a real device allocation; without one nothing is
+   dropped. */
+#define FAKE_APART 4096
+static char no_device_cells[3 * FAKE_APART];
+static char *fake_cells(void)
+{
+    void *p = NULL;
+    char *cells = no_device_cells;
+    if (have_device && TEST_CUDA(cudaMalloc(&p, sizeof no_device_cells)))
+        cells = p;
+    return cells;
+}
+static void free_fake_cells(char *cells)
+{
+    if (cells != no_device_cells)
+        TEST_CUDA(cudaFree(cells));
+}
+
 static void test_ledger_bookkeeping(void)
 {
-    char fake[3];
+    char *fake = fake_cells();
     gpuh_memory_stats s0, s;
     FILE *f = tmpfile();
     char text[4096];
@@ -703,9 +763,9 @@ static void test_ledger_bookkeeping(void)
     TEST_ASSERT(err == cudaSuccess || !have_device, "gpuh_memory_info: %s", cudaGetErrorName(err));
     TEST_ASSERT(f != NULL, "tmpfile() failed");
     gpuh_reset_peak_memory();
-    gpuh_impl_ledger_add(&fake[0], 1000, GPUH_IMPL_DEVICE, "a.cu", 11);
-    gpuh_impl_ledger_add(&fake[1], 300, GPUH_IMPL_MANAGED, "b.cu", 22);
-    gpuh_impl_ledger_add(&fake[2], 50, GPUH_IMPL_PINNED, "c.cu", 33);
+    gpuh_impl_ledger_add(&fake[0 * FAKE_APART], 1000, GPUH_IMPL_DEVICE, "a.cu", 11);
+    gpuh_impl_ledger_add(&fake[1 * FAKE_APART], 300, GPUH_IMPL_MANAGED, "b.cu", 22);
+    gpuh_impl_ledger_add(&fake[2 * FAKE_APART], 50, GPUH_IMPL_PINNED, "c.cu", 33);
     gpuh_memory_info(&s);
     TEST_ASSERT(s.allocated_bytes == s0.allocated_bytes + 1300, "allocated %zu, expected %zu", s.allocated_bytes,
                 s0.allocated_bytes + 1300);
@@ -726,8 +786,8 @@ static void test_ledger_bookkeeping(void)
     TEST_CONTAINS(text, "pinned allocation");
     TEST_CONTAINS(text, "50 bytes from c.cu:33");
 
-    TEST_ASSERT(gpuh_impl_ledger_remove(&fake[0]) == GPUH_IMPL_DEVICE, "removing the device record");
-    TEST_ASSERT(gpuh_impl_ledger_remove(&fake[0]) == 0, "a removed pointer was found again");
+    TEST_ASSERT(gpuh_impl_ledger_remove(&fake[0 * FAKE_APART]) == GPUH_IMPL_DEVICE, "removing the device record");
+    TEST_ASSERT(gpuh_impl_ledger_remove(&fake[0 * FAKE_APART]) == 0, "a removed pointer was found again");
     gpuh_memory_info(&s);
     TEST_ASSERT(s.allocated_bytes == s0.allocated_bytes + 300, "allocated %zu, expected %zu", s.allocated_bytes,
                 s0.allocated_bytes + 300);
@@ -738,8 +798,8 @@ static void test_ledger_bookkeeping(void)
     TEST_ASSERT(s.peak_allocated_bytes == s.allocated_bytes, "after reset, peak %zu != allocated %zu",
                 s.peak_allocated_bytes, s.allocated_bytes);
     /* The records left must still be the right ones after the removal. */
-    TEST_ASSERT(gpuh_impl_ledger_remove(&fake[2]) == GPUH_IMPL_PINNED, "removing the pinned record");
-    TEST_ASSERT(gpuh_impl_ledger_remove(&fake[1]) == GPUH_IMPL_MANAGED, "removing the managed record");
+    TEST_ASSERT(gpuh_impl_ledger_remove(&fake[2 * FAKE_APART]) == GPUH_IMPL_PINNED, "removing the pinned record");
+    TEST_ASSERT(gpuh_impl_ledger_remove(&fake[1 * FAKE_APART]) == GPUH_IMPL_MANAGED, "removing the managed record");
     gpuh_reset_peak_memory(); /* leave no trace of the fake records for later checks */
     gpuh_memory_info(&s);
     TEST_ASSERT(s.allocated_bytes == s0.allocated_bytes && s.pinned_bytes == s0.pinned_bytes &&
@@ -748,6 +808,30 @@ static void test_ledger_bookkeeping(void)
                 s0.allocated_bytes, s.pinned_bytes, s0.pinned_bytes, s.live_allocations, s0.live_allocations);
     if (f)
         fclose(f);
+    free_fake_cells(fake);
+}
+
+/* Memory freed behind gpuh's back and handed out again: the new record
+   replaces every record it overlaps (CUDA never hands out live memory twice). */
+static void test_ledger_reuse(void)
+{
+    char *fake = fake_cells();
+    gpuh_memory_stats s0, s;
+    gpuh_memory_info(&s0);
+    gpuh_impl_ledger_add(&fake[0], 1000, GPUH_IMPL_DEVICE, "old.cu", 1);
+    gpuh_impl_ledger_add(&fake[1000], 8, GPUH_IMPL_PINNED, "next.cu", 2); /* adjacent: kept */
+    gpuh_impl_ledger_add(&fake[500], 100, GPUH_IMPL_MANAGED, "new.cu", 3);
+    gpuh_memory_info(&s);
+    TEST_ASSERT(s.live_allocations == s0.live_allocations + 2 && s.allocated_bytes == s0.allocated_bytes + 100 &&
+                    s.pinned_bytes == s0.pinned_bytes + 8,
+                "after a reused address: %zu live (expected %zu), %zu bytes (expected %zu), %zu pinned (expected %zu)",
+                s.live_allocations, s0.live_allocations + 2, s.allocated_bytes, s0.allocated_bytes + 100,
+                s.pinned_bytes, s0.pinned_bytes + 8);
+    TEST_ASSERT(gpuh_impl_ledger_remove(&fake[0]) == 0, "the stale record is still there");
+    TEST_ASSERT(gpuh_impl_ledger_remove(&fake[500]) == GPUH_IMPL_MANAGED, "the new record is missing");
+    TEST_ASSERT(gpuh_impl_ledger_remove(&fake[1000]) == GPUH_IMPL_PINNED, "the adjacent record is missing");
+    gpuh_reset_peak_memory();
+    free_fake_cells(fake);
 }
 
 /* The leak report that gpuh_check_leaks_at_exit prints at exit (issue 6),
@@ -756,7 +840,7 @@ static void test_ledger_bookkeeping(void)
    prints nothing at all. test_leak runs the real thing at exit, on a GPU. */
 static void test_leak_report(void)
 {
-    char fake[2];
+    char *fake = fake_cells();
     FILE *f = tmpfile();
     char text[4096], want[256];
     const char *header = "gpuh: leak check at exit: 2 gpuh allocations (4120 bytes tracked) not freed:\n";
@@ -767,21 +851,22 @@ static void test_leak_report(void)
     gpuh_test_read_back(f, text, sizeof text);
     TEST_ASSERT(listed == 0 && text[0] == '\0', "with nothing live the report listed %zu and printed \"%s\"", listed,
                 text);
-    gpuh_impl_ledger_add(&fake[0], 4096, GPUH_IMPL_DEVICE, "leaky.cu", 12);
-    gpuh_impl_ledger_add(&fake[1], 24, GPUH_IMPL_PINNED, "leaky.cu", 34);
+    gpuh_impl_ledger_add(&fake[0 * FAKE_APART], 4096, GPUH_IMPL_DEVICE, "leaky.cu", 12);
+    gpuh_impl_ledger_add(&fake[1 * FAKE_APART], 24, GPUH_IMPL_PINNED, "leaky.cu", 34);
     rewind(f);
     listed = gpuh_impl_report_leaks(f);
     gpuh_test_read_back(f, text, sizeof text);
     TEST_ASSERT(listed == 2, "the report listed %zu allocations, expected 2", listed);
     TEST_ASSERT(strncmp(text, header, strlen(header)) == 0, "report header:\n%s", text);
-    sprintf(want, "gpuh: live device allocation %p of 4096 bytes from leaky.cu:12\n", (void *)&fake[0]);
+    sprintf(want, "gpuh: live device allocation %p of 4096 bytes from leaky.cu:12\n", (void *)&fake[0 * FAKE_APART]);
     TEST_CONTAINS(text, want);
-    sprintf(want, "gpuh: live pinned allocation %p of 24 bytes from leaky.cu:34\n", (void *)&fake[1]);
+    sprintf(want, "gpuh: live pinned allocation %p of 24 bytes from leaky.cu:34\n", (void *)&fake[1 * FAKE_APART]);
     TEST_CONTAINS(text, want);
-    gpuh_impl_ledger_remove(&fake[0]);
-    gpuh_impl_ledger_remove(&fake[1]);
+    gpuh_impl_ledger_remove(&fake[0 * FAKE_APART]);
+    gpuh_impl_ledger_remove(&fake[1 * FAKE_APART]);
     gpuh_reset_peak_memory();
     fclose(f);
+    free_fake_cells(fake);
 }
 
 /* =========================================================================== */
@@ -796,6 +881,7 @@ static void test_no_device(const char *why)
     cudaError_t err;
 
     TEST_ASSERT(why != NULL && why[0] != '\0', "gpuh_device_count gave no reason for 0 devices");
+    TEST_ASSERT(strstr(why, "insufficient") == NULL, "the reason \"%s\" reads as an old driver", why);
     printf("no CUDA device (%s): checking the no-device path\n", why ? why : "(null)");
 
     gpuh_test_clear_detail();
@@ -804,6 +890,9 @@ static void test_no_device(const char *why)
     TEST_ASSERT(d == NULL, "d = %p after a failed allocation, expected NULL", (void *)d);
     TEST_CONTAINS(gpuh_error_detail(), "gpuh_device_array");
     TEST_CONTAINS(gpuh_error_detail(), "40 bytes");
+    TEST_CONTAINS(gpuh_error_detail(), why);
+    TEST_ASSERT(strstr(gpuh_error_detail(), "could not allocate") == NULL, "no device reads as out of memory: \"%s\"",
+                gpuh_error_detail());
     d = &dummy;
     err = gpuh_to_device(&d, src, 10);
     TEST_ASSERT(err != cudaSuccess, "gpuh_to_device succeeded without a device");
@@ -901,10 +990,12 @@ int main(void)
     test_memory_arguments();
     test_sticky();
     test_report_error();
+    test_conventions();
     test_check_macro();
     test_timing_arguments();
     test_stream_arguments();
     test_ledger_bookkeeping();
+    test_ledger_reuse();
     test_leak_report();
     if (count == 0)
         test_no_device(why);

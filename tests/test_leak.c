@@ -11,6 +11,11 @@
      --child=clean   calls gpuh_check_leaks_at_exit(), frees everything: the
                      child prints nothing from gpuh at all
      --child=off     no call; GPUH_CHECK_LEAKS=0: a leak, not reported
+     --child=raw     calls gpuh_check_leaks_at_exit(), frees two of the
+                     allocations with cudaFree and cudaFreeHost (behind
+                     gpuh's back): only the third is a leak
+     --child=reset   calls gpuh_check_leaks_at_exit(), then cudaDeviceReset()
+                     frees everything: nothing is reported
    Each child prints "expect: <text>" for every report line it expects, and
    "child done" as its last line; the parent checks both directions.
    `test_leak --child=clean` alone is what scripts/gpu_check.sh runs under
@@ -31,7 +36,7 @@ static int child(const char *mode)
     float *d_a = NULL, *d_b = NULL;
     int *h_pinned = NULL;
     int line_a, line_pinned;
-    if (strcmp(mode, "leak") == 0 || strcmp(mode, "clean") == 0)
+    if (strcmp(mode, "env") != 0 && strcmp(mode, "off") != 0)
         GPUH_CHECK(gpuh_check_leaks_at_exit());
     if (strcmp(mode, "leak") == 0)
         GPUH_CHECK(gpuh_check_leaks_at_exit()); /* a second call must not print a second report */
@@ -39,7 +44,15 @@ static int child(const char *mode)
     GPUH_CHECK(gpuh_device_array(&d_b, 3));
     line_pinned = __LINE__; GPUH_CHECK(gpuh_pinned_array(&h_pinned, 100));
     GPUH_CHECK(gpuh_free(d_b)); /* freed: never in a report */
-    if (!leak) {
+    if (strcmp(mode, "raw") == 0) {
+        GPUH_CHECK(cudaFree(d_a));
+        GPUH_CHECK(cudaFreeHost(h_pinned));
+        GPUH_CHECK(gpuh_device_array(&d_b, 5));
+        printf("expect: gpuh: leak check at exit: 1 gpuh allocation (20 bytes tracked) not freed:\n");
+        printf("expect: device allocation %p of 20 bytes from %s:%d\n", (void *)d_b, __FILE__, __LINE__ - 2);
+    } else if (strcmp(mode, "reset") == 0) {
+        GPUH_CHECK(cudaDeviceReset());
+    } else if (!leak) {
         GPUH_CHECK(gpuh_free(d_a));
         GPUH_CHECK(gpuh_free(h_pinned));
     } else if (strcmp(mode, "leak") == 0) {
@@ -113,7 +126,9 @@ int main(int argc, char **argv)
     } runs[] = {{"GPUH_CHECK_LEAKS=", "leak", 3},
                 {"GPUH_CHECK_LEAKS=1", "env", 2},
                 {"GPUH_CHECK_LEAKS=1", "clean", 0},
-                {"GPUH_CHECK_LEAKS=0", "off", 0}};
+                {"GPUH_CHECK_LEAKS=0", "off", 0},
+                {"GPUH_CHECK_LEAKS=", "raw", 2},
+                {"GPUH_CHECK_LEAKS=", "reset", 0}};
     size_t i;
     int rc;
     if (argc > 1 && strncmp(argv[1], "--child=", 8) == 0)

@@ -27,12 +27,12 @@ static inline cudaError_t sgemm_check_args(const char *step, const float *d_A, c
                                            size_t tile_n, size_t tile_k)
 {
     if (M > 0 && N > 0 && (d_C == NULL || (K > 0 && (d_A == NULL || d_B == NULL))))
-        return gpuh_impl_fail(cudaErrorInvalidValue, "%s: %s is NULL (M %zu, N %zu, K %zu)", step,
-                              d_C == NULL ? "d_C" : d_A == NULL ? "d_A" : "d_B", M, N, K);
+        return gpuh_fail(cudaErrorInvalidValue, "%s: %s is NULL (M %zu, N %zu, K %zu)", step,
+                         d_C == NULL ? "d_C" : d_A == NULL ? "d_A" : "d_B", M, N, K);
     if (M % tile_m != 0 || N % tile_n != 0 || K % tile_k != 0)
-        return gpuh_impl_fail(cudaErrorInvalidValue,
-                              "%s: needs M a multiple of %zu, N of %zu and K of %zu (got M %zu, N %zu, K %zu)",
-                              step, tile_m, tile_n, tile_k, M, N, K);
+        return gpuh_fail(cudaErrorInvalidValue,
+                         "%s: needs M a multiple of %zu, N of %zu and K of %zu (got M %zu, N %zu, K %zu)",
+                         step, tile_m, tile_n, tile_k, M, N, K);
     return cudaSuccess;
 }
 
@@ -44,8 +44,8 @@ static inline cudaError_t sgemm_check_aligned(const char *step, const float *d_A
                                               const float *d_C)
 {
     if (((uintptr_t)d_A | (uintptr_t)d_B | (uintptr_t)d_C) % 16 != 0)
-        return gpuh_impl_fail(cudaErrorInvalidValue, "%s: d_A %p, d_B %p and d_C %p must be 16-byte aligned",
-                              step, (const void *)d_A, (const void *)d_B, (const void *)d_C);
+        return gpuh_fail(cudaErrorInvalidValue, "%s: d_A %p, d_B %p and d_C %p must be 16-byte aligned",
+                         step, (const void *)d_A, (const void *)d_B, (const void *)d_C);
     return cudaSuccess;
 }
 
