@@ -123,6 +123,7 @@
      gpuh_shards_device_array(&sh, set, rows, row_elems, elem_size)   split by whole rows
      gpuh_shards_to_device(&sh, set, h, rows, row_elems)    split + copy (Numba to_device per device)
      gpuh_replicate_to_device(&sh, set, h, n)  a whole copy on every device
+     gpuh_replicate_device_array(&sh, set, n, elem_size)   the same, uninitialised
      gpuh_shards_copy_to_device(h, &sh, set), gpuh_shards_copy_to_host(h, &sh, set)
      gpuh_shards_rows/_elems(&sh, i), gpuh_shards_free(&sh)
      gpuh_shards_gather(&sh, set, index, d_dst)   all shards onto one device (peer copies)
@@ -2319,6 +2320,13 @@ GPUH_DEF cudaError_t gpuh_impl_shards_to_device(const char *fn, gpuh_shards *sh,
     }
     return err;
 }
+
+/* gpuh_replicate_device_array(&sh, set, count, elem_size): an uninitialised
+   array of count elements of elem_size bytes, whole on every device of the
+   set (replicated shards). Errors: as gpuh_shards_device_array. */
+#define gpuh_replicate_device_array(sh, set, count, elem_size)                                                   \
+    gpuh_impl_shards_alloc("gpuh_replicate_device_array", (sh), (set), (count), 1, (elem_size), 1, __FILE__,      \
+                           __LINE__)
 
 /* gpuh_shards_copy_to_device(h_src, &sh, set) / gpuh_shards_copy_to_host(h_dst, &sh, set):
    copy between the whole host array (rows × row_elems elements of the
