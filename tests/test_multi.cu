@@ -258,19 +258,22 @@ template <typename T> static void test_reductions(void)
     const double u = sizeof(T) == 4 ? 5.96e-8 : 1.12e-16;
     for (size_t n : sizes()) {
         std::vector<T> x(n), y(n);
-        double sum = 0, abs_sum = 0, dot = 0, abs_dot = 0, sq = 0, lo = 0, hi = 0;
+        /* long double: a double reference summed in order would be less accurate than gpuh's tree */
+        long double sum_l = 0, dot_l = 0, sq_l = 0;
+        double abs_sum = 0, abs_dot = 0, lo = 0, hi = 0;
         gpuh_shards dx, dy;
         for (size_t i = 0; i < n; ++i) {
             x[i] = rand_val<T>();
             y[i] = rand_val<T>();
-            sum += (double)x[i];
+            sum_l += (long double)x[i];
             abs_sum += fabs((double)x[i]);
-            dot += (double)x[i] * (double)y[i];
+            dot_l += (long double)x[i] * (long double)y[i];
             abs_dot += fabs((double)x[i] * (double)y[i]);
-            sq += (double)x[i] * (double)x[i];
+            sq_l += (long double)x[i] * (long double)x[i];
             lo = i == 0 || (double)x[i] < lo ? (double)x[i] : lo;
             hi = i == 0 || (double)x[i] > hi ? (double)x[i] : hi;
         }
+        const double sum = (double)sum_l, dot = (double)dot_l, sq = (double)sq_l;
         if (!TEST_CUDA(gpuh_shards_to_device(&dx, &set, x.data(), n, 1)))
             continue;
         TEST_CUDA(gpuh_shards_to_device(&dy, &set, y.data(), n, 1));
