@@ -1645,10 +1645,44 @@ template <> struct gpuh_impl_wide<int> { typedef long long type; };
 
 enum { GPUH_IMPL_SUM, GPUH_IMPL_MIN, GPUH_IMPL_MAX, GPUH_IMPL_DOT, GPUH_IMPL_NORM2 };
 
+/* The one-device reduction of each kind, chosen at compile time (dot and
+   norm2 exist for float and double only). */
+template <int KIND> struct gpuh_impl_shard_reduce;
+template <> struct gpuh_impl_shard_reduce<GPUH_IMPL_SUM> {
+    template <typename T> static cudaError_t run(const T *x, const T *, size_t n, T *out, void *tmp, cudaStream_t s)
+    {
+        return gpuh_sum<T>(x, n, out, tmp, s);
+    }
+};
+template <> struct gpuh_impl_shard_reduce<GPUH_IMPL_MIN> {
+    template <typename T> static cudaError_t run(const T *x, const T *, size_t n, T *out, void *tmp, cudaStream_t s)
+    {
+        return gpuh_min<T>(x, n, out, tmp, s);
+    }
+};
+template <> struct gpuh_impl_shard_reduce<GPUH_IMPL_MAX> {
+    template <typename T> static cudaError_t run(const T *x, const T *, size_t n, T *out, void *tmp, cudaStream_t s)
+    {
+        return gpuh_max<T>(x, n, out, tmp, s);
+    }
+};
+template <> struct gpuh_impl_shard_reduce<GPUH_IMPL_DOT> {
+    template <typename T> static cudaError_t run(const T *x, const T *y, size_t n, T *out, void *tmp, cudaStream_t s)
+    {
+        return gpuh_dot<T>(x, y, n, out, tmp, s);
+    }
+};
+template <> struct gpuh_impl_shard_reduce<GPUH_IMPL_NORM2> {
+    template <typename T> static cudaError_t run(const T *x, const T *, size_t n, T *out, void *tmp, cudaStream_t s)
+    {
+        return gpuh_norm2<T>(x, n, out, tmp, s);
+    }
+};
+
 /* Each device reduces its shard into its scratch, the results come back to
    the set's pinned buffer, then the host combines them in set order. */
-template <typename T>
-cudaError_t gpuh_impl_sharded_reduce(const char *fn, int kind, const gpuh_devices *set, const gpuh_shards *x,
+template <int kind, typename T>
+cudaError_t gpuh_impl_sharded_reduce(const char *fn, const gpuh_devices *set, const gpuh_shards *x,
                                      const gpuh_shards *y, T *h_result)
 {
     typedef typename gpuh_impl_wide<T>::type W;
@@ -1675,13 +1709,8 @@ cudaError_t gpuh_impl_sharded_reduce(const char *fn, int kind, const gpuh_device
         cudaError_t e;
         if (n == 0 && order)
             return cudaSuccess; /* nothing to contribute */
-        switch (kind) {
-        case GPUH_IMPL_SUM: e = gpuh_sum<T>(in, n, d_out, scratch, s); break;
-        case GPUH_IMPL_MIN: e = gpuh_min<T>(in, n, d_out, scratch, s); break;
-        case GPUH_IMPL_MAX: e = gpuh_max<T>(in, n, d_out, scratch, s); break;
-        case GPUH_IMPL_DOT: e = gpuh_dot<T>(in, static_cast<const T *>(y->ptr[i]), n, d_out, scratch, s); break;
-        default: e = gpuh_norm2<T>(in, n, d_out, scratch, s); break;
-        }
+        e = gpuh_impl_shard_reduce<kind>::run(in, y != NULL ? static_cast<const T *>(y->ptr[i]) : in, n, d_out,
+                                              static_cast<void *>(scratch), s);
         if (e != cudaSuccess)
             return e;
         return cudaMemcpyAsync(static_cast<unsigned char *>(set->h_partial) + 16 * i, d_out, sizeof(T),
@@ -1721,26 +1750,26 @@ cudaError_t gpuh_impl_sharded_reduce(const char *fn, int kind, const gpuh_device
    the device. */
 template <typename T> cudaError_t gpuh_sharded_sum(const gpuh_devices *set, const gpuh_shards *x, T *h_result)
 {
-    return gpuh_impl_sharded_reduce<T>("gpuh_sharded_sum", GPUH_IMPL_SUM, set, x, NULL, h_result);
+    return gpuh_impl_sharded_reduce<GPUH_IMPL_SUM, T>("gpuh_sharded_sum", set, x, NULL, h_result);
 }
 template <typename T> cudaError_t gpuh_sharded_min(const gpuh_devices *set, const gpuh_shards *x, T *h_result)
 {
-    return gpuh_impl_sharded_reduce<T>("gpuh_sharded_min", GPUH_IMPL_MIN, set, x, NULL, h_result);
+    return gpuh_impl_sharded_reduce<GPUH_IMPL_MIN, T>("gpuh_sharded_min", set, x, NULL, h_result);
 }
 template <typename T> cudaError_t gpuh_sharded_max(const gpuh_devices *set, const gpuh_shards *x, T *h_result)
 {
-    return gpuh_impl_sharded_reduce<T>("gpuh_sharded_max", GPUH_IMPL_MAX, set, x, NULL, h_result);
+    return gpuh_impl_sharded_reduce<GPUH_IMPL_MAX, T>("gpuh_sharded_max", set, x, NULL, h_result);
 }
 template <typename T>
 cudaError_t gpuh_sharded_dot(const gpuh_devices *set, const gpuh_shards *x, const gpuh_shards *y, T *h_result)
 {
     if (y == NULL)
         return gpuh_impl_fail(cudaErrorInvalidValue, "gpuh_sharded_dot: y is NULL");
-    return gpuh_impl_sharded_reduce<T>("gpuh_sharded_dot", GPUH_IMPL_DOT, set, x, y, h_result);
+    return gpuh_impl_sharded_reduce<GPUH_IMPL_DOT, T>("gpuh_sharded_dot", set, x, y, h_result);
 }
 template <typename T> cudaError_t gpuh_sharded_norm2(const gpuh_devices *set, const gpuh_shards *x, T *h_result)
 {
-    return gpuh_impl_sharded_reduce<T>("gpuh_sharded_norm2", GPUH_IMPL_NORM2, set, x, NULL, h_result);
+    return gpuh_impl_sharded_reduce<GPUH_IMPL_NORM2, T>("gpuh_sharded_norm2", set, x, NULL, h_result);
 }
 
 /* gpuh_sharded_gemm(set, M, N, K, alpha, &A, &B, beta, &C): C = alpha·A·B +
