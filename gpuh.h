@@ -2036,12 +2036,12 @@ GPUH_DEF cudaError_t gpuh_devices_open(gpuh_devices *set, const int *ids, int co
                 continue;
             err = cudaDeviceCanAccessPeer(&can, set->id[i], set->id[j]);
             if (err == cudaSuccess && can) {
-                err = cudaDeviceEnablePeerAccess(set->id[j], 0);
-                if (err == cudaErrorPeerAccessAlreadyEnabled) { /* enabled earlier in this process */
+                /* already enabled (earlier in this process) counts as on; any other refusal
+                   (e.g. cudaErrorTooManyPeers) leaves the pair off, as gpuh_devices_report_peers says */
+                const cudaError_t e = cudaDeviceEnablePeerAccess(set->id[j], 0);
+                if (e != cudaSuccess)
                     cudaGetLastError();
-                    err = cudaSuccess;
-                }
-                set->peer[i][j] = err == cudaSuccess;
+                set->peer[i][j] = e == cudaSuccess || e == cudaErrorPeerAccessAlreadyEnabled;
             }
         }
         err = gpuh_impl_on_device(err, "gpuh_devices_open", i, set->id[i]);

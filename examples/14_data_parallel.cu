@@ -161,6 +161,7 @@ int main(void)
 
     /* the data: X uniform in (-1, 1), w_true uniform in (-1, 1), noise 0.01 */
     unsigned long long s = gpuh_random_seed();
+    printf("seed %llu (rerun with GPUH_SEED=%llu)\n", s, s);
     auto uniform = [&s]() {
         s = s * 6364136223846793005ull + 1442695040888963407ull;
         return (float)((double)(s >> 11) * (2.0 / 9007199254740992.0) - 1.0);

@@ -122,7 +122,9 @@ int main(void)
                 close(fds[0]);
             else
                 close(fds[1]);
-            _exit(run_rank(r, fds[0], fds[1], seed));
+            const int rc = run_rank(r, fds[0], fds[1], seed);
+            fflush(stdout); /* _exit flushes nothing */
+            _exit(rc);
         }
     }
     close(fds[0]);
