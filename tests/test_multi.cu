@@ -128,6 +128,21 @@ static void test_set(int visible)
     }
     TEST_CUDA(cudaGetDevice(&cur));
     TEST_ASSERT(cur == 0, "the helpers leave the current device as they found it (%d)", cur);
+
+    /* The current device belongs to the host thread that set it. */
+    int in_thread = -1;
+    std::thread t([&] {
+        cudaSetDevice(visible - 1);
+        cudaGetDevice(&in_thread);
+    });
+    t.join();
+    TEST_CUDA(cudaGetDevice(&cur));
+    TEST_ASSERT(in_thread == visible - 1 && cur == 0, "current device: %d in the thread, %d here", in_thread, cur);
+    /* Peer access enabled by gpuh_devices_open: enabling it again says so. */
+    if (visible >= 2 && set.peer[0][1]) {
+        TEST_ERR(cudaDeviceEnablePeerAccess(1, 0), cudaErrorPeerAccessAlreadyEnabled);
+        cudaGetLastError();
+    }
 }
 
 /* ===========================================================================
@@ -614,6 +629,39 @@ static void test_comm_threads(void)
 #endif
 }
 
+#ifdef GPUH_SIM
+/* The simulator's NCCL finds what NCCL on a GPU would hang on. */
+static void test_sim_nccl_checks(void)
+{
+    gpuh_devices two;
+    ncclComm_t c[2];
+    float *d[2] = {NULL, NULL};
+    if (set.count < 2 || !TEST_CUDA(gpuh_devices_open(&two, NULL, 2)) || !TEST_CUDA(gpuh_devices_init_nccl(&two)))
+        return;
+    memcpy(c, two.comm, sizeof c);
+    for (int i = 0; i < 2; ++i)
+        TEST_CUDA(gpuh_device_array(&d[i], 8));
+    ncclGroupStart();
+    ncclAllReduce(d[0], d[0], 8, ncclFloat32, ncclSum, c[0], two.stream[0]);
+    ncclBroadcast(d[1], d[1], 8, ncclFloat32, 0, c[1], two.stream[1]);
+    TEST_ASSERT(ncclGroupEnd() == ncclInvalidUsage, "ranks that call different collectives fail");
+    TEST_CONTAINS(ncclGetLastError(c[0]), "every rank must make the same calls in the same order");
+    float host[8];
+    TEST_ASSERT(ncclAllReduce(host, host, 8, ncclFloat32, ncclSum, c[0], two.stream[0]) == ncclInvalidArgument,
+                "host memory is refused");
+    TEST_CONTAINS(ncclGetLastError(c[0]), "is not device memory");
+    /* one rank alone, outside a group: an error after the timeout, not a hang */
+    setenv("GPUH_SIM_NCCL_TIMEOUT", "0.2", 1);
+    TEST_ASSERT(ncclAllReduce(d[0], d[0], 8, ncclFloat32, ncclSum, c[0], two.stream[0]) == ncclInvalidUsage,
+                "a rank left alone times out");
+    TEST_CONTAINS(ncclGetLastError(c[0]), "for ranks 1 to call the collective");
+    unsetenv("GPUH_SIM_NCCL_TIMEOUT");
+    for (int i = 0; i < 2; ++i)
+        gpuh_free(d[i]);
+    TEST_CUDA(gpuh_devices_close(&two));
+}
+#endif
+
 static void test_collectives(void)
 {
     const char *reason = "?";
@@ -626,6 +674,9 @@ static void test_collectives(void)
     test_all_reduce<int>(GPUH_INT32);
     test_broadcast_gather();
     test_comm_threads();
+#ifdef GPUH_SIM
+    test_sim_nccl_checks();
+#endif
 }
 #else
 /* Built without NCCL on purpose: every collective says how to get it. */
