@@ -2376,11 +2376,12 @@ GPUH_DEF cudaError_t gpuh_shards_free(gpuh_shards *sh)
    the pointers' type) between the memory of two devices (or within one),
    directly over NVLink/PCIe where peer access is on and through the host
    otherwise, ordered on `stream` (a stream of either device; unified
-   addressing tells the runtime which devices the pointers belong to).
+   addressing tells the runtime which devices the pointers belong to, so
+   the copy is cudaMemcpyDefault's).
    Errors: as gpuh_copy_to_device. Idea: cudaMemcpyPeerAsync. */
 #define gpuh_copy_peer(d_dst, d_src, count, stream)                                                              \
     gpuh_impl_copy("gpuh_copy_peer", (d_dst), sizeof *(d_dst), (d_src), sizeof *(d_src), (count),                \
-                   cudaMemcpyDeviceToDevice, 1, (stream))
+                   cudaMemcpyDefault, 1, (stream))
 
 /* gpuh_shards_gather(&sh, set, index, d_dst): copies every shard, in row
    order, into d_dst (rows × row_elems elements on device set->id[index]),
