@@ -50,10 +50,10 @@
    ENVIRONMENT
      GPUH_SIM_THREADS    CPU threads that run blocks (default: all cores)
      GPUH_SIM_STACK_KB   stack of each simulated thread (default 256, 1024 under ASan)
+     GPUH_SIM_REPS       at most this many timed runs in gpuh_time_median_ms (unset: no limit)
      GPUH_SIM_DEVICES    devices presented (default 1), with NCCL's collectives
-                       (see SEVERAL DEVICES AND THE NCCL STAND-IN)
-   GPUH_SIM_NCCL_TIMEOUT  seconds a collective waits for the other ranks (default 30)
-   GPUH_SIM_REPS       at most this many timed runs in gpuh_time_median_ms (unset: no limit)
+                         (see SEVERAL DEVICES AND THE NCCL STAND-IN)
+     GPUH_SIM_NCCL_TIMEOUT  seconds a collective waits for the other ranks (default 30)
    IDEAS FROM
      Numba's CUDA simulator (NUMBA_ENABLE_CUDASIM: kernels on the CPU for
      debugging, one host thread per CUDA thread); the schedule switch from the
