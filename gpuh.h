@@ -49,6 +49,11 @@
    GPUH_USE_CURAND     if defined, declares the gpuh_random_* helpers (include
                        curand.h; link CUDA::curand or -lcurand).
                                                        default: undefined
+   GPUH_USE_NCCL       if defined, the collectives (gpuh_all_reduce & co.) go
+                       through NCCL (include path of nccl.h; link CMake's
+                       gpuh::nccl or -lnccl); undefined, they return
+                       cudaErrorNotSupported saying so.  default: undefined
+   GPUH_MAX_DEVICES    most devices in a gpuh_devices set.   default: 16
    GPUH_LEDGER_CAPACITY  live allocations the ledger tracks by name and size
                        (more still work, but are counted as untracked).
                                                        default: 1024
@@ -168,6 +173,28 @@
      gpuh_pipeline_chunk                       when each chunk's copies and kernel ran
      GPUH_PIPELINE_MAX_ARRAYS (4), GPUH_PIPELINE_MAX_STREAMS (16),
      GPUH_PIPELINE_DEFAULT_CHUNK (2^20 elements), GPUH_PIPELINE_DEFAULT_STREAMS (4)
+   Several devices (one host thread; errors name the device)
+     gpuh_devices_open(&set, ids, count)       devices (NULL: the first count, all if count <= 0),
+                                               a stream each, peer access where possible
+     gpuh_devices_report_peers(set, file)      pairs without peer access (int)
+     gpuh_devices_run(set, step, ctx)          step(ctx, index, device, stream) on each device
+     gpuh_devices_sync(set), gpuh_devices_close(&set)
+     gpuh_shards_device_array(&sh, set, rows, row_elems, elem_size)   split by whole rows
+     gpuh_shards_to_device(&sh, set, h, rows, row_elems)    split + copy (Numba to_device per device)
+     gpuh_replicate_to_device(&sh, set, h, n)  a whole copy on every device
+     gpuh_replicate_device_array(&sh, set, n, elem_size)   the same, uninitialised
+     gpuh_shards_copy_to_device(h, &sh, set), gpuh_shards_copy_to_host(h, &sh, set)
+     gpuh_shards_rows/_elems(&sh, i), gpuh_shards_free(&sh)
+     gpuh_shards_gather(&sh, set, index, d_dst)   all shards onto one device (peer copies)
+     gpuh_copy_peer(d_dst, d_src, n, stream)   device to device (peer links where they exist)
+   Collectives (GPUH_USE_NCCL; without it they return cudaErrorNotSupported)
+     gpuh_nccl_available(&reason)              1 if built with NCCL (int)
+     gpuh_devices_init_nccl(set)               one communicator per device (one process)
+     gpuh_all_reduce(set, send, recv, n, dtype, op), gpuh_broadcast(..., root),
+     gpuh_all_gather(set, send, recv, n, dtype)    one buffer per device, on the set's streams
+     gpuh_nccl_id_create/_write/_read(&id, ...)    the id ranks share (file, pipe)
+     gpuh_comm_init(&comm, &id, nranks, rank, device), gpuh_comm_destroy(&comm)
+     gpuh_comm_all_reduce/_broadcast/_all_gather(&comm, ..., stream)   one process per device
    Random inputs
      gpuh_random_seed()                          GPUH_SEED, or fresh from the clock (no cuRAND needed)
    Random inputs (GPUH_USE_CURAND)
@@ -2344,6 +2371,981 @@ GPUH_DEF cudaError_t gpuh_pipeline(const gpuh_pipeline_desc *desc)
         err = gpuh_impl_pipeline_run(desc, &p);
     freed = gpuh_impl_pipeline_free(&p);
     return err != cudaSuccess ? err : freed;
+}
+
+/* ===========================================================================
+   SEVERAL DEVICES
+   A set of devices driven from one host thread: each device gets its own
+   stream, peer access is turned on wherever the hardware allows it, and a
+   step runs on every device in turn. Launches return at once, so the devices
+   work at the same time; gpuh_devices_sync waits for all of them. Sharded
+   arrays split one host array into per-device pieces of whole rows.
+   Collectives (all-reduce, broadcast, all-gather) go through NCCL when
+   GPUH_USE_NCCL is defined, and otherwise return cudaErrorNotSupported
+   saying so. Every error names the device (its CUDA ordinal and its index in
+   the set). Each helper leaves the calling thread's current device as it
+   found it.
+   Idea: the CUDA samples simpleMultiGPU and simpleP2P (one stream per device,
+   cudaDeviceEnablePeerAccess); NCCL's two ways of building communicators
+   (ncclCommInitAll in one process, ncclCommInitRank with an ncclUniqueId
+   passed between processes); PyTorch DistributedDataParallel's all-reduce of
+   the gradients.
+   =========================================================================== */
+#if defined(GPUH_USE_NCCL) && !defined(GPUH_SIM)
+#ifdef __cplusplus
+} /* extern "C" (nccl.h declares its own) */
+#endif
+#include <nccl.h>
+#ifdef __cplusplus
+extern "C" {
+#endif
+#endif
+
+/* Most devices in a set (gpuh_devices, gpuh_shards). */
+#ifndef GPUH_MAX_DEVICES
+#define GPUH_MAX_DEVICES 16
+#endif
+/* Bytes of device scratch each device of a set keeps, aligned to 256 bytes:
+   the sharded reductions put their per-block partials and result there. */
+#define GPUH_DEVICES_SCRATCH_BYTES 16384u
+
+/* gpuh_devices: the devices a program drives together. Fill it with
+   gpuh_devices_open, release it with gpuh_devices_close; read the fields,
+   do not write them. peer[i][j] is 1 when device id[i] reads and writes
+   id[j]'s memory directly (NVLink or PCIe peer-to-peer); 0 means copies
+   between the two go through host memory (the runtime does that itself). */
+typedef struct gpuh_devices {
+    int count;                                              /* devices in the set */
+    int id[GPUH_MAX_DEVICES];                               /* their CUDA ordinals */
+    cudaStream_t stream[GPUH_MAX_DEVICES];                  /* one non-blocking stream each */
+    unsigned char peer[GPUH_MAX_DEVICES][GPUH_MAX_DEVICES]; /* 1: direct access i -> j */
+    void *scratch[GPUH_MAX_DEVICES];                        /* GPUH_DEVICES_SCRATCH_BYTES each */
+    void *h_partial;                                        /* pinned, 16 bytes per device */
+    void *comm[GPUH_MAX_DEVICES];                           /* NCCL communicators, or NULL */
+} gpuh_devices;
+
+/* gpuh_device_step: what gpuh_devices_run calls once per device, with that
+   device current: index is its place in the set (0 .. count-1), device its
+   CUDA ordinal, stream the set's stream for it. Enqueue work on `stream` and
+   return; return an error to stop the run. */
+typedef cudaError_t (*gpuh_device_step)(void *ctx, int index, int device, cudaStream_t stream);
+
+/* Element types and reduction operators of the collectives (NCCL's, under
+   gpuh's names so that the declarations need no nccl.h). */
+typedef enum gpuh_dtype { GPUH_INT32, GPUH_INT64, GPUH_FLOAT32, GPUH_FLOAT64 } gpuh_dtype;
+typedef enum gpuh_reduce_op { GPUH_OP_SUM, GPUH_OP_PROD, GPUH_OP_MAX, GPUH_OP_MIN, GPUH_OP_AVG } gpuh_reduce_op;
+
+/* gpuh_shards: one array of `rows` × `row_elems` elements of `elem_size`
+   bytes split by whole rows over the devices of a set: shard i holds rows
+   first_row[i] .. first_row[i+1]-1 (row-major), at ptr[i] on device
+   device[i] (NULL when it holds no row). The first rows % count shards get
+   one row more than the others. Replicated (replicated = 1): every shard
+   holds the whole array. A vector is rows = n, row_elems = 1. */
+typedef struct gpuh_shards {
+    int count, replicated;
+    size_t rows, row_elems, elem_size;
+    size_t first_row[GPUH_MAX_DEVICES + 1];
+    int device[GPUH_MAX_DEVICES];
+    void *ptr[GPUH_MAX_DEVICES];
+} gpuh_shards;
+
+/* The unique id that ranks in several processes share to build one NCCL
+   communicator (ncclUniqueId's 128 bytes), and one rank's communicator. */
+typedef struct gpuh_nccl_id {
+    unsigned char bytes[128];
+} gpuh_nccl_id;
+typedef struct gpuh_comm {
+    void *nccl;             /* the ncclComm_t */
+    int rank, nranks, device; /* this process's rank, the ranks in all, its CUDA ordinal */
+} gpuh_comm;
+
+/* Clears the detail, so that a step's own detail can be told from an older one. */
+GPUH_DEF void gpuh_impl_clear_detail(void)
+{
+    gpuh_impl_fail(cudaSuccess, "%s", "");
+}
+
+/* Returns err (a failure of set index i) with a detail that names the
+   device and keeps the step's own detail, if it left one. */
+GPUH_DEF cudaError_t gpuh_impl_on_device(cudaError_t err, const char *fn, int index, int device)
+{
+    char inner[320];
+    if (err == cudaSuccess)
+        return err;
+    if (gpuh_error_detail()[0] != '\0')
+        snprintf(inner, sizeof inner, "%s", gpuh_error_detail());
+    else
+        snprintf(inner, sizeof inner, "%s: %s", cudaGetErrorName(err), cudaGetErrorString(err));
+    cudaGetLastError();
+    return gpuh_impl_fail(err, "%s: device %d (set index %d): %s", fn, device, index, inner);
+}
+
+GPUH_DEF cudaError_t gpuh_impl_set_check(const char *fn, const gpuh_devices *set)
+{
+    if (set == NULL)
+        return gpuh_impl_fail(cudaErrorInvalidValue, "%s: the device set is NULL", fn);
+    if (set->count <= 0 || set->count > GPUH_MAX_DEVICES)
+        return gpuh_impl_fail(cudaErrorInvalidValue, "%s: the device set has %d devices (open it first)", fn,
+                              set->count);
+    return cudaSuccess;
+}
+
+/* gpuh_devices_close: waits for each device's stream, then releases the
+   set's communicators, streams and scratch; count becomes 0. NULL or an
+   empty set is a no-op. Returns the first error, naming its device; goes on
+   releasing after one. */
+GPUH_DEF cudaError_t gpuh_devices_close(gpuh_devices *set);
+
+/* gpuh_devices_open(&set, ids, count): the devices ids[0 .. count-1] (CUDA
+   ordinals, as CUDA_VISIBLE_DEVICES numbers them), or with ids NULL the
+   first `count` visible devices, all of them when count ≤ 0. Creates one
+   non-blocking stream and GPUH_DEVICES_SCRATCH_BYTES of scratch per device
+   and enables peer access for every ordered pair that
+   cudaDeviceCanAccessPeer allows (see gpuh_devices_report_peers for the
+   others). On error the set is empty. Errors: cudaErrorInvalidValue (set
+   NULL, ids with count ≤ 0, more than GPUH_MAX_DEVICES, a device listed
+   twice), cudaErrorInvalidDevice (an ordinal out of range, more devices
+   asked for than visible), cudaErrorNoDevice, the runtime's (named with the
+   device). Idea: the CUDA sample simpleP2P; Numba's cuda.gpus. */
+GPUH_DEF cudaError_t gpuh_devices_open(gpuh_devices *set, const int *ids, int count)
+{
+    const char *reason = "";
+    int visible, i, j, prev = 0;
+    cudaError_t err = cudaSuccess;
+    if (set == NULL)
+        return gpuh_impl_fail(cudaErrorInvalidValue, "gpuh_devices_open: set is NULL");
+    memset(set, 0, sizeof *set);
+    visible = gpuh_device_count(&reason);
+    if (visible == 0)
+        return gpuh_impl_fail(cudaErrorNoDevice, "gpuh_devices_open: no CUDA device: %s", reason);
+    if (ids != NULL && count <= 0)
+        return gpuh_impl_fail(cudaErrorInvalidValue, "gpuh_devices_open: a device list with count %d", count);
+    if (count <= 0)
+        count = visible;
+    if (count > GPUH_MAX_DEVICES)
+        return gpuh_impl_fail(cudaErrorInvalidValue, "gpuh_devices_open: %d devices, more than GPUH_MAX_DEVICES (%d)",
+                              count, GPUH_MAX_DEVICES);
+    if (ids == NULL && count > visible)
+        return gpuh_impl_fail(cudaErrorInvalidDevice, "gpuh_devices_open: %d devices asked for, %d visible", count,
+                              visible);
+    for (i = 0; i < count; ++i) {
+        const int id = ids != NULL ? ids[i] : i;
+        if (id < 0 || id >= visible)
+            return gpuh_impl_fail(cudaErrorInvalidDevice,
+                                  "gpuh_devices_open: ids[%d] = %d is out of range (%d visible)", i, id, visible);
+        for (j = 0; j < i; ++j)
+            if (set->id[j] == id)
+                return gpuh_impl_fail(cudaErrorInvalidValue,
+                                      "gpuh_devices_open: device %d is listed twice (ids[%d] and ids[%d])", id, j,
+                                      i);
+        set->id[i] = id;
+    }
+    if ((err = cudaGetDevice(&prev)) != cudaSuccess)
+        return gpuh_impl_fail(err, "gpuh_devices_open: cudaGetDevice: %s", cudaGetErrorString(err));
+    set->count = count;
+    for (i = 0; i < count && err == cudaSuccess; ++i) {
+        gpuh_impl_clear_detail();
+        err = cudaSetDevice(set->id[i]);
+        if (err == cudaSuccess)
+            err = cudaStreamCreateWithFlags(&set->stream[i], cudaStreamNonBlocking);
+        if (err == cudaSuccess)
+            err = cudaMalloc(&set->scratch[i], GPUH_DEVICES_SCRATCH_BYTES);
+        for (j = 0; j < count && err == cudaSuccess; ++j) {
+            int can = 0;
+            if (j == i)
+                continue;
+            err = cudaDeviceCanAccessPeer(&can, set->id[i], set->id[j]);
+            if (err == cudaSuccess && can) {
+                /* already enabled (earlier in this process) counts as on; any other refusal
+                   (e.g. cudaErrorTooManyPeers) leaves the pair off, as gpuh_devices_report_peers says */
+                const cudaError_t e = cudaDeviceEnablePeerAccess(set->id[j], 0);
+                if (e != cudaSuccess)
+                    cudaGetLastError();
+                set->peer[i][j] = e == cudaSuccess || e == cudaErrorPeerAccessAlreadyEnabled;
+            }
+        }
+        err = gpuh_impl_on_device(err, "gpuh_devices_open", i, set->id[i]);
+    }
+    if (err == cudaSuccess && (err = cudaMallocHost(&set->h_partial, 16 * GPUH_MAX_DEVICES)) != cudaSuccess)
+        err = gpuh_impl_fail(err, "gpuh_devices_open: %d bytes of pinned memory: %s", 16 * GPUH_MAX_DEVICES,
+                             cudaGetErrorString(err));
+    if (err != cudaSuccess) {
+        char keep[320];
+        snprintf(keep, sizeof keep, "%s", gpuh_error_detail());
+        gpuh_devices_close(set);
+        gpuh_impl_fail(err, "%s", keep);
+    }
+    cudaSetDevice(prev);
+    return err;
+}
+
+GPUH_DEF cudaError_t gpuh_impl_comm_destroy(void *comm); /* with the collectives, below */
+
+GPUH_DEF cudaError_t gpuh_devices_close(gpuh_devices *set)
+{
+    cudaError_t first = cudaSuccess, err;
+    int i, prev = 0;
+    if (set == NULL || set->count <= 0)
+        return cudaSuccess;
+    cudaGetDevice(&prev);
+    for (i = 0; i < set->count && i < GPUH_MAX_DEVICES; ++i) {
+        gpuh_impl_clear_detail();
+        err = cudaSetDevice(set->id[i]);
+        if (err == cudaSuccess && set->stream[i] != NULL)
+            err = cudaStreamSynchronize(set->stream[i]);
+        if (set->comm[i] != NULL) {
+            cudaError_t e = gpuh_impl_comm_destroy(set->comm[i]);
+            err = err != cudaSuccess ? err : e;
+        }
+        if (set->stream[i] != NULL)
+            cudaStreamDestroy(set->stream[i]);
+        if (set->scratch[i] != NULL)
+            cudaFree(set->scratch[i]);
+        err = gpuh_impl_on_device(err, "gpuh_devices_close", i, set->id[i]);
+        if (first == cudaSuccess && err != cudaSuccess) {
+            first = err;
+            GPUH_LOG("gpuh: %s\n", gpuh_error_detail()); /* later devices may overwrite the detail */
+        }
+    }
+    if (set->h_partial != NULL)
+        cudaFreeHost(set->h_partial);
+    memset(set, 0, sizeof *set);
+    cudaSetDevice(prev);
+    return first;
+}
+
+/* gpuh_devices_report_peers: prints, to `out` (stdout if NULL), each ordered
+   pair of the set's devices without direct peer access ("device 0 -> 1: no
+   peer access; copies go through the host"), or that all pairs have it.
+   Returns the number of pairs without it (int; 0 for a set of one). */
+GPUH_DEF int gpuh_devices_report_peers(const gpuh_devices *set, FILE *out)
+{
+    int i, j, missing = 0;
+    if (out == NULL)
+        out = stdout;
+    if (set == NULL)
+        return 0;
+    for (i = 0; i < set->count; ++i)
+        for (j = 0; j < set->count; ++j)
+            if (i != j && !set->peer[i][j]) {
+                fprintf(out, "gpuh: device %d -> %d: no peer access; copies between them go through the host\n",
+                        set->id[i], set->id[j]);
+                ++missing;
+            }
+    if (missing == 0 && set->count > 1)
+        fprintf(out, "gpuh: peer access between all %d devices\n", set->count);
+    return missing;
+}
+
+/* gpuh_devices_run(set, step, ctx): for each device of the set in order,
+   makes it current and calls step(ctx, index, device, stream). Does not
+   wait for the work the steps enqueue (gpuh_devices_sync does). Stops at the
+   first step that fails and returns its error, with a detail naming the
+   device and keeping the step's own detail. Errors: cudaErrorInvalidValue
+   (set or step NULL, an empty set), the steps'. Idea: simpleMultiGPU's loop
+   over devices, each with its own stream, from one host thread. */
+GPUH_DEF cudaError_t gpuh_devices_run(const gpuh_devices *set, gpuh_device_step step, void *ctx)
+{
+    cudaError_t err = gpuh_impl_set_check("gpuh_devices_run", set);
+    int i, prev = 0;
+    if (err != cudaSuccess)
+        return err;
+    if (step == NULL)
+        return gpuh_impl_fail(cudaErrorInvalidValue, "gpuh_devices_run: step is NULL");
+    cudaGetDevice(&prev);
+    for (i = 0; i < set->count && err == cudaSuccess; ++i) {
+        gpuh_impl_clear_detail();
+        err = cudaSetDevice(set->id[i]);
+        if (err == cudaSuccess)
+            err = step(ctx, i, set->id[i], set->stream[i]);
+        err = gpuh_impl_on_device(err, "gpuh_devices_run", i, set->id[i]);
+    }
+    cudaSetDevice(prev);
+    return err;
+}
+
+/* gpuh_devices_sync: waits until every device's stream of the set is idle.
+   Errors: cudaErrorInvalidValue (an empty set), else the first device's
+   error, named with its device (it comes from work enqueued earlier). */
+GPUH_DEF cudaError_t gpuh_devices_sync(const gpuh_devices *set)
+{
+    cudaError_t err = gpuh_impl_set_check("gpuh_devices_sync", set), first = cudaSuccess;
+    int i, prev = 0;
+    if (err != cudaSuccess)
+        return err;
+    cudaGetDevice(&prev);
+    for (i = 0; i < set->count; ++i) {
+        gpuh_impl_clear_detail();
+        err = cudaSetDevice(set->id[i]);
+        if (err == cudaSuccess)
+            err = cudaStreamSynchronize(set->stream[i]);
+        if (err != cudaSuccess && first == cudaSuccess)
+            first = gpuh_impl_on_device(err, "gpuh_devices_sync", i, set->id[i]);
+    }
+    cudaSetDevice(prev);
+    return first;
+}
+
+/* gpuh_shards_rows / gpuh_shards_elems(sh, i): the rows, and elements, that
+   shard i holds (size_t; 0 for an index out of range). */
+GPUH_DEF size_t gpuh_shards_rows(const gpuh_shards *sh, int i)
+{
+    if (sh == NULL || i < 0 || i >= sh->count)
+        return 0;
+    return sh->replicated ? sh->rows : sh->first_row[i + 1] - sh->first_row[i];
+}
+GPUH_DEF size_t gpuh_shards_elems(const gpuh_shards *sh, int i)
+{
+    return gpuh_shards_rows(sh, i) * (sh != NULL ? sh->row_elems : 0);
+}
+
+GPUH_DEF cudaError_t gpuh_shards_free(gpuh_shards *sh);
+
+GPUH_DEF cudaError_t gpuh_impl_shards_alloc(const char *fn, gpuh_shards *sh, const gpuh_devices *set, size_t rows,
+                                            size_t row_elems, size_t elem_size, int replicated, const char *file,
+                                            int line)
+{
+    cudaError_t err;
+    size_t bytes = 0;
+    int i, prev = 0;
+    if (sh == NULL)
+        return gpuh_impl_fail(cudaErrorInvalidValue, "%s at %s:%d: the shards are NULL", fn, file, line);
+    memset(sh, 0, sizeof *sh);
+    if ((err = gpuh_impl_set_check(fn, set)) != cudaSuccess)
+        return err;
+    if (row_elems != 0 && rows > SIZE_MAX / row_elems)
+        return gpuh_impl_fail(cudaErrorInvalidValue, "%s at %s:%d: %zu rows of %zu elements overflow size_t", fn,
+                              file, line, rows, row_elems);
+    if ((err = gpuh_impl_bytes(fn, rows * row_elems, elem_size, &bytes)) != cudaSuccess)
+        return err;
+    sh->count = set->count;
+    sh->replicated = replicated;
+    sh->rows = rows;
+    sh->row_elems = row_elems;
+    sh->elem_size = elem_size;
+    for (i = 0; i <= set->count; ++i) /* (rows / count)·i + min(i, rows % count): no overflow */
+        sh->first_row[i] = rows / (size_t)set->count * (size_t)i +
+                           ((size_t)i < rows % (size_t)set->count ? (size_t)i : rows % (size_t)set->count);
+    cudaGetDevice(&prev);
+    for (i = 0; i < set->count && err == cudaSuccess; ++i) {
+        sh->device[i] = set->id[i];
+        gpuh_impl_clear_detail();
+        err = cudaSetDevice(set->id[i]);
+        if (err == cudaSuccess)
+            err = gpuh_impl_alloc(fn, GPUH_IMPL_DEVICE, &sh->ptr[i], gpuh_shards_elems(sh, i), elem_size, file, line);
+        err = gpuh_impl_on_device(err, fn, i, set->id[i]);
+    }
+    cudaSetDevice(prev);
+    if (err != cudaSuccess) {
+        char keep[320];
+        snprintf(keep, sizeof keep, "%s", gpuh_error_detail());
+        gpuh_shards_free(sh);
+        gpuh_impl_fail(err, "%s", keep);
+    }
+    return err;
+}
+
+/* The address of element `elem` of an array of elem_size-byte elements at base. */
+GPUH_DEF void *gpuh_impl_elem_at(void *base, size_t elem, size_t elem_size)
+{
+    unsigned char *p = NULL;
+    memcpy(&p, &base, sizeof p);
+    p += elem * elem_size;
+    memcpy(&base, &p, sizeof p);
+    return base;
+}
+
+/* Copies between the host array h (the whole array) and every shard, each on
+   its device's stream, then waits for all of them. to_device: 1 host ->
+   shards, 0 shards -> host (for replicated shards, shard 0 only). */
+GPUH_DEF cudaError_t gpuh_impl_shards_copy(const char *fn, gpuh_shards *sh, const gpuh_devices *set, void *h,
+                                           size_t h_elem, int to_device)
+{
+    cudaError_t err;
+    int i, prev = 0, last;
+    if (sh == NULL)
+        return gpuh_impl_fail(cudaErrorInvalidValue, "%s: the shards are NULL", fn);
+    if ((err = gpuh_impl_set_check(fn, set)) != cudaSuccess)
+        return err;
+    if (set->count != sh->count)
+        return gpuh_impl_fail(cudaErrorInvalidValue, "%s: %d shards but %d devices in the set", fn, sh->count,
+                              set->count);
+    if (h_elem != sh->elem_size)
+        return gpuh_impl_fail(cudaErrorInvalidValue, "%s: host elements are %zu bytes but shard elements are %zu",
+                              fn, h_elem, sh->elem_size);
+    if (h == NULL && sh->rows * sh->row_elems > 0)
+        return gpuh_impl_fail(cudaErrorInvalidValue, "%s: the host array is NULL (%zu elements)", fn,
+                              sh->rows * sh->row_elems);
+    last = sh->replicated && !to_device ? 1 : sh->count;
+    cudaGetDevice(&prev);
+    for (i = 0; i < last && err == cudaSuccess; ++i) {
+        const size_t bytes = gpuh_shards_elems(sh, i) * sh->elem_size;
+        void *hp = bytes == 0 ? h : gpuh_impl_elem_at(h, sh->replicated ? 0 : sh->first_row[i] * sh->row_elems,
+                                                      sh->elem_size);
+        gpuh_impl_clear_detail();
+        err = cudaSetDevice(set->id[i]);
+        if (err == cudaSuccess && bytes > 0)
+            err = to_device ? cudaMemcpyAsync(sh->ptr[i], hp, bytes, cudaMemcpyHostToDevice, set->stream[i])
+                            : cudaMemcpyAsync(hp, sh->ptr[i], bytes, cudaMemcpyDeviceToHost, set->stream[i]);
+        err = gpuh_impl_on_device(err, fn, i, set->id[i]);
+    }
+    cudaSetDevice(prev);
+    if (err == cudaSuccess)
+        err = gpuh_devices_sync(set);
+    return err;
+}
+
+/* gpuh_shards_device_array(&sh, set, rows, row_elems, elem_size): an
+   uninitialised array of rows × row_elems elements of elem_size bytes,
+   split by rows over the set's devices (gpuh_shards). Errors: those of
+   gpuh_device_array, named with the device; cudaErrorInvalidValue (sh or set
+   NULL, an empty set, rows × row_elems overflowing). On error nothing stays
+   allocated. Idea: Numba's cuda.device_array, one piece per device;
+   PyTorch's DistributedSampler (contiguous, near-equal pieces). */
+#define gpuh_shards_device_array(sh, set, rows, row_elems, elem_size)                                             \
+    gpuh_impl_shards_alloc("gpuh_shards_device_array", (sh), (set), (rows), (row_elems), (elem_size), 0, __FILE__, \
+                           __LINE__)
+
+/* gpuh_shards_to_device(&sh, set, h_src, rows, row_elems): allocates as
+   gpuh_shards_device_array (elements of *h_src's type) and copies each
+   device its rows of the host array h_src (rows × row_elems elements,
+   row-major), all devices at once; returns when the copies are done.
+   Errors: those of gpuh_shards_device_array and of the copies, named with
+   the device; h_src NULL with a non-empty array. Idea: Numba's
+   cuda.to_device, one piece per device. */
+#define gpuh_shards_to_device(sh, set, h_src, rows, row_elems)                                                   \
+    gpuh_impl_shards_to_device("gpuh_shards_to_device", (sh), (set), (h_src), (rows), (row_elems),                \
+                               sizeof *(h_src), 0, __FILE__, __LINE__)
+
+/* gpuh_replicate_to_device(&sh, set, h_src, count): a whole copy of the
+   count elements at h_src on every device of the set (replicated shards:
+   the operand every device needs whole, such as B of a GEMM split by rows
+   of C, or a model's weights). Errors: as gpuh_shards_to_device. */
+#define gpuh_replicate_to_device(sh, set, h_src, count)                                                          \
+    gpuh_impl_shards_to_device("gpuh_replicate_to_device", (sh), (set), (h_src), (count), 1, sizeof *(h_src), 1,  \
+                               __FILE__, __LINE__)
+
+GPUH_DEF cudaError_t gpuh_impl_shards_to_device(const char *fn, gpuh_shards *sh, const gpuh_devices *set,
+                                                const void *h, size_t rows, size_t row_elems, size_t elem_size,
+                                                int replicated, const char *file, int line)
+{
+    void *hv = NULL;
+    cudaError_t err = gpuh_impl_shards_alloc(fn, sh, set, rows, row_elems, elem_size, replicated, file, line);
+    memcpy(&hv, &h, sizeof hv); /* the copy only reads it */
+    if (err == cudaSuccess && (err = gpuh_impl_shards_copy(fn, sh, set, hv, elem_size, 1)) != cudaSuccess) {
+        char keep[320];
+        snprintf(keep, sizeof keep, "%s", gpuh_error_detail());
+        gpuh_shards_free(sh);
+        gpuh_impl_fail(err, "%s", keep);
+    }
+    return err;
+}
+
+/* gpuh_replicate_device_array(&sh, set, count, elem_size): an uninitialised
+   array of count elements of elem_size bytes, whole on every device of the
+   set (replicated shards). Errors: as gpuh_shards_device_array. */
+#define gpuh_replicate_device_array(sh, set, count, elem_size)                                                   \
+    gpuh_impl_shards_alloc("gpuh_replicate_device_array", (sh), (set), (count), 1, (elem_size), 1, __FILE__,      \
+                           __LINE__)
+
+/* gpuh_shards_copy_to_device(h_src, &sh, set) / gpuh_shards_copy_to_host(h_dst, &sh, set):
+   copy between the whole host array (rows × row_elems elements of the
+   shards' element size, which must be the host pointer's) and existing
+   shards, every device at once; return when done. Replicated shards: to the
+   device writes every copy, to the host reads shard 0. Errors:
+   cudaErrorInvalidValue (element sizes differ, NULL pointers, a set of
+   another size), the copies', named with the device. Idea: Numba's
+   copy_to_host. */
+#define gpuh_shards_copy_to_device(h_src, sh, set)                                                               \
+    gpuh_impl_shards_copy_from("gpuh_shards_copy_to_device", (sh), (set), (h_src), sizeof *(h_src))
+#define gpuh_shards_copy_to_host(h_dst, sh, set)                                                                 \
+    gpuh_impl_shards_copy("gpuh_shards_copy_to_host", (sh), (set), (h_dst), sizeof *(h_dst), 0)
+
+GPUH_DEF cudaError_t gpuh_impl_shards_copy_from(const char *fn, gpuh_shards *sh, const gpuh_devices *set,
+                                                const void *h, size_t h_elem)
+{
+    void *hv = NULL;
+    memcpy(&hv, &h, sizeof hv); /* read only */
+    return gpuh_impl_shards_copy(fn, sh, set, hv, h_elem, 1);
+}
+
+/* gpuh_shards_free: frees every shard (each on its device); the shards are
+   then empty. NULL is a no-op. Returns the first error. */
+GPUH_DEF cudaError_t gpuh_shards_free(gpuh_shards *sh)
+{
+    cudaError_t first = cudaSuccess, err;
+    int i, prev = 0;
+    if (sh == NULL)
+        return cudaSuccess;
+    cudaGetDevice(&prev);
+    for (i = 0; i < sh->count && i < GPUH_MAX_DEVICES; ++i) {
+        if (sh->ptr[i] == NULL)
+            continue;
+        err = cudaSetDevice(sh->device[i]);
+        if (err == cudaSuccess)
+            err = gpuh_free(sh->ptr[i]);
+        if (first == cudaSuccess)
+            first = gpuh_impl_on_device(err, "gpuh_shards_free", i, sh->device[i]);
+    }
+    memset(sh, 0, sizeof *sh);
+    cudaSetDevice(prev);
+    return first;
+}
+
+/* gpuh_copy_peer(d_dst, d_src, count, stream): copies count elements (of
+   the pointers' type) between the memory of two devices (or within one),
+   directly over NVLink/PCIe where peer access is on and through the host
+   otherwise, ordered on `stream` (a stream of either device; unified
+   addressing tells the runtime which devices the pointers belong to, so
+   the copy is cudaMemcpyDefault's).
+   Errors: as gpuh_copy_to_device. Idea: cudaMemcpyPeerAsync. */
+#define gpuh_copy_peer(d_dst, d_src, count, stream)                                                              \
+    gpuh_impl_copy("gpuh_copy_peer", (d_dst), sizeof *(d_dst), (d_src), sizeof *(d_src), (count),                \
+                   cudaMemcpyDefault, 1, (stream))
+
+/* gpuh_shards_gather(&sh, set, index, d_dst): copies every shard, in row
+   order, into d_dst (rows × row_elems elements on device set->id[index]),
+   over peer links where they exist. Waits for the set's streams first (the
+   shards must be complete), then orders the copies on set->stream[index]
+   and waits for them. Errors: cudaErrorInvalidValue (replicated shards, an
+   index out of range, d_dst NULL with a non-empty array), the copies',
+   named with the device. Idea: an all-gather onto one device. */
+GPUH_DEF cudaError_t gpuh_shards_gather(const gpuh_shards *sh, const gpuh_devices *set, int index, void *d_dst)
+{
+    cudaError_t err = gpuh_impl_set_check("gpuh_shards_gather", set);
+    int i, prev = 0;
+    if (err != cudaSuccess)
+        return err;
+    if (sh == NULL || sh->count != set->count || sh->replicated)
+        return gpuh_impl_fail(cudaErrorInvalidValue, "gpuh_shards_gather: the shards are %s",
+                              sh == NULL ? "NULL" : sh->replicated ? "replicated" : "of a set of another size");
+    if (index < 0 || index >= set->count)
+        return gpuh_impl_fail(cudaErrorInvalidValue, "gpuh_shards_gather: index %d is out of range (%d devices)",
+                              index, set->count);
+    if (d_dst == NULL && sh->rows * sh->row_elems > 0)
+        return gpuh_impl_fail(cudaErrorInvalidValue, "gpuh_shards_gather: d_dst is NULL");
+    if ((err = gpuh_devices_sync(set)) != cudaSuccess)
+        return err;
+    cudaGetDevice(&prev);
+    for (i = 0; i < set->count && err == cudaSuccess; ++i) {
+        const size_t bytes = gpuh_shards_elems(sh, i) * sh->elem_size;
+        gpuh_impl_clear_detail();
+        err = cudaSetDevice(set->id[index]);
+        if (err == cudaSuccess && bytes > 0)
+            err = cudaMemcpyPeerAsync(gpuh_impl_elem_at(d_dst, sh->first_row[i] * sh->row_elems, sh->elem_size),
+                                      set->id[index], sh->ptr[i], sh->device[i], bytes, set->stream[index]);
+        err = gpuh_impl_on_device(err, "gpuh_shards_gather", i, sh->device[i]);
+    }
+    cudaSetDevice(prev);
+    return err == cudaSuccess ? gpuh_devices_sync(set) : err;
+}
+
+/* ---- Collectives (NCCL) --------------------------------------------------
+   One process, several devices: gpuh_devices_init_nccl gives the set one
+   communicator per device; gpuh_all_reduce / gpuh_broadcast / gpuh_all_gather
+   then take one buffer per device (arrays indexed like the set: a shards'
+   ptr array fits) and enqueue the collective on the set's streams, as one
+   NCCL group. One process per device (or per machine): rank 0 makes an id
+   (gpuh_nccl_id_create), hands it to the others (gpuh_nccl_id_write /
+   _read through a file or a pipe, or MPI_Bcast of its bytes), every rank
+   calls gpuh_comm_init, then gpuh_comm_all_reduce & co. on its own stream.
+   All are asynchronous on the streams. NCCL errors come back as
+   cudaErrorInvalidValue (ncclInvalidArgument, ncclInvalidUsage), the CUDA
+   error NCCL met (ncclUnhandledCudaError) or cudaErrorUnknown, with a detail
+   naming the call, the device, NCCL's error name and its last message.
+   Without GPUH_USE_NCCL every one of them returns cudaErrorNotSupported and
+   says how to turn NCCL on. Idea: NCCL's user guide ("Creating a
+   communicator", "Collective operations", "Group calls"). */
+
+/* gpuh_nccl_available(&reason): 1 if this build of gpuh has the collectives
+   (GPUH_USE_NCCL), else 0 and *reason (if not NULL) says how to get them. */
+GPUH_DEF int gpuh_nccl_available(const char **reason)
+{
+#ifdef GPUH_USE_NCCL
+    if (reason)
+        *reason = "";
+    return 1;
+#else
+    if (reason)
+        *reason = "gpuh was built without NCCL: define GPUH_USE_NCCL and link NCCL (CMake: gpuh::nccl; "
+                  "by hand: -lnccl)";
+    return 0;
+#endif
+}
+
+/* Bytes of one element of a gpuh_dtype; 0 for none. */
+GPUH_DEF size_t gpuh_impl_dtype_bytes(gpuh_dtype t)
+{
+    return t == GPUH_INT32 || t == GPUH_FLOAT32 ? 4 : t == GPUH_INT64 || t == GPUH_FLOAT64 ? 8 : 0;
+}
+
+enum { GPUH_IMPL_ALL_REDUCE, GPUH_IMPL_BROADCAST, GPUH_IMPL_ALL_GATHER };
+
+#ifdef GPUH_USE_NCCL
+GPUH_DEF ncclComm_t gpuh_impl_nccl_comm(void *p)
+{
+    ncclComm_t c;
+    memcpy(&c, &p, sizeof c);
+    return c;
+}
+
+GPUH_DEF const char *gpuh_impl_nccl_name(ncclResult_t r)
+{
+    switch (r) {
+    case ncclSuccess: return "ncclSuccess";
+    case ncclUnhandledCudaError: return "ncclUnhandledCudaError";
+    case ncclSystemError: return "ncclSystemError";
+    case ncclInternalError: return "ncclInternalError";
+    case ncclInvalidArgument: return "ncclInvalidArgument";
+    case ncclInvalidUsage: return "ncclInvalidUsage";
+    case ncclRemoteError: return "ncclRemoteError";
+    default: return "an NCCL result gpuh does not know";
+    }
+}
+
+/* ncclResult_t -> cudaError_t with a detail naming the call, the device and
+   NCCL's own message. */
+GPUH_DEF cudaError_t gpuh_impl_nccl(const char *fn, const char *call, ncclResult_t r, void *comm, int device)
+{
+    cudaError_t err = cudaErrorUnknown;
+    const char *last;
+    if (r == ncclSuccess)
+        return cudaSuccess;
+    if (r == ncclInvalidArgument || r == ncclInvalidUsage)
+        err = cudaErrorInvalidValue;
+    else if (r == ncclUnhandledCudaError && (err = cudaGetLastError()) == cudaSuccess)
+        err = cudaErrorUnknown;
+    last = ncclGetLastError(gpuh_impl_nccl_comm(comm));
+    return gpuh_impl_fail(err, "%s: device %d: %s failed with %s: %s%s%s", fn, device, call, gpuh_impl_nccl_name(r),
+                          ncclGetErrorString(r), last != NULL && last[0] != '\0' ? "; NCCL says: " : "",
+                          last != NULL ? last : "");
+}
+
+GPUH_DEF ncclDataType_t gpuh_impl_nccl_type(gpuh_dtype t)
+{
+    return t == GPUH_INT32 ? ncclInt32 : t == GPUH_INT64 ? ncclInt64 : t == GPUH_FLOAT32 ? ncclFloat32 : ncclFloat64;
+}
+GPUH_DEF ncclRedOp_t gpuh_impl_nccl_op(gpuh_reduce_op op)
+{
+    return op == GPUH_OP_SUM ? ncclSum : op == GPUH_OP_PROD ? ncclProd : op == GPUH_OP_MAX ? ncclMax
+                                       : op == GPUH_OP_MIN  ? ncclMin  : ncclAvg;
+}
+
+GPUH_DEF cudaError_t gpuh_impl_comm_destroy(void *comm)
+{
+    return gpuh_impl_nccl("gpuh_devices_close", "ncclCommDestroy", ncclCommDestroy(gpuh_impl_nccl_comm(comm)), NULL,
+                          -1);
+}
+
+/* One rank's part of a collective. */
+GPUH_DEF cudaError_t gpuh_impl_collective_call(const char *fn, int kind, void *comm, int device, const void *send,
+                                               void *recv, size_t count, gpuh_dtype dtype, gpuh_reduce_op op,
+                                               int root, cudaStream_t stream)
+{
+    const ncclComm_t c = gpuh_impl_nccl_comm(comm);
+    const ncclDataType_t t = gpuh_impl_nccl_type(dtype);
+    if (kind == GPUH_IMPL_ALL_REDUCE)
+        return gpuh_impl_nccl(fn, "ncclAllReduce", ncclAllReduce(send, recv, count, t, gpuh_impl_nccl_op(op), c, stream),
+                              comm, device);
+    if (kind == GPUH_IMPL_BROADCAST)
+        return gpuh_impl_nccl(fn, "ncclBroadcast", ncclBroadcast(send, recv, count, t, root, c, stream), comm, device);
+    return gpuh_impl_nccl(fn, "ncclAllGather", ncclAllGather(send, recv, count, t, c, stream), comm, device);
+}
+#else
+GPUH_DEF cudaError_t gpuh_impl_comm_destroy(void *comm)
+{
+    (void)comm;
+    return cudaSuccess;
+}
+#endif /* GPUH_USE_NCCL */
+
+GPUH_DEF cudaError_t gpuh_impl_no_nccl(const char *fn)
+{
+    const char *reason = "";
+    gpuh_nccl_available(&reason);
+    return gpuh_impl_fail(cudaErrorNotSupported, "%s: %s", fn, reason);
+}
+
+GPUH_DEF cudaError_t gpuh_impl_collective_args(const char *fn, gpuh_dtype dtype, gpuh_reduce_op op, size_t count)
+{
+    if (gpuh_impl_dtype_bytes(dtype) == 0)
+        return gpuh_impl_fail(cudaErrorInvalidValue, "%s: element type %d is not a gpuh_dtype", fn, (int)dtype);
+    if ((int)op < (int)GPUH_OP_SUM || (int)op > (int)GPUH_OP_AVG)
+        return gpuh_impl_fail(cudaErrorInvalidValue, "%s: operator %d is not a gpuh_reduce_op", fn, (int)op);
+    if (count > SIZE_MAX / 8)
+        return gpuh_impl_fail(cudaErrorInvalidValue, "%s: count %zu overflows size_t in bytes", fn, count);
+    return gpuh_nccl_available(NULL) ? cudaSuccess : gpuh_impl_no_nccl(fn);
+}
+
+/* gpuh_devices_init_nccl: one NCCL communicator per device of the set
+   (ncclCommInitAll), kept in set->comm and released by gpuh_devices_close.
+   Calling it again is a no-op. Errors: cudaErrorNotSupported (no NCCL),
+   cudaErrorInvalidValue (an empty set), NCCL's (see above). */
+GPUH_DEF cudaError_t gpuh_devices_init_nccl(gpuh_devices *set)
+{
+    cudaError_t err = gpuh_impl_set_check("gpuh_devices_init_nccl", set);
+    if (err != cudaSuccess)
+        return err;
+    if (!gpuh_nccl_available(NULL))
+        return gpuh_impl_no_nccl("gpuh_devices_init_nccl");
+    if (set->comm[0] != NULL)
+        return cudaSuccess;
+#ifdef GPUH_USE_NCCL
+    {
+        ncclComm_t comms[GPUH_MAX_DEVICES];
+        int i, prev = 0;
+        cudaGetDevice(&prev);
+        err = gpuh_impl_nccl("gpuh_devices_init_nccl", "ncclCommInitAll", ncclCommInitAll(comms, set->count, set->id),
+                             NULL, set->id[0]);
+        cudaSetDevice(prev);
+        for (i = 0; i < set->count && err == cudaSuccess; ++i)
+            memcpy(&set->comm[i], &comms[i], sizeof comms[i]);
+    }
+#endif
+    return err;
+}
+
+/* The set's collective: every device's call in one NCCL group. */
+GPUH_DEF cudaError_t gpuh_impl_set_collective(const char *fn, int kind, const gpuh_devices *set, void *const *send,
+                                              void *const *recv, size_t count, gpuh_dtype dtype, gpuh_reduce_op op,
+                                              int root)
+{
+    cudaError_t err = gpuh_impl_set_check(fn, set);
+    int i;
+    if (err != cudaSuccess || (err = gpuh_impl_collective_args(fn, dtype, op, count)) != cudaSuccess)
+        return err;
+    if (set->comm[0] == NULL)
+        return gpuh_impl_fail(cudaErrorInvalidValue, "%s: the set has no communicators (call gpuh_devices_init_nccl)",
+                              fn);
+    if (kind == GPUH_IMPL_BROADCAST && (root < 0 || root >= set->count))
+        return gpuh_impl_fail(cudaErrorInvalidValue, "%s: root %d is out of range (%d devices)", fn, root,
+                              set->count);
+    if (send == NULL || recv == NULL)
+        return gpuh_impl_fail(cudaErrorInvalidValue, "%s: the %s array is NULL", fn, send == NULL ? "send" : "recv");
+    for (i = 0; i < set->count && count > 0; ++i)
+        if ((send[i] == NULL && (kind != GPUH_IMPL_BROADCAST || i == root)) || recv[i] == NULL)
+            return gpuh_impl_fail(cudaErrorInvalidValue, "%s: %s[%d] (device %d) is NULL", fn,
+                                  recv[i] == NULL ? "recv" : "send", i, set->id[i]);
+#ifdef GPUH_USE_NCCL
+    {
+        int prev = 0;
+        cudaGetDevice(&prev);
+        err = gpuh_impl_nccl(fn, "ncclGroupStart", ncclGroupStart(), NULL, set->id[0]);
+        for (i = 0; i < set->count && err == cudaSuccess; ++i) {
+            err = cudaSetDevice(set->id[i]);
+            if (err == cudaSuccess)
+                err = gpuh_impl_collective_call(fn, kind, set->comm[i], set->id[i], send[i], recv[i], count, dtype, op,
+                                                root, set->stream[i]);
+        }
+        if (err == cudaSuccess)
+            err = gpuh_impl_nccl(fn, "ncclGroupEnd", ncclGroupEnd(), NULL, set->id[0]);
+        else
+            ncclGroupEnd(); /* the group must close; the first error is the one to report */
+        cudaSetDevice(prev);
+    }
+#endif
+    return err;
+}
+
+/* gpuh_all_reduce(set, send, recv, count, dtype, op): every device's
+   recv[i] (count elements) := op over all devices of send[j] (count
+   elements), element by element; send[i] == recv[i] works in place. Enqueued
+   on the set's streams. Errors: see "Collectives" above; cudaErrorInvalidValue
+   (NULL buffers, an unknown dtype or op, no communicators). Idea:
+   ncclAllReduce, MPI_Allreduce. */
+GPUH_DEF cudaError_t gpuh_all_reduce(const gpuh_devices *set, void *const *send, void *const *recv, size_t count,
+                                     gpuh_dtype dtype, gpuh_reduce_op op)
+{
+    return gpuh_impl_set_collective("gpuh_all_reduce", GPUH_IMPL_ALL_REDUCE, set, send, recv, count, dtype, op, 0);
+}
+
+/* gpuh_broadcast(set, send, recv, count, dtype, root): every device's
+   recv[i] := send[root] (count elements; root is an index in the set; only
+   send[root] is read, the others may be NULL). Errors: as gpuh_all_reduce;
+   a root out of range. Idea: ncclBroadcast. */
+GPUH_DEF cudaError_t gpuh_broadcast(const gpuh_devices *set, void *const *send, void *const *recv, size_t count,
+                                    gpuh_dtype dtype, int root)
+{
+    return gpuh_impl_set_collective("gpuh_broadcast", GPUH_IMPL_BROADCAST, set, send, recv, count, dtype, GPUH_OP_SUM,
+                                    root);
+}
+
+/* gpuh_all_gather(set, send, recv, count, dtype): every device's recv[i]
+   (count × set->count elements) := send[0], send[1], ... (count elements
+   each) end to end, in the set's order. In place when send[i] is
+   recv[i] + i·count. Errors: as gpuh_all_reduce. Idea: ncclAllGather. */
+GPUH_DEF cudaError_t gpuh_all_gather(const gpuh_devices *set, void *const *send, void *const *recv, size_t count,
+                                     gpuh_dtype dtype)
+{
+    return gpuh_impl_set_collective("gpuh_all_gather", GPUH_IMPL_ALL_GATHER, set, send, recv, count, dtype,
+                                    GPUH_OP_SUM, 0);
+}
+
+/* gpuh_nccl_id_create(&id): a new unique id, made by one rank (rank 0) and
+   handed to all the others before gpuh_comm_init (ncclGetUniqueId). Errors:
+   cudaErrorInvalidValue (id NULL), cudaErrorNotSupported (no NCCL), NCCL's. */
+GPUH_DEF cudaError_t gpuh_nccl_id_create(gpuh_nccl_id *id)
+{
+    if (id == NULL)
+        return gpuh_impl_fail(cudaErrorInvalidValue, "gpuh_nccl_id_create: id is NULL");
+    memset(id, 0, sizeof *id);
+#ifdef GPUH_USE_NCCL
+    {
+        ncclUniqueId u;
+        cudaError_t err = gpuh_impl_nccl("gpuh_nccl_id_create", "ncclGetUniqueId", ncclGetUniqueId(&u), NULL, -1);
+        memcpy(id->bytes, &u, sizeof u < sizeof id->bytes ? sizeof u : sizeof id->bytes);
+        return err;
+    }
+#else
+    return gpuh_impl_no_nccl("gpuh_nccl_id_create");
+#endif
+}
+
+/* gpuh_nccl_id_write(&id, file) / gpuh_nccl_id_read(&id, file): the id as
+   one line of 256 hexadecimal digits, so that a file, a pipe or any text
+   channel carries it (need no NCCL). read waits for the line as fgets does.
+   Errors: cudaErrorInvalidValue (NULL arguments, a short or malformed line,
+   a failed write, saying which). */
+GPUH_DEF cudaError_t gpuh_nccl_id_write(const gpuh_nccl_id *id, FILE *file)
+{
+    size_t i;
+    if (id == NULL || file == NULL)
+        return gpuh_impl_fail(cudaErrorInvalidValue, "gpuh_nccl_id_write: %s is NULL", id == NULL ? "id" : "file");
+    for (i = 0; i < sizeof id->bytes; ++i)
+        fprintf(file, "%02x", id->bytes[i]);
+    if (fputc('\n', file) == EOF || fflush(file) != 0)
+        return gpuh_impl_fail(cudaErrorInvalidValue, "gpuh_nccl_id_write: the write failed");
+    return cudaSuccess;
+}
+GPUH_DEF cudaError_t gpuh_nccl_id_read(gpuh_nccl_id *id, FILE *file)
+{
+    char line[2 * sizeof id->bytes + 8];
+    size_t i;
+    if (id == NULL || file == NULL)
+        return gpuh_impl_fail(cudaErrorInvalidValue, "gpuh_nccl_id_read: %s is NULL", id == NULL ? "id" : "file");
+    if (fgets(line, sizeof line, file) == NULL)
+        return gpuh_impl_fail(cudaErrorInvalidValue, "gpuh_nccl_id_read: end of input before the id");
+    for (i = 0; i < sizeof id->bytes; ++i) {
+        unsigned v = 0;
+        int k;
+        for (k = 0; k < 2; ++k) {
+            const char c = line[2 * i + (size_t)k];
+            const int d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+            if (d < 0)
+                return gpuh_impl_fail(cudaErrorInvalidValue,
+                                      "gpuh_nccl_id_read: character %zu is not a hexadecimal digit (want 256)",
+                                      2 * i + (size_t)k);
+            v = v * 16u + (unsigned)d;
+        }
+        id->bytes[i] = (unsigned char)v;
+    }
+    return cudaSuccess;
+}
+
+/* gpuh_comm_init(&comm, &id, nranks, rank, device): this process's
+   communicator, rank `rank` of `nranks`, on CUDA device `device` (made
+   current for the call); every rank calls it with the same id, and it
+   returns when all have joined (ncclCommInitRank). Errors:
+   cudaErrorInvalidValue (NULL, rank outside 0 .. nranks-1), cudaErrorNotSupported
+   (no NCCL), the device's, NCCL's. */
+GPUH_DEF cudaError_t gpuh_comm_init(gpuh_comm *comm, const gpuh_nccl_id *id, int nranks, int rank, int device)
+{
+    cudaError_t err;
+    int prev = 0;
+    if (comm == NULL || id == NULL)
+        return gpuh_impl_fail(cudaErrorInvalidValue, "gpuh_comm_init: %s is NULL", comm == NULL ? "comm" : "id");
+    memset(comm, 0, sizeof *comm);
+    if (nranks < 1 || rank < 0 || rank >= nranks)
+        return gpuh_impl_fail(cudaErrorInvalidValue, "gpuh_comm_init: rank %d of %d ranks", rank, nranks);
+    if (!gpuh_nccl_available(NULL))
+        return gpuh_impl_no_nccl("gpuh_comm_init");
+    cudaGetDevice(&prev);
+    if ((err = cudaSetDevice(device)) != cudaSuccess)
+        return gpuh_impl_fail(err, "gpuh_comm_init: device %d: %s", device, cudaGetErrorString(err));
+#ifdef GPUH_USE_NCCL
+    {
+        ncclUniqueId u;
+        ncclComm_t c = NULL;
+        memcpy(&u, id->bytes, sizeof u < sizeof id->bytes ? sizeof u : sizeof id->bytes);
+        err = gpuh_impl_nccl("gpuh_comm_init", "ncclCommInitRank", ncclCommInitRank(&c, nranks, u, rank), NULL, device);
+        memcpy(&comm->nccl, &c, sizeof c);
+    }
+#endif
+    if (err == cudaSuccess) {
+        comm->rank = rank;
+        comm->nranks = nranks;
+        comm->device = device;
+    }
+    cudaSetDevice(prev);
+    return err;
+}
+
+/* gpuh_comm_destroy: releases the communicator (waits for its pending
+   work); NULL or an empty one is a no-op. Errors: NCCL's. */
+GPUH_DEF cudaError_t gpuh_comm_destroy(gpuh_comm *comm)
+{
+    cudaError_t err;
+    if (comm == NULL || comm->nccl == NULL)
+        return cudaSuccess;
+    err = gpuh_impl_comm_destroy(comm->nccl);
+    memset(comm, 0, sizeof *comm);
+    return err;
+}
+
+GPUH_DEF cudaError_t gpuh_impl_comm_collective(const char *fn, int kind, const gpuh_comm *comm, const void *send,
+                                               void *recv, size_t count, gpuh_dtype dtype, gpuh_reduce_op op, int root,
+                                               cudaStream_t stream)
+{
+    cudaError_t err = gpuh_impl_collective_args(fn, dtype, op, count);
+    if (err != cudaSuccess)
+        return err;
+    if (comm == NULL || comm->nccl == NULL)
+        return gpuh_impl_fail(cudaErrorInvalidValue, "%s: the communicator is %s", fn,
+                              comm == NULL ? "NULL" : "not initialised (gpuh_comm_init)");
+    if (kind == GPUH_IMPL_BROADCAST && (root < 0 || root >= comm->nranks))
+        return gpuh_impl_fail(cudaErrorInvalidValue, "%s: root %d is out of range (%d ranks)", fn, root,
+                              comm->nranks);
+    if (count > 0 && (recv == NULL || (send == NULL && (kind != GPUH_IMPL_BROADCAST || comm->rank == root))))
+        return gpuh_impl_fail(cudaErrorInvalidValue, "%s: rank %d: the %s buffer is NULL", fn, comm->rank,
+                              recv == NULL ? "recv" : "send");
+#ifdef GPUH_USE_NCCL
+    {
+        int prev = 0;
+        cudaGetDevice(&prev);
+        if ((err = cudaSetDevice(comm->device)) == cudaSuccess)
+            err = gpuh_impl_collective_call(fn, kind, comm->nccl, comm->device, send, recv, count, dtype, op, root,
+                                            stream);
+        cudaSetDevice(prev);
+    }
+#else
+    (void)stream;
+#endif
+    return err;
+}
+
+/* gpuh_comm_all_reduce / gpuh_comm_broadcast / gpuh_comm_all_gather: this
+   rank's part of the collective (every rank calls it, in the same order),
+   enqueued on `stream` (a stream of comm->device). Shapes as gpuh_all_reduce,
+   gpuh_broadcast (root is a rank) and gpuh_all_gather (recv holds count ×
+   nranks elements). Errors: as those, naming the rank. Idea: ncclAllReduce,
+   ncclBroadcast, ncclAllGather in one process per GPU. */
+GPUH_DEF cudaError_t gpuh_comm_all_reduce(const gpuh_comm *comm, const void *send, void *recv, size_t count,
+                                          gpuh_dtype dtype, gpuh_reduce_op op, cudaStream_t stream)
+{
+    return gpuh_impl_comm_collective("gpuh_comm_all_reduce", GPUH_IMPL_ALL_REDUCE, comm, send, recv, count, dtype, op,
+                                     0, stream);
+}
+GPUH_DEF cudaError_t gpuh_comm_broadcast(const gpuh_comm *comm, const void *send, void *recv, size_t count,
+                                         gpuh_dtype dtype, int root, cudaStream_t stream)
+{
+    return gpuh_impl_comm_collective("gpuh_comm_broadcast", GPUH_IMPL_BROADCAST, comm, send, recv, count, dtype,
+                                     GPUH_OP_SUM, root, stream);
+}
+GPUH_DEF cudaError_t gpuh_comm_all_gather(const gpuh_comm *comm, const void *send, void *recv, size_t count,
+                                          gpuh_dtype dtype, cudaStream_t stream)
+{
+    return gpuh_impl_comm_collective("gpuh_comm_all_gather", GPUH_IMPL_ALL_GATHER, comm, send, recv, count, dtype,
+                                     GPUH_OP_SUM, 0, stream);
 }
 
 /* ===========================================================================

@@ -51,6 +51,9 @@
      GPUH_SIM_THREADS    CPU threads that run blocks (default: all cores)
      GPUH_SIM_STACK_KB   stack of each simulated thread (default 256, 1024 under ASan)
      GPUH_SIM_REPS       at most this many timed runs in gpuh_time_median_ms (unset: no limit)
+     GPUH_SIM_DEVICES    devices presented (default 1), with NCCL's collectives
+                         (see SEVERAL DEVICES AND THE NCCL STAND-IN)
+     GPUH_SIM_NCCL_TIMEOUT  seconds a collective waits for the other ranks (default 30)
    IDEAS FROM
      Numba's CUDA simulator (NUMBA_ENABLE_CUDASIM: kernels on the CPU for
      debugging, one host thread per CUDA thread); the schedule switch from the
@@ -117,6 +120,8 @@ typedef enum cudaError {
     cudaErrorIllegalAddress = 700,
     cudaErrorLaunchOutOfResources = 701,
     cudaErrorLaunchTimeout = 702,
+    cudaErrorPeerAccessAlreadyEnabled = 704,
+    cudaErrorPeerAccessNotEnabled = 705,
     cudaErrorAssert = 710,
     cudaErrorHostMemoryAlreadyRegistered = 712,
     cudaErrorHostMemoryNotRegistered = 713,
@@ -1582,6 +1587,7 @@ GPUH_IMPL_SIM_API const char *cudaGetErrorName(cudaError_t err)
         GPUH_IMPL_SIM_NAME(cudaErrorECCUncorrectable) GPUH_IMPL_SIM_NAME(cudaErrorInvalidResourceHandle)
         GPUH_IMPL_SIM_NAME(cudaErrorNotReady) GPUH_IMPL_SIM_NAME(cudaErrorIllegalAddress)
         GPUH_IMPL_SIM_NAME(cudaErrorLaunchOutOfResources) GPUH_IMPL_SIM_NAME(cudaErrorLaunchTimeout)
+        GPUH_IMPL_SIM_NAME(cudaErrorPeerAccessAlreadyEnabled) GPUH_IMPL_SIM_NAME(cudaErrorPeerAccessNotEnabled)
         GPUH_IMPL_SIM_NAME(cudaErrorAssert) GPUH_IMPL_SIM_NAME(cudaErrorHostMemoryAlreadyRegistered)
         GPUH_IMPL_SIM_NAME(cudaErrorHostMemoryNotRegistered) GPUH_IMPL_SIM_NAME(cudaErrorHardwareStackError)
         GPUH_IMPL_SIM_NAME(cudaErrorIllegalInstruction) GPUH_IMPL_SIM_NAME(cudaErrorMisalignedAddress)
@@ -1607,23 +1613,30 @@ GPUH_IMPL_SIM_API const char *cudaGetErrorString(cudaError_t err)
     default: return cudaGetErrorName(err);
     }
 }
+namespace gpuh_sim_impl { /* GPUH_SIM_DEVICES: SEVERAL DEVICES, at the end of this file */
+inline int device_count();
+inline int &current_device();
+} /* namespace gpuh_sim_impl */
 GPUH_IMPL_SIM_API cudaError_t cudaGetDeviceCount(int *count)
 {
     if (count == NULL)
         return gpuh_sim_impl::ret(cudaErrorInvalidValue);
-    *count = 1;
+    *count = gpuh_sim_impl::device_count();
     return cudaSuccess;
 }
 GPUH_IMPL_SIM_API cudaError_t cudaGetDevice(int *device)
 {
     if (device == NULL)
         return gpuh_sim_impl::ret(cudaErrorInvalidValue);
-    *device = 0;
+    *device = gpuh_sim_impl::current_device();
     return cudaSuccess;
 }
 GPUH_IMPL_SIM_API cudaError_t cudaSetDevice(int device)
 {
-    return device == 0 ? gpuh_sim_impl::sticky() : gpuh_sim_impl::ret(cudaErrorInvalidDevice);
+    if (device < 0 || device >= gpuh_sim_impl::device_count())
+        return gpuh_sim_impl::ret(cudaErrorInvalidDevice);
+    gpuh_sim_impl::current_device() = device;
+    return gpuh_sim_impl::sticky();
 }
 GPUH_IMPL_SIM_API cudaError_t cudaDeviceSynchronize(void) { return gpuh_sim_impl::sticky(); }
 /* Frees every allocation and clears the sticky error, as a new context would. */
@@ -1651,7 +1664,7 @@ GPUH_IMPL_SIM_API cudaError_t cudaDeviceGetAttribute(int *value, enum cudaDevice
 {
     if (value == NULL)
         return gpuh_sim_impl::ret(cudaErrorInvalidValue);
-    if (device != 0)
+    if (device < 0 || device >= gpuh_sim_impl::device_count())
         return gpuh_sim_impl::ret(cudaErrorInvalidDevice);
     switch (attr) {
     case cudaDevAttrMaxThreadsPerBlock: *value = 1024; break;
@@ -1698,7 +1711,7 @@ GPUH_IMPL_SIM_API cudaError_t cudaGetDeviceProperties(struct cudaDeviceProp *p, 
 {
     if (p == NULL)
         return gpuh_sim_impl::ret(cudaErrorInvalidValue);
-    if (device != 0)
+    if (device < 0 || device >= gpuh_sim_impl::device_count())
         return gpuh_sim_impl::ret(cudaErrorInvalidDevice);
     memset(p, 0, sizeof *p);
     snprintf(p->name, sizeof p->name, "gpuh CPU simulator (%d threads)", gpuh_sim_impl::rt().threads);
@@ -2242,6 +2255,586 @@ GPUH_IMPL_SIM_API curandStatus_t curandGenerateNormalDouble(curandGenerator_t g,
     });
 }
 
+#endif /* __cplusplus */
+
+/* ===========================================================================
+   SEVERAL DEVICES AND THE NCCL STAND-IN
+   GPUH_SIM_DEVICES=<n> (1 .. 64, default 1) presents n devices, all alike;
+   the current device belongs to the calling host thread, as in CUDA. All
+   of them share the host's memory, so every pair can access each other
+   (cudaDeviceCanAccessPeer says 1) and a peer copy is a copy. The part of
+   NCCL that gpuh calls is here too: communicators from ncclCommInitAll (one
+   thread drives every rank, inside ncclGroupStart/End) or ncclCommInitRank
+   (one host thread per rank; ranks in other processes are refused with a
+   message), and all-reduce, broadcast and all-gather over host memory.
+   A collective runs when the last rank has called it: deterministic (an
+   all-reduce adds the ranks' values in rank order), and checked: ranks that
+   call different collectives, or buffers that are not device memory of the
+   simulator, fail with ncclInvalidUsage / ncclInvalidArgument and a message
+   in ncclGetLastError; a rank left waiting more than GPUH_SIM_NCCL_TIMEOUT
+   seconds (default 30) for the others fails with ncclInvalidUsage instead
+   of hanging. Idea: NCCL's API and semantics (user guide, "Collective
+   operations", "Group calls"), run on the CPU as the rest of this file runs
+   CUDA.
+   =========================================================================== */
+#ifdef __cplusplus
+extern "C" {
+#endif
+cudaError_t cudaDeviceCanAccessPeer(int *can_access, int device, int peer_device);
+cudaError_t cudaDeviceEnablePeerAccess(int peer_device, unsigned int flags);
+cudaError_t cudaDeviceDisablePeerAccess(int peer_device);
+cudaError_t cudaMemcpyPeer(void *dst, int dst_device, const void *src, int src_device, size_t bytes);
+cudaError_t cudaMemcpyPeerAsync(void *dst, int dst_device, const void *src, int src_device, size_t bytes,
+                                cudaStream_t stream);
+
+/* ---- NCCL stand-in (nccl.h's names and values) */
+#define NCCL_UNIQUE_ID_BYTES 128
+typedef struct gpuh_sim_nccl_comm *ncclComm_t;
+typedef struct {
+    char internal[NCCL_UNIQUE_ID_BYTES];
+} ncclUniqueId;
+typedef enum {
+    ncclSuccess = 0,
+    ncclUnhandledCudaError = 1,
+    ncclSystemError = 2,
+    ncclInternalError = 3,
+    ncclInvalidArgument = 4,
+    ncclInvalidUsage = 5,
+    ncclRemoteError = 6,
+    ncclInProgress = 7
+} ncclResult_t;
+typedef enum {
+    ncclInt8 = 0, ncclChar = 0, ncclUint8 = 1, ncclInt32 = 2, ncclInt = 2, ncclUint32 = 3, ncclInt64 = 4,
+    ncclUint64 = 5, ncclFloat16 = 6, ncclHalf = 6, ncclFloat32 = 7, ncclFloat = 7, ncclFloat64 = 8, ncclDouble = 8
+} ncclDataType_t;
+typedef enum { ncclSum = 0, ncclProd = 1, ncclMax = 2, ncclMin = 3, ncclAvg = 4 } ncclRedOp_t;
+ncclResult_t ncclGetVersion(int *version);
+ncclResult_t ncclGetUniqueId(ncclUniqueId *id);
+ncclResult_t ncclCommInitRank(ncclComm_t *comm, int nranks, ncclUniqueId id, int rank);
+ncclResult_t ncclCommInitAll(ncclComm_t *comms, int ndev, const int *devlist);
+ncclResult_t ncclCommDestroy(ncclComm_t comm);
+ncclResult_t ncclCommCount(const ncclComm_t comm, int *count);
+ncclResult_t ncclCommCuDevice(const ncclComm_t comm, int *device);
+ncclResult_t ncclCommUserRank(const ncclComm_t comm, int *rank);
+const char *ncclGetErrorString(ncclResult_t result);
+const char *ncclGetLastError(ncclComm_t comm);
+ncclResult_t ncclGroupStart(void);
+ncclResult_t ncclGroupEnd(void);
+ncclResult_t ncclAllReduce(const void *send, void *recv, size_t count, ncclDataType_t type, ncclRedOp_t op,
+                           ncclComm_t comm, cudaStream_t stream);
+ncclResult_t ncclBroadcast(const void *send, void *recv, size_t count, ncclDataType_t type, int root,
+                           ncclComm_t comm, cudaStream_t stream);
+ncclResult_t ncclAllGather(const void *send, void *recv, size_t send_count, ncclDataType_t type, ncclComm_t comm,
+                           cudaStream_t stream);
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#ifdef __cplusplus
+#include <deque>
+#include <set>
+#include <string>
+
+namespace gpuh_sim_impl {
+inline int device_count()
+{
+    static const int n = [] {
+        const char *e = getenv("GPUH_SIM_DEVICES");
+        int v = e && *e ? atoi(e) : 1;
+        if (v < 1 || v > 64) {
+            fprintf(stderr, "gpuh sim: GPUH_SIM_DEVICES=%s is not 1 .. 64; using 1\n", e);
+            v = 1;
+        }
+        return v;
+    }();
+    return n;
+}
+inline int &current_device()
+{
+    static thread_local int d = 0;
+    return d;
+}
+inline bool valid_device(int d) { return d >= 0 && d < device_count(); }
+/* (device, peer) pairs with peer access enabled; guarded by the mutex. */
+struct peer_table {
+    std::mutex m;
+    std::set<std::pair<int, int>> on;
+};
+inline peer_table &peers()
+{
+    static peer_table t;
+    return t;
+}
+} /* namespace gpuh_sim_impl */
+
+GPUH_IMPL_SIM_API cudaError_t cudaDeviceCanAccessPeer(int *can, int device, int peer)
+{
+    if (can == NULL)
+        return gpuh_sim_impl::ret(cudaErrorInvalidValue);
+    if (!gpuh_sim_impl::valid_device(device) || !gpuh_sim_impl::valid_device(peer))
+        return gpuh_sim_impl::ret(cudaErrorInvalidDevice);
+    *can = device != peer; /* one host memory: every pair; a device is not its own peer */
+    return cudaSuccess;
+}
+/* Errors as CUDA's: cudaErrorInvalidDevice (out of range, or the current
+   device itself), cudaErrorInvalidValue (flags not 0),
+   cudaErrorPeerAccessAlreadyEnabled (the second time). */
+GPUH_IMPL_SIM_API cudaError_t cudaDeviceEnablePeerAccess(int peer, unsigned int flags)
+{
+    const int self = gpuh_sim_impl::current_device();
+    if (flags != 0)
+        return gpuh_sim_impl::ret(cudaErrorInvalidValue);
+    if (!gpuh_sim_impl::valid_device(peer) || peer == self)
+        return gpuh_sim_impl::ret(cudaErrorInvalidDevice);
+    std::unique_lock<std::mutex> g(gpuh_sim_impl::peers().m);
+    if (!gpuh_sim_impl::peers().on.insert(std::make_pair(self, peer)).second) {
+        g.unlock();
+        return gpuh_sim_impl::ret(cudaErrorPeerAccessAlreadyEnabled);
+    }
+    return gpuh_sim_impl::sticky();
+}
+GPUH_IMPL_SIM_API cudaError_t cudaDeviceDisablePeerAccess(int peer)
+{
+    std::unique_lock<std::mutex> g(gpuh_sim_impl::peers().m);
+    if (gpuh_sim_impl::peers().on.erase(std::make_pair(gpuh_sim_impl::current_device(), peer)) == 0) {
+        g.unlock();
+        return gpuh_sim_impl::ret(cudaErrorPeerAccessNotEnabled);
+    }
+    return cudaSuccess;
+}
+/* Both sides must be whole device allocations of the simulator, as in cudaMemcpy. */
+GPUH_IMPL_SIM_API cudaError_t cudaMemcpyPeer(void *dst, int dst_device, const void *src, int src_device, size_t bytes)
+{
+    if (!gpuh_sim_impl::valid_device(dst_device) || !gpuh_sim_impl::valid_device(src_device))
+        return gpuh_sim_impl::ret(cudaErrorInvalidDevice);
+    return cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToDevice);
+}
+GPUH_IMPL_SIM_API cudaError_t cudaMemcpyPeerAsync(void *dst, int dst_device, const void *src, int src_device,
+                                                  size_t bytes, cudaStream_t stream)
+{
+    (void)stream;
+    return cudaMemcpyPeer(dst, dst_device, src, src_device, bytes);
+}
+
+/* ---- NCCL stand-in: definitions */
+namespace gpuh_sim_impl {
+struct nccl_op {
+    int kind; /* 0 all-reduce, 1 broadcast, 2 all-gather */
+    const void *send;
+    void *recv;
+    size_t count;
+    int type, op, root;
+};
+/* The ranks of one communicator. Each rank's calls queue in its own list;
+   a collective runs when every rank has one queued, and `done` counts those
+   that have run, so a rank's k-th call is complete once done > k. */
+struct nccl_clique {
+    std::mutex m;
+    std::condition_variable cv;
+    int nranks = 0, joined = 0, refs = 0;
+    std::string key; /* the unique id's bytes (ncclCommInitRank), or empty */
+    std::vector<std::deque<nccl_op>> pending;
+    std::vector<unsigned long long> posted;
+    unsigned long long done = 0;
+    std::map<unsigned long long, std::string> failed; /* collective number -> why */
+};
+struct nccl_registry {
+    std::mutex m;
+    std::map<std::string, nccl_clique *> by_id;
+    std::atomic<unsigned long long> ids{0};
+};
+inline nccl_registry &nccl_reg()
+{
+    static nccl_registry r;
+    return r;
+}
+inline std::string &nccl_last()
+{
+    static thread_local std::string s;
+    return s;
+}
+inline ncclResult_t nccl_fail(ncclResult_t r, const std::string &why)
+{
+    nccl_last() = "gpuh sim: " + why;
+    return r;
+}
+inline double nccl_timeout_s()
+{
+    const char *e = getenv("GPUH_SIM_NCCL_TIMEOUT");
+    return e && atof(e) > 0 ? atof(e) : 30.0;
+}
+inline size_t nccl_size(int type)
+{
+    switch (type) {
+    case ncclInt8: case ncclUint8: return 1;
+    case ncclInt32: case ncclUint32: case ncclFloat32: return 4;
+    case ncclInt64: case ncclUint64: case ncclFloat64: return 8;
+    default: return 0; /* ncclFloat16: no half precision in the simulator */
+    }
+}
+template <class T> void nccl_reduce(T *acc, const T *in, size_t n, int op)
+{
+    for (size_t i = 0; i < n; ++i)
+        acc[i] = op == ncclProd ? T(acc[i] * in[i])
+                 : op == ncclMax ? (in[i] > acc[i] ? in[i] : acc[i])
+                 : op == ncclMin ? (in[i] < acc[i] ? in[i] : acc[i])
+                                 : T(acc[i] + in[i]);
+}
+template <class T> void nccl_divide(T *acc, size_t n, int by)
+{
+    for (size_t i = 0; i < n; ++i)
+        acc[i] = T(acc[i] / T(by));
+}
+template <class T> void nccl_all_reduce(std::vector<unsigned char> &acc, const std::vector<nccl_op> &ops)
+{
+    T *a = reinterpret_cast<T *>(acc.data());
+    for (size_t r = 1; r < ops.size(); ++r) /* rank order: the same bits every run */
+        nccl_reduce<T>(a, static_cast<const T *>(ops[r].send), ops[0].count, ops[0].op);
+    if (ops[0].op == ncclAvg)
+        nccl_divide<T>(a, ops[0].count, static_cast<int>(ops.size()));
+}
+/* Runs every collective that all ranks have called; call with c.m held. */
+inline void nccl_run_ready(nccl_clique &c)
+{
+    for (;;) {
+        for (int r = 0; r < c.nranks; ++r)
+            if (c.pending[r].empty())
+                return;
+        std::vector<nccl_op> ops;
+        for (int r = 0; r < c.nranks; ++r) {
+            ops.push_back(c.pending[r].front());
+            c.pending[r].pop_front();
+        }
+        const nccl_op &o = ops[0];
+        static const char *const names[] = {"ncclAllReduce", "ncclBroadcast", "ncclAllGather"};
+        std::string why;
+        for (int r = 1; r < c.nranks && why.empty(); ++r)
+            if (ops[r].kind != o.kind || ops[r].count != o.count || ops[r].type != o.type ||
+                (o.kind == 0 && ops[r].op != o.op) || (o.kind == 1 && ops[r].root != o.root))
+                why = "collective " + std::to_string(c.done) + ": rank 0 calls " + names[o.kind] + " of " +
+                      std::to_string(o.count) + " elements but rank " + std::to_string(r) + " calls " +
+                      names[ops[r].kind] + " of " + std::to_string(ops[r].count) +
+                      " (or another type, operator or root): every rank must make the same calls in the same order";
+        if (!why.empty()) {
+            c.failed[c.done++] = why;
+            continue;
+        }
+        const size_t bytes = o.count * nccl_size(o.type);
+        if (o.kind == 0) {
+            std::vector<unsigned char> acc(static_cast<const unsigned char *>(o.send),
+                                           static_cast<const unsigned char *>(o.send) + bytes);
+            switch (o.type) {
+            case ncclInt8: nccl_all_reduce<int8_t>(acc, ops); break;
+            case ncclUint8: nccl_all_reduce<uint8_t>(acc, ops); break;
+            case ncclInt32: nccl_all_reduce<int32_t>(acc, ops); break;
+            case ncclUint32: nccl_all_reduce<uint32_t>(acc, ops); break;
+            case ncclInt64: nccl_all_reduce<int64_t>(acc, ops); break;
+            case ncclUint64: nccl_all_reduce<uint64_t>(acc, ops); break;
+            case ncclFloat32: nccl_all_reduce<float>(acc, ops); break;
+            default: nccl_all_reduce<double>(acc, ops); break;
+            }
+            for (int r = 0; r < c.nranks; ++r)
+                memcpy(ops[r].recv, acc.data(), bytes);
+        } else if (o.kind == 1) {
+            const unsigned char *s = static_cast<const unsigned char *>(ops[o.root].send);
+            std::vector<unsigned char> v(s, s + bytes);
+            for (int r = 0; r < c.nranks; ++r)
+                memcpy(ops[r].recv, v.data(), bytes);
+        } else {
+            std::vector<unsigned char> v(bytes * c.nranks); /* staged: in-place gathers overlap */
+            for (int r = 0; r < c.nranks; ++r)
+                memcpy(v.data() + bytes * r, ops[r].send, bytes);
+            for (int r = 0; r < c.nranks; ++r)
+                memcpy(ops[r].recv, v.data(), v.size());
+        }
+        ++c.done;
+    }
+}
+/* True if [p, p + bytes) lies inside one device (or managed) allocation. */
+inline bool nccl_device_range(const void *p, size_t bytes)
+{
+    std::lock_guard<std::mutex> g(rt().m);
+    uintptr_t base = 0;
+    const alloc_info *a = find_alloc(p, &base);
+    return a && a->type != cudaMemoryTypeHost && base + a->bytes >= reinterpret_cast<uintptr_t>(p) + bytes;
+}
+struct nccl_group {
+    int depth = 0;
+    std::vector<std::pair<ncclComm_t, nccl_op>> ops;
+};
+inline nccl_group &nccl_grp()
+{
+    static thread_local nccl_group g;
+    return g;
+}
+} /* namespace gpuh_sim_impl */
+
+struct gpuh_sim_nccl_comm {
+    gpuh_sim_impl::nccl_clique *clique;
+    int rank, device;
+};
+
+namespace gpuh_sim_impl {
+/* Queues one rank's call; returns its number in the clique's sequence. */
+inline unsigned long long nccl_post(ncclComm_t comm, const nccl_op &op)
+{
+    nccl_clique &c = *comm->clique;
+    std::lock_guard<std::mutex> g(c.m);
+    c.pending[comm->rank].push_back(op);
+    const unsigned long long seq = c.posted[comm->rank]++;
+    nccl_run_ready(c);
+    c.cv.notify_all();
+    return seq;
+}
+inline ncclResult_t nccl_wait(ncclComm_t comm, unsigned long long seq)
+{
+    nccl_clique &c = *comm->clique;
+    std::unique_lock<std::mutex> g(c.m);
+    const double limit = nccl_timeout_s();
+    if (!c.cv.wait_for(g, std::chrono::duration<double>(limit), [&] { return c.done > seq; })) {
+        std::string missing;
+        for (int r = 0; r < c.nranks; ++r)
+            if (c.posted[r] <= seq)
+                missing += (missing.empty() ? "" : ", ") + std::to_string(r);
+        return nccl_fail(ncclInvalidUsage, "rank " + std::to_string(comm->rank) + " waited " +
+                                               std::to_string(static_cast<int>(limit)) +
+                                               " s for ranks " + missing +
+                                               " to call the collective (one thread driving several ranks must "
+                                               "call them between ncclGroupStart and ncclGroupEnd)");
+    }
+    std::map<unsigned long long, std::string>::iterator it = c.failed.find(seq);
+    return it == c.failed.end() ? ncclSuccess : nccl_fail(ncclInvalidUsage, it->second);
+}
+inline ncclResult_t nccl_collective(ncclComm_t comm, const nccl_op &op, const char *name)
+{
+    const size_t size = nccl_size(op.type);
+    if (comm == NULL || comm->clique == NULL)
+        return nccl_fail(ncclInvalidArgument, std::string(name) + ": the communicator is NULL");
+    if (op.type < ncclInt8 || op.type > ncclFloat64 || size == 0)
+        return nccl_fail(ncclInvalidArgument, std::string(name) + ": data type " + std::to_string(op.type) +
+                                                  " is not simulated (no half precision)");
+    if (op.kind == 0 && (op.op < ncclSum || op.op > ncclAvg))
+        return nccl_fail(ncclInvalidArgument, std::string(name) + ": operator " + std::to_string(op.op));
+    if (op.kind == 1 && (op.root < 0 || op.root >= comm->clique->nranks))
+        return nccl_fail(ncclInvalidArgument, std::string(name) + ": root " + std::to_string(op.root));
+    const size_t in = op.count * size, out = op.kind == 2 ? in * comm->clique->nranks : in;
+    if (op.count > 0 && (!nccl_device_range(op.recv, out) ||
+                         ((op.kind != 1 || op.root == comm->rank) && !nccl_device_range(op.send, in))))
+        return nccl_fail(ncclInvalidArgument, std::string(name) + ": rank " + std::to_string(comm->rank) + ": the " +
+                                                  (nccl_device_range(op.recv, out) ? "send" : "recv") +
+                                                  " buffer is not device memory of its size");
+    if (sticky() != cudaSuccess)
+        return nccl_fail(ncclUnhandledCudaError, std::string(name) + ": the CUDA context has a sticky error");
+    if (nccl_grp().depth > 0) {
+        nccl_grp().ops.push_back(std::make_pair(comm, op));
+        return ncclSuccess;
+    }
+    return nccl_wait(comm, nccl_post(comm, op));
+}
+inline nccl_clique *nccl_new_clique(int nranks)
+{
+    nccl_clique *c = new nccl_clique;
+    c->nranks = nranks;
+    c->pending.resize(nranks);
+    c->posted.assign(nranks, 0);
+    return c;
+}
+} /* namespace gpuh_sim_impl */
+
+GPUH_IMPL_SIM_API ncclResult_t ncclGetVersion(int *version)
+{
+    if (version == NULL)
+        return ncclInvalidArgument;
+    *version = 22800;
+    return ncclSuccess;
+}
+GPUH_IMPL_SIM_API const char *ncclGetErrorString(ncclResult_t r)
+{
+    switch (r) {
+    case ncclSuccess: return "no error";
+    case ncclUnhandledCudaError: return "unhandled cuda error (run with NCCL_DEBUG=INFO for details)";
+    case ncclSystemError: return "unhandled system error (run with NCCL_DEBUG=INFO for details)";
+    case ncclInternalError: return "internal error - please report this issue to the NCCL developers";
+    case ncclInvalidArgument: return "invalid argument (run with NCCL_DEBUG=WARN for details)";
+    case ncclInvalidUsage: return "invalid usage (run with NCCL_DEBUG=WARN for details)";
+    case ncclRemoteError: return "remote process exited or there was a network error";
+    case ncclInProgress: return "NCCL operation in progress";
+    }
+    return "unknown result code";
+}
+GPUH_IMPL_SIM_API const char *ncclGetLastError(ncclComm_t comm)
+{
+    (void)comm;
+    return gpuh_sim_impl::nccl_last().c_str();
+}
+/* The id: a tag, this process's id and a counter. */
+GPUH_IMPL_SIM_API ncclResult_t ncclGetUniqueId(ncclUniqueId *id)
+{
+    if (id == NULL)
+        return gpuh_sim_impl::nccl_fail(ncclInvalidArgument, "ncclGetUniqueId: id is NULL");
+    memset(id, 0, sizeof *id);
+    snprintf(id->internal, sizeof id->internal, "gpuh-sim-nccl %ld %llu", static_cast<long>(getpid()),
+             gpuh_sim_impl::nccl_reg().ids++);
+    return ncclSuccess;
+}
+/* Waits until all nranks ranks of this process have joined (one host thread each). */
+GPUH_IMPL_SIM_API ncclResult_t ncclCommInitRank(ncclComm_t *comm, int nranks, ncclUniqueId id, int rank)
+{
+    using namespace gpuh_sim_impl;
+    long pid = -1;
+    if (comm == NULL || nranks < 1 || rank < 0 || rank >= nranks)
+        return nccl_fail(ncclInvalidArgument, "ncclCommInitRank: rank " + std::to_string(rank) + " of " +
+                                                  std::to_string(nranks));
+    *comm = NULL;
+    id.internal[NCCL_UNIQUE_ID_BYTES - 1] = '\0';
+    if (sscanf(id.internal, "gpuh-sim-nccl %ld", &pid) != 1)
+        return nccl_fail(ncclInvalidArgument, "ncclCommInitRank: the id does not come from ncclGetUniqueId");
+    if (pid != static_cast<long>(getpid()))
+        return nccl_fail(ncclInvalidUsage, "ncclCommInitRank: the id comes from process " + std::to_string(pid) +
+                                               "; the simulator joins the ranks of one process only (one host "
+                                               "thread per rank)");
+    nccl_clique *c = NULL;
+    {
+        std::lock_guard<std::mutex> g(nccl_reg().m);
+        nccl_clique *&slot = nccl_reg().by_id[id.internal];
+        if (slot == NULL) {
+            slot = nccl_new_clique(nranks);
+            slot->key = id.internal;
+        }
+        c = slot;
+    }
+    std::unique_lock<std::mutex> g(c->m);
+    if (c->nranks != nranks)
+        return nccl_fail(ncclInvalidUsage, "ncclCommInitRank: rank " + std::to_string(rank) + " says " +
+                                               std::to_string(nranks) + " ranks, another said " +
+                                               std::to_string(c->nranks));
+    ++c->joined;
+    ++c->refs;
+    c->cv.notify_all();
+    const double limit = nccl_timeout_s();
+    if (!c->cv.wait_for(g, std::chrono::duration<double>(limit), [&] { return c->joined >= c->nranks; })) {
+        --c->joined;
+        --c->refs;
+        return nccl_fail(ncclInvalidUsage, "ncclCommInitRank: rank " + std::to_string(rank) + " waited " +
+                                               std::to_string(static_cast<int>(limit)) + " s for " +
+                                               std::to_string(c->nranks - c->joined) + " more ranks to join");
+    }
+    *comm = new gpuh_sim_nccl_comm;
+    (*comm)->clique = c;
+    (*comm)->rank = rank;
+    (*comm)->device = current_device();
+    return ncclSuccess;
+}
+GPUH_IMPL_SIM_API ncclResult_t ncclCommInitAll(ncclComm_t *comms, int ndev, const int *devlist)
+{
+    using namespace gpuh_sim_impl;
+    if (comms == NULL || ndev < 1)
+        return nccl_fail(ncclInvalidArgument, "ncclCommInitAll: " + std::to_string(ndev) + " devices");
+    for (int i = 0; i < ndev; ++i)
+        if (!valid_device(devlist ? devlist[i] : i))
+            return nccl_fail(ncclInvalidArgument, "ncclCommInitAll: device " +
+                                                      std::to_string(devlist ? devlist[i] : i) + " of " +
+                                                      std::to_string(device_count()) + " simulated");
+    nccl_clique *c = nccl_new_clique(ndev);
+    c->joined = c->refs = ndev;
+    for (int i = 0; i < ndev; ++i) {
+        comms[i] = new gpuh_sim_nccl_comm;
+        comms[i]->clique = c;
+        comms[i]->rank = i;
+        comms[i]->device = devlist ? devlist[i] : i;
+    }
+    return ncclSuccess;
+}
+GPUH_IMPL_SIM_API ncclResult_t ncclCommDestroy(ncclComm_t comm)
+{
+    using namespace gpuh_sim_impl;
+    if (comm == NULL)
+        return ncclSuccess;
+    nccl_clique *c = comm->clique;
+    bool last;
+    {
+        std::lock_guard<std::mutex> g(c->m);
+        last = --c->refs == 0;
+    }
+    if (last) {
+        if (!c->key.empty()) {
+            std::lock_guard<std::mutex> g(nccl_reg().m);
+            nccl_reg().by_id.erase(c->key);
+        }
+        delete c;
+    }
+    delete comm;
+    return ncclSuccess;
+}
+GPUH_IMPL_SIM_API ncclResult_t ncclCommCount(const ncclComm_t comm, int *count)
+{
+    if (comm == NULL || count == NULL)
+        return ncclInvalidArgument;
+    *count = comm->clique->nranks;
+    return ncclSuccess;
+}
+GPUH_IMPL_SIM_API ncclResult_t ncclCommCuDevice(const ncclComm_t comm, int *device)
+{
+    if (comm == NULL || device == NULL)
+        return ncclInvalidArgument;
+    *device = comm->device;
+    return ncclSuccess;
+}
+GPUH_IMPL_SIM_API ncclResult_t ncclCommUserRank(const ncclComm_t comm, int *rank)
+{
+    if (comm == NULL || rank == NULL)
+        return ncclInvalidArgument;
+    *rank = comm->rank;
+    return ncclSuccess;
+}
+GPUH_IMPL_SIM_API ncclResult_t ncclGroupStart(void)
+{
+    ++gpuh_sim_impl::nccl_grp().depth;
+    return ncclSuccess;
+}
+/* The outermost end posts every queued call, then waits for each. */
+GPUH_IMPL_SIM_API ncclResult_t ncclGroupEnd(void)
+{
+    using namespace gpuh_sim_impl;
+    nccl_group &grp = nccl_grp();
+    if (grp.depth == 0)
+        return nccl_fail(ncclInvalidUsage, "ncclGroupEnd without ncclGroupStart");
+    if (--grp.depth > 0)
+        return ncclSuccess;
+    std::vector<std::pair<ncclComm_t, nccl_op>> ops;
+    ops.swap(grp.ops);
+    std::vector<unsigned long long> seqs;
+    for (size_t i = 0; i < ops.size(); ++i)
+        seqs.push_back(nccl_post(ops[i].first, ops[i].second));
+    ncclResult_t first = ncclSuccess;
+    for (size_t i = 0; i < ops.size(); ++i) {
+        ncclResult_t r = nccl_wait(ops[i].first, seqs[i]);
+        if (first == ncclSuccess)
+            first = r;
+    }
+    return first;
+}
+GPUH_IMPL_SIM_API ncclResult_t ncclAllReduce(const void *send, void *recv, size_t count, ncclDataType_t type,
+                                             ncclRedOp_t op, ncclComm_t comm, cudaStream_t stream)
+{
+    (void)stream; /* work runs when issued */
+    gpuh_sim_impl::nccl_op o = {0, send, recv, count, type, op, 0};
+    return gpuh_sim_impl::nccl_collective(comm, o, "ncclAllReduce");
+}
+GPUH_IMPL_SIM_API ncclResult_t ncclBroadcast(const void *send, void *recv, size_t count, ncclDataType_t type, int root,
+                                             ncclComm_t comm, cudaStream_t stream)
+{
+    (void)stream;
+    gpuh_sim_impl::nccl_op o = {1, send, recv, count, type, ncclSum, root};
+    return gpuh_sim_impl::nccl_collective(comm, o, "ncclBroadcast");
+}
+GPUH_IMPL_SIM_API ncclResult_t ncclAllGather(const void *send, void *recv, size_t count, ncclDataType_t type,
+                                             ncclComm_t comm, cudaStream_t stream)
+{
+    (void)stream;
+    gpuh_sim_impl::nccl_op o = {2, send, recv, count, type, ncclSum, 0};
+    return gpuh_sim_impl::nccl_collective(comm, o, "ncclAllGather");
+}
 #endif /* __cplusplus */
 
 #endif /* GPUH_SIM_H */
