@@ -393,9 +393,8 @@ __device__ __forceinline__ T gpuh_impl_fold_tile(T acc, const V *g_va, const V *
    for bit on every run over the same data at the same address, on any GPU.
    Contiguous runs per block (CUB's even share, rather than all blocks
    striding through the array together), full tiles without bounds checks and
-   the pairwise fold per vector took gpuh_sum on an H200 from 0.99× CUB's
-   bandwidth at 2^28 floats and 0.92× at 2^31 to parity (scratch runs, same
-   session, CUDA events, medians of 40).
+   the pairwise fold per vector are what bring it to CUB's bandwidth
+   (bench/results/NOTES.md).
    Grid: 1-D; block: GPUH_REDUCE_BLOCK threads (a multiple of 32). */
 template <typename Op, typename Map, typename Post, typename T, typename V>
 __global__ void __launch_bounds__(GPUH_REDUCE_BLOCK)
@@ -790,12 +789,8 @@ struct gpuh_gemm_simt_config {
    odd leading dimension such as 4097, an offset pointer) scalar ones.
    Grid: 1-D, one block per tile of both parts; block: Cfg::THREADS;
    dynamic shared memory SMEM_ELEMS = 2 · BK · (BM + BN + 8) elements.
-   Budget (nvcc 13.0 -Xptxas -v, sm_90), float: gpuh_sgemm_big (256 × 128 × 16,
-   4 × 2 warps of 64 × 64, 16 × 8 per thread): 245 registers (247 with
-   scalar loads), 50176 bytes of shared memory, no spills, 1 block per SM;
-   gpuh_sgemm_small (64 × 64 × 16, 4 × 4 per thread): 93 registers, 17408
-   bytes, no spills; gpuh_dgemm_simt (the same tiles in double): 124
-   registers, 34816 bytes, no spills. */
+   Registers, shared memory and no spills of each shipped configuration:
+   checked by the compile.budget test (tools/check_budget.py). */
 template <typename T, typename Cfg, bool VEC>
 __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS)
     gpuh_gemm_simt_kernel(const gpuh_impl_gemm_args<T> p)
@@ -880,12 +875,10 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS)
         const int buf = (int)(s % 2);
         if (s + 1 < steps)
             load((s + 1) * BK); /* in flight during the arithmetic below */
-        /* Unrolled by 8, not by BK: a fully unrolled BK = 16 step is 2,446
-           instructions (39 KB) in the shipped configuration, more than the
-           instruction cache holds; ncu counted 0.15 "no instruction" stalls
-           per issued instruction there (cuBLAS: 0.02). By 8 it is 1,088,
-           and on the H200 4097³ went from 38.2 to 39.0 TFLOP/s and 2048³
-           from 43.7 to 44.3 (2026-11-21); 4096³ stayed at 45.5. */
+        /* Unrolled by 8, not by BK: a fully unrolled BK = 16 step of the
+           shipped configuration is larger than the instruction cache, and
+           the warps then stall waiting for instructions (ncu's figures and
+           the rates: bench/results/NOTES.md). */
 #pragma unroll 8
         for (int k = 0; k < BK; ++k) {
             T a[RM][4], b[RN][4]; /* a[r][q]: row wm0 + r·WM/RM + 4·lm + q of the tile */
@@ -992,12 +985,8 @@ __device__ __forceinline__ void gpuh_impl_dmma8(double (&d)[4], const double (&a
    dynamic shared memory Cfg::SMEM bytes (above 48 KiB: the launcher opts in).
    Built only for sm_90 and later (the body is empty elsewhere); the
    launcher checks the kernel's PTX version before choosing it.
-   Budget (nvcc 13.0 -Xptxas -v, sm_90): gpuh_dgemm_big (64 × 128 × 16,
-   2 × 2 warps of 32 × 64, 3 stages): 234 registers, 81408 bytes of dynamic
-   shared memory, no spills, 2 blocks per SM (cuBLAS's DGEMM on the H200
-   runs 2 blocks of 128 × 64 tiles, 4 warps, 3 stages, m16n8k8: ncu);
-   gpuh_dgemm_small (64 × 64 × 16, 2 × 2 warps, 3 stages): 142 registers,
-   56832 bytes, no spills, 3 blocks per SM. */
+   Registers, shared memory (MIN_BLOCKS blocks must fit in an SM) and no
+   spills: checked by the compile.budget test (tools/check_budget.py). */
 template <typename Cfg, bool VEC>
 __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS) gpuh_gemm_dmma_kernel(const gpuh_impl_gemm_args<double> p)
 {
@@ -1108,12 +1097,9 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS) gpuh_gemm_dmma_
    give the same bits. Each thread issues GPUH_GEMV_UNROLL loads before it
    uses the first: a memory-bound kernel is as fast as the bytes it has in
    flight. Both are __launch_bounds__(GPUH_GEMV_BLOCK, 1): without the
-   minimum of 1 block per SM, ptxas kept them to 32 registers (full
-   occupancy) by waiting for each load before issuing the next.
-   Budget (nvcc 13.0 -Xptxas -v, sm_90, no spills): column kernel 95
-   registers (float, 16-byte loads of B), 100 (float, element loads of B),
-   124 / 126 (double); row kernel 64 / 72 (float), 112 / 118 (double), and
-   GPUH_GEMV_BLOCK / 8 · 33 elements of static shared memory.
+   minimum of 1 block per SM, ptxas keeps them to 32 registers (full
+   occupancy) by waiting for each load before issuing the next. Registers,
+   shared memory and no spills: checked by the compile.budget test.
    Idea: BLAS xGEMV; the memory-bound analysis of the roofline model
    (Williams, Waterman, Patterson, CACM 2009). */
 
@@ -1267,10 +1253,8 @@ __global__ void __launch_bounds__(GPUH_GEMV_BLOCK, 1) gpuh_gemv_row_kernel(const
     }
 }
 
-/* The shipped tile sizes, the fastest rows of bench/gemm_tune.cu on an H200
-   without spills (2026-11-21, ratios to cuBLAS at 4096³ and 8192³: float
-   0.89 and 0.89–0.90, ahead of 256 × 128 tiles with 512 threads, with
-   8 × 16 per thread or with BK = 8 (0.81–0.87); double 0.829 and 0.859). */
+/* The shipped tile sizes: the fastest rows of bench/gemm_tune.cu on an H200
+   without spills (its table and the ratios to cuBLAS: bench/results/NOTES.md). */
 typedef gpuh_gemm_simt_config<256, 128, 16, 4, 2, 4, 1> gpuh_sgemm_big;  /* 16 × 8 per thread */
 typedef gpuh_gemm_simt_config<64, 64, 16, 2, 4, 8, 2> gpuh_sgemm_small;   /* 4 × 4 per thread */
 typedef gpuh_gemm_dmma_config<64, 128, 16, 2, 2, 3, 2> gpuh_dgemm_big;
@@ -1389,10 +1373,10 @@ static inline cudaError_t gpuh_impl_gemm_check(const char *fn, size_t M, size_t 
 }
 
 /* Small tiles do less work per SM and per cycle than big ones: their
-   blocks reread more of A and B per multiply-add. gemm_tune measured the
-   float 64 × 64 blocks at 0.68 of the 256 × 128 ones' rate on an H200
-   (2026-11-21, 4096³ and 8192³); the launcher weighs their waves by this
-   factor, for double too (where small tiles lose less: 0.94). */
+   blocks reread more of A and B per multiply-add. The launcher weighs their
+   waves by this factor, the rate of the float small tiles relative to the
+   big ones as bench/gemm_tune.cu measures it, for double too (where small
+   tiles lose less); the figures: bench/results/NOTES.md. */
 #define GPUH_GEMM_SMALL_RATE 0.7
 
 /* The cost of `tiles` blocks, `slots` of which run at once, each doing

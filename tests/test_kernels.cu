@@ -43,7 +43,7 @@ static int quick;
 static const double u_f32 = 1.0 / 16777216.0;          /* 2^-24, unit roundoff of float */
 static const double u_f64 = 1.0 / 9007199254740992.0;  /* 2^-53, unit roundoff of double */
 
-/* The awkward sizes of DESIGN.md: empty, single, around a warp, around a
+/* The awkward sizes every kernel test uses: empty, single, around a warp, around a
    reduction block's 1024 elements, just past GPUH_REDUCE_SINGLE_BLOCK_MAX, and
    a large odd one. */
 static const size_t sizes[] = {0, 1, 31, 32, 33, 1023, 1025, 2049, (1u << 20) + 3};
@@ -899,7 +899,7 @@ template <typename T> static void test_gemm(cublasHandle_t h)
     };
     for (const gemm_case &c : shapes)
         check_gemm<T>(h, c);
-    /* The sizes of DESIGN.md, every combination, with alpha, beta and padded rows. */
+    /* Awkward matrix sizes (1, 3, around 16, 100, 257), every combination, with alpha, beta and padded rows. */
     static const size_t full[] = {1, 3, 16, 17, 100, 257}, small[] = {1, 16, 17, 100};
     const size_t *dims = quick ? small : full, nd = quick ? 4 : 6;
     for (size_t i = 0; i < nd; ++i)
