@@ -35,40 +35,81 @@
    memory, aligned to 8 bytes, for the per-block partial results (NULL is fine
    when n ≤ GPUH_REDUCE_SINGLE_BLOCK_MAX, which needs one block). One buffer per
    stream: two reductions in flight on different streams must not share it.
+
+   ============================================================================
+   CONTENTS (search for the anchor in brackets)
+
+   The public front: every name a user calls, with its documentation.
+     [SECTION: CONFIGURATION]     the macros, their defaults, which to override
+     [SECTION: C DECLARATIONS]    the typed entry points for C (gpuh_sum_f32, ...)
+     [SECTION: VECTOR ADD]        gpuh_vector_add
+     [SECTION: REDUCTIONS]        gpuh_sum, gpuh_min, gpuh_max, gpuh_dot,
+                                  gpuh_norm2, gpuh_sum_depth
+     [SECTION: WARP AND BLOCK]    gpuh_warp_reduce, gpuh_block_reduce and their
+                                  operators gpuh_op_sum, gpuh_op_min, gpuh_op_max
+     [SECTION: GEMM]              gpuh_gemm, gpuh_matmul, gpuh_gemm_with and its
+                                  configurations gpuh_gemm_simt_config,
+                                  gpuh_gemm_dmma_config
+   The implementation, in the order a call reaches it. Its names start with
+   gpuh_impl_ / GPUH_IMPL_: private, they may change without notice.
+     [SECTION: MEMORY-BOUND KERNELS]  vector add and the reductions
+     [SECTION: GEMM KERNELS]          the tiled kernels (CUDA cores, FP64 tensor
+                                      cores) and the matrix-vector kernels
+     [SECTION: GEMM TUNING]           the shipped tile sizes (bench/gemm_tune.cu)
+     [SECTION: GEMM DISPATCH]         argument checks, the choice of cover, launches
+     [SECTION: C ENTRY POINTS]        definitions, under GPUH_KERNELS_IMPLEMENTATION
 */
 #ifndef GPUH_KERNELS_CUH
 #define GPUH_KERNELS_CUH
 
 #include "gpuh.h"
 
-/* Threads per block of the reduction kernel, and most blocks of its first pass.
-   The first pass's grid depends on n alone (never on the device or timing), so
-   every run adds the same numbers in the same order: results are bitwise
-   reproducible, on any GPU. */
-#define GPUH_REDUCE_BLOCK 256
-#define GPUH_REDUCE_MAX_BLOCKS 1024
+/* ===========================================================================
+   [SECTION: CONFIGURATION]
+   Define the overridable ones before including this header (in every .cu
+   file that includes it, with the same values); the others are fixed.
+   =========================================================================== */
+
 /* 16-byte vectors each thread loads per input before using them: vector add
    (two inputs) and the reductions (one input, so twice the vectors to keep as
-   many bytes in flight). */
+   many bytes in flight). Overridable; defaults 4 and 8. */
 #ifndef GPUH_ADD_UNROLL
 #define GPUH_ADD_UNROLL 4
 #endif
 #ifndef GPUH_REDUCE_UNROLL
 #define GPUH_REDUCE_UNROLL 8
 #endif
+/* Threads per block of the reduction kernel, and most blocks of its first pass.
+   The first pass's grid depends on n alone (never on the device or timing), so
+   every run adds the same numbers in the same order: results are bitwise
+   reproducible, on any GPU. */
+#define GPUH_REDUCE_BLOCK 256
+#define GPUH_REDUCE_MAX_BLOCKS 1024
 /* n up to which a reduction is one launch of one block and needs no scratch:
    one tile, GPUH_REDUCE_BLOCK threads × GPUH_REDUCE_UNROLL 16-byte vectors
    (8192 floats or ints, 4096 doubles; the smaller is the limit). */
 #define GPUH_REDUCE_SINGLE_BLOCK_MAX (GPUH_REDUCE_BLOCK * GPUH_REDUCE_UNROLL * 2)
 /* Bytes of scratch device memory a reduction needs (partials of up to 8 bytes). */
 #define GPUH_REDUCE_TEMP_BYTES (GPUH_REDUCE_MAX_BLOCKS * 8)
+/* Threads per block of the vector-add kernel. */
+#define GPUH_ADD_BLOCK 256
+/* GEMM: tile rows per group of the block order (gpuh_impl_gemm_tile); the
+   matrix-vector kernels' threads per block, columns of C per block of the
+   row kernel, and loads in flight per thread. */
+#define GPUH_GEMM_GROUP_M 8
+#define GPUH_GEMV_BLOCK 512
+#define GPUH_GEMV_COLS 32
+#define GPUH_GEMV_UNROLL 8
 
+/* ===========================================================================
+   [SECTION: C DECLARATIONS]
+   Typed entry points for C callers (defined under GPUH_KERNELS_IMPLEMENTATION).
+   Shapes, units and errors are those of the template launchers below.
+   =========================================================================== */
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-/* Typed entry points for C callers (defined under GPUH_KERNELS_IMPLEMENTATION).
-   Shapes, units and errors are those of the template launchers below. */
 cudaError_t gpuh_vector_add_f32(const float *d_a, const float *d_b, float *d_c, size_t n, cudaStream_t stream);
 cudaError_t gpuh_vector_add_f64(const double *d_a, const double *d_b, double *d_c, size_t n,
                                 cudaStream_t stream);
@@ -106,7 +147,231 @@ cudaError_t gpuh_gemm_f64(size_t M, size_t N, size_t K, double alpha, const doub
 #if defined(__CUDACC__) || (defined(GPUH_SIM) && defined(__cplusplus))
 
 /* ===========================================================================
-   MEMORY-BOUND KERNELS: shared pieces
+   [SECTION: VECTOR ADD]
+   =========================================================================== */
+
+/* gpuh_vector_add: d_c[i] = d_a[i] + d_b[i] for n elements of device memory, on
+   `stream`; T = float, double or int. n = 0 launches nothing. Any element-
+   aligned pointers: 16-byte loads when the three share their offset from a
+   16-byte boundary (cudaMalloc'd arrays, and equal offsets into them), one
+   element per load otherwise, at the same bandwidth on an H200 (bench/). d_c
+   may equal d_a or d_b (in place) but not overlap them otherwise. Integer
+   overflow wraps as the device's adder does.
+   Errors: cudaErrorInvalidValue (a NULL pointer with n > 0), launch errors.
+   Idea: the first kernel of every CUDA tutorial, made size-safe and fast. */
+template <typename T>
+cudaError_t gpuh_vector_add(const T *d_a, const T *d_b, T *d_c, size_t n, cudaStream_t stream = 0);
+
+/* ===========================================================================
+   [SECTION: REDUCTIONS]
+   =========================================================================== */
+
+/* gpuh_sum / gpuh_min / gpuh_max: op over the n elements d_in[0 .. n-1] into
+   the one element *d_out (device memory); T = float, double or int.
+   gpuh_dot: Σ d_a[i]·d_b[i]; gpuh_norm2: sqrt(Σ d_x[i]²) (no scaling:
+   overflows when Σx² exceeds the type's range); T = float or double.
+   Asynchronous on `stream`. d_temp: GPUH_REDUCE_TEMP_BYTES bytes of device
+   scratch aligned to 8 bytes, or NULL when n ≤ GPUH_REDUCE_SINGLE_BLOCK_MAX.
+   An empty sum, dot or norm is 0. Errors: cudaErrorInvalidValue (a NULL
+   pointer, d_temp NULL or misaligned when needed, n = 0 for min/max), launch
+   errors. Deterministic; accuracy: gpuh_sum_depth. Idea: see gpuh_impl_reduce. */
+template <typename T>
+cudaError_t gpuh_sum(const T *d_in, size_t n, T *d_out, void *d_temp, cudaStream_t stream = 0);
+template <typename T>
+cudaError_t gpuh_min(const T *d_in, size_t n, T *d_out, void *d_temp, cudaStream_t stream = 0);
+template <typename T>
+cudaError_t gpuh_max(const T *d_in, size_t n, T *d_out, void *d_temp, cudaStream_t stream = 0);
+template <typename T>
+cudaError_t gpuh_dot(const T *d_a, const T *d_b, size_t n, T *d_out, void *d_temp, cudaStream_t stream = 0);
+template <typename T>
+cudaError_t gpuh_norm2(const T *d_x, size_t n, T *d_out, void *d_temp, cudaStream_t stream = 0);
+
+/* gpuh_sum_depth(n, elem_size): the most roundings any element meets in a
+   gpuh_sum of n elements of elem_size bytes (4 or 8). With w = 16 / elem_size
+   elements per vector, U = GPUH_REDUCE_UNROLL and B = GPUH_REDUCE_BLOCK: the
+   first pass has min(⌈n / (U·w·B)⌉, GPUH_REDUCE_MAX_BLOCKS) blocks, each
+   thread folds U vectors per tile of its block's run of at most
+   ⌈n / (U·w·B·GPUH_REDUCE_MAX_BLOCKS)⌉ tiles, each vector after log2 w
+   pairwise steps; then one leftover element and 8 steps of its block's tree
+   (5 shuffle steps, 3 across 8 warps). The second pass, over at most
+   GPUH_REDUCE_MAX_BLOCKS partials (one tile), adds U + log2 w + 1 + 8. So a
+   float sum is within gpuh_sum_depth(n, 4) · 2^-24 · Σ|x| of the exact sum
+   (the classic bound for recursive summation; Higham, "Accuracy and
+   Stability of Numerical Algorithms", 2nd ed., ch. 4), and typically far
+   closer. For float and n = 2^28: 286 · 2^-24 ≈ 1.7e-5 relative to Σ|x|. The
+   same bound holds for gpuh_norm2's Σx², and for gpuh_dot when d_a and d_b
+   share their offset from a 16-byte boundary; dot over differently aligned
+   arrays goes element by element: pass elem_size 16 (w = 1) for its bound. */
+static inline size_t gpuh_sum_depth(size_t n, size_t elem_size);
+
+/* ===========================================================================
+   [SECTION: WARP AND BLOCK]
+   Reductions inside your own kernels.
+   =========================================================================== */
+
+/* a + b; for int, wrapping modulo 2^32 (defined with the memory-bound kernels). */
+template <typename T> __device__ __forceinline__ T gpuh_impl_add(T a, T b);
+
+/* The operators: op(a, b) must be associative; identity() is its neutral
+   element (x op identity == x). Integer sums wrap modulo 2^32 (gpuh_impl_add). min and max propagate NaN
+   (as NumPy's min and max do): a NaN anywhere gives NaN. */
+template <typename T> struct gpuh_op_sum {
+    enum { defined_for_empty = 1 }; /* the sum of nothing is 0 */
+    __device__ static T identity() { return T(0); }
+    __device__ static T apply(T a, T b) { return gpuh_impl_add(a, b); }
+};
+template <typename T> struct gpuh_op_min {
+    enum { defined_for_empty = 0 }; /* NumPy: min of an empty array is an error */
+    __device__ static T identity();
+    __device__ static T apply(T a, T b) { return (b < a || b != b) ? b : a; }
+};
+template <typename T> struct gpuh_op_max {
+    enum { defined_for_empty = 0 };
+    __device__ static T identity();
+    __device__ static T apply(T a, T b) { return (b > a || b != b) ? b : a; }
+};
+template <> __device__ inline float gpuh_op_min<float>::identity() { return __int_as_float(0x7f800000); }
+template <> __device__ inline float gpuh_op_max<float>::identity() { return __int_as_float(0xff800000); }
+template <> __device__ inline double gpuh_op_min<double>::identity()
+{
+    return __longlong_as_double(0x7ff0000000000000ll);
+}
+template <> __device__ inline double gpuh_op_max<double>::identity()
+{
+    return __longlong_as_double((long long)0xfff0000000000000ull);
+}
+template <> __device__ inline int gpuh_op_min<int>::identity() { return 0x7fffffff; }
+template <> __device__ inline int gpuh_op_max<int>::identity() { return -0x7fffffff - 1; }
+
+/* gpuh_warp_reduce<Op>(v): op over the 32 lanes' v, valid in lane 0 (the
+   other lanes hold partial results). Every lane of the warp must call it
+   (full mask); Op is gpuh_op_sum / _min / _max of T or a struct like them.
+   After log2(32) = 5 steps lane 0 holds op over all 32 lanes: __shfl_down_sync
+   reads a register of the lane `offset` higher, with no shared memory and no
+   barrier. Idea: the CUDA Programming Guide's warp shuffle functions;
+   J. Luitjens, "Faster Parallel Reductions on Kepler" (NVIDIA blog, 2014). */
+template <typename Op, typename T> __device__ __forceinline__ T gpuh_warp_reduce(T v);
+
+/* gpuh_block_reduce<Op>(v): op over every thread's v in a 1-D block, valid in
+   thread 0. Every thread of the block must call it (it has a __syncthreads());
+   blockDim.x must be a multiple of 32, at most 1024. Uses 32 · sizeof(T) bytes
+   of static shared memory; a second call in the same kernel needs a
+   __syncthreads() before it, since it reuses that array. Each warp reduces
+   itself with shuffles, warp leaders meet in shared memory, and warp 0 reduces
+   their totals. Idea: as gpuh_warp_reduce, and CUB's BlockReduce. */
+template <typename Op, typename T> __device__ __forceinline__ T gpuh_block_reduce(T v);
+
+/* ===========================================================================
+   [SECTION: GEMM]
+   C = alpha·A·B + beta·C, row-major. A is M × K (row stride lda), B is K × N
+   (ldb), C is M × N (ldc), in elements.
+   =========================================================================== */
+
+/* gpuh_gemm: C = alpha·A·B + beta·C for row-major device matrices, as BLAS's
+   GEMM without transposes, on `stream`; T = float or double.
+   A: M × K, element (i, k) at d_A[i·lda + k], lda ≥ K; B: K × N at
+   d_B[k·ldb + j], ldb ≥ N; C: M × N at d_C[i·ldc + j], ldc ≥ N (all in
+   elements). Any M, N, K ≥ 0: M or N = 0 does nothing; K = 0 gives
+   C = beta·C. beta == 0 never reads C (NaN there does not leak). C must not
+   overlap A or B. Fastest with 16-byte-aligned pointers and leading
+   dimensions that are multiples of 16 bytes; any others take scalar loads.
+   float runs on the CUDA cores (FFMA, no TF32); double on the FP64 tensor
+   cores on sm_90 (double-precision arithmetic throughout), on the CUDA
+   cores elsewhere; a C of one row or one column (M = 1 or N = 1, K > 0) on
+   the matrix-vector kernels (gpuh_gemv_row_kernel, gpuh_gemv_col_kernel),
+   which stream A or B once. Deterministic: same inputs and
+   shape, same bits. Errors: cudaErrorInvalidValue (a leading dimension below
+   the row length, a matrix whose extent overflows size_t, NULL with a
+   non-empty matrix, more than 2^31 - 1 tiles), launch errors; the detail
+   (gpuh_error_detail) names the argument and its value.
+   Idea: BLAS xGEMM (argument order); CUTLASS's SIMT GEMM and S. Boehm's
+   "How to Optimize a CUDA Matmul Kernel" worklog (tiling, warp tiles);
+   the PTX ISA's mma.sync for FP64. */
+template <typename T>
+cudaError_t gpuh_gemm(size_t M, size_t N, size_t K, T alpha, const T *d_A, size_t lda, const T *d_B, size_t ldb,
+                      T beta, T *d_C, size_t ldc, cudaStream_t stream = 0);
+
+/* gpuh_matmul: C = A · B, the short form of gpuh_gemm (alpha 1, beta 0,
+   packed rows: lda = K, ldb = N, ldc = N); T = float or double. M or N = 0
+   does nothing; K = 0 sets C to zero. Errors: those of gpuh_gemm. */
+template <typename T>
+cudaError_t gpuh_matmul(const T *d_A, const T *d_B, T *d_C, size_t M, size_t N, size_t K, cudaStream_t stream = 0);
+
+/* gpuh_gemm_with<Big, Small>: gpuh_gemm with chosen tile configurations
+   (gpuh_gemm_simt_config, or gpuh_gemm_dmma_config for double), for tuning.
+   It picks the cheapest of three covers of C, counting the waves of blocks
+   each needs on this GPU (MIN_BLOCKS blocks of a configuration per SM):
+     a. Big tiles everywhere, the last row and column of tiles partly empty;
+     b. Big tiles where they fit whole, and the bottom and right strips left
+        over (fewer than Big::BM rows, Big::BN columns) in one launch of
+        Small: a 4097³ product is then not a 4096³ one plus a whole extra
+        wave of nearly empty big tiles;
+     c. Small tiles everywhere: more, smaller blocks keep every SM busy when
+        C holds too few big tiles (1024², or one row times a matrix).
+   Ties go to the earlier cover. A C of one row or one column (K > 0) goes
+   to the matrix-vector kernels, whatever Big and Small are.
+   Arguments, errors: gpuh_gemm. */
+template <typename Big, typename Small, typename T>
+cudaError_t gpuh_gemm_with(size_t M, size_t N, size_t K, T alpha, const T *d_A, size_t lda, const T *d_B,
+                           size_t ldb, T beta, T *d_C, size_t ldc, cudaStream_t stream = 0);
+
+/* gpuh_gemm_simt_config: a tile configuration of the CUDA-core kernel
+   (gpuh_gemm_simt_kernel), float or double, for gpuh_gemm_with.
+   BM × BN: the block's tile of C; BK: the slice of K staged per step;
+   WARPS_M × WARPS_N warps, each owning a WM × WN = (BM/WARPS_M) × (BN/WARPS_N)
+   piece; inside a warp LANES_M × LANES_N lanes (32 in all), each owning
+   TM × TN = (4·RM) × (4·RN) elements of C, in RM × RN blocks of 4 × 4 spaced
+   WM/RM rows and WN/RN columns apart (CUTLASS's SIMT layout): a lane's four
+   rows (and four columns) are consecutive, so it reads them from shared
+   memory as one 16-byte vector, and the 8 (or 4) lanes that differ in them
+   read consecutive vectors: no bank conflicts. MIN_BLOCKS: blocks per SM
+   promised to __launch_bounds__ (it caps the registers at 64K / (threads ·
+   MIN_BLOCKS)). Shipped: gpuh_sgemm_big, gpuh_sgemm_small, gpuh_dgemm_simt
+   ([SECTION: GEMM TUNING]). */
+template <int BM_, int BN_, int BK_, int WARPS_M_, int WARPS_N_, int LANES_M_, int MIN_BLOCKS_>
+struct gpuh_gemm_simt_config {
+    enum {
+        BM = BM_, BN = BN_, BK = BK_, WARPS_M = WARPS_M_, WARPS_N = WARPS_N_, MIN_BLOCKS = MIN_BLOCKS_,
+        THREADS = 32 * WARPS_M_ * WARPS_N_,
+        WM = BM_ / WARPS_M_, WN = BN_ / WARPS_N_,
+        LANES_M = LANES_M_, LANES_N = 32 / LANES_M_,
+        RM = WM / (4 * LANES_M), RN = WN / (4 * LANES_N), TM = 4 * RM, TN = 4 * RN,
+        PAD = 4, /* shared rows of BM + 4 (BN + 4) elements: see gpuh_impl_simt_store */
+        A_LOADS = BM_ * BK_ / 4 / THREADS, B_LOADS = BK_ * BN_ / 4 / THREADS,
+        SMEM_ELEMS = 2 * BK_ * (BM_ + BN_ + 2 * PAD) /* dynamic shared memory, in elements */
+    };
+    static_assert(RM >= 1 && RN >= 1 && WM == RM * 4 * LANES_M && WN == RN * 4 * LANES_N, "warp tile");
+    static_assert(A_LOADS >= 1 && B_LOADS >= 1 && A_LOADS * 4 * THREADS == BM * BK &&
+                      B_LOADS * 4 * THREADS == BK * BN && BK % 4 == 0,
+                  "every thread copies whole groups of 4 elements of each tile");
+};
+
+/* gpuh_gemm_dmma_config: a tile configuration of the FP64 tensor-core kernel
+   (gpuh_gemm_dmma_kernel, double, sm_90), for gpuh_gemm_with.
+   BM × BN × BK block tile (BK a multiple of 8), WARPS_M × WARPS_N warps,
+   each owning (BM/WARPS_M) × (BN/WARPS_N) = (16·MT) × (8·NT) of C as MT × NT
+   tiles of 16 × 8, STAGES slices of A and B in flight in shared memory;
+   MIN_BLOCKS: blocks per SM promised to __launch_bounds__. Shipped:
+   gpuh_dgemm_big, gpuh_dgemm_small ([SECTION: GEMM TUNING]). */
+template <int BM_, int BN_, int BK_, int WARPS_M_, int WARPS_N_, int STAGES_, int MIN_BLOCKS_>
+struct gpuh_gemm_dmma_config {
+    enum {
+        BM = BM_, BN = BN_, BK = BK_, WARPS_M = WARPS_M_, WARPS_N = WARPS_N_, STAGES = STAGES_,
+        MIN_BLOCKS = MIN_BLOCKS_,
+        THREADS = 32 * WARPS_M_ * WARPS_N_,
+        WM = BM_ / WARPS_M_, WN = BN_ / WARPS_N_, MT = WM / 16, NT = WN / 8,
+        /* Row strides of the shared tiles in doubles, 4 (mod 16): a half-warp's
+           16 fragment reads (4 rows × 4 columns) then hit 16 different bank
+           pairs, and every row stays 16-byte aligned for cp.async. */
+        LDA = BK_ + 4, LDB = BN_ + 4,
+        STAGE = BM_ * (BK_ + 4) + BK_ * (BN_ + 4), /* doubles per stage */
+        SMEM = STAGES_ * STAGE * 8                 /* bytes of dynamic shared memory */
+    };
+    static_assert(MT * 16 == WM && NT * 8 == WN && BK % 8 == 0 && BN % 16 == 0 && STAGES >= 2, "tiles");
+};
+
+/* ===========================================================================
+   [SECTION: MEMORY-BOUND KERNELS]
    Vector add and the reductions do almost no arithmetic per byte, so their
    speed is the rate at which they move bytes. Three habits get them to the
    memory ceiling: 16-byte loads (a warp then moves 512 bytes per instruction),
@@ -146,15 +411,15 @@ __device__ __forceinline__ size_t gpuh_impl_share(size_t count, size_t part, siz
     return count / parts * part + count % parts * part / parts;
 }
 
-/* ===========================================================================
-   VECTOR ADD: c[i] = a[i] + b[i] for 0 ≤ i < n
-   =========================================================================== */
-
-#define GPUH_ADD_BLOCK 256
+/* ---------------------------------------------------------------------------
+   Vector add: c[i] = a[i] + b[i] for 0 ≤ i < n. */
 
 /* a + b; for int, wrapping modulo 2^32 (added as unsigned, where wrapping is
    defined, instead of signed, where overflow is undefined behaviour). */
-template <typename T> __device__ __forceinline__ T gpuh_impl_add(T a, T b) { return a + b; }
+template <typename T> __device__ __forceinline__ T gpuh_impl_add(T a, T b)
+{
+    return a + b;
+}
 template <> __device__ __forceinline__ int gpuh_impl_add<int>(int a, int b)
 {
     return (int)((unsigned)a + (unsigned)b);
@@ -212,17 +477,9 @@ __global__ void __launch_bounds__(GPUH_ADD_BLOCK)
     }
 }
 
-/* gpuh_vector_add: d_c[i] = d_a[i] + d_b[i] for n elements of device memory, on
-   `stream`; T = float, double or int. n = 0 launches nothing. Any element-
-   aligned pointers: 16-byte loads when the three share their offset from a
-   16-byte boundary (cudaMalloc'd arrays, and equal offsets into them), one
-   element per load otherwise, at the same bandwidth on an H200 (bench/). d_c
-   may equal d_a or d_b (in place) but not overlap them otherwise. Integer
-   overflow wraps as the device's adder does.
-   Errors: cudaErrorInvalidValue (a NULL pointer with n > 0), launch errors.
-   Idea: the first kernel of every CUDA tutorial, made size-safe and fast. */
+/* gpuh_vector_add: see [SECTION: VECTOR ADD]. */
 template <typename T>
-cudaError_t gpuh_vector_add(const T *d_a, const T *d_b, T *d_c, size_t n, cudaStream_t stream = 0)
+cudaError_t gpuh_vector_add(const T *d_a, const T *d_b, T *d_c, size_t n, cudaStream_t stream)
 {
     typedef typename gpuh_vec16<T>::type V;
     const size_t head = gpuh_impl_head(d_a, n);
@@ -243,40 +500,8 @@ cudaError_t gpuh_vector_add(const T *d_a, const T *d_b, T *d_c, size_t n, cudaSt
                        n, (size_t)0);
 }
 
-/* ===========================================================================
-   REDUCTION: one value from n, by sum, min or max (and dot, L2 norm)
-   =========================================================================== */
-
-/* The operators: op(a, b) must be associative; identity() is its neutral
-   element (x op identity == x). Integer sums wrap modulo 2^32 (gpuh_impl_add). min and max propagate NaN
-   (as NumPy's min and max do): a NaN anywhere gives NaN. */
-template <typename T> struct gpuh_op_sum {
-    enum { defined_for_empty = 1 }; /* the sum of nothing is 0 */
-    __device__ static T identity() { return T(0); }
-    __device__ static T apply(T a, T b) { return gpuh_impl_add(a, b); }
-};
-template <typename T> struct gpuh_op_min {
-    enum { defined_for_empty = 0 }; /* NumPy: min of an empty array is an error */
-    __device__ static T identity();
-    __device__ static T apply(T a, T b) { return (b < a || b != b) ? b : a; }
-};
-template <typename T> struct gpuh_op_max {
-    enum { defined_for_empty = 0 };
-    __device__ static T identity();
-    __device__ static T apply(T a, T b) { return (b > a || b != b) ? b : a; }
-};
-template <> __device__ inline float gpuh_op_min<float>::identity() { return __int_as_float(0x7f800000); }
-template <> __device__ inline float gpuh_op_max<float>::identity() { return __int_as_float(0xff800000); }
-template <> __device__ inline double gpuh_op_min<double>::identity()
-{
-    return __longlong_as_double(0x7ff0000000000000ll);
-}
-template <> __device__ inline double gpuh_op_max<double>::identity()
-{
-    return __longlong_as_double((long long)0xfff0000000000000ull);
-}
-template <> __device__ inline int gpuh_op_min<int>::identity() { return 0x7fffffff; }
-template <> __device__ inline int gpuh_op_max<int>::identity() { return -0x7fffffff - 1; }
+/* ---------------------------------------------------------------------------
+   Reductions: one value from n, by sum, min or max (and dot, L2 norm). */
 
 /* What is reduced, element by element: x itself, x², or a·b (two inputs). */
 struct gpuh_map_x {
@@ -299,13 +524,7 @@ struct gpuh_post_sqrt {
     template <typename T> __device__ static T apply(T v) { return sqrt(v); }
 };
 
-/* gpuh_warp_reduce<Op>(v): op over the 32 lanes' v, valid in lane 0 (the
-   other lanes hold partial results). Every lane of the warp must call it
-   (full mask); Op is gpuh_op_sum / _min / _max of T or a struct like them.
-   After log2(32) = 5 steps lane 0 holds op over all 32 lanes: __shfl_down_sync
-   reads a register of the lane `offset` higher, with no shared memory and no
-   barrier. Idea: the CUDA Programming Guide's warp shuffle functions;
-   J. Luitjens, "Faster Parallel Reductions on Kepler" (NVIDIA blog, 2014). */
+/* gpuh_warp_reduce, gpuh_block_reduce: see [SECTION: WARP AND BLOCK]. */
 template <typename Op, typename T> __device__ __forceinline__ T gpuh_warp_reduce(T v)
 {
     for (int offset = 16; offset > 0; offset /= 2)
@@ -313,13 +532,6 @@ template <typename Op, typename T> __device__ __forceinline__ T gpuh_warp_reduce
     return v;
 }
 
-/* gpuh_block_reduce<Op>(v): op over every thread's v in a 1-D block, valid in
-   thread 0. Every thread of the block must call it (it has a __syncthreads());
-   blockDim.x must be a multiple of 32, at most 1024. Uses 32 · sizeof(T) bytes
-   of static shared memory; a second call in the same kernel needs a
-   __syncthreads() before it, since it reuses that array. Each warp reduces
-   itself with shuffles, warp leaders meet in shared memory, and warp 0 reduces
-   their totals. Idea: as gpuh_warp_reduce, and CUB's BlockReduce. */
 template <typename Op, typename T> __device__ __forceinline__ T gpuh_block_reduce(T v)
 {
     __shared__ T s_warp_totals[32];
@@ -486,22 +698,7 @@ cudaError_t gpuh_impl_reduce(const char *fn, const T *d_a, const T *d_b, size_t 
     return gpuh_impl_reduce_pass<Op, gpuh_map_x, Post>(d_partials, d_partials, blocks, d_out, 1, stream);
 }
 
-/* gpuh_sum_depth(n, elem_size): the most roundings any element meets in a
-   gpuh_sum of n elements of elem_size bytes (4 or 8). With w = 16 / elem_size
-   elements per vector, U = GPUH_REDUCE_UNROLL and B = GPUH_REDUCE_BLOCK: the
-   first pass has min(⌈n / (U·w·B)⌉, GPUH_REDUCE_MAX_BLOCKS) blocks, each
-   thread folds U vectors per tile of its block's run of at most
-   ⌈n / (U·w·B·GPUH_REDUCE_MAX_BLOCKS)⌉ tiles, each vector after log2 w
-   pairwise steps; then one leftover element and 8 steps of its block's tree
-   (5 shuffle steps, 3 across 8 warps). The second pass, over at most
-   GPUH_REDUCE_MAX_BLOCKS partials (one tile), adds U + log2 w + 1 + 8. So a
-   float sum is within gpuh_sum_depth(n, 4) · 2^-24 · Σ|x| of the exact sum
-   (the classic bound for recursive summation; Higham, "Accuracy and
-   Stability of Numerical Algorithms", 2nd ed., ch. 4), and typically far
-   closer. For float and n = 2^28: 286 · 2^-24 ≈ 1.7e-5 relative to Σ|x|. The
-   same bound holds for gpuh_norm2's Σx², and for gpuh_dot when d_a and d_b
-   share their offset from a 16-byte boundary; dot over differently aligned
-   arrays goes element by element: pass elem_size 16 (w = 1) for its bound. */
+/* gpuh_sum_depth: see [SECTION: REDUCTIONS]. */
 static inline size_t gpuh_sum_depth(size_t n, size_t elem_size)
 {
     const size_t w = 16 / elem_size, log2w = w >= 4 ? 2 : w == 2 ? 1 : 0;
@@ -510,50 +707,40 @@ static inline size_t gpuh_sum_depth(size_t n, size_t elem_size)
     return first + GPUH_REDUCE_UNROLL + log2w + 1 + 8;
 }
 
-/* gpuh_sum / gpuh_min / gpuh_max: op over the n elements d_in[0 .. n-1] into
-   the one element *d_out (device memory); T = float, double or int.
-   gpuh_dot: Σ d_a[i]·d_b[i]; gpuh_norm2: sqrt(Σ d_x[i]²) (no scaling:
-   overflows when Σx² exceeds the type's range); T = float or double.
-   Asynchronous on `stream`. d_temp: GPUH_REDUCE_TEMP_BYTES bytes of device
-   scratch aligned to 8 bytes, or NULL when n ≤ GPUH_REDUCE_SINGLE_BLOCK_MAX.
-   An empty sum, dot or norm is 0. Errors: cudaErrorInvalidValue (a NULL
-   pointer, d_temp NULL or misaligned when needed, n = 0 for min/max), launch
-   errors. Deterministic; accuracy: gpuh_sum_depth. Idea: see gpuh_impl_reduce. */
+/* gpuh_sum, gpuh_min, gpuh_max, gpuh_dot, gpuh_norm2: see [SECTION: REDUCTIONS]. */
 template <typename T>
-cudaError_t gpuh_sum(const T *d_in, size_t n, T *d_out, void *d_temp, cudaStream_t stream = 0)
+cudaError_t gpuh_sum(const T *d_in, size_t n, T *d_out, void *d_temp, cudaStream_t stream)
 {
     return gpuh_impl_reduce<gpuh_op_sum<T>, gpuh_map_x, gpuh_post_none>("gpuh_sum", d_in, d_in, n, d_out, d_temp,
                                                                         stream);
 }
 template <typename T>
-cudaError_t gpuh_min(const T *d_in, size_t n, T *d_out, void *d_temp, cudaStream_t stream = 0)
+cudaError_t gpuh_min(const T *d_in, size_t n, T *d_out, void *d_temp, cudaStream_t stream)
 {
     return gpuh_impl_reduce<gpuh_op_min<T>, gpuh_map_x, gpuh_post_none>("gpuh_min", d_in, d_in, n, d_out, d_temp,
                                                                         stream);
 }
 template <typename T>
-cudaError_t gpuh_max(const T *d_in, size_t n, T *d_out, void *d_temp, cudaStream_t stream = 0)
+cudaError_t gpuh_max(const T *d_in, size_t n, T *d_out, void *d_temp, cudaStream_t stream)
 {
     return gpuh_impl_reduce<gpuh_op_max<T>, gpuh_map_x, gpuh_post_none>("gpuh_max", d_in, d_in, n, d_out, d_temp,
                                                                         stream);
 }
 template <typename T>
-cudaError_t gpuh_dot(const T *d_a, const T *d_b, size_t n, T *d_out, void *d_temp, cudaStream_t stream = 0)
+cudaError_t gpuh_dot(const T *d_a, const T *d_b, size_t n, T *d_out, void *d_temp, cudaStream_t stream)
 {
     return gpuh_impl_reduce<gpuh_op_sum<T>, gpuh_map_product, gpuh_post_none>("gpuh_dot", d_a, d_b, n, d_out,
                                                                               d_temp, stream);
 }
 template <typename T>
-cudaError_t gpuh_norm2(const T *d_x, size_t n, T *d_out, void *d_temp, cudaStream_t stream = 0)
+cudaError_t gpuh_norm2(const T *d_x, size_t n, T *d_out, void *d_temp, cudaStream_t stream)
 {
     return gpuh_impl_reduce<gpuh_op_sum<T>, gpuh_map_square, gpuh_post_sqrt>("gpuh_norm2", d_x, d_x, n, d_out,
                                                                              d_temp, stream);
 }
 
 /* ===========================================================================
-   MATRIX MULTIPLY (GEMM): C = alpha·A·B + beta·C, row-major
-   A is M × K (row stride lda), B is K × N (ldb), C is M × N (ldc), in elements.
-
+   [SECTION: GEMM KERNELS]
    Two kernels, both templates over their tile sizes (gpuh_gemm_with and
    bench/gemm_tune.cu try other tiles):
    - gpuh_gemm_simt_kernel: float (and double where there are no FP64 tensor
@@ -570,8 +757,6 @@ cudaError_t gpuh_norm2(const T *d_x, size_t n, T *d_out, void *d_temp, cudaStrea
    (gpuh_impl_gemm_tile), so that blocks running at the same time share
    rows of A and columns of B in the L2 cache.
    =========================================================================== */
-
-#define GPUH_GEMM_GROUP_M 8
 
 /* One rectangular part of C and the corners of A and B that feed it. */
 template <typename T> struct gpuh_impl_gemm_part {
@@ -737,34 +922,79 @@ __device__ __forceinline__ void gpuh_impl_gemm_load(T *s_A, T *s_B, const gpuh_i
 }
 
 /* ---------------------------------------------------------------------------
-   The CUDA-core kernel and its tile sizes.
-   BM × BN: the block's tile of C; BK: the slice of K staged per step;
-   WARPS_M × WARPS_N warps, each owning a WM × WN = (BM/WARPS_M) × (BN/WARPS_N)
-   piece; inside a warp LANES_M × LANES_N lanes (32 in all), each owning
-   TM × TN = (4·RM) × (4·RN) elements of C, in RM × RN blocks of 4 × 4 spaced
-   WM/RM rows and WN/RN columns apart (CUTLASS's SIMT layout): a lane's four
-   rows (and four columns) are consecutive, so it reads them from shared
-   memory as one 16-byte vector, and the 8 (or 4) lanes that differ in them
-   read consecutive vectors: no bank conflicts. MIN_BLOCKS: blocks per SM
-   promised to __launch_bounds__ (it caps the registers at 64K / (threads ·
-   MIN_BLOCKS)). */
-template <int BM_, int BN_, int BK_, int WARPS_M_, int WARPS_N_, int LANES_M_, int MIN_BLOCKS_>
-struct gpuh_gemm_simt_config {
-    enum {
-        BM = BM_, BN = BN_, BK = BK_, WARPS_M = WARPS_M_, WARPS_N = WARPS_N_, MIN_BLOCKS = MIN_BLOCKS_,
-        THREADS = 32 * WARPS_M_ * WARPS_N_,
-        WM = BM_ / WARPS_M_, WN = BN_ / WARPS_N_,
-        LANES_M = LANES_M_, LANES_N = 32 / LANES_M_,
-        RM = WM / (4 * LANES_M), RN = WN / (4 * LANES_N), TM = 4 * RM, TN = 4 * RN,
-        PAD = 4, /* shared rows of BM + 4 (BN + 4) elements: see the A store below */
-        A_LOADS = BM_ * BK_ / 4 / THREADS, B_LOADS = BK_ * BN_ / 4 / THREADS,
-        SMEM_ELEMS = 2 * BK_ * (BM_ + BN_ + 2 * PAD) /* dynamic shared memory, in elements */
-    };
-    static_assert(RM >= 1 && RN >= 1 && WM == RM * 4 * LANES_M && WN == RN * 4 * LANES_N, "warp tile");
-    static_assert(A_LOADS >= 1 && B_LOADS >= 1 && A_LOADS * 4 * THREADS == BM * BK &&
-                      B_LOADS * 4 * THREADS == BK * BN && BK % 4 == 0,
-                  "every thread copies whole groups of 4 elements of each tile");
+   The CUDA-core kernel (configuration: gpuh_gemm_simt_config). */
+
+/* The CUDA-core kernel's loads of one slice into registers (r_a, r_b):
+   load(k0) reads A's BM × BK slice from column k0 and B's BK × BN slice from
+   row k0 of the block's tile (m0, n0) of part g. Group q = tid + i·THREADS
+   of A's slice is row q / (BK/4), columns 4·(q % (BK/4)) .. +3; of B's, row
+   q / (BN/4), columns 4·(q % (BN/4)) .. +3. Consecutive threads take
+   consecutive groups: coalesced loads. 16-byte loads when the slice lies
+   inside the matrices and VEC; otherwise one element at a time, zeros past
+   the edges. It holds references to the kernel's values, as a closure would. */
+template <typename T, typename Cfg, bool VEC> struct gpuh_impl_simt_loader {
+    enum { BN = Cfg::BN, BK = Cfg::BK, THREADS = Cfg::THREADS };
+    const bool &full_mn;
+    const size_t &K;
+    const int &tid;
+    const gpuh_impl_gemm_part<T> &g;
+    const gpuh_impl_gemm_args<T> &p;
+    const size_t &m0;
+    T (&r_a)[Cfg::A_LOADS][4];
+    const size_t &n0;
+    T (&r_b)[Cfg::B_LOADS][4];
+
+    __device__ void operator()(size_t k0) const
+    {
+        const bool full = full_mn && k0 + BK <= K;
+#pragma unroll
+        for (int i = 0; i < Cfg::A_LOADS; ++i) {
+            const int q = tid + i * THREADS, r = q / (BK / 4), c = q % (BK / 4) * 4;
+            const T *src = g.A + (m0 + r) * p.lda + k0 + c;
+            if (full && VEC)
+                gpuh_impl_ld4(src, r_a[i]);
+            else
+#pragma unroll
+                for (int j = 0; j < 4; ++j)
+                    r_a[i][j] = full || (m0 + r < g.M && k0 + c + j < K) ? src[j] : T(0);
+        }
+#pragma unroll
+        for (int i = 0; i < Cfg::B_LOADS; ++i) {
+            const int q = tid + i * THREADS, r = q / (BN / 4), c = q % (BN / 4) * 4;
+            const T *src = g.B + (k0 + r) * p.ldb + n0 + c;
+            if (full && VEC)
+                gpuh_impl_ld4(src, r_b[i]);
+            else
+#pragma unroll
+                for (int j = 0; j < 4; ++j)
+                    r_b[i][j] = full || (k0 + r < K && n0 + c + j < g.N) ? src[j] : T(0);
+        }
+    }
 };
+
+/* Stores the slice gpuh_impl_simt_load read into one shared buffer: A
+   transposed (s_A[k][m]), B as it is (s_B[k][n]). With rows of BM + 4
+   elements, the transposed stores of a warp (16 rows × 2 groups for BK = 8)
+   fall in 32 different banks for floats. */
+template <typename T, typename Cfg>
+__device__ __forceinline__ void gpuh_impl_simt_store(T (*s_A)[Cfg::BM + Cfg::PAD], T (*s_B)[Cfg::BN + Cfg::PAD],
+                                                     const T (&r_a)[Cfg::A_LOADS][4],
+                                                     const T (&r_b)[Cfg::B_LOADS][4], int tid)
+{
+    enum { BN = Cfg::BN, BK = Cfg::BK, THREADS = Cfg::THREADS };
+#pragma unroll
+    for (int i = 0; i < Cfg::A_LOADS; ++i) {
+        const int q = tid + i * THREADS, r = q / (BK / 4), c = q % (BK / 4) * 4;
+#pragma unroll
+        for (int j = 0; j < 4; ++j)
+            s_A[c + j][r] = r_a[i][j];
+    }
+#pragma unroll
+    for (int i = 0; i < Cfg::B_LOADS; ++i) {
+        const int q = tid + i * THREADS, r = q / (BN / 4), c = q % (BN / 4) * 4;
+        gpuh_impl_st4(&s_B[r][c], r_b[i]);
+    }
+}
 
 /* gpuh_gemm_simt_kernel: one block computes one BM × BN tile of C (of the
    part gpuh_impl_gemm_tile gives it) as a sum over K in steps of BK:
@@ -819,55 +1049,12 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS)
         for (int j = 0; j < TN; ++j)
             acc[i][j] = T(0);
 
-    /* Group q = tid + i·THREADS of A's slice is row q / (BK/4), columns
-       4·(q % (BK/4)) .. +3; of B's, row q / (BN/4), columns 4·(q % (BN/4)) .. +3.
-       Consecutive threads take consecutive groups: coalesced loads. */
-    auto load = [&](size_t k0) {
-        const bool full = full_mn && k0 + BK <= K;
-#pragma unroll
-        for (int i = 0; i < Cfg::A_LOADS; ++i) {
-            const int q = tid + i * THREADS, r = q / (BK / 4), c = q % (BK / 4) * 4;
-            const T *src = g.A + (m0 + r) * p.lda + k0 + c;
-            if (full && VEC)
-                gpuh_impl_ld4(src, r_a[i]);
-            else
-#pragma unroll
-                for (int j = 0; j < 4; ++j)
-                    r_a[i][j] = full || (m0 + r < g.M && k0 + c + j < K) ? src[j] : T(0);
-        }
-#pragma unroll
-        for (int i = 0; i < Cfg::B_LOADS; ++i) {
-            const int q = tid + i * THREADS, r = q / (BN / 4), c = q % (BN / 4) * 4;
-            const T *src = g.B + (k0 + r) * p.ldb + n0 + c;
-            if (full && VEC)
-                gpuh_impl_ld4(src, r_b[i]);
-            else
-#pragma unroll
-                for (int j = 0; j < 4; ++j)
-                    r_b[i][j] = full || (k0 + r < K && n0 + c + j < g.N) ? src[j] : T(0);
-        }
-    };
-    /* With rows of BM + 4 elements, the transposed stores of a warp (16 rows ×
-       2 groups for BK = 8) fall in 32 different banks for floats. */
-    auto store = [&](int buf) {
-#pragma unroll
-        for (int i = 0; i < Cfg::A_LOADS; ++i) {
-            const int q = tid + i * THREADS, r = q / (BK / 4), c = q % (BK / 4) * 4;
-#pragma unroll
-            for (int j = 0; j < 4; ++j)
-                s_A[buf][c + j][r] = r_a[i][j];
-        }
-#pragma unroll
-        for (int i = 0; i < Cfg::B_LOADS; ++i) {
-            const int q = tid + i * THREADS, r = q / (BN / 4), c = q % (BN / 4) * 4;
-            gpuh_impl_st4(&s_B[buf][r][c], r_b[i]);
-        }
-    };
+    const gpuh_impl_simt_loader<T, Cfg, VEC> load = {full_mn, K, tid, g, p, m0, r_a, n0, r_b};
 
     const size_t steps = K / BK + (K % BK != 0); /* slices of K, the last maybe partial */
     if (steps > 0) {
         load(0);
-        store(0);
+        gpuh_impl_simt_store<T, Cfg>(s_A[0], s_B[0], r_a, r_b, tid);
     }
     /* The first slice must be in shared memory before anyone reads it. */
     __syncthreads();
@@ -897,7 +1084,7 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS)
         /* The other buffer was last read in step s - 1, before the barrier
            that ended it, so it can take slice s + 1 now. */
         if (s + 1 < steps)
-            store(buf ^ 1);
+            gpuh_impl_simt_store<T, Cfg>(s_A[buf ^ 1], s_B[buf ^ 1], r_a, r_b, tid);
         /* Slice s + 1 must be complete before step s + 1 reads it, and step s
            must be done reading `buf` before step s + 1 overwrites it. */
         __syncthreads();
@@ -934,27 +1121,18 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS)
 }
 
 /* ---------------------------------------------------------------------------
-   The FP64 tensor-core kernel (sm_90) and its tile sizes.
-   BM × BN × BK block tile (BK a multiple of 8), WARPS_M × WARPS_N warps,
-   each owning (BM/WARPS_M) × (BN/WARPS_N) = (16·MT) × (8·NT) of C as MT × NT
-   tiles of 16 × 8, STAGES slices of A and B in flight in shared memory;
-   MIN_BLOCKS: blocks per SM promised to __launch_bounds__. */
-template <int BM_, int BN_, int BK_, int WARPS_M_, int WARPS_N_, int STAGES_, int MIN_BLOCKS_>
-struct gpuh_gemm_dmma_config {
-    enum {
-        BM = BM_, BN = BN_, BK = BK_, WARPS_M = WARPS_M_, WARPS_N = WARPS_N_, STAGES = STAGES_,
-        MIN_BLOCKS = MIN_BLOCKS_,
-        THREADS = 32 * WARPS_M_ * WARPS_N_,
-        WM = BM_ / WARPS_M_, WN = BN_ / WARPS_N_, MT = WM / 16, NT = WN / 8,
-        /* Row strides of the shared tiles in doubles, 4 (mod 16): a half-warp's
-           16 fragment reads (4 rows × 4 columns) then hit 16 different bank
-           pairs, and every row stays 16-byte aligned for cp.async. */
-        LDA = BK_ + 4, LDB = BN_ + 4,
-        STAGE = BM_ * (BK_ + 4) + BK_ * (BN_ + 4), /* doubles per stage */
-        SMEM = STAGES_ * STAGE * 8                 /* bytes of dynamic shared memory */
-    };
-    static_assert(MT * 16 == WM && NT * 8 == WN && BK % 8 == 0 && BN % 16 == 0 && STAGES >= 2, "tiles");
-};
+   The FP64 tensor-core kernel (sm_90; configuration: gpuh_gemm_dmma_config). */
+
+/* Issues the copies of one slice into the stage at s_stage (s_A, then s_B
+   BM · LDA doubles after it): gpuh_impl_gemm_load with this configuration. */
+template <typename Cfg, bool VEC>
+__device__ __forceinline__ void gpuh_impl_dmma_load(double *s_stage, const gpuh_impl_gemm_part<double> &g,
+                                                    const gpuh_impl_gemm_args<double> &p, size_t m0, size_t n0,
+                                                    size_t k0, bool full_mn)
+{
+    gpuh_impl_gemm_load<double, Cfg::BM, Cfg::BN, Cfg::BK, Cfg::LDA, Cfg::LDB, Cfg::THREADS, VEC>(
+        s_stage, s_stage + Cfg::BM * Cfg::LDA, g, p, m0, n0, k0, full_mn);
+}
 
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
 /* D += A·B for one 16 × 8 × 8 tile, FP64 tensor cores (PTX ISA, mma.sync
@@ -991,7 +1169,7 @@ template <typename Cfg, bool VEC>
 __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS) gpuh_gemm_dmma_kernel(const gpuh_impl_gemm_args<double> p)
 {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-    enum { BM = Cfg::BM, BN = Cfg::BN, BK = Cfg::BK, LDA = Cfg::LDA, LDB = Cfg::LDB, S = Cfg::STAGES };
+    enum { BM = Cfg::BM, BN = Cfg::BN, BK = Cfg::BK, LDA = Cfg::LDA, LDB = Cfg::LDB, STAGES = Cfg::STAGES };
     enum { MT = Cfg::MT, NT = Cfg::NT, THREADS = Cfg::THREADS };
     double *const s_all = gpuh_impl_dynamic_smem<double>(); /* stage s: s_A at s·STAGE, s_B after BM·LDA */
 
@@ -1011,33 +1189,29 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS) gpuh_gemm_dmma_
             for (int v = 0; v < 4; ++v)
                 acc[i][j][v] = 0.0;
 
-    auto load = [&](int stage, size_t k0) {
-        double *s_A = s_all + stage * Cfg::STAGE;
-        gpuh_impl_gemm_load<double, BM, BN, BK, LDA, LDB, THREADS, VEC>(s_A, s_A + BM * LDA, g, p, m0, n0, k0,
-                                                                        full_mn);
-    };
 
     const size_t steps = K / BK + (K % BK != 0); /* slices of K, the last maybe partial */
-    /* Prologue: slices 0 .. S - 2 in flight, one commit group each (empty
+    /* Prologue: slices 0 .. STAGES - 2 in flight, one commit group each (empty
        groups past the end keep the count that the wait relies on). */
 #pragma unroll
-    for (int s = 0; s < S - 1; ++s) {
+    for (int s = 0; s < STAGES - 1; ++s) {
         if ((size_t)s < steps)
-            load(s, (size_t)s * BK);
+            gpuh_impl_dmma_load<Cfg, VEC>(s_all + s * Cfg::STAGE, g, p, m0, n0, (size_t)s * BK, full_mn);
         gpuh_impl_cp_async_commit();
     }
     for (size_t s = 0; s < steps; ++s) {
-        /* This thread's copies of slice s have landed (at most S - 2 newer
+        /* This thread's copies of slice s have landed (at most STAGES - 2 newer
            groups pending)... */
-        gpuh_impl_cp_async_wait<S - 2>();
+        gpuh_impl_cp_async_wait<STAGES - 2>();
         /* ...and everyone's have; and every warp is done with slice s - 1,
            whose stage the copy issued next overwrites. */
         __syncthreads();
-        if (s + S - 1 < steps)
-            load((int)((s + S - 1) % S), (s + S - 1) * BK);
+        if (s + STAGES - 1 < steps)
+            gpuh_impl_dmma_load<Cfg, VEC>(s_all + (int)((s + STAGES - 1) % STAGES) * Cfg::STAGE, g, p, m0, n0,
+                                          (s + STAGES - 1) * BK, full_mn);
         gpuh_impl_cp_async_commit();
 
-        const double *s_A = s_all + (int)(s % S) * Cfg::STAGE, *s_B = s_A + BM * LDA;
+        const double *s_A = s_all + (int)(s % STAGES) * Cfg::STAGE, *s_B = s_A + BM * LDA;
 #pragma unroll
         for (int kk = 0; kk < BK; kk += 8) {
             double a[MT][4], b[NT][2];
@@ -1103,9 +1277,21 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS) gpuh_gemm_dmma_
    Idea: BLAS xGEMV; the memory-bound analysis of the roofline model
    (Williams, Waterman, Patterson, CACM 2009). */
 
-#define GPUH_GEMV_BLOCK 512 /* threads per block of both kernels */
-#define GPUH_GEMV_COLS 32   /* columns of C per block of the row kernel */
-#define GPUH_GEMV_UNROLL 8  /* loads in flight per thread */
+
+/* The column kernel's group q: elements 4q .. 4q + 3 of a row of A (one
+   16-byte load) and of B's column (one 16-byte load when VEC, else 4). */
+template <typename T, bool VEC>
+__device__ __forceinline__ void gpuh_impl_gemv_col_group(const T *a, const T *b, size_t ldb, size_t q, T (&va)[4],
+                                                         T (&vb)[4])
+{
+    gpuh_impl_ld4(a + 4 * q, va);
+    if (VEC)
+        gpuh_impl_ld4(b + 4 * q, vb);
+    else
+#pragma unroll
+        for (int j = 0; j < 4; ++j)
+            vb[j] = b[(4 * q + j) * ldb];
+}
 
 /* gpuh_gemv_col_kernel (N = 1): C[i] = alpha·Σ_k A[i][k]·B[k] + beta·C[i],
    one warp per row i of A (part[0] of p: B's column at B[k·ldb], C's at
@@ -1137,21 +1323,12 @@ __global__ void __launch_bounds__(GPUH_GEMV_BLOCK, 1) gpuh_gemv_col_kernel(const
     if (tail + lane < K)
         acc[1] = a[tail + lane] * b[(tail + lane) * ldb];
     a += head, b += head * ldb;
-    auto group = [&](size_t q, T (&va)[4], T (&vb)[4]) { /* elements 4q .. 4q + 3 after the head */
-        gpuh_impl_ld4(a + 4 * q, va);
-        if (VEC)
-            gpuh_impl_ld4(b + 4 * q, vb);
-        else
-#pragma unroll
-            for (int j = 0; j < 4; ++j)
-                vb[j] = b[(4 * q + j) * ldb];
-    };
     size_t q = lane;
     for (; q + 32 * (GPUH_GEMV_UNROLL - 1) < groups; q += 32 * GPUH_GEMV_UNROLL) {
         T va[GPUH_GEMV_UNROLL][4], vb[GPUH_GEMV_UNROLL][4];
 #pragma unroll
         for (int u = 0; u < GPUH_GEMV_UNROLL; ++u) /* all loads first, then the arithmetic */
-            group(q + 32 * u, va[u], vb[u]);
+            gpuh_impl_gemv_col_group<T, VEC>(a, b, ldb, q + 32 * u, va[u], vb[u]);
 #pragma unroll
         for (int u = 0; u < GPUH_GEMV_UNROLL; ++u)
 #pragma unroll
@@ -1161,7 +1338,7 @@ __global__ void __launch_bounds__(GPUH_GEMV_BLOCK, 1) gpuh_gemv_col_kernel(const
 #pragma unroll 1
     for (; q < groups; q += 32) {
         T va[4], vb[4];
-        group(q, va, vb);
+        gpuh_impl_gemv_col_group<T, VEC>(a, b, ldb, q, va, vb);
 #pragma unroll
         for (int j = 0; j < 4; ++j)
             acc[j] += va[j] * vb[j];
@@ -1173,6 +1350,30 @@ __global__ void __launch_bounds__(GPUH_GEMV_BLOCK, 1) gpuh_gemv_col_kernel(const
     }
 }
 
+/* The row kernel's column j (0 .. 3) of thread t, from the block's first:
+   4t + j with 16-byte loads (VEC), else t + LANES·j. */
+template <bool VEC, int LANES> __device__ __forceinline__ int gpuh_impl_gemv_row_col(int t, int j)
+{
+    return VEC ? 4 * t + j : t + LANES * j;
+}
+
+/* The row kernel's 4 elements of B's row k for thread t (b: the thread's
+   first column in row 0), zeros past column N unless WHOLE. */
+template <typename T, bool VEC, bool WHOLE, int LANES>
+__device__ __forceinline__ void gpuh_impl_gemv_row_load(const T *b, size_t k, size_t ldb, size_t n0, size_t N, int t,
+                                                        T (&v)[4])
+{
+    const T *src = b + k * ldb;
+    if (VEC && WHOLE)
+        gpuh_impl_ld4(src, v);
+    else
+#pragma unroll
+        for (int j = 0; j < 4; ++j) {
+            const int c = gpuh_impl_gemv_row_col<VEC, LANES>(t, j);
+            v[j] = WHOLE || n0 + c < N ? src[c - gpuh_impl_gemv_row_col<VEC, LANES>(t, 0)] : T(0);
+        }
+}
+
 /* The row kernel's sums for one thread (below): acc[j] = Σ A[k]·B[k][n0 +
    col(j)] over k = r, r + ROWS, r + 2·ROWS, ... WHOLE: the block's columns
    all lie inside C (no checks); VEC: see the kernel. */
@@ -1182,23 +1383,13 @@ __device__ __forceinline__ void gpuh_impl_gemv_row_sums(const gpuh_impl_gemm_arg
 {
     const gpuh_impl_gemm_part<T> &g = p.part[0];
     const size_t K = p.K;
-    auto col = [&](int j) { return VEC ? 4 * t + j : t + LANES * j; };
-    const T *b = g.B + n0 + col(0);
-    auto row = [&](size_t k, T (&v)[4]) { /* the thread's 4 elements of B's row k */
-        const T *src = b + k * p.ldb;
-        if (VEC && WHOLE)
-            gpuh_impl_ld4(src, v);
-        else
-#pragma unroll
-            for (int j = 0; j < 4; ++j)
-                v[j] = WHOLE || n0 + col(j) < g.N ? src[col(j) - col(0)] : T(0);
-    };
+    const T *b = g.B + n0 + gpuh_impl_gemv_row_col<VEC, LANES>(t, 0);
     size_t k = r;
     for (; k + ROWS * (GPUH_GEMV_UNROLL - 1) < K; k += ROWS * GPUH_GEMV_UNROLL) {
         T v[GPUH_GEMV_UNROLL][4], x[GPUH_GEMV_UNROLL];
 #pragma unroll
         for (int u = 0; u < GPUH_GEMV_UNROLL; ++u) { /* all loads first, then the arithmetic */
-            row(k + ROWS * u, v[u]);
+            gpuh_impl_gemv_row_load<T, VEC, WHOLE, LANES>(b, k + ROWS * u, p.ldb, n0, g.N, t, v[u]);
             x[u] = g.A[k + ROWS * u];
         }
 #pragma unroll
@@ -1210,7 +1401,7 @@ __device__ __forceinline__ void gpuh_impl_gemv_row_sums(const gpuh_impl_gemm_arg
 #pragma unroll 1
     for (; k < K; k += ROWS) {
         T v[4];
-        row(k, v);
+        gpuh_impl_gemv_row_load<T, VEC, WHOLE, LANES>(b, k, p.ldb, n0, g.N, t, v);
         const T x = g.A[k];
 #pragma unroll
         for (int j = 0; j < 4; ++j)
@@ -1242,7 +1433,7 @@ __global__ void __launch_bounds__(GPUH_GEMV_BLOCK, 1) gpuh_gemv_row_kernel(const
         gpuh_impl_gemv_row_sums<T, VEC, false, LANES, ROWS>(p, n0, t, r, acc);
 #pragma unroll
     for (int j = 0; j < 4; ++j)
-        s_part[r][VEC ? 4 * t + j : t + LANES * j] = acc[j];
+        s_part[r][gpuh_impl_gemv_row_col<VEC, LANES>(t, j)] = acc[j];
     __syncthreads();
     if (threadIdx.x < GPUH_GEMV_COLS && n0 + threadIdx.x < N) {
         T sum = T(0);
@@ -1253,6 +1444,15 @@ __global__ void __launch_bounds__(GPUH_GEMV_BLOCK, 1) gpuh_gemv_row_kernel(const
     }
 }
 
+/* ===========================================================================
+   [SECTION: GEMM TUNING]
+   The shipped tile sizes and the launcher's one tuned constant. To retune:
+   bench/gemm_tune.cu times candidate configurations through gpuh_gemm_with
+   against cuBLAS in one table; its figures and those behind these choices
+   are in bench/results/NOTES.md. The budgets of the shipped kernels
+   (registers, shared memory, no spills) are in tools/check_budget.py.
+   =========================================================================== */
+
 /* The shipped tile sizes: the fastest rows of bench/gemm_tune.cu on an H200
    without spills (its table and the ratios to cuBLAS: bench/results/NOTES.md). */
 typedef gpuh_gemm_simt_config<256, 128, 16, 4, 2, 4, 1> gpuh_sgemm_big;  /* 16 × 8 per thread */
@@ -1260,6 +1460,19 @@ typedef gpuh_gemm_simt_config<64, 64, 16, 2, 4, 8, 2> gpuh_sgemm_small;   /* 4 �
 typedef gpuh_gemm_dmma_config<64, 128, 16, 2, 2, 3, 2> gpuh_dgemm_big;
 typedef gpuh_gemm_dmma_config<64, 64, 16, 2, 2, 3, 3> gpuh_dgemm_small;
 typedef gpuh_gemm_simt_config<64, 64, 16, 2, 4, 8, 2> gpuh_dgemm_simt;    /* double without FP64 tensor cores */
+
+/* Small tiles do less work per SM and per cycle than big ones: their
+   blocks reread more of A and B per multiply-add. The launcher weighs their
+   waves by this factor, the rate of the float small tiles relative to the
+   big ones as bench/gemm_tune.cu measures it, for double too (where small
+   tiles lose less); the figures: bench/results/NOTES.md. */
+#define GPUH_GEMM_SMALL_RATE 0.7
+
+/* ===========================================================================
+   [SECTION: GEMM DISPATCH]
+   gpuh_gemm → gpuh_impl_gemm_default (the shipped configurations) →
+   gpuh_gemm_with (checks, the cover of C) → gpuh_impl_gemm_launch → kernel.
+   =========================================================================== */
 
 /* Lets both variants of a kernel take `bytes` of dynamic shared memory:
    above 48 KiB a kernel must opt in. */
@@ -1278,11 +1491,11 @@ static inline cudaError_t gpuh_impl_smem_opt_in(void (*vec_kernel)(Arg), void (*
 }
 
 /* Launches one configuration's kernel over the parts in `a`, `blocks` blocks. */
-template <typename T, int BM, int BN, int BK, int WM, int WN, int LM, int MB>
-cudaError_t gpuh_impl_gemm_launch(gpuh_gemm_simt_config<BM, BN, BK, WM, WN, LM, MB>, const gpuh_impl_gemm_args<T> &a,
-                                  bool vec, unsigned blocks, cudaStream_t stream)
+template <typename T, int BM_, int BN_, int BK_, int WARPS_M_, int WARPS_N_, int LANES_M_, int MIN_BLOCKS_>
+cudaError_t gpuh_impl_gemm_launch(gpuh_gemm_simt_config<BM_, BN_, BK_, WARPS_M_, WARPS_N_, LANES_M_, MIN_BLOCKS_>,
+                                  const gpuh_impl_gemm_args<T> &a, bool vec, unsigned blocks, cudaStream_t stream)
 {
-    typedef gpuh_gemm_simt_config<BM, BN, BK, WM, WN, LM, MB> Cfg;
+    typedef gpuh_gemm_simt_config<BM_, BN_, BK_, WARPS_M_, WARPS_N_, LANES_M_, MIN_BLOCKS_> Cfg;
     const int smem = (int)(Cfg::SMEM_ELEMS * sizeof(T));
     const cudaError_t err =
         gpuh_impl_smem_opt_in(gpuh_gemm_simt_kernel<T, Cfg, true>, gpuh_gemm_simt_kernel<T, Cfg, false>, smem);
@@ -1292,11 +1505,11 @@ cudaError_t gpuh_impl_gemm_launch(gpuh_gemm_simt_config<BM, BN, BK, WM, WN, LM, 
         return GPUH_LAUNCH((gpuh_gemm_simt_kernel<T, Cfg, true>), blocks, Cfg::THREADS, smem, stream, a);
     return GPUH_LAUNCH((gpuh_gemm_simt_kernel<T, Cfg, false>), blocks, Cfg::THREADS, smem, stream, a);
 }
-template <int BM, int BN, int BK, int WM, int WN, int S, int MB>
-cudaError_t gpuh_impl_gemm_launch(gpuh_gemm_dmma_config<BM, BN, BK, WM, WN, S, MB>,
+template <int BM_, int BN_, int BK_, int WARPS_M_, int WARPS_N_, int STAGES_, int MIN_BLOCKS_>
+cudaError_t gpuh_impl_gemm_launch(gpuh_gemm_dmma_config<BM_, BN_, BK_, WARPS_M_, WARPS_N_, STAGES_, MIN_BLOCKS_>,
                                   const gpuh_impl_gemm_args<double> &a, bool vec, unsigned blocks, cudaStream_t stream)
 {
-    typedef gpuh_gemm_dmma_config<BM, BN, BK, WM, WN, S, MB> Cfg;
+    typedef gpuh_gemm_dmma_config<BM_, BN_, BK_, WARPS_M_, WARPS_N_, STAGES_, MIN_BLOCKS_> Cfg;
     const cudaError_t err =
         gpuh_impl_smem_opt_in(gpuh_gemm_dmma_kernel<Cfg, true>, gpuh_gemm_dmma_kernel<Cfg, false>, (int)Cfg::SMEM);
     if (err != cudaSuccess)
@@ -1372,13 +1585,6 @@ static inline cudaError_t gpuh_impl_gemm_check(const char *fn, size_t M, size_t 
     return cudaSuccess;
 }
 
-/* Small tiles do less work per SM and per cycle than big ones: their
-   blocks reread more of A and B per multiply-add. The launcher weighs their
-   waves by this factor, the rate of the float small tiles relative to the
-   big ones as bench/gemm_tune.cu measures it, for double too (where small
-   tiles lose less); the figures: bench/results/NOTES.md. */
-#define GPUH_GEMM_SMALL_RATE 0.7
-
 /* The cost of `tiles` blocks, `slots` of which run at once, each doing
    `work` (tile area · blocks per SM / relative rate): waves × work. */
 static inline double gpuh_impl_gemm_waves(size_t tiles, size_t slots, double work)
@@ -1386,23 +1592,26 @@ static inline double gpuh_impl_gemm_waves(size_t tiles, size_t slots, double wor
     return tiles == 0 ? 0.0 : (double)((tiles + slots - 1) / slots) * work;
 }
 
-/* gpuh_gemm_with<Big, Small>: gpuh_gemm with chosen tile configurations
-   (gpuh_gemm_simt_config, or gpuh_gemm_dmma_config for double), for tuning.
-   It picks the cheapest of three covers of C, counting the waves of blocks
-   each needs on this GPU (MIN_BLOCKS blocks of a configuration per SM):
-     a. Big tiles everywhere, the last row and column of tiles partly empty;
-     b. Big tiles where they fit whole, and the bottom and right strips left
-        over (fewer than Big::BM rows, Big::BN columns) in one launch of
-        Small: a 4097³ product is then not a 4096³ one plus a whole extra
-        wave of nearly empty big tiles;
-     c. Small tiles everywhere: more, smaller blocks keep every SM busy when
-        C holds too few big tiles (1024², or one row times a matrix).
-   Ties go to the earlier cover. A C of one row or one column (K > 0) goes
-   to the matrix-vector kernels, whatever Big and Small are.
-   Arguments, errors: gpuh_gemm. */
+/* Fills `pt` with rows [r0, r0 + m) and columns [c0, c0 + n) of C, in tiles
+   of bm × bn (leading dimensions from `a`); returns its number of tiles. */
+template <typename T>
+static inline size_t gpuh_impl_gemm_part_of(const gpuh_impl_gemm_args<T> &a, gpuh_impl_gemm_part<T> &pt, size_t r0,
+                                            size_t c0, size_t m, size_t n, size_t bm, size_t bn, const T *d_A,
+                                            const T *d_B, T *d_C)
+{
+    pt.A = d_A == NULL ? NULL : d_A + r0 * a.lda;
+    pt.B = d_B == NULL ? NULL : d_B + c0;
+    pt.C = d_C + r0 * a.ldc + c0;
+    pt.M = m, pt.N = n;
+    pt.tiles_m = (unsigned)gpuh_ceil_div(m, bm);
+    pt.tiles_n = (unsigned)gpuh_ceil_div(n, bn);
+    return (size_t)pt.tiles_m * pt.tiles_n;
+}
+
+/* gpuh_gemm_with: see [SECTION: GEMM]. */
 template <typename Big, typename Small, typename T>
 cudaError_t gpuh_gemm_with(size_t M, size_t N, size_t K, T alpha, const T *d_A, size_t lda, const T *d_B,
-                           size_t ldb, T beta, T *d_C, size_t ldc, cudaStream_t stream = 0)
+                           size_t ldb, T beta, T *d_C, size_t ldc, cudaStream_t stream)
 {
     const size_t w = 16 / sizeof(T); /* elements per 16 bytes */
     gpuh_impl_gemm_args<T> a;
@@ -1419,16 +1628,6 @@ cudaError_t gpuh_gemm_with(size_t M, size_t N, size_t K, T alpha, const T *d_A, 
     if ((M == 1 || N == 1) && K > 0) /* a matrix-vector product, bound by memory */
         return gpuh_impl_gemv(a, M, N, d_A, d_B, d_C, stream);
 
-    /* A part: rows [r0, r0 + m) and columns [c0, c0 + n) of C, in tiles of bm × bn. */
-    auto part = [&](gpuh_impl_gemm_part<T> &pt, size_t r0, size_t c0, size_t m, size_t n, size_t bm, size_t bn) {
-        pt.A = d_A == NULL ? NULL : d_A + r0 * lda;
-        pt.B = d_B == NULL ? NULL : d_B + c0;
-        pt.C = d_C + r0 * ldc + c0;
-        pt.M = m, pt.N = n;
-        pt.tiles_m = (unsigned)gpuh_ceil_div(m, bm);
-        pt.tiles_n = (unsigned)gpuh_ceil_div(n, bn);
-        return (size_t)pt.tiles_m * pt.tiles_n;
-    };
     /* Every tile is a block of a 1-D grid: at most 2^31 - 1 of them. */
     const size_t s_m = Small::BM, s_n = Small::BN, b_m = Big::BM, b_n = Big::BN;
     const size_t tile_m = s_m < b_m ? s_m : b_m, tile_n = s_n < b_n ? s_n : b_n;
@@ -1451,23 +1650,23 @@ cudaError_t gpuh_gemm_with(size_t M, size_t N, size_t K, T alpha, const T *d_A, 
     const bool small = cost_c < (split ? cost_b : cost_a);
 
     if (small || !split) { /* c or a: one launch, one part, all of C */
-        a.part0_tiles = (unsigned)part(a.part[0], 0, 0, M, N, small ? s_m : b_m, small ? s_n : b_n);
+        a.part0_tiles = (unsigned)gpuh_impl_gemm_part_of(a, a.part[0], 0, 0, M, N, small ? s_m : b_m, small ? s_n : b_n, d_A, d_B, d_C);
         a.part[1] = a.part[0];
         return small ? gpuh_impl_gemm_launch(Small(), a, vec, a.part0_tiles, stream)
                      : gpuh_impl_gemm_launch(Big(), a, vec, a.part0_tiles, stream);
     }
     /* b: whole big tiles, then the strips in one launch: below the big tiles
        (all N columns), and right of them. */
-    a.part0_tiles = (unsigned)part(a.part[0], 0, 0, mi, ni, b_m, b_n);
+    a.part0_tiles = (unsigned)gpuh_impl_gemm_part_of(a, a.part[0], 0, 0, mi, ni, b_m, b_n, d_A, d_B, d_C);
     a.part[1] = a.part[0];
     if ((err = gpuh_impl_gemm_launch(Big(), a, vec, a.part0_tiles, stream)) != cudaSuccess)
         return err;
     gpuh_impl_gemm_part<T> strip[2];
     size_t tiles[2] = {0, 0}, n = 0;
     if (mi < M)
-        tiles[n] = part(strip[n], mi, 0, M - mi, N, s_m, s_n), ++n;
+        tiles[n] = gpuh_impl_gemm_part_of(a, strip[n], mi, 0, M - mi, N, s_m, s_n, d_A, d_B, d_C), ++n;
     if (ni < N)
-        tiles[n] = part(strip[n], 0, ni, mi, N - ni, s_m, s_n), ++n;
+        tiles[n] = gpuh_impl_gemm_part_of(a, strip[n], 0, ni, mi, N - ni, s_m, s_n, d_A, d_B, d_C), ++n;
     a.part[0] = strip[0];
     a.part[1] = strip[n - 1];
     a.part0_tiles = (unsigned)tiles[0];
@@ -1500,44 +1699,24 @@ template <> struct gpuh_impl_gemm_default<double> {
     }
 };
 
-/* gpuh_gemm: C = alpha·A·B + beta·C for row-major device matrices, as BLAS's
-   GEMM without transposes, on `stream`; T = float or double.
-   A: M × K, element (i, k) at d_A[i·lda + k], lda ≥ K; B: K × N at
-   d_B[k·ldb + j], ldb ≥ N; C: M × N at d_C[i·ldc + j], ldc ≥ N (all in
-   elements). Any M, N, K ≥ 0: M or N = 0 does nothing; K = 0 gives
-   C = beta·C. beta == 0 never reads C (NaN there does not leak). C must not
-   overlap A or B. Fastest with 16-byte-aligned pointers and leading
-   dimensions that are multiples of 16 bytes; any others take scalar loads.
-   float runs on the CUDA cores (FFMA, no TF32); double on the FP64 tensor
-   cores on sm_90 (double-precision arithmetic throughout), on the CUDA
-   cores elsewhere; a C of one row or one column (M = 1 or N = 1, K > 0) on
-   the matrix-vector kernels (gpuh_gemv_row_kernel, gpuh_gemv_col_kernel),
-   which stream A or B once. Deterministic: same inputs and
-   shape, same bits. Errors: cudaErrorInvalidValue (a leading dimension below
-   the row length, a matrix whose extent overflows size_t, NULL with a
-   non-empty matrix, more than 2^31 - 1 tiles), launch errors; the detail
-   (gpuh_error_detail) names the argument and its value.
-   Idea: BLAS xGEMM (argument order); CUTLASS's SIMT GEMM and S. Boehm's
-   "How to Optimize a CUDA Matmul Kernel" worklog (tiling, warp tiles);
-   the PTX ISA's mma.sync for FP64. */
+/* gpuh_gemm, gpuh_matmul: see [SECTION: GEMM]. */
 template <typename T>
 cudaError_t gpuh_gemm(size_t M, size_t N, size_t K, T alpha, const T *d_A, size_t lda, const T *d_B, size_t ldb,
-                      T beta, T *d_C, size_t ldc, cudaStream_t stream = 0)
+                      T beta, T *d_C, size_t ldc, cudaStream_t stream)
 {
     return gpuh_impl_gemm_default<T>::run(M, N, K, alpha, d_A, lda, d_B, ldb, beta, d_C, ldc, stream);
 }
 
-/* gpuh_matmul: C = A · B, the short form of gpuh_gemm (alpha 1, beta 0,
-   packed rows: lda = K, ldb = N, ldc = N); T = float or double. M or N = 0
-   does nothing; K = 0 sets C to zero. Errors: those of gpuh_gemm. */
 template <typename T>
-cudaError_t gpuh_matmul(const T *d_A, const T *d_B, T *d_C, size_t M, size_t N, size_t K, cudaStream_t stream = 0)
+cudaError_t gpuh_matmul(const T *d_A, const T *d_B, T *d_C, size_t M, size_t N, size_t K, cudaStream_t stream)
 {
     return gpuh_gemm<T>(M, N, K, T(1), d_A, K, d_B, N, T(0), d_C, N, stream);
 }
 
 /* ===========================================================================
-   C ENTRY POINTS (one .cu file defines GPUH_KERNELS_IMPLEMENTATION)
+   [SECTION: C ENTRY POINTS]
+   Definitions of the typed entry points of [SECTION: C DECLARATIONS], in the
+   one .cu file that defines GPUH_KERNELS_IMPLEMENTATION.
    =========================================================================== */
 #ifdef GPUH_KERNELS_IMPLEMENTATION
 
