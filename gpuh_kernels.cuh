@@ -157,7 +157,8 @@ cudaError_t gpuh_gemm_f64(size_t M, size_t N, size_t K, double alpha, const doub
    element per load otherwise, at the same bandwidth on an H200 (bench/). d_c
    may equal d_a or d_b (in place) but not overlap them otherwise. Integer
    overflow wraps as the device's adder does.
-   Errors: cudaErrorInvalidValue (a NULL pointer with n > 0), launch errors.
+   Errors: cudaErrorInvalidValue (with n > 0: a NULL pointer, or one not
+   aligned to sizeof(T)), launch errors.
    Idea: the first kernel of every CUDA tutorial, made size-safe and fast. */
 template <typename T>
 cudaError_t gpuh_vector_add(const T *d_a, const T *d_b, T *d_c, size_t n, cudaStream_t stream = 0);
@@ -491,6 +492,11 @@ cudaError_t gpuh_vector_add(const T *d_a, const T *d_b, T *d_c, size_t n, cudaSt
     if (d_a == NULL || d_b == NULL || d_c == NULL)
         return gpuh_impl_fail(cudaErrorInvalidValue, "gpuh_vector_add: %s is NULL (n %zu)",
                               d_a == NULL ? "d_a" : d_b == NULL ? "d_b" : "d_c", n);
+    const void *ptrs[3] = {d_a, d_b, d_c};
+    for (int i = 0; i < 3; ++i) /* the kernel's element loads need it (a misaligned one faults) */
+        if ((uintptr_t)ptrs[i] % sizeof(T) != 0)
+            return gpuh_impl_fail(cudaErrorInvalidValue, "gpuh_vector_add: d_%c %p is not aligned to %zu bytes", 'a' + i,
+                                  ptrs[i], sizeof(T));
     if (blocks > GPUH_MAX_GRID_X) /* past the grid limit the loops stride */
         blocks = GPUH_MAX_GRID_X;
     if (vectors)
@@ -892,17 +898,18 @@ __device__ __forceinline__ void gpuh_impl_gemm_load(T *s_A, T *s_B, const gpuh_i
                   "every thread copies whole 16-byte chunks of each slice");
     const int tid = threadIdx.x;
     const int ra = tid / (BK / W), ca = tid % (BK / W) * W, rb = tid / (BN / W), cb = tid % (BN / W) * W;
-    const T *a = g.A + (m0 + ra) * p.lda + k0 + ca, *b = g.B + (k0 + rb) * p.ldb + n0 + cb;
+    /* indices, not pointers: rows past the matrices' edges may not exist */
+    const size_t a = (m0 + ra) * p.lda + k0 + ca, b = (k0 + rb) * p.ldb + n0 + cb;
     s_A += ra * LDA + ca;
     s_B += rb * LDB + cb;
     const bool full = full_mn && k0 + BK <= p.K;
     if (full && VEC) {
 #pragma unroll
         for (int i = 0; i < A_CHUNKS; ++i)
-            gpuh_impl_cp_async16(s_A + i * A_ROWS * LDA, a + i * A_ROWS * p.lda);
+            gpuh_impl_cp_async16(s_A + i * A_ROWS * LDA, g.A + a + i * A_ROWS * p.lda);
 #pragma unroll
         for (int i = 0; i < B_CHUNKS; ++i)
-            gpuh_impl_cp_async16(s_B + i * B_ROWS * LDB, b + i * B_ROWS * p.ldb);
+            gpuh_impl_cp_async16(s_B + i * B_ROWS * LDB, g.B + b + i * B_ROWS * p.ldb);
         return;
     }
 #pragma unroll
@@ -910,14 +917,14 @@ __device__ __forceinline__ void gpuh_impl_gemm_load(T *s_A, T *s_B, const gpuh_i
 #pragma unroll
         for (int j = 0; j < W; ++j) {
             const bool in = full || (m0 + ra + i * A_ROWS < g.M && k0 + ca + j < p.K);
-            gpuh_impl_cp_async1(s_A + i * A_ROWS * LDA + j, in ? a + i * A_ROWS * p.lda + j : g.A, in);
+            gpuh_impl_cp_async1(s_A + i * A_ROWS * LDA + j, in ? g.A + a + i * A_ROWS * p.lda + j : g.A, in);
         }
 #pragma unroll
     for (int i = 0; i < B_CHUNKS; ++i)
 #pragma unroll
         for (int j = 0; j < W; ++j) {
             const bool in = full || (k0 + rb + i * B_ROWS < p.K && n0 + cb + j < g.N);
-            gpuh_impl_cp_async1(s_B + i * B_ROWS * LDB + j, in ? b + i * B_ROWS * p.ldb + j : g.B, in);
+            gpuh_impl_cp_async1(s_B + i * B_ROWS * LDB + j, in ? g.B + b + i * B_ROWS * p.ldb + j : g.B, in);
         }
 }
 
@@ -950,24 +957,24 @@ template <typename T, typename Cfg, bool VEC> struct gpuh_impl_simt_loader {
 #pragma unroll
         for (int i = 0; i < Cfg::A_LOADS; ++i) {
             const int q = tid + i * THREADS, r = q / (BK / 4), c = q % (BK / 4) * 4;
-            const T *src = g.A + (m0 + r) * p.lda + k0 + c;
+            const size_t at = (m0 + r) * p.lda + k0 + c; /* an index: the row may not exist */
             if (full && VEC)
-                gpuh_impl_ld4(src, r_a[i]);
+                gpuh_impl_ld4(g.A + at, r_a[i]);
             else
 #pragma unroll
                 for (int j = 0; j < 4; ++j)
-                    r_a[i][j] = full || (m0 + r < g.M && k0 + c + j < K) ? src[j] : T(0);
+                    r_a[i][j] = full || (m0 + r < g.M && k0 + c + j < K) ? g.A[at + j] : T(0);
         }
 #pragma unroll
         for (int i = 0; i < Cfg::B_LOADS; ++i) {
             const int q = tid + i * THREADS, r = q / (BN / 4), c = q % (BN / 4) * 4;
-            const T *src = g.B + (k0 + r) * p.ldb + n0 + c;
+            const size_t at = (k0 + r) * p.ldb + n0 + c;
             if (full && VEC)
-                gpuh_impl_ld4(src, r_b[i]);
+                gpuh_impl_ld4(g.B + at, r_b[i]);
             else
 #pragma unroll
                 for (int j = 0; j < 4; ++j)
-                    r_b[i][j] = full || (k0 + r < K && n0 + c + j < g.N) ? src[j] : T(0);
+                    r_b[i][j] = full || (k0 + r < K && n0 + c + j < g.N) ? g.B[at + j] : T(0);
         }
     }
 };
@@ -1095,13 +1102,13 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS)
         const size_t row = m0 + wm0 + i / 4 * (WM / RM) + lm * 4 + i % 4;
 #pragma unroll
         for (int r = 0; r < RN; ++r) {
-            const size_t col = n0 + wn0 + r * (WN / RN) + ln * 4;
-            T *dst = g.C + row * p.ldc + col;
+            const size_t col = n0 + wn0 + r * (WN / RN) + ln * 4, at = row * p.ldc + col;
             T v[4];
 #pragma unroll
             for (int j = 0; j < 4; ++j)
                 v[j] = p.alpha * acc[i][4 * r + j];
             if (full_mn && VEC) {
+                T *dst = g.C + at;
                 if (p.beta != T(0)) {
                     T c[4];
                     gpuh_impl_ld4(dst, c);
@@ -1114,7 +1121,7 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS)
 #pragma unroll
                 for (int j = 0; j < 4; ++j)
                     if (full_mn || (row < g.M && col + j < g.N))
-                        dst[j] = p.beta == T(0) ? v[j] : v[j] + p.beta * dst[j];
+                        g.C[at + j] = p.beta == T(0) ? v[j] : v[j] + p.beta * g.C[at + j];
             }
         }
     }
@@ -1240,9 +1247,10 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS) gpuh_gemm_dmma_
 #pragma unroll
             for (int h = 0; h < 2; ++h) {
                 const size_t row = m0 + wm0 + i * 16 + gi + 8 * h, col = n0 + wn0 + j * 8 + 2 * ti;
-                double *dst = g.C + row * p.ldc + col;
+                const size_t at = row * p.ldc + col; /* an index: the row may not exist */
                 double v0 = p.alpha * acc[i][j][2 * h], v1 = p.alpha * acc[i][j][2 * h + 1];
                 if (full_mn && VEC) {
+                    double *dst = g.C + at;
                     if (p.beta != 0.0) {
                         const double2 c = *reinterpret_cast<const double2 *>(dst);
                         v0 += p.beta * c.x;
@@ -1250,6 +1258,7 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS) gpuh_gemm_dmma_
                     }
                     *reinterpret_cast<double2 *>(dst) = make_double2(v0, v1);
                 } else if (full_mn || row < g.M) {
+                    double *dst = g.C + at;
                     if (full_mn || col < g.N)
                         dst[0] = p.beta == 0.0 ? v0 : v0 + p.beta * dst[0];
                     if (full_mn || col + 1 < g.N)
@@ -1322,7 +1331,9 @@ __global__ void __launch_bounds__(GPUH_GEMV_BLOCK, 1) gpuh_gemv_col_kernel(const
         acc[0] = a[lane] * b[lane * ldb];
     if (tail + lane < K)
         acc[1] = a[tail + lane] * b[(tail + lane) * ldb];
-    a += head, b += head * ldb;
+    a += head;
+    if (groups > 0) /* else B's row `head` may not exist (K = head) */
+        b += head * ldb;
     size_t q = lane;
     for (; q + 32 * (GPUH_GEMV_UNROLL - 1) < groups; q += 32 * GPUH_GEMV_UNROLL) {
         T va[GPUH_GEMV_UNROLL][4], vb[GPUH_GEMV_UNROLL][4];
