@@ -1438,9 +1438,11 @@ __global__ void __launch_bounds__(GPUH_GEMV_BLOCK, 1) gpuh_gemv_row_kernel(const
     const size_t n0 = (size_t)blockIdx.x * GPUH_GEMV_COLS, N = p.part[0].N;
     const int t = threadIdx.x % LANES, r = threadIdx.x / LANES;
     T acc[4] = {T(0), T(0), T(0), T(0)};
+    /* A thread whose first column lies past N has nothing to sum (its other
+       columns lie further right): it forms no pointer there, past B. */
     if (n0 + GPUH_GEMV_COLS <= N)
         gpuh_impl_gemv_row_sums<T, VEC, true, LANES, ROWS>(p, n0, t, r, acc);
-    else
+    else if (n0 + gpuh_impl_gemv_row_col<VEC, LANES>(t, 0) < N)
         gpuh_impl_gemv_row_sums<T, VEC, false, LANES, ROWS>(p, n0, t, r, acc);
 #pragma unroll
     for (int j = 0; j < 4; ++j)
