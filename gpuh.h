@@ -416,9 +416,6 @@ GPUH_DEF cudaError_t gpuh_fail(cudaError_t err, const char *fmt, ...)
     return err;
 }
 
-/* The private spelling the kernels' header uses (see CONVENTIONS: private). */
-#define gpuh_impl_fail gpuh_fail
-
 /* gpuh_clear_error_detail(): forgets the calling thread's detail, so that
    gpuh_error_detail() returns "" until gpuh fails again (GPUH_CHECK's report
    does this too). For a program that handled an error and goes on. */
@@ -2462,7 +2459,7 @@ typedef struct gpuh_comm {
 /* Clears the detail, so that a step's own detail can be told from an older one. */
 GPUH_DEF void gpuh_impl_clear_detail(void)
 {
-    gpuh_impl_fail(cudaSuccess, "%s", "");
+    gpuh_fail(cudaSuccess, "%s", "");
 }
 
 /* Returns err (a failure of set index i) with a detail that names the
@@ -2477,15 +2474,15 @@ GPUH_DEF cudaError_t gpuh_impl_on_device(cudaError_t err, const char *fn, int in
     else
         snprintf(inner, sizeof inner, "%s: %s", cudaGetErrorName(err), cudaGetErrorString(err));
     cudaGetLastError();
-    return gpuh_impl_fail(err, "%s: device %d (set index %d): %s", fn, device, index, inner);
+    return gpuh_fail(err, "%s: device %d (set index %d): %s", fn, device, index, inner);
 }
 
 GPUH_DEF cudaError_t gpuh_impl_set_check(const char *fn, const gpuh_devices *set)
 {
     if (set == NULL)
-        return gpuh_impl_fail(cudaErrorInvalidValue, "%s: the device set is NULL", fn);
+        return gpuh_fail(cudaErrorInvalidValue, "%s: the device set is NULL", fn);
     if (set->count <= 0 || set->count > GPUH_MAX_DEVICES)
-        return gpuh_impl_fail(cudaErrorInvalidValue, "%s: the device set has %d devices (open it first)", fn,
+        return gpuh_fail(cudaErrorInvalidValue, "%s: the device set has %d devices (open it first)", fn,
                               set->count);
     return cudaSuccess;
 }
@@ -2513,35 +2510,35 @@ GPUH_DEF cudaError_t gpuh_devices_open(gpuh_devices *set, const int *ids, int co
     int visible, i, j, prev = 0;
     cudaError_t err = cudaSuccess;
     if (set == NULL)
-        return gpuh_impl_fail(cudaErrorInvalidValue, "gpuh_devices_open: set is NULL");
+        return gpuh_fail(cudaErrorInvalidValue, "gpuh_devices_open: set is NULL");
     memset(set, 0, sizeof *set);
     visible = gpuh_device_count(&reason);
     if (visible == 0)
-        return gpuh_impl_fail(cudaErrorNoDevice, "gpuh_devices_open: no CUDA device: %s", reason);
+        return gpuh_fail(cudaErrorNoDevice, "gpuh_devices_open: no CUDA device: %s", reason);
     if (ids != NULL && count <= 0)
-        return gpuh_impl_fail(cudaErrorInvalidValue, "gpuh_devices_open: a device list with count %d", count);
+        return gpuh_fail(cudaErrorInvalidValue, "gpuh_devices_open: a device list with count %d", count);
     if (count <= 0)
         count = visible;
     if (count > GPUH_MAX_DEVICES)
-        return gpuh_impl_fail(cudaErrorInvalidValue, "gpuh_devices_open: %d devices, more than GPUH_MAX_DEVICES (%d)",
+        return gpuh_fail(cudaErrorInvalidValue, "gpuh_devices_open: %d devices, more than GPUH_MAX_DEVICES (%d)",
                               count, GPUH_MAX_DEVICES);
     if (ids == NULL && count > visible)
-        return gpuh_impl_fail(cudaErrorInvalidDevice, "gpuh_devices_open: %d devices asked for, %d visible", count,
+        return gpuh_fail(cudaErrorInvalidDevice, "gpuh_devices_open: %d devices asked for, %d visible", count,
                               visible);
     for (i = 0; i < count; ++i) {
         const int id = ids != NULL ? ids[i] : i;
         if (id < 0 || id >= visible)
-            return gpuh_impl_fail(cudaErrorInvalidDevice,
+            return gpuh_fail(cudaErrorInvalidDevice,
                                   "gpuh_devices_open: ids[%d] = %d is out of range (%d visible)", i, id, visible);
         for (j = 0; j < i; ++j)
             if (set->id[j] == id)
-                return gpuh_impl_fail(cudaErrorInvalidValue,
+                return gpuh_fail(cudaErrorInvalidValue,
                                       "gpuh_devices_open: device %d is listed twice (ids[%d] and ids[%d])", id, j,
                                       i);
         set->id[i] = id;
     }
     if ((err = cudaGetDevice(&prev)) != cudaSuccess)
-        return gpuh_impl_fail(err, "gpuh_devices_open: cudaGetDevice: %s", cudaGetErrorString(err));
+        return gpuh_fail(err, "gpuh_devices_open: cudaGetDevice: %s", cudaGetErrorString(err));
     set->count = count;
     for (i = 0; i < count && err == cudaSuccess; ++i) {
         gpuh_impl_clear_detail();
@@ -2567,13 +2564,13 @@ GPUH_DEF cudaError_t gpuh_devices_open(gpuh_devices *set, const int *ids, int co
         err = gpuh_impl_on_device(err, "gpuh_devices_open", i, set->id[i]);
     }
     if (err == cudaSuccess && (err = cudaMallocHost(&set->h_partial, 16 * GPUH_MAX_DEVICES)) != cudaSuccess)
-        err = gpuh_impl_fail(err, "gpuh_devices_open: %d bytes of pinned memory: %s", 16 * GPUH_MAX_DEVICES,
+        err = gpuh_fail(err, "gpuh_devices_open: %d bytes of pinned memory: %s", 16 * GPUH_MAX_DEVICES,
                              cudaGetErrorString(err));
     if (err != cudaSuccess) {
         char keep[320];
         snprintf(keep, sizeof keep, "%s", gpuh_error_detail());
         gpuh_devices_close(set);
-        gpuh_impl_fail(err, "%s", keep);
+        gpuh_fail(err, "%s", keep);
     }
     cudaSetDevice(prev);
     return err;
@@ -2651,7 +2648,7 @@ GPUH_DEF cudaError_t gpuh_devices_run(const gpuh_devices *set, gpuh_device_step 
     if (err != cudaSuccess)
         return err;
     if (step == NULL)
-        return gpuh_impl_fail(cudaErrorInvalidValue, "gpuh_devices_run: step is NULL");
+        return gpuh_fail(cudaErrorInvalidValue, "gpuh_devices_run: step is NULL");
     cudaGetDevice(&prev);
     for (i = 0; i < set->count && err == cudaSuccess; ++i) {
         gpuh_impl_clear_detail();
@@ -2709,12 +2706,12 @@ GPUH_DEF cudaError_t gpuh_impl_shards_alloc(const char *fn, gpuh_shards *sh, con
     size_t bytes = 0;
     int i, prev = 0;
     if (sh == NULL)
-        return gpuh_impl_fail(cudaErrorInvalidValue, "%s at %s:%d: the shards are NULL", fn, file, line);
+        return gpuh_fail(cudaErrorInvalidValue, "%s at %s:%d: the shards are NULL", fn, file, line);
     memset(sh, 0, sizeof *sh);
     if ((err = gpuh_impl_set_check(fn, set)) != cudaSuccess)
         return err;
     if (row_elems != 0 && rows > SIZE_MAX / row_elems)
-        return gpuh_impl_fail(cudaErrorInvalidValue, "%s at %s:%d: %zu rows of %zu elements overflow size_t", fn,
+        return gpuh_fail(cudaErrorInvalidValue, "%s at %s:%d: %zu rows of %zu elements overflow size_t", fn,
                               file, line, rows, row_elems);
     if ((err = gpuh_impl_bytes(fn, rows * row_elems, elem_size, &bytes)) != cudaSuccess)
         return err;
@@ -2740,7 +2737,7 @@ GPUH_DEF cudaError_t gpuh_impl_shards_alloc(const char *fn, gpuh_shards *sh, con
         char keep[320];
         snprintf(keep, sizeof keep, "%s", gpuh_error_detail());
         gpuh_shards_free(sh);
-        gpuh_impl_fail(err, "%s", keep);
+        gpuh_fail(err, "%s", keep);
     }
     return err;
 }
@@ -2764,17 +2761,17 @@ GPUH_DEF cudaError_t gpuh_impl_shards_copy(const char *fn, gpuh_shards *sh, cons
     cudaError_t err;
     int i, prev = 0, last;
     if (sh == NULL)
-        return gpuh_impl_fail(cudaErrorInvalidValue, "%s: the shards are NULL", fn);
+        return gpuh_fail(cudaErrorInvalidValue, "%s: the shards are NULL", fn);
     if ((err = gpuh_impl_set_check(fn, set)) != cudaSuccess)
         return err;
     if (set->count != sh->count)
-        return gpuh_impl_fail(cudaErrorInvalidValue, "%s: %d shards but %d devices in the set", fn, sh->count,
+        return gpuh_fail(cudaErrorInvalidValue, "%s: %d shards but %d devices in the set", fn, sh->count,
                               set->count);
     if (h_elem != sh->elem_size)
-        return gpuh_impl_fail(cudaErrorInvalidValue, "%s: host elements are %zu bytes but shard elements are %zu",
+        return gpuh_fail(cudaErrorInvalidValue, "%s: host elements are %zu bytes but shard elements are %zu",
                               fn, h_elem, sh->elem_size);
     if (h == NULL && sh->rows * sh->row_elems > 0)
-        return gpuh_impl_fail(cudaErrorInvalidValue, "%s: the host array is NULL (%zu elements)", fn,
+        return gpuh_fail(cudaErrorInvalidValue, "%s: the host array is NULL (%zu elements)", fn,
                               sh->rows * sh->row_elems);
     last = sh->replicated && !to_device ? 1 : sh->count;
     cudaGetDevice(&prev);
@@ -2836,7 +2833,7 @@ GPUH_DEF cudaError_t gpuh_impl_shards_to_device(const char *fn, gpuh_shards *sh,
         char keep[320];
         snprintf(keep, sizeof keep, "%s", gpuh_error_detail());
         gpuh_shards_free(sh);
-        gpuh_impl_fail(err, "%s", keep);
+        gpuh_fail(err, "%s", keep);
     }
     return err;
 }
@@ -2917,13 +2914,13 @@ GPUH_DEF cudaError_t gpuh_shards_gather(const gpuh_shards *sh, const gpuh_device
     if (err != cudaSuccess)
         return err;
     if (sh == NULL || sh->count != set->count || sh->replicated)
-        return gpuh_impl_fail(cudaErrorInvalidValue, "gpuh_shards_gather: the shards are %s",
+        return gpuh_fail(cudaErrorInvalidValue, "gpuh_shards_gather: the shards are %s",
                               sh == NULL ? "NULL" : sh->replicated ? "replicated" : "of a set of another size");
     if (index < 0 || index >= set->count)
-        return gpuh_impl_fail(cudaErrorInvalidValue, "gpuh_shards_gather: index %d is out of range (%d devices)",
+        return gpuh_fail(cudaErrorInvalidValue, "gpuh_shards_gather: index %d is out of range (%d devices)",
                               index, set->count);
     if (d_dst == NULL && sh->rows * sh->row_elems > 0)
-        return gpuh_impl_fail(cudaErrorInvalidValue, "gpuh_shards_gather: d_dst is NULL");
+        return gpuh_fail(cudaErrorInvalidValue, "gpuh_shards_gather: d_dst is NULL");
     if ((err = gpuh_devices_sync(set)) != cudaSuccess)
         return err;
     cudaGetDevice(&prev);
@@ -3016,7 +3013,7 @@ GPUH_DEF cudaError_t gpuh_impl_nccl(const char *fn, const char *call, ncclResult
     else if (r == ncclUnhandledCudaError && (err = cudaGetLastError()) == cudaSuccess)
         err = cudaErrorUnknown;
     last = ncclGetLastError(gpuh_impl_nccl_comm(comm));
-    return gpuh_impl_fail(err, "%s: device %d: %s failed with %s: %s%s%s", fn, device, call, gpuh_impl_nccl_name(r),
+    return gpuh_fail(err, "%s: device %d: %s failed with %s: %s%s%s", fn, device, call, gpuh_impl_nccl_name(r),
                           ncclGetErrorString(r), last != NULL && last[0] != '\0' ? "; NCCL says: " : "",
                           last != NULL ? last : "");
 }
@@ -3063,17 +3060,17 @@ GPUH_DEF cudaError_t gpuh_impl_no_nccl(const char *fn)
 {
     const char *reason = "";
     gpuh_nccl_available(&reason);
-    return gpuh_impl_fail(cudaErrorNotSupported, "%s: %s", fn, reason);
+    return gpuh_fail(cudaErrorNotSupported, "%s: %s", fn, reason);
 }
 
 GPUH_DEF cudaError_t gpuh_impl_collective_args(const char *fn, gpuh_dtype dtype, gpuh_reduce_op op, size_t count)
 {
     if (gpuh_impl_dtype_bytes(dtype) == 0)
-        return gpuh_impl_fail(cudaErrorInvalidValue, "%s: element type %d is not a gpuh_dtype", fn, (int)dtype);
+        return gpuh_fail(cudaErrorInvalidValue, "%s: element type %d is not a gpuh_dtype", fn, (int)dtype);
     if ((int)op < (int)GPUH_OP_SUM || (int)op > (int)GPUH_OP_AVG)
-        return gpuh_impl_fail(cudaErrorInvalidValue, "%s: operator %d is not a gpuh_reduce_op", fn, (int)op);
+        return gpuh_fail(cudaErrorInvalidValue, "%s: operator %d is not a gpuh_reduce_op", fn, (int)op);
     if (count > SIZE_MAX / 8)
-        return gpuh_impl_fail(cudaErrorInvalidValue, "%s: count %zu overflows size_t in bytes", fn, count);
+        return gpuh_fail(cudaErrorInvalidValue, "%s: count %zu overflows size_t in bytes", fn, count);
     return gpuh_nccl_available(NULL) ? cudaSuccess : gpuh_impl_no_nccl(fn);
 }
 
@@ -3115,16 +3112,16 @@ GPUH_DEF cudaError_t gpuh_impl_set_collective(const char *fn, int kind, const gp
     if (err != cudaSuccess || (err = gpuh_impl_collective_args(fn, dtype, op, count)) != cudaSuccess)
         return err;
     if (set->comm[0] == NULL)
-        return gpuh_impl_fail(cudaErrorInvalidValue, "%s: the set has no communicators (call gpuh_devices_init_nccl)",
+        return gpuh_fail(cudaErrorInvalidValue, "%s: the set has no communicators (call gpuh_devices_init_nccl)",
                               fn);
     if (kind == GPUH_IMPL_BROADCAST && (root < 0 || root >= set->count))
-        return gpuh_impl_fail(cudaErrorInvalidValue, "%s: root %d is out of range (%d devices)", fn, root,
+        return gpuh_fail(cudaErrorInvalidValue, "%s: root %d is out of range (%d devices)", fn, root,
                               set->count);
     if (send == NULL || recv == NULL)
-        return gpuh_impl_fail(cudaErrorInvalidValue, "%s: the %s array is NULL", fn, send == NULL ? "send" : "recv");
+        return gpuh_fail(cudaErrorInvalidValue, "%s: the %s array is NULL", fn, send == NULL ? "send" : "recv");
     for (i = 0; i < set->count && count > 0; ++i)
         if ((send[i] == NULL && (kind != GPUH_IMPL_BROADCAST || i == root)) || recv[i] == NULL)
-            return gpuh_impl_fail(cudaErrorInvalidValue, "%s: %s[%d] (device %d) is NULL", fn,
+            return gpuh_fail(cudaErrorInvalidValue, "%s: %s[%d] (device %d) is NULL", fn,
                                   recv[i] == NULL ? "recv" : "send", i, set->id[i]);
 #ifdef GPUH_USE_NCCL
     {
@@ -3187,7 +3184,7 @@ GPUH_DEF cudaError_t gpuh_all_gather(const gpuh_devices *set, void *const *send,
 GPUH_DEF cudaError_t gpuh_nccl_id_create(gpuh_nccl_id *id)
 {
     if (id == NULL)
-        return gpuh_impl_fail(cudaErrorInvalidValue, "gpuh_nccl_id_create: id is NULL");
+        return gpuh_fail(cudaErrorInvalidValue, "gpuh_nccl_id_create: id is NULL");
     memset(id, 0, sizeof *id);
 #ifdef GPUH_USE_NCCL
     {
@@ -3210,11 +3207,11 @@ GPUH_DEF cudaError_t gpuh_nccl_id_write(const gpuh_nccl_id *id, FILE *file)
 {
     size_t i;
     if (id == NULL || file == NULL)
-        return gpuh_impl_fail(cudaErrorInvalidValue, "gpuh_nccl_id_write: %s is NULL", id == NULL ? "id" : "file");
+        return gpuh_fail(cudaErrorInvalidValue, "gpuh_nccl_id_write: %s is NULL", id == NULL ? "id" : "file");
     for (i = 0; i < sizeof id->bytes; ++i)
         fprintf(file, "%02x", id->bytes[i]);
     if (fputc('\n', file) == EOF || fflush(file) != 0)
-        return gpuh_impl_fail(cudaErrorInvalidValue, "gpuh_nccl_id_write: the write failed");
+        return gpuh_fail(cudaErrorInvalidValue, "gpuh_nccl_id_write: the write failed");
     return cudaSuccess;
 }
 GPUH_DEF cudaError_t gpuh_nccl_id_read(gpuh_nccl_id *id, FILE *file)
@@ -3222,9 +3219,9 @@ GPUH_DEF cudaError_t gpuh_nccl_id_read(gpuh_nccl_id *id, FILE *file)
     char line[2 * sizeof id->bytes + 8];
     size_t i;
     if (id == NULL || file == NULL)
-        return gpuh_impl_fail(cudaErrorInvalidValue, "gpuh_nccl_id_read: %s is NULL", id == NULL ? "id" : "file");
+        return gpuh_fail(cudaErrorInvalidValue, "gpuh_nccl_id_read: %s is NULL", id == NULL ? "id" : "file");
     if (fgets(line, sizeof line, file) == NULL)
-        return gpuh_impl_fail(cudaErrorInvalidValue, "gpuh_nccl_id_read: end of input before the id");
+        return gpuh_fail(cudaErrorInvalidValue, "gpuh_nccl_id_read: end of input before the id");
     for (i = 0; i < sizeof id->bytes; ++i) {
         unsigned v = 0;
         int k;
@@ -3232,7 +3229,7 @@ GPUH_DEF cudaError_t gpuh_nccl_id_read(gpuh_nccl_id *id, FILE *file)
             const char c = line[2 * i + (size_t)k];
             const int d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
             if (d < 0)
-                return gpuh_impl_fail(cudaErrorInvalidValue,
+                return gpuh_fail(cudaErrorInvalidValue,
                                       "gpuh_nccl_id_read: character %zu is not a hexadecimal digit (want 256)",
                                       2 * i + (size_t)k);
             v = v * 16u + (unsigned)d;
@@ -3253,15 +3250,15 @@ GPUH_DEF cudaError_t gpuh_comm_init(gpuh_comm *comm, const gpuh_nccl_id *id, int
     cudaError_t err;
     int prev = 0;
     if (comm == NULL || id == NULL)
-        return gpuh_impl_fail(cudaErrorInvalidValue, "gpuh_comm_init: %s is NULL", comm == NULL ? "comm" : "id");
+        return gpuh_fail(cudaErrorInvalidValue, "gpuh_comm_init: %s is NULL", comm == NULL ? "comm" : "id");
     memset(comm, 0, sizeof *comm);
     if (nranks < 1 || rank < 0 || rank >= nranks)
-        return gpuh_impl_fail(cudaErrorInvalidValue, "gpuh_comm_init: rank %d of %d ranks", rank, nranks);
+        return gpuh_fail(cudaErrorInvalidValue, "gpuh_comm_init: rank %d of %d ranks", rank, nranks);
     if (!gpuh_nccl_available(NULL))
         return gpuh_impl_no_nccl("gpuh_comm_init");
     cudaGetDevice(&prev);
     if ((err = cudaSetDevice(device)) != cudaSuccess)
-        return gpuh_impl_fail(err, "gpuh_comm_init: device %d: %s", device, cudaGetErrorString(err));
+        return gpuh_fail(err, "gpuh_comm_init: device %d: %s", device, cudaGetErrorString(err));
 #ifdef GPUH_USE_NCCL
     {
         ncclUniqueId u;
@@ -3300,13 +3297,13 @@ GPUH_DEF cudaError_t gpuh_impl_comm_collective(const char *fn, int kind, const g
     if (err != cudaSuccess)
         return err;
     if (comm == NULL || comm->nccl == NULL)
-        return gpuh_impl_fail(cudaErrorInvalidValue, "%s: the communicator is %s", fn,
+        return gpuh_fail(cudaErrorInvalidValue, "%s: the communicator is %s", fn,
                               comm == NULL ? "NULL" : "not initialised (gpuh_comm_init)");
     if (kind == GPUH_IMPL_BROADCAST && (root < 0 || root >= comm->nranks))
-        return gpuh_impl_fail(cudaErrorInvalidValue, "%s: root %d is out of range (%d ranks)", fn, root,
+        return gpuh_fail(cudaErrorInvalidValue, "%s: root %d is out of range (%d ranks)", fn, root,
                               comm->nranks);
     if (count > 0 && (recv == NULL || (send == NULL && (kind != GPUH_IMPL_BROADCAST || comm->rank == root))))
-        return gpuh_impl_fail(cudaErrorInvalidValue, "%s: rank %d: the %s buffer is NULL", fn, comm->rank,
+        return gpuh_fail(cudaErrorInvalidValue, "%s: rank %d: the %s buffer is NULL", fn, comm->rank,
                               recv == NULL ? "recv" : "send");
 #ifdef GPUH_USE_NCCL
     {

@@ -35,40 +35,84 @@
    memory, aligned to 8 bytes, for the per-block partial results (NULL is fine
    when n ≤ GPUH_REDUCE_SINGLE_BLOCK_MAX, which needs one block). One buffer per
    stream: two reductions in flight on different streams must not share it.
+
+   ============================================================================
+   CONTENTS (search for the anchor in brackets)
+
+   The public front: every name a user calls, with its documentation.
+     [SECTION: CONFIGURATION]     the macros, their defaults, which to override
+     [SECTION: C DECLARATIONS]    the typed entry points for C (gpuh_sum_f32, ...)
+     [SECTION: VECTOR ADD]        gpuh_vector_add
+     [SECTION: REDUCTIONS]        gpuh_sum, gpuh_min, gpuh_max, gpuh_dot,
+                                  gpuh_norm2, gpuh_sum_depth
+     [SECTION: WARP AND BLOCK]    gpuh_warp_reduce, gpuh_block_reduce and their
+                                  operators gpuh_op_sum, gpuh_op_min, gpuh_op_max
+     [SECTION: GEMM]              gpuh_gemm, gpuh_matmul, gpuh_gemm_with and its
+                                  configurations gpuh_gemm_simt_config,
+                                  gpuh_gemm_dmma_config
+     [SECTION: SEVERAL DEVICES]   gpuh_sharded_vector_add, gpuh_sharded_sum & co.,
+                                  gpuh_sharded_gemm on gpuh.h's device sets
+   The implementation, in the order a call reaches it. Its names start with
+   gpuh_impl_ / GPUH_IMPL_: private, they may change without notice.
+     [SECTION: MEMORY-BOUND KERNELS]  vector add and the reductions
+     [SECTION: GEMM KERNELS]          the tiled kernels (CUDA cores, FP64 tensor
+                                      cores) and the matrix-vector kernels
+     [SECTION: GEMM TUNING]           the shipped tile sizes (bench/gemm_tune.cu)
+     [SECTION: GEMM DISPATCH]         argument checks, the choice of cover, launches
+     [SECTION: SHARDED KERNELS]       the sharded launchers and their host combine
+     [SECTION: C ENTRY POINTS]        definitions, under GPUH_KERNELS_IMPLEMENTATION
 */
 #ifndef GPUH_KERNELS_CUH
 #define GPUH_KERNELS_CUH
 
 #include "gpuh.h"
 
-/* Threads per block of the reduction kernel, and most blocks of its first pass.
-   The first pass's grid depends on n alone (never on the device or timing), so
-   every run adds the same numbers in the same order: results are bitwise
-   reproducible, on any GPU. */
-#define GPUH_REDUCE_BLOCK 256
-#define GPUH_REDUCE_MAX_BLOCKS 1024
+/* ===========================================================================
+   [SECTION: CONFIGURATION]
+   Define the overridable ones before including this header (in every .cu
+   file that includes it, with the same values); the others are fixed.
+   =========================================================================== */
+
 /* 16-byte vectors each thread loads per input before using them: vector add
    (two inputs) and the reductions (one input, so twice the vectors to keep as
-   many bytes in flight). */
+   many bytes in flight). Overridable; defaults 4 and 8. */
 #ifndef GPUH_ADD_UNROLL
 #define GPUH_ADD_UNROLL 4
 #endif
 #ifndef GPUH_REDUCE_UNROLL
 #define GPUH_REDUCE_UNROLL 8
 #endif
+/* Threads per block of the reduction kernel, and most blocks of its first pass.
+   The first pass's grid depends on n alone (never on the device or timing), so
+   every run adds the same numbers in the same order: results are bitwise
+   reproducible, on any GPU. */
+#define GPUH_REDUCE_BLOCK 256
+#define GPUH_REDUCE_MAX_BLOCKS 1024
 /* n up to which a reduction is one launch of one block and needs no scratch:
    one tile, GPUH_REDUCE_BLOCK threads × GPUH_REDUCE_UNROLL 16-byte vectors
    (8192 floats or ints, 4096 doubles; the smaller is the limit). */
 #define GPUH_REDUCE_SINGLE_BLOCK_MAX (GPUH_REDUCE_BLOCK * GPUH_REDUCE_UNROLL * 2)
 /* Bytes of scratch device memory a reduction needs (partials of up to 8 bytes). */
 #define GPUH_REDUCE_TEMP_BYTES (GPUH_REDUCE_MAX_BLOCKS * 8)
+/* Threads per block of the vector-add kernel. */
+#define GPUH_ADD_BLOCK 256
+/* GEMM: tile rows per group of the block order (gpuh_impl_gemm_tile); the
+   matrix-vector kernels' threads per block, columns of C per block of the
+   row kernel, and loads in flight per thread. */
+#define GPUH_GEMM_GROUP_M 8
+#define GPUH_GEMV_BLOCK 512
+#define GPUH_GEMV_COLS 32
+#define GPUH_GEMV_UNROLL 8
 
+/* ===========================================================================
+   [SECTION: C DECLARATIONS]
+   Typed entry points for C callers (defined under GPUH_KERNELS_IMPLEMENTATION).
+   Shapes, units and errors are those of the template launchers below.
+   =========================================================================== */
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-/* Typed entry points for C callers (defined under GPUH_KERNELS_IMPLEMENTATION).
-   Shapes, units and errors are those of the template launchers below. */
 cudaError_t gpuh_vector_add_f32(const float *d_a, const float *d_b, float *d_c, size_t n, cudaStream_t stream);
 cudaError_t gpuh_vector_add_f64(const double *d_a, const double *d_b, double *d_c, size_t n,
                                 cudaStream_t stream);
@@ -103,10 +147,283 @@ cudaError_t gpuh_gemm_f64(size_t M, size_t N, size_t K, double alpha, const doub
 } /* extern "C" */
 #endif
 
-#if defined(__CUDACC__) || (defined(GPUH_SIM) && defined(__cplusplus))
+#if GPUH_HAS_DEVICE_CODE
 
 /* ===========================================================================
-   MEMORY-BOUND KERNELS: shared pieces
+   [SECTION: VECTOR ADD]
+   =========================================================================== */
+
+/* gpuh_vector_add: d_c[i] = d_a[i] + d_b[i] for n elements of device memory, on
+   `stream`; T = float, double or int. n = 0 launches nothing. Any element-
+   aligned pointers: 16-byte loads when the three share their offset from a
+   16-byte boundary (cudaMalloc'd arrays, and equal offsets into them), one
+   element per load otherwise, at the same bandwidth on an H200 (bench/). d_c
+   may equal d_a or d_b (in place) but not overlap them otherwise. Integer
+   overflow wraps as the device's adder does.
+   Errors: cudaErrorInvalidValue (with n > 0: a NULL pointer, or one not
+   aligned to sizeof(T)), launch errors.
+   Idea: the first kernel of every CUDA tutorial, made size-safe and fast. */
+template <typename T>
+cudaError_t gpuh_vector_add(const T *d_a, const T *d_b, T *d_c, size_t n, cudaStream_t stream = 0);
+
+/* ===========================================================================
+   [SECTION: REDUCTIONS]
+   =========================================================================== */
+
+/* gpuh_sum / gpuh_min / gpuh_max: op over the n elements d_in[0 .. n-1] into
+   the one element *d_out (device memory); T = float, double or int.
+   gpuh_dot: Σ d_a[i]·d_b[i]; gpuh_norm2: sqrt(Σ d_x[i]²) (no scaling:
+   overflows when Σx² exceeds the type's range); T = float or double.
+   Asynchronous on `stream`. d_temp: GPUH_REDUCE_TEMP_BYTES bytes of device
+   scratch aligned to 8 bytes, or NULL when n ≤ GPUH_REDUCE_SINGLE_BLOCK_MAX.
+   An empty sum, dot or norm is 0. Errors: cudaErrorInvalidValue (a NULL
+   pointer, d_temp NULL or misaligned when needed, n = 0 for min/max), launch
+   errors. Deterministic; accuracy: gpuh_sum_depth. Idea: see gpuh_impl_reduce. */
+template <typename T>
+cudaError_t gpuh_sum(const T *d_in, size_t n, T *d_out, void *d_temp, cudaStream_t stream = 0);
+template <typename T>
+cudaError_t gpuh_min(const T *d_in, size_t n, T *d_out, void *d_temp, cudaStream_t stream = 0);
+template <typename T>
+cudaError_t gpuh_max(const T *d_in, size_t n, T *d_out, void *d_temp, cudaStream_t stream = 0);
+template <typename T>
+cudaError_t gpuh_dot(const T *d_a, const T *d_b, size_t n, T *d_out, void *d_temp, cudaStream_t stream = 0);
+template <typename T>
+cudaError_t gpuh_norm2(const T *d_x, size_t n, T *d_out, void *d_temp, cudaStream_t stream = 0);
+
+/* gpuh_sum_depth(n, elem_size): the most roundings any element meets in a
+   gpuh_sum of n elements of elem_size bytes (4 or 8). With w = 16 / elem_size
+   elements per vector, U = GPUH_REDUCE_UNROLL and B = GPUH_REDUCE_BLOCK: the
+   first pass has min(⌈n / (U·w·B)⌉, GPUH_REDUCE_MAX_BLOCKS) blocks, each
+   thread folds U vectors per tile of its block's run of at most
+   ⌈n / (U·w·B·GPUH_REDUCE_MAX_BLOCKS)⌉ tiles, each vector after log2 w
+   pairwise steps; then one leftover element and 8 steps of its block's tree
+   (5 shuffle steps, 3 across 8 warps). The second pass, over at most
+   GPUH_REDUCE_MAX_BLOCKS partials (one tile), adds U + log2 w + 1 + 8. So a
+   float sum is within gpuh_sum_depth(n, 4) · 2^-24 · Σ|x| of the exact sum
+   (the classic bound for recursive summation; Higham, "Accuracy and
+   Stability of Numerical Algorithms", 2nd ed., ch. 4), and typically far
+   closer. For float and n = 2^28: 286 · 2^-24 ≈ 1.7e-5 relative to Σ|x|. The
+   same bound holds for gpuh_norm2's Σx², and for gpuh_dot when d_a and d_b
+   share their offset from a 16-byte boundary; dot over differently aligned
+   arrays goes element by element: pass elem_size 16 (w = 1) for its bound. */
+static inline size_t gpuh_sum_depth(size_t n, size_t elem_size);
+
+/* ===========================================================================
+   [SECTION: WARP AND BLOCK]
+   Reductions inside your own kernels.
+   =========================================================================== */
+
+/* a + b; for int, wrapping modulo 2^32 (defined with the memory-bound kernels). */
+template <typename T> __device__ __forceinline__ T gpuh_impl_add(T a, T b);
+
+/* The operators: op(a, b) must be associative; identity() is its neutral
+   element (x op identity == x). Integer sums wrap modulo 2^32 (gpuh_impl_add). min and max propagate NaN
+   (as NumPy's min and max do): a NaN anywhere gives NaN. */
+template <typename T> struct gpuh_op_sum {
+    enum { defined_for_empty = 1 }; /* the sum of nothing is 0 */
+    __device__ static T identity() { return T(0); }
+    __device__ static T apply(T a, T b) { return gpuh_impl_add(a, b); }
+};
+template <typename T> struct gpuh_op_min {
+    enum { defined_for_empty = 0 }; /* NumPy: min of an empty array is an error */
+    __device__ static T identity();
+    __device__ static T apply(T a, T b) { return (b < a || b != b) ? b : a; }
+};
+template <typename T> struct gpuh_op_max {
+    enum { defined_for_empty = 0 };
+    __device__ static T identity();
+    __device__ static T apply(T a, T b) { return (b > a || b != b) ? b : a; }
+};
+template <> __device__ inline float gpuh_op_min<float>::identity() { return __int_as_float(0x7f800000); }
+template <> __device__ inline float gpuh_op_max<float>::identity() { return __int_as_float(0xff800000); }
+template <> __device__ inline double gpuh_op_min<double>::identity()
+{
+    return __longlong_as_double(0x7ff0000000000000ll);
+}
+template <> __device__ inline double gpuh_op_max<double>::identity()
+{
+    return __longlong_as_double((long long)0xfff0000000000000ull);
+}
+template <> __device__ inline int gpuh_op_min<int>::identity() { return 0x7fffffff; }
+template <> __device__ inline int gpuh_op_max<int>::identity() { return -0x7fffffff - 1; }
+
+/* gpuh_warp_reduce<Op>(v): op over the 32 lanes' v, valid in lane 0 (the
+   other lanes hold partial results). Every lane of the warp must call it
+   (full mask); Op is gpuh_op_sum / _min / _max of T or a struct like them.
+   After log2(32) = 5 steps lane 0 holds op over all 32 lanes: __shfl_down_sync
+   reads a register of the lane `offset` higher, with no shared memory and no
+   barrier. Idea: the CUDA Programming Guide's warp shuffle functions;
+   J. Luitjens, "Faster Parallel Reductions on Kepler" (NVIDIA blog, 2014). */
+template <typename Op, typename T> __device__ __forceinline__ T gpuh_warp_reduce(T v);
+
+/* gpuh_block_reduce<Op>(v): op over every thread's v in a 1-D block, valid in
+   thread 0. Every thread of the block must call it (it has a __syncthreads());
+   blockDim.x must be a multiple of 32, at most 1024. Uses 32 · sizeof(T) bytes
+   of static shared memory; a second call in the same kernel needs a
+   __syncthreads() before it, since it reuses that array. Each warp reduces
+   itself with shuffles, warp leaders meet in shared memory, and warp 0 reduces
+   their totals. Idea: as gpuh_warp_reduce, and CUB's BlockReduce. */
+template <typename Op, typename T> __device__ __forceinline__ T gpuh_block_reduce(T v);
+
+/* ===========================================================================
+   [SECTION: GEMM]
+   C = alpha·A·B + beta·C, row-major. A is M × K (row stride lda), B is K × N
+   (ldb), C is M × N (ldc), in elements.
+   =========================================================================== */
+
+/* gpuh_gemm: C = alpha·A·B + beta·C for row-major device matrices, as BLAS's
+   GEMM without transposes, on `stream`; T = float or double.
+   A: M × K, element (i, k) at d_A[i·lda + k], lda ≥ K; B: K × N at
+   d_B[k·ldb + j], ldb ≥ N; C: M × N at d_C[i·ldc + j], ldc ≥ N (all in
+   elements). Any M, N, K ≥ 0: M or N = 0 does nothing; K = 0 gives
+   C = beta·C. beta == 0 never reads C (NaN there does not leak). C must not
+   overlap A or B. Fastest with 16-byte-aligned pointers and leading
+   dimensions that are multiples of 16 bytes; any others take scalar loads.
+   float runs on the CUDA cores (FFMA, no TF32); double on the FP64 tensor
+   cores on sm_90 (double-precision arithmetic throughout), on the CUDA
+   cores elsewhere; a C of one row or one column (M = 1 or N = 1, K > 0) on
+   the matrix-vector kernels (gpuh_gemv_row_kernel, gpuh_gemv_col_kernel),
+   which stream A or B once. Deterministic: same inputs and
+   shape, same bits. Errors: cudaErrorInvalidValue (a leading dimension below
+   the row length, a matrix whose extent overflows size_t, NULL with a
+   non-empty matrix, more than 2^31 - 1 tiles), launch errors; the detail
+   (gpuh_error_detail) names the argument and its value.
+   Idea: BLAS xGEMM (argument order); CUTLASS's SIMT GEMM and S. Boehm's
+   "How to Optimize a CUDA Matmul Kernel" worklog (tiling, warp tiles);
+   the PTX ISA's mma.sync for FP64. */
+template <typename T>
+cudaError_t gpuh_gemm(size_t M, size_t N, size_t K, T alpha, const T *d_A, size_t lda, const T *d_B, size_t ldb,
+                      T beta, T *d_C, size_t ldc, cudaStream_t stream = 0);
+
+/* gpuh_matmul: C = A · B, the short form of gpuh_gemm (alpha 1, beta 0,
+   packed rows: lda = K, ldb = N, ldc = N); T = float or double. M or N = 0
+   does nothing; K = 0 sets C to zero. Errors: those of gpuh_gemm. */
+template <typename T>
+cudaError_t gpuh_matmul(const T *d_A, const T *d_B, T *d_C, size_t M, size_t N, size_t K, cudaStream_t stream = 0);
+
+/* gpuh_gemm_with<Big, Small>: gpuh_gemm with chosen tile configurations
+   (gpuh_gemm_simt_config, or gpuh_gemm_dmma_config for double), for tuning.
+   It picks the cheapest of three covers of C, counting the waves of blocks
+   each needs on this GPU (MIN_BLOCKS blocks of a configuration per SM):
+     a. Big tiles everywhere, the last row and column of tiles partly empty;
+     b. Big tiles where they fit whole, and the bottom and right strips left
+        over (fewer than Big::BM rows, Big::BN columns) in one launch of
+        Small: a 4097³ product is then not a 4096³ one plus a whole extra
+        wave of nearly empty big tiles;
+     c. Small tiles everywhere: more, smaller blocks keep every SM busy when
+        C holds too few big tiles (1024², or one row times a matrix).
+   Ties go to the earlier cover. A C of one row or one column (K > 0) goes
+   to the matrix-vector kernels, whatever Big and Small are.
+   Arguments, errors: gpuh_gemm. */
+template <typename Big, typename Small, typename T>
+cudaError_t gpuh_gemm_with(size_t M, size_t N, size_t K, T alpha, const T *d_A, size_t lda, const T *d_B,
+                           size_t ldb, T beta, T *d_C, size_t ldc, cudaStream_t stream = 0);
+
+/* gpuh_gemm_simt_config: a tile configuration of the CUDA-core kernel
+   (gpuh_gemm_simt_kernel), float or double, for gpuh_gemm_with.
+   BM × BN: the block's tile of C; BK: the slice of K staged per step;
+   WARPS_M × WARPS_N warps, each owning a WM × WN = (BM/WARPS_M) × (BN/WARPS_N)
+   piece; inside a warp LANES_M × LANES_N lanes (32 in all), each owning
+   TM × TN = (4·RM) × (4·RN) elements of C, in RM × RN blocks of 4 × 4 spaced
+   WM/RM rows and WN/RN columns apart (CUTLASS's SIMT layout): a lane's four
+   rows (and four columns) are consecutive, so it reads them from shared
+   memory as one 16-byte vector, and the 8 (or 4) lanes that differ in them
+   read consecutive vectors: no bank conflicts. MIN_BLOCKS: blocks per SM
+   promised to __launch_bounds__ (it caps the registers at 64K / (threads ·
+   MIN_BLOCKS)). Shipped: gpuh_sgemm_big, gpuh_sgemm_small, gpuh_dgemm_simt
+   ([SECTION: GEMM TUNING]). */
+template <int BM_, int BN_, int BK_, int WARPS_M_, int WARPS_N_, int LANES_M_, int MIN_BLOCKS_>
+struct gpuh_gemm_simt_config {
+    enum {
+        BM = BM_, BN = BN_, BK = BK_, WARPS_M = WARPS_M_, WARPS_N = WARPS_N_, MIN_BLOCKS = MIN_BLOCKS_,
+        THREADS = 32 * WARPS_M_ * WARPS_N_,
+        WM = BM_ / WARPS_M_, WN = BN_ / WARPS_N_,
+        LANES_M = LANES_M_, LANES_N = 32 / LANES_M_,
+        RM = WM / (4 * LANES_M), RN = WN / (4 * LANES_N), TM = 4 * RM, TN = 4 * RN,
+        PAD = 4, /* shared rows of BM + 4 (BN + 4) elements: see gpuh_impl_simt_store */
+        A_LOADS = BM_ * BK_ / 4 / THREADS, B_LOADS = BK_ * BN_ / 4 / THREADS,
+        SMEM_ELEMS = 2 * BK_ * (BM_ + BN_ + 2 * PAD) /* dynamic shared memory, in elements */
+    };
+    static_assert(RM >= 1 && RN >= 1 && WM == RM * 4 * LANES_M && WN == RN * 4 * LANES_N, "warp tile");
+    static_assert(A_LOADS >= 1 && B_LOADS >= 1 && A_LOADS * 4 * THREADS == BM * BK &&
+                      B_LOADS * 4 * THREADS == BK * BN && BK % 4 == 0,
+                  "every thread copies whole groups of 4 elements of each tile");
+};
+
+/* gpuh_gemm_dmma_config: a tile configuration of the FP64 tensor-core kernel
+   (gpuh_gemm_dmma_kernel, double, sm_90), for gpuh_gemm_with.
+   BM × BN × BK block tile (BK a multiple of 8), WARPS_M × WARPS_N warps,
+   each owning (BM/WARPS_M) × (BN/WARPS_N) = (16·MT) × (8·NT) of C as MT × NT
+   tiles of 16 × 8, STAGES slices of A and B in flight in shared memory;
+   MIN_BLOCKS: blocks per SM promised to __launch_bounds__. Shipped:
+   gpuh_dgemm_big, gpuh_dgemm_small ([SECTION: GEMM TUNING]). */
+template <int BM_, int BN_, int BK_, int WARPS_M_, int WARPS_N_, int STAGES_, int MIN_BLOCKS_>
+struct gpuh_gemm_dmma_config {
+    enum {
+        BM = BM_, BN = BN_, BK = BK_, WARPS_M = WARPS_M_, WARPS_N = WARPS_N_, STAGES = STAGES_,
+        MIN_BLOCKS = MIN_BLOCKS_,
+        THREADS = 32 * WARPS_M_ * WARPS_N_,
+        WM = BM_ / WARPS_M_, WN = BN_ / WARPS_N_, MT = WM / 16, NT = WN / 8,
+        /* Row strides of the shared tiles in doubles, 4 (mod 16): a half-warp's
+           16 fragment reads (4 rows × 4 columns) then hit 16 different bank
+           pairs, and every row stays 16-byte aligned for cp.async. */
+        LDA = BK_ + 4, LDB = BN_ + 4,
+        STAGE = BM_ * (BK_ + 4) + BK_ * (BN_ + 4), /* doubles per stage */
+        SMEM = STAGES_ * STAGE * 8                 /* bytes of dynamic shared memory */
+    };
+    static_assert(MT * 16 == WM && NT * 8 == WN && BK % 8 == 0 && BN % 16 == 0 && STAGES >= 2, "tiles");
+};
+
+/* ===========================================================================
+   [SECTION: SEVERAL DEVICES]
+   The kernels above on the shards of gpuh.h's device sets (gpuh_devices,
+   gpuh_shards): every device works on its own shard on its own stream.
+   =========================================================================== */
+
+/* gpuh_sharded_vector_add(set, &a, &b, &c): c := a + b on every device's
+   shard at once (gpuh_vector_add; T = float, double, int), enqueued on the
+   set's streams: gpuh_devices_sync waits. a, b, c: shards of one split (the
+   same element count per device; replicated ones work too). Errors:
+   cudaErrorInvalidValue (shards of another set, split or type, NULL),
+   those of gpuh_vector_add, named with the device. */
+template <typename T>
+cudaError_t gpuh_sharded_vector_add(const gpuh_devices *set, const gpuh_shards *a, const gpuh_shards *b,
+                                    gpuh_shards *c);
+
+/* gpuh_sharded_sum / _min / _max(set, &x, &h_result), gpuh_sharded_dot(set,
+   &x, &y, &h_result), gpuh_sharded_norm2(set, &x, &h_result): the reduction
+   of the whole sharded array (gpuh_sum & co. on each device at once, T as
+   theirs), into *h_result on the host; returns when done. The per-device
+   results are combined on the host in the set's order, in double (long long
+   for int sums), then rounded once to T: deterministic, and as accurate as
+   gpuh_sum_depth of the largest shard allows. x must not be replicated; y
+   split as x. Uses the set's scratch: one sharded reduction at a time per
+   set. Errors: cudaErrorInvalidValue (NULL, shards of another set, split or
+   type, n = 0 for min/max), those of the one-device reductions, named with
+   the device. */
+template <typename T> cudaError_t gpuh_sharded_sum(const gpuh_devices *set, const gpuh_shards *x, T *h_result);
+template <typename T> cudaError_t gpuh_sharded_min(const gpuh_devices *set, const gpuh_shards *x, T *h_result);
+template <typename T> cudaError_t gpuh_sharded_max(const gpuh_devices *set, const gpuh_shards *x, T *h_result);
+template <typename T>
+cudaError_t gpuh_sharded_dot(const gpuh_devices *set, const gpuh_shards *x, const gpuh_shards *y, T *h_result);
+template <typename T> cudaError_t gpuh_sharded_norm2(const gpuh_devices *set, const gpuh_shards *x, T *h_result);
+
+/* gpuh_sharded_gemm(set, M, N, K, alpha, &A, &B, beta, &C): C = alpha·A·B +
+   beta·C split by rows of C: device i computes its rows of C from its rows
+   of A and its whole copy of B (gpuh_gemm on each device at once, T = float
+   or double), enqueued on the set's streams. A: shards of M rows × K
+   (row_elems K); B: replicated K × N (gpuh_replicate_to_device of K·N
+   elements); C: shards of M rows × N, split as A. Packed rows (leading
+   dimensions K and N). Errors: cudaErrorInvalidValue (a shape that does not
+   match M, N, K, named; shards of another set or type), gpuh_gemm's, named
+   with the device. Idea: the row-block split of a matrix product (each
+   device owns a block of C, so no device waits for another). */
+template <typename T>
+cudaError_t gpuh_sharded_gemm(const gpuh_devices *set, size_t M, size_t N, size_t K, T alpha, const gpuh_shards *A,
+                              const gpuh_shards *B, T beta, gpuh_shards *C);
+
+/* ===========================================================================
+   [SECTION: MEMORY-BOUND KERNELS]
    Vector add and the reductions do almost no arithmetic per byte, so their
    speed is the rate at which they move bytes. Three habits get them to the
    memory ceiling: 16-byte loads (a warp then moves 512 bytes per instruction),
@@ -146,15 +463,15 @@ __device__ __forceinline__ size_t gpuh_impl_share(size_t count, size_t part, siz
     return count / parts * part + count % parts * part / parts;
 }
 
-/* ===========================================================================
-   VECTOR ADD: c[i] = a[i] + b[i] for 0 ≤ i < n
-   =========================================================================== */
-
-#define GPUH_ADD_BLOCK 256
+/* ---------------------------------------------------------------------------
+   Vector add: c[i] = a[i] + b[i] for 0 ≤ i < n. */
 
 /* a + b; for int, wrapping modulo 2^32 (added as unsigned, where wrapping is
    defined, instead of signed, where overflow is undefined behaviour). */
-template <typename T> __device__ __forceinline__ T gpuh_impl_add(T a, T b) { return a + b; }
+template <typename T> __device__ __forceinline__ T gpuh_impl_add(T a, T b)
+{
+    return a + b;
+}
 template <> __device__ __forceinline__ int gpuh_impl_add<int>(int a, int b)
 {
     return (int)((unsigned)a + (unsigned)b);
@@ -212,17 +529,9 @@ __global__ void __launch_bounds__(GPUH_ADD_BLOCK)
     }
 }
 
-/* gpuh_vector_add: d_c[i] = d_a[i] + d_b[i] for n elements of device memory, on
-   `stream`; T = float, double or int. n = 0 launches nothing. Any element-
-   aligned pointers: 16-byte loads when the three share their offset from a
-   16-byte boundary (cudaMalloc'd arrays, and equal offsets into them), one
-   element per load otherwise, at the same bandwidth on an H200 (bench/). d_c
-   may equal d_a or d_b (in place) but not overlap them otherwise. Integer
-   overflow wraps as the device's adder does.
-   Errors: cudaErrorInvalidValue (a NULL pointer with n > 0), launch errors.
-   Idea: the first kernel of every CUDA tutorial, made size-safe and fast. */
+/* gpuh_vector_add: see [SECTION: VECTOR ADD]. */
 template <typename T>
-cudaError_t gpuh_vector_add(const T *d_a, const T *d_b, T *d_c, size_t n, cudaStream_t stream = 0)
+cudaError_t gpuh_vector_add(const T *d_a, const T *d_b, T *d_c, size_t n, cudaStream_t stream)
 {
     typedef typename gpuh_vec16<T>::type V;
     const size_t head = gpuh_impl_head(d_a, n);
@@ -232,8 +541,13 @@ cudaError_t gpuh_vector_add(const T *d_a, const T *d_b, T *d_c, size_t n, cudaSt
     if (n == 0)
         return cudaSuccess;
     if (d_a == NULL || d_b == NULL || d_c == NULL)
-        return gpuh_impl_fail(cudaErrorInvalidValue, "gpuh_vector_add: %s is NULL (n %zu)",
+        return gpuh_fail(cudaErrorInvalidValue, "gpuh_vector_add: %s is NULL (n %zu)",
                               d_a == NULL ? "d_a" : d_b == NULL ? "d_b" : "d_c", n);
+    const void *ptrs[3] = {d_a, d_b, d_c};
+    for (int i = 0; i < 3; ++i) /* the kernel's element loads need it (a misaligned one faults) */
+        if ((uintptr_t)ptrs[i] % sizeof(T) != 0)
+            return gpuh_fail(cudaErrorInvalidValue, "gpuh_vector_add: d_%c %p is not aligned to %zu bytes", 'a' + i,
+                                  ptrs[i], sizeof(T));
     if (blocks > GPUH_MAX_GRID_X) /* past the grid limit the loops stride */
         blocks = GPUH_MAX_GRID_X;
     if (vectors)
@@ -243,40 +557,8 @@ cudaError_t gpuh_vector_add(const T *d_a, const T *d_b, T *d_c, size_t n, cudaSt
                        n, (size_t)0);
 }
 
-/* ===========================================================================
-   REDUCTION: one value from n, by sum, min or max (and dot, L2 norm)
-   =========================================================================== */
-
-/* The operators: op(a, b) must be associative; identity() is its neutral
-   element (x op identity == x). Integer sums wrap modulo 2^32 (gpuh_impl_add). min and max propagate NaN
-   (as NumPy's min and max do): a NaN anywhere gives NaN. */
-template <typename T> struct gpuh_op_sum {
-    enum { defined_for_empty = 1 }; /* the sum of nothing is 0 */
-    __device__ static T identity() { return T(0); }
-    __device__ static T apply(T a, T b) { return gpuh_impl_add(a, b); }
-};
-template <typename T> struct gpuh_op_min {
-    enum { defined_for_empty = 0 }; /* NumPy: min of an empty array is an error */
-    __device__ static T identity();
-    __device__ static T apply(T a, T b) { return (b < a || b != b) ? b : a; }
-};
-template <typename T> struct gpuh_op_max {
-    enum { defined_for_empty = 0 };
-    __device__ static T identity();
-    __device__ static T apply(T a, T b) { return (b > a || b != b) ? b : a; }
-};
-template <> __device__ inline float gpuh_op_min<float>::identity() { return __int_as_float(0x7f800000); }
-template <> __device__ inline float gpuh_op_max<float>::identity() { return __int_as_float(0xff800000); }
-template <> __device__ inline double gpuh_op_min<double>::identity()
-{
-    return __longlong_as_double(0x7ff0000000000000ll);
-}
-template <> __device__ inline double gpuh_op_max<double>::identity()
-{
-    return __longlong_as_double((long long)0xfff0000000000000ull);
-}
-template <> __device__ inline int gpuh_op_min<int>::identity() { return 0x7fffffff; }
-template <> __device__ inline int gpuh_op_max<int>::identity() { return -0x7fffffff - 1; }
+/* ---------------------------------------------------------------------------
+   Reductions: one value from n, by sum, min or max (and dot, L2 norm). */
 
 /* What is reduced, element by element: x itself, x², or a·b (two inputs). */
 struct gpuh_map_x {
@@ -299,13 +581,7 @@ struct gpuh_post_sqrt {
     template <typename T> __device__ static T apply(T v) { return sqrt(v); }
 };
 
-/* gpuh_warp_reduce<Op>(v): op over the 32 lanes' v, valid in lane 0 (the
-   other lanes hold partial results). Every lane of the warp must call it
-   (full mask); Op is gpuh_op_sum / _min / _max of T or a struct like them.
-   After log2(32) = 5 steps lane 0 holds op over all 32 lanes: __shfl_down_sync
-   reads a register of the lane `offset` higher, with no shared memory and no
-   barrier. Idea: the CUDA Programming Guide's warp shuffle functions;
-   J. Luitjens, "Faster Parallel Reductions on Kepler" (NVIDIA blog, 2014). */
+/* gpuh_warp_reduce, gpuh_block_reduce: see [SECTION: WARP AND BLOCK]. */
 template <typename Op, typename T> __device__ __forceinline__ T gpuh_warp_reduce(T v)
 {
     for (int offset = 16; offset > 0; offset /= 2)
@@ -313,13 +589,6 @@ template <typename Op, typename T> __device__ __forceinline__ T gpuh_warp_reduce
     return v;
 }
 
-/* gpuh_block_reduce<Op>(v): op over every thread's v in a 1-D block, valid in
-   thread 0. Every thread of the block must call it (it has a __syncthreads());
-   blockDim.x must be a multiple of 32, at most 1024. Uses 32 · sizeof(T) bytes
-   of static shared memory; a second call in the same kernel needs a
-   __syncthreads() before it, since it reuses that array. Each warp reduces
-   itself with shuffles, warp leaders meet in shared memory, and warp 0 reduces
-   their totals. Idea: as gpuh_warp_reduce, and CUB's BlockReduce. */
 template <typename Op, typename T> __device__ __forceinline__ T gpuh_block_reduce(T v)
 {
     __shared__ T s_warp_totals[32];
@@ -393,9 +662,8 @@ __device__ __forceinline__ T gpuh_impl_fold_tile(T acc, const V *g_va, const V *
    for bit on every run over the same data at the same address, on any GPU.
    Contiguous runs per block (CUB's even share, rather than all blocks
    striding through the array together), full tiles without bounds checks and
-   the pairwise fold per vector took gpuh_sum on an H200 from 0.99× CUB's
-   bandwidth at 2^28 floats and 0.92× at 2^31 to parity (scratch runs, same
-   session, CUDA events, medians of 40).
+   the pairwise fold per vector are what bring it to CUB's bandwidth
+   (bench/results/NOTES.md).
    Grid: 1-D; block: GPUH_REDUCE_BLOCK threads (a multiple of 32). */
 template <typename Op, typename Map, typename Post, typename T, typename V>
 __global__ void __launch_bounds__(GPUH_REDUCE_BLOCK)
@@ -463,20 +731,20 @@ cudaError_t gpuh_impl_reduce(const char *fn, const T *d_a, const T *d_b, size_t 
     size_t blocks = gpuh_ceil_div(n, per_block);
     cudaError_t err;
     if (d_out == NULL || (n > 0 && (d_a == NULL || d_b == NULL)))
-        return gpuh_impl_fail(cudaErrorInvalidValue, "%s: %s is NULL (n %zu)", fn,
+        return gpuh_fail(cudaErrorInvalidValue, "%s: %s is NULL (n %zu)", fn,
                               d_out == NULL ? "d_out" : d_a == NULL ? "the input" : "the second input", n);
     if (n == 0) {
         if (Op::defined_for_empty) /* an empty sum, dot or norm is 0: all-zero bits in every T here */
             return cudaMemsetAsync(d_out, 0, sizeof(T), stream);
-        return gpuh_impl_fail(cudaErrorInvalidValue, "%s: n is 0 and the operation has no identity", fn);
+        return gpuh_fail(cudaErrorInvalidValue, "%s: n is 0 and the operation has no identity", fn);
     }
     if (blocks <= 1)
         return gpuh_impl_reduce_pass<Op, Map, Post>(d_a, d_b, n, d_out, 1, stream);
     if (d_temp == NULL)
-        return gpuh_impl_fail(cudaErrorInvalidValue,
+        return gpuh_fail(cudaErrorInvalidValue,
                               "%s: d_temp is NULL; n = %zu needs GPUH_REDUCE_TEMP_BYTES of scratch", fn, n);
     if ((uintptr_t)d_temp % sizeof(T) != 0)
-        return gpuh_impl_fail(cudaErrorInvalidValue, "%s: d_temp %p is not aligned to %zu bytes", fn, d_temp,
+        return gpuh_fail(cudaErrorInvalidValue, "%s: d_temp %p is not aligned to %zu bytes", fn, d_temp,
                               sizeof(T));
     if (blocks > GPUH_REDUCE_MAX_BLOCKS)
         blocks = GPUH_REDUCE_MAX_BLOCKS;
@@ -487,22 +755,7 @@ cudaError_t gpuh_impl_reduce(const char *fn, const T *d_a, const T *d_b, size_t 
     return gpuh_impl_reduce_pass<Op, gpuh_map_x, Post>(d_partials, d_partials, blocks, d_out, 1, stream);
 }
 
-/* gpuh_sum_depth(n, elem_size): the most roundings any element meets in a
-   gpuh_sum of n elements of elem_size bytes (4 or 8). With w = 16 / elem_size
-   elements per vector, U = GPUH_REDUCE_UNROLL and B = GPUH_REDUCE_BLOCK: the
-   first pass has min(⌈n / (U·w·B)⌉, GPUH_REDUCE_MAX_BLOCKS) blocks, each
-   thread folds U vectors per tile of its block's run of at most
-   ⌈n / (U·w·B·GPUH_REDUCE_MAX_BLOCKS)⌉ tiles, each vector after log2 w
-   pairwise steps; then one leftover element and 8 steps of its block's tree
-   (5 shuffle steps, 3 across 8 warps). The second pass, over at most
-   GPUH_REDUCE_MAX_BLOCKS partials (one tile), adds U + log2 w + 1 + 8. So a
-   float sum is within gpuh_sum_depth(n, 4) · 2^-24 · Σ|x| of the exact sum
-   (the classic bound for recursive summation; Higham, "Accuracy and
-   Stability of Numerical Algorithms", 2nd ed., ch. 4), and typically far
-   closer. For float and n = 2^28: 286 · 2^-24 ≈ 1.7e-5 relative to Σ|x|. The
-   same bound holds for gpuh_norm2's Σx², and for gpuh_dot when d_a and d_b
-   share their offset from a 16-byte boundary; dot over differently aligned
-   arrays goes element by element: pass elem_size 16 (w = 1) for its bound. */
+/* gpuh_sum_depth: see [SECTION: REDUCTIONS]. */
 static inline size_t gpuh_sum_depth(size_t n, size_t elem_size)
 {
     const size_t w = 16 / elem_size, log2w = w >= 4 ? 2 : w == 2 ? 1 : 0;
@@ -511,50 +764,40 @@ static inline size_t gpuh_sum_depth(size_t n, size_t elem_size)
     return first + GPUH_REDUCE_UNROLL + log2w + 1 + 8;
 }
 
-/* gpuh_sum / gpuh_min / gpuh_max: op over the n elements d_in[0 .. n-1] into
-   the one element *d_out (device memory); T = float, double or int.
-   gpuh_dot: Σ d_a[i]·d_b[i]; gpuh_norm2: sqrt(Σ d_x[i]²) (no scaling:
-   overflows when Σx² exceeds the type's range); T = float or double.
-   Asynchronous on `stream`. d_temp: GPUH_REDUCE_TEMP_BYTES bytes of device
-   scratch aligned to 8 bytes, or NULL when n ≤ GPUH_REDUCE_SINGLE_BLOCK_MAX.
-   An empty sum, dot or norm is 0. Errors: cudaErrorInvalidValue (a NULL
-   pointer, d_temp NULL or misaligned when needed, n = 0 for min/max), launch
-   errors. Deterministic; accuracy: gpuh_sum_depth. Idea: see gpuh_impl_reduce. */
+/* gpuh_sum, gpuh_min, gpuh_max, gpuh_dot, gpuh_norm2: see [SECTION: REDUCTIONS]. */
 template <typename T>
-cudaError_t gpuh_sum(const T *d_in, size_t n, T *d_out, void *d_temp, cudaStream_t stream = 0)
+cudaError_t gpuh_sum(const T *d_in, size_t n, T *d_out, void *d_temp, cudaStream_t stream)
 {
     return gpuh_impl_reduce<gpuh_op_sum<T>, gpuh_map_x, gpuh_post_none>("gpuh_sum", d_in, d_in, n, d_out, d_temp,
                                                                         stream);
 }
 template <typename T>
-cudaError_t gpuh_min(const T *d_in, size_t n, T *d_out, void *d_temp, cudaStream_t stream = 0)
+cudaError_t gpuh_min(const T *d_in, size_t n, T *d_out, void *d_temp, cudaStream_t stream)
 {
     return gpuh_impl_reduce<gpuh_op_min<T>, gpuh_map_x, gpuh_post_none>("gpuh_min", d_in, d_in, n, d_out, d_temp,
                                                                         stream);
 }
 template <typename T>
-cudaError_t gpuh_max(const T *d_in, size_t n, T *d_out, void *d_temp, cudaStream_t stream = 0)
+cudaError_t gpuh_max(const T *d_in, size_t n, T *d_out, void *d_temp, cudaStream_t stream)
 {
     return gpuh_impl_reduce<gpuh_op_max<T>, gpuh_map_x, gpuh_post_none>("gpuh_max", d_in, d_in, n, d_out, d_temp,
                                                                         stream);
 }
 template <typename T>
-cudaError_t gpuh_dot(const T *d_a, const T *d_b, size_t n, T *d_out, void *d_temp, cudaStream_t stream = 0)
+cudaError_t gpuh_dot(const T *d_a, const T *d_b, size_t n, T *d_out, void *d_temp, cudaStream_t stream)
 {
     return gpuh_impl_reduce<gpuh_op_sum<T>, gpuh_map_product, gpuh_post_none>("gpuh_dot", d_a, d_b, n, d_out,
                                                                               d_temp, stream);
 }
 template <typename T>
-cudaError_t gpuh_norm2(const T *d_x, size_t n, T *d_out, void *d_temp, cudaStream_t stream = 0)
+cudaError_t gpuh_norm2(const T *d_x, size_t n, T *d_out, void *d_temp, cudaStream_t stream)
 {
     return gpuh_impl_reduce<gpuh_op_sum<T>, gpuh_map_square, gpuh_post_sqrt>("gpuh_norm2", d_x, d_x, n, d_out,
                                                                              d_temp, stream);
 }
 
 /* ===========================================================================
-   MATRIX MULTIPLY (GEMM): C = alpha·A·B + beta·C, row-major
-   A is M × K (row stride lda), B is K × N (ldb), C is M × N (ldc), in elements.
-
+   [SECTION: GEMM KERNELS]
    Two kernels, both templates over their tile sizes (gpuh_gemm_with and
    bench/gemm_tune.cu try other tiles):
    - gpuh_gemm_simt_kernel: float (and double where there are no FP64 tensor
@@ -571,8 +814,6 @@ cudaError_t gpuh_norm2(const T *d_x, size_t n, T *d_out, void *d_temp, cudaStrea
    (gpuh_impl_gemm_tile), so that blocks running at the same time share
    rows of A and columns of B in the L2 cache.
    =========================================================================== */
-
-#define GPUH_GEMM_GROUP_M 8
 
 /* One rectangular part of C and the corners of A and B that feed it. */
 template <typename T> struct gpuh_impl_gemm_part {
@@ -708,17 +949,18 @@ __device__ __forceinline__ void gpuh_impl_gemm_load(T *s_A, T *s_B, const gpuh_i
                   "every thread copies whole 16-byte chunks of each slice");
     const int tid = threadIdx.x;
     const int ra = tid / (BK / W), ca = tid % (BK / W) * W, rb = tid / (BN / W), cb = tid % (BN / W) * W;
-    const T *a = g.A + (m0 + ra) * p.lda + k0 + ca, *b = g.B + (k0 + rb) * p.ldb + n0 + cb;
+    /* indices, not pointers: rows past the matrices' edges may not exist */
+    const size_t a = (m0 + ra) * p.lda + k0 + ca, b = (k0 + rb) * p.ldb + n0 + cb;
     s_A += ra * LDA + ca;
     s_B += rb * LDB + cb;
     const bool full = full_mn && k0 + BK <= p.K;
     if (full && VEC) {
 #pragma unroll
         for (int i = 0; i < A_CHUNKS; ++i)
-            gpuh_impl_cp_async16(s_A + i * A_ROWS * LDA, a + i * A_ROWS * p.lda);
+            gpuh_impl_cp_async16(s_A + i * A_ROWS * LDA, g.A + a + i * A_ROWS * p.lda);
 #pragma unroll
         for (int i = 0; i < B_CHUNKS; ++i)
-            gpuh_impl_cp_async16(s_B + i * B_ROWS * LDB, b + i * B_ROWS * p.ldb);
+            gpuh_impl_cp_async16(s_B + i * B_ROWS * LDB, g.B + b + i * B_ROWS * p.ldb);
         return;
     }
 #pragma unroll
@@ -726,46 +968,91 @@ __device__ __forceinline__ void gpuh_impl_gemm_load(T *s_A, T *s_B, const gpuh_i
 #pragma unroll
         for (int j = 0; j < W; ++j) {
             const bool in = full || (m0 + ra + i * A_ROWS < g.M && k0 + ca + j < p.K);
-            gpuh_impl_cp_async1(s_A + i * A_ROWS * LDA + j, in ? a + i * A_ROWS * p.lda + j : g.A, in);
+            gpuh_impl_cp_async1(s_A + i * A_ROWS * LDA + j, in ? g.A + a + i * A_ROWS * p.lda + j : g.A, in);
         }
 #pragma unroll
     for (int i = 0; i < B_CHUNKS; ++i)
 #pragma unroll
         for (int j = 0; j < W; ++j) {
             const bool in = full || (k0 + rb + i * B_ROWS < p.K && n0 + cb + j < g.N);
-            gpuh_impl_cp_async1(s_B + i * B_ROWS * LDB + j, in ? b + i * B_ROWS * p.ldb + j : g.B, in);
+            gpuh_impl_cp_async1(s_B + i * B_ROWS * LDB + j, in ? g.B + b + i * B_ROWS * p.ldb + j : g.B, in);
         }
 }
 
 /* ---------------------------------------------------------------------------
-   The CUDA-core kernel and its tile sizes.
-   BM × BN: the block's tile of C; BK: the slice of K staged per step;
-   WARPS_M × WARPS_N warps, each owning a WM × WN = (BM/WARPS_M) × (BN/WARPS_N)
-   piece; inside a warp LANES_M × LANES_N lanes (32 in all), each owning
-   TM × TN = (4·RM) × (4·RN) elements of C, in RM × RN blocks of 4 × 4 spaced
-   WM/RM rows and WN/RN columns apart (CUTLASS's SIMT layout): a lane's four
-   rows (and four columns) are consecutive, so it reads them from shared
-   memory as one 16-byte vector, and the 8 (or 4) lanes that differ in them
-   read consecutive vectors: no bank conflicts. MIN_BLOCKS: blocks per SM
-   promised to __launch_bounds__ (it caps the registers at 64K / (threads ·
-   MIN_BLOCKS)). */
-template <int BM_, int BN_, int BK_, int WARPS_M_, int WARPS_N_, int LANES_M_, int MIN_BLOCKS_>
-struct gpuh_gemm_simt_config {
-    enum {
-        BM = BM_, BN = BN_, BK = BK_, WARPS_M = WARPS_M_, WARPS_N = WARPS_N_, MIN_BLOCKS = MIN_BLOCKS_,
-        THREADS = 32 * WARPS_M_ * WARPS_N_,
-        WM = BM_ / WARPS_M_, WN = BN_ / WARPS_N_,
-        LANES_M = LANES_M_, LANES_N = 32 / LANES_M_,
-        RM = WM / (4 * LANES_M), RN = WN / (4 * LANES_N), TM = 4 * RM, TN = 4 * RN,
-        PAD = 4, /* shared rows of BM + 4 (BN + 4) elements: see the A store below */
-        A_LOADS = BM_ * BK_ / 4 / THREADS, B_LOADS = BK_ * BN_ / 4 / THREADS,
-        SMEM_ELEMS = 2 * BK_ * (BM_ + BN_ + 2 * PAD) /* dynamic shared memory, in elements */
-    };
-    static_assert(RM >= 1 && RN >= 1 && WM == RM * 4 * LANES_M && WN == RN * 4 * LANES_N, "warp tile");
-    static_assert(A_LOADS >= 1 && B_LOADS >= 1 && A_LOADS * 4 * THREADS == BM * BK &&
-                      B_LOADS * 4 * THREADS == BK * BN && BK % 4 == 0,
-                  "every thread copies whole groups of 4 elements of each tile");
+   The CUDA-core kernel (configuration: gpuh_gemm_simt_config). */
+
+/* The CUDA-core kernel's loads of one slice into registers (r_a, r_b):
+   load(k0) reads A's BM × BK slice from column k0 and B's BK × BN slice from
+   row k0 of the block's tile (m0, n0) of part g. Group q = tid + i·THREADS
+   of A's slice is row q / (BK/4), columns 4·(q % (BK/4)) .. +3; of B's, row
+   q / (BN/4), columns 4·(q % (BN/4)) .. +3. Consecutive threads take
+   consecutive groups: coalesced loads. 16-byte loads when the slice lies
+   inside the matrices and VEC; otherwise one element at a time, zeros past
+   the edges. It holds references to the kernel's values, as a closure would. */
+template <typename T, typename Cfg, bool VEC> struct gpuh_impl_simt_loader {
+    enum { BN = Cfg::BN, BK = Cfg::BK, THREADS = Cfg::THREADS };
+    const bool &full_mn;
+    const size_t &K;
+    const int &tid;
+    const gpuh_impl_gemm_part<T> &g;
+    const gpuh_impl_gemm_args<T> &p;
+    const size_t &m0;
+    T (&r_a)[Cfg::A_LOADS][4];
+    const size_t &n0;
+    T (&r_b)[Cfg::B_LOADS][4];
+
+    __device__ void operator()(size_t k0) const
+    {
+        const bool full = full_mn && k0 + BK <= K;
+#pragma unroll
+        for (int i = 0; i < Cfg::A_LOADS; ++i) {
+            const int q = tid + i * THREADS, r = q / (BK / 4), c = q % (BK / 4) * 4;
+            const size_t at = (m0 + r) * p.lda + k0 + c; /* an index: the row may not exist */
+            if (full && VEC)
+                gpuh_impl_ld4(g.A + at, r_a[i]);
+            else
+#pragma unroll
+                for (int j = 0; j < 4; ++j)
+                    r_a[i][j] = full || (m0 + r < g.M && k0 + c + j < K) ? g.A[at + j] : T(0);
+        }
+#pragma unroll
+        for (int i = 0; i < Cfg::B_LOADS; ++i) {
+            const int q = tid + i * THREADS, r = q / (BN / 4), c = q % (BN / 4) * 4;
+            const size_t at = (k0 + r) * p.ldb + n0 + c;
+            if (full && VEC)
+                gpuh_impl_ld4(g.B + at, r_b[i]);
+            else
+#pragma unroll
+                for (int j = 0; j < 4; ++j)
+                    r_b[i][j] = full || (k0 + r < K && n0 + c + j < g.N) ? g.B[at + j] : T(0);
+        }
+    }
 };
+
+/* Stores the slice gpuh_impl_simt_load read into one shared buffer: A
+   transposed (s_A[k][m]), B as it is (s_B[k][n]). With rows of BM + 4
+   elements, the transposed stores of a warp (16 rows × 2 groups for BK = 8)
+   fall in 32 different banks for floats. */
+template <typename T, typename Cfg>
+__device__ __forceinline__ void gpuh_impl_simt_store(T (*s_A)[Cfg::BM + Cfg::PAD], T (*s_B)[Cfg::BN + Cfg::PAD],
+                                                     const T (&r_a)[Cfg::A_LOADS][4],
+                                                     const T (&r_b)[Cfg::B_LOADS][4], int tid)
+{
+    enum { BN = Cfg::BN, BK = Cfg::BK, THREADS = Cfg::THREADS };
+#pragma unroll
+    for (int i = 0; i < Cfg::A_LOADS; ++i) {
+        const int q = tid + i * THREADS, r = q / (BK / 4), c = q % (BK / 4) * 4;
+#pragma unroll
+        for (int j = 0; j < 4; ++j)
+            s_A[c + j][r] = r_a[i][j];
+    }
+#pragma unroll
+    for (int i = 0; i < Cfg::B_LOADS; ++i) {
+        const int q = tid + i * THREADS, r = q / (BN / 4), c = q % (BN / 4) * 4;
+        gpuh_impl_st4(&s_B[r][c], r_b[i]);
+    }
+}
 
 /* gpuh_gemm_simt_kernel: one block computes one BM × BN tile of C (of the
    part gpuh_impl_gemm_tile gives it) as a sum over K in steps of BK:
@@ -790,12 +1077,8 @@ struct gpuh_gemm_simt_config {
    odd leading dimension such as 4097, an offset pointer) scalar ones.
    Grid: 1-D, one block per tile of both parts; block: Cfg::THREADS;
    dynamic shared memory SMEM_ELEMS = 2 · BK · (BM + BN + 8) elements.
-   Budget (nvcc 13.0 -Xptxas -v, sm_90), float: gpuh_sgemm_big (256 × 128 × 16,
-   4 × 2 warps of 64 × 64, 16 × 8 per thread): 245 registers (247 with
-   scalar loads), 50176 bytes of shared memory, no spills, 1 block per SM;
-   gpuh_sgemm_small (64 × 64 × 16, 4 × 4 per thread): 93 registers, 17408
-   bytes, no spills; gpuh_dgemm_simt (the same tiles in double): 124
-   registers, 34816 bytes, no spills. */
+   Registers, shared memory and no spills of each shipped configuration:
+   checked by the compile.budget test (tools/check_budget.py). */
 template <typename T, typename Cfg, bool VEC>
 __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS)
     gpuh_gemm_simt_kernel(const gpuh_impl_gemm_args<T> p)
@@ -824,55 +1107,12 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS)
         for (int j = 0; j < TN; ++j)
             acc[i][j] = T(0);
 
-    /* Group q = tid + i·THREADS of A's slice is row q / (BK/4), columns
-       4·(q % (BK/4)) .. +3; of B's, row q / (BN/4), columns 4·(q % (BN/4)) .. +3.
-       Consecutive threads take consecutive groups: coalesced loads. */
-    auto load = [&](size_t k0) {
-        const bool full = full_mn && k0 + BK <= K;
-#pragma unroll
-        for (int i = 0; i < Cfg::A_LOADS; ++i) {
-            const int q = tid + i * THREADS, r = q / (BK / 4), c = q % (BK / 4) * 4;
-            const T *src = g.A + (m0 + r) * p.lda + k0 + c;
-            if (full && VEC)
-                gpuh_impl_ld4(src, r_a[i]);
-            else
-#pragma unroll
-                for (int j = 0; j < 4; ++j)
-                    r_a[i][j] = full || (m0 + r < g.M && k0 + c + j < K) ? src[j] : T(0);
-        }
-#pragma unroll
-        for (int i = 0; i < Cfg::B_LOADS; ++i) {
-            const int q = tid + i * THREADS, r = q / (BN / 4), c = q % (BN / 4) * 4;
-            const T *src = g.B + (k0 + r) * p.ldb + n0 + c;
-            if (full && VEC)
-                gpuh_impl_ld4(src, r_b[i]);
-            else
-#pragma unroll
-                for (int j = 0; j < 4; ++j)
-                    r_b[i][j] = full || (k0 + r < K && n0 + c + j < g.N) ? src[j] : T(0);
-        }
-    };
-    /* With rows of BM + 4 elements, the transposed stores of a warp (16 rows ×
-       2 groups for BK = 8) fall in 32 different banks for floats. */
-    auto store = [&](int buf) {
-#pragma unroll
-        for (int i = 0; i < Cfg::A_LOADS; ++i) {
-            const int q = tid + i * THREADS, r = q / (BK / 4), c = q % (BK / 4) * 4;
-#pragma unroll
-            for (int j = 0; j < 4; ++j)
-                s_A[buf][c + j][r] = r_a[i][j];
-        }
-#pragma unroll
-        for (int i = 0; i < Cfg::B_LOADS; ++i) {
-            const int q = tid + i * THREADS, r = q / (BN / 4), c = q % (BN / 4) * 4;
-            gpuh_impl_st4(&s_B[buf][r][c], r_b[i]);
-        }
-    };
+    const gpuh_impl_simt_loader<T, Cfg, VEC> load = {full_mn, K, tid, g, p, m0, r_a, n0, r_b};
 
     const size_t steps = K / BK + (K % BK != 0); /* slices of K, the last maybe partial */
     if (steps > 0) {
         load(0);
-        store(0);
+        gpuh_impl_simt_store<T, Cfg>(s_A[0], s_B[0], r_a, r_b, tid);
     }
     /* The first slice must be in shared memory before anyone reads it. */
     __syncthreads();
@@ -880,12 +1120,10 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS)
         const int buf = (int)(s % 2);
         if (s + 1 < steps)
             load((s + 1) * BK); /* in flight during the arithmetic below */
-        /* Unrolled by 8, not by BK: a fully unrolled BK = 16 step is 2,446
-           instructions (39 KB) in the shipped configuration, more than the
-           instruction cache holds; ncu counted 0.15 "no instruction" stalls
-           per issued instruction there (cuBLAS: 0.02). By 8 it is 1,088,
-           and on the H200 4097³ went from 38.2 to 39.0 TFLOP/s and 2048³
-           from 43.7 to 44.3 (2026-11-21); 4096³ stayed at 45.5. */
+        /* Unrolled by 8, not by BK: a fully unrolled BK = 16 step of the
+           shipped configuration is larger than the instruction cache, and
+           the warps then stall waiting for instructions (ncu's figures and
+           the rates: bench/results/NOTES.md). */
 #pragma unroll 8
         for (int k = 0; k < BK; ++k) {
             T a[RM][4], b[RN][4]; /* a[r][q]: row wm0 + r·WM/RM + 4·lm + q of the tile */
@@ -904,7 +1142,7 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS)
         /* The other buffer was last read in step s - 1, before the barrier
            that ended it, so it can take slice s + 1 now. */
         if (s + 1 < steps)
-            store(buf ^ 1);
+            gpuh_impl_simt_store<T, Cfg>(s_A[buf ^ 1], s_B[buf ^ 1], r_a, r_b, tid);
         /* Slice s + 1 must be complete before step s + 1 reads it, and step s
            must be done reading `buf` before step s + 1 overwrites it. */
         __syncthreads();
@@ -915,13 +1153,13 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS)
         const size_t row = m0 + wm0 + i / 4 * (WM / RM) + lm * 4 + i % 4;
 #pragma unroll
         for (int r = 0; r < RN; ++r) {
-            const size_t col = n0 + wn0 + r * (WN / RN) + ln * 4;
-            T *dst = g.C + row * p.ldc + col;
+            const size_t col = n0 + wn0 + r * (WN / RN) + ln * 4, at = row * p.ldc + col;
             T v[4];
 #pragma unroll
             for (int j = 0; j < 4; ++j)
                 v[j] = p.alpha * acc[i][4 * r + j];
             if (full_mn && VEC) {
+                T *dst = g.C + at;
                 if (p.beta != T(0)) {
                     T c[4];
                     gpuh_impl_ld4(dst, c);
@@ -934,34 +1172,25 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS)
 #pragma unroll
                 for (int j = 0; j < 4; ++j)
                     if (full_mn || (row < g.M && col + j < g.N))
-                        dst[j] = p.beta == T(0) ? v[j] : v[j] + p.beta * dst[j];
+                        g.C[at + j] = p.beta == T(0) ? v[j] : v[j] + p.beta * g.C[at + j];
             }
         }
     }
 }
 
 /* ---------------------------------------------------------------------------
-   The FP64 tensor-core kernel (sm_90) and its tile sizes.
-   BM × BN × BK block tile (BK a multiple of 8), WARPS_M × WARPS_N warps,
-   each owning (BM/WARPS_M) × (BN/WARPS_N) = (16·MT) × (8·NT) of C as MT × NT
-   tiles of 16 × 8, STAGES slices of A and B in flight in shared memory;
-   MIN_BLOCKS: blocks per SM promised to __launch_bounds__. */
-template <int BM_, int BN_, int BK_, int WARPS_M_, int WARPS_N_, int STAGES_, int MIN_BLOCKS_>
-struct gpuh_gemm_dmma_config {
-    enum {
-        BM = BM_, BN = BN_, BK = BK_, WARPS_M = WARPS_M_, WARPS_N = WARPS_N_, STAGES = STAGES_,
-        MIN_BLOCKS = MIN_BLOCKS_,
-        THREADS = 32 * WARPS_M_ * WARPS_N_,
-        WM = BM_ / WARPS_M_, WN = BN_ / WARPS_N_, MT = WM / 16, NT = WN / 8,
-        /* Row strides of the shared tiles in doubles, 4 (mod 16): a half-warp's
-           16 fragment reads (4 rows × 4 columns) then hit 16 different bank
-           pairs, and every row stays 16-byte aligned for cp.async. */
-        LDA = BK_ + 4, LDB = BN_ + 4,
-        STAGE = BM_ * (BK_ + 4) + BK_ * (BN_ + 4), /* doubles per stage */
-        SMEM = STAGES_ * STAGE * 8                 /* bytes of dynamic shared memory */
-    };
-    static_assert(MT * 16 == WM && NT * 8 == WN && BK % 8 == 0 && BN % 16 == 0 && STAGES >= 2, "tiles");
-};
+   The FP64 tensor-core kernel (sm_90; configuration: gpuh_gemm_dmma_config). */
+
+/* Issues the copies of one slice into the stage at s_stage (s_A, then s_B
+   BM · LDA doubles after it): gpuh_impl_gemm_load with this configuration. */
+template <typename Cfg, bool VEC>
+__device__ __forceinline__ void gpuh_impl_dmma_load(double *s_stage, const gpuh_impl_gemm_part<double> &g,
+                                                    const gpuh_impl_gemm_args<double> &p, size_t m0, size_t n0,
+                                                    size_t k0, bool full_mn)
+{
+    gpuh_impl_gemm_load<double, Cfg::BM, Cfg::BN, Cfg::BK, Cfg::LDA, Cfg::LDB, Cfg::THREADS, VEC>(
+        s_stage, s_stage + Cfg::BM * Cfg::LDA, g, p, m0, n0, k0, full_mn);
+}
 
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
 /* D += A·B for one 16 × 8 × 8 tile, FP64 tensor cores (PTX ISA, mma.sync
@@ -992,17 +1221,13 @@ __device__ __forceinline__ void gpuh_impl_dmma8(double (&d)[4], const double (&a
    dynamic shared memory Cfg::SMEM bytes (above 48 KiB: the launcher opts in).
    Built only for sm_90 and later (the body is empty elsewhere); the
    launcher checks the kernel's PTX version before choosing it.
-   Budget (nvcc 13.0 -Xptxas -v, sm_90): gpuh_dgemm_big (64 × 128 × 16,
-   2 × 2 warps of 32 × 64, 3 stages): 234 registers, 81408 bytes of dynamic
-   shared memory, no spills, 2 blocks per SM (cuBLAS's DGEMM on the H200
-   runs 2 blocks of 128 × 64 tiles, 4 warps, 3 stages, m16n8k8: ncu);
-   gpuh_dgemm_small (64 × 64 × 16, 2 × 2 warps, 3 stages): 142 registers,
-   56832 bytes, no spills, 3 blocks per SM. */
+   Registers, shared memory (MIN_BLOCKS blocks must fit in an SM) and no
+   spills: checked by the compile.budget test (tools/check_budget.py). */
 template <typename Cfg, bool VEC>
 __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS) gpuh_gemm_dmma_kernel(const gpuh_impl_gemm_args<double> p)
 {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-    enum { BM = Cfg::BM, BN = Cfg::BN, BK = Cfg::BK, LDA = Cfg::LDA, LDB = Cfg::LDB, S = Cfg::STAGES };
+    enum { BM = Cfg::BM, BN = Cfg::BN, BK = Cfg::BK, LDA = Cfg::LDA, LDB = Cfg::LDB, STAGES = Cfg::STAGES };
     enum { MT = Cfg::MT, NT = Cfg::NT, THREADS = Cfg::THREADS };
     double *const s_all = gpuh_impl_dynamic_smem<double>(); /* stage s: s_A at s·STAGE, s_B after BM·LDA */
 
@@ -1022,33 +1247,29 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS) gpuh_gemm_dmma_
             for (int v = 0; v < 4; ++v)
                 acc[i][j][v] = 0.0;
 
-    auto load = [&](int stage, size_t k0) {
-        double *s_A = s_all + stage * Cfg::STAGE;
-        gpuh_impl_gemm_load<double, BM, BN, BK, LDA, LDB, THREADS, VEC>(s_A, s_A + BM * LDA, g, p, m0, n0, k0,
-                                                                        full_mn);
-    };
 
     const size_t steps = K / BK + (K % BK != 0); /* slices of K, the last maybe partial */
-    /* Prologue: slices 0 .. S - 2 in flight, one commit group each (empty
+    /* Prologue: slices 0 .. STAGES - 2 in flight, one commit group each (empty
        groups past the end keep the count that the wait relies on). */
 #pragma unroll
-    for (int s = 0; s < S - 1; ++s) {
+    for (int s = 0; s < STAGES - 1; ++s) {
         if ((size_t)s < steps)
-            load(s, (size_t)s * BK);
+            gpuh_impl_dmma_load<Cfg, VEC>(s_all + s * Cfg::STAGE, g, p, m0, n0, (size_t)s * BK, full_mn);
         gpuh_impl_cp_async_commit();
     }
     for (size_t s = 0; s < steps; ++s) {
-        /* This thread's copies of slice s have landed (at most S - 2 newer
+        /* This thread's copies of slice s have landed (at most STAGES - 2 newer
            groups pending)... */
-        gpuh_impl_cp_async_wait<S - 2>();
+        gpuh_impl_cp_async_wait<STAGES - 2>();
         /* ...and everyone's have; and every warp is done with slice s - 1,
            whose stage the copy issued next overwrites. */
         __syncthreads();
-        if (s + S - 1 < steps)
-            load((int)((s + S - 1) % S), (s + S - 1) * BK);
+        if (s + STAGES - 1 < steps)
+            gpuh_impl_dmma_load<Cfg, VEC>(s_all + (int)((s + STAGES - 1) % STAGES) * Cfg::STAGE, g, p, m0, n0,
+                                          (s + STAGES - 1) * BK, full_mn);
         gpuh_impl_cp_async_commit();
 
-        const double *s_A = s_all + (int)(s % S) * Cfg::STAGE, *s_B = s_A + BM * LDA;
+        const double *s_A = s_all + (int)(s % STAGES) * Cfg::STAGE, *s_B = s_A + BM * LDA;
 #pragma unroll
         for (int kk = 0; kk < BK; kk += 8) {
             double a[MT][4], b[NT][2];
@@ -1077,9 +1298,10 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS) gpuh_gemm_dmma_
 #pragma unroll
             for (int h = 0; h < 2; ++h) {
                 const size_t row = m0 + wm0 + i * 16 + gi + 8 * h, col = n0 + wn0 + j * 8 + 2 * ti;
-                double *dst = g.C + row * p.ldc + col;
+                const size_t at = row * p.ldc + col; /* an index: the row may not exist */
                 double v0 = p.alpha * acc[i][j][2 * h], v1 = p.alpha * acc[i][j][2 * h + 1];
                 if (full_mn && VEC) {
+                    double *dst = g.C + at;
                     if (p.beta != 0.0) {
                         const double2 c = *reinterpret_cast<const double2 *>(dst);
                         v0 += p.beta * c.x;
@@ -1087,6 +1309,7 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS) gpuh_gemm_dmma_
                     }
                     *reinterpret_cast<double2 *>(dst) = make_double2(v0, v1);
                 } else if (full_mn || row < g.M) {
+                    double *dst = g.C + at;
                     if (full_mn || col < g.N)
                         dst[0] = p.beta == 0.0 ? v0 : v0 + p.beta * dst[0];
                     if (full_mn || col + 1 < g.N)
@@ -1108,18 +1331,27 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS) gpuh_gemm_dmma_
    give the same bits. Each thread issues GPUH_GEMV_UNROLL loads before it
    uses the first: a memory-bound kernel is as fast as the bytes it has in
    flight. Both are __launch_bounds__(GPUH_GEMV_BLOCK, 1): without the
-   minimum of 1 block per SM, ptxas kept them to 32 registers (full
-   occupancy) by waiting for each load before issuing the next.
-   Budget (nvcc 13.0 -Xptxas -v, sm_90, no spills): column kernel 95
-   registers (float, 16-byte loads of B), 100 (float, element loads of B),
-   124 / 126 (double); row kernel 64 / 72 (float), 112 / 118 (double), and
-   GPUH_GEMV_BLOCK / 8 · 33 elements of static shared memory.
+   minimum of 1 block per SM, ptxas keeps them to 32 registers (full
+   occupancy) by waiting for each load before issuing the next. Registers,
+   shared memory and no spills: checked by the compile.budget test.
    Idea: BLAS xGEMV; the memory-bound analysis of the roofline model
    (Williams, Waterman, Patterson, CACM 2009). */
 
-#define GPUH_GEMV_BLOCK 512 /* threads per block of both kernels */
-#define GPUH_GEMV_COLS 32   /* columns of C per block of the row kernel */
-#define GPUH_GEMV_UNROLL 8  /* loads in flight per thread */
+
+/* The column kernel's group q: elements 4q .. 4q + 3 of a row of A (one
+   16-byte load) and of B's column (one 16-byte load when VEC, else 4). */
+template <typename T, bool VEC>
+__device__ __forceinline__ void gpuh_impl_gemv_col_group(const T *a, const T *b, size_t ldb, size_t q, T (&va)[4],
+                                                         T (&vb)[4])
+{
+    gpuh_impl_ld4(a + 4 * q, va);
+    if (VEC)
+        gpuh_impl_ld4(b + 4 * q, vb);
+    else
+#pragma unroll
+        for (int j = 0; j < 4; ++j)
+            vb[j] = b[(4 * q + j) * ldb];
+}
 
 /* gpuh_gemv_col_kernel (N = 1): C[i] = alpha·Σ_k A[i][k]·B[k] + beta·C[i],
    one warp per row i of A (part[0] of p: B's column at B[k·ldb], C's at
@@ -1150,22 +1382,15 @@ __global__ void __launch_bounds__(GPUH_GEMV_BLOCK, 1) gpuh_gemv_col_kernel(const
         acc[0] = a[lane] * b[lane * ldb];
     if (tail + lane < K)
         acc[1] = a[tail + lane] * b[(tail + lane) * ldb];
-    a += head, b += head * ldb;
-    auto group = [&](size_t q, T (&va)[4], T (&vb)[4]) { /* elements 4q .. 4q + 3 after the head */
-        gpuh_impl_ld4(a + 4 * q, va);
-        if (VEC)
-            gpuh_impl_ld4(b + 4 * q, vb);
-        else
-#pragma unroll
-            for (int j = 0; j < 4; ++j)
-                vb[j] = b[(4 * q + j) * ldb];
-    };
+    a += head;
+    if (groups > 0) /* else B's row `head` may not exist (K = head) */
+        b += head * ldb;
     size_t q = lane;
     for (; q + 32 * (GPUH_GEMV_UNROLL - 1) < groups; q += 32 * GPUH_GEMV_UNROLL) {
         T va[GPUH_GEMV_UNROLL][4], vb[GPUH_GEMV_UNROLL][4];
 #pragma unroll
         for (int u = 0; u < GPUH_GEMV_UNROLL; ++u) /* all loads first, then the arithmetic */
-            group(q + 32 * u, va[u], vb[u]);
+            gpuh_impl_gemv_col_group<T, VEC>(a, b, ldb, q + 32 * u, va[u], vb[u]);
 #pragma unroll
         for (int u = 0; u < GPUH_GEMV_UNROLL; ++u)
 #pragma unroll
@@ -1175,7 +1400,7 @@ __global__ void __launch_bounds__(GPUH_GEMV_BLOCK, 1) gpuh_gemv_col_kernel(const
 #pragma unroll 1
     for (; q < groups; q += 32) {
         T va[4], vb[4];
-        group(q, va, vb);
+        gpuh_impl_gemv_col_group<T, VEC>(a, b, ldb, q, va, vb);
 #pragma unroll
         for (int j = 0; j < 4; ++j)
             acc[j] += va[j] * vb[j];
@@ -1187,6 +1412,30 @@ __global__ void __launch_bounds__(GPUH_GEMV_BLOCK, 1) gpuh_gemv_col_kernel(const
     }
 }
 
+/* The row kernel's column j (0 .. 3) of thread t, from the block's first:
+   4t + j with 16-byte loads (VEC), else t + LANES·j. */
+template <bool VEC, int LANES> __device__ __forceinline__ int gpuh_impl_gemv_row_col(int t, int j)
+{
+    return VEC ? 4 * t + j : t + LANES * j;
+}
+
+/* The row kernel's 4 elements of B's row k for thread t (b: the thread's
+   first column in row 0), zeros past column N unless WHOLE. */
+template <typename T, bool VEC, bool WHOLE, int LANES>
+__device__ __forceinline__ void gpuh_impl_gemv_row_load(const T *b, size_t k, size_t ldb, size_t n0, size_t N, int t,
+                                                        T (&v)[4])
+{
+    const T *src = b + k * ldb;
+    if (VEC && WHOLE)
+        gpuh_impl_ld4(src, v);
+    else
+#pragma unroll
+        for (int j = 0; j < 4; ++j) {
+            const int c = gpuh_impl_gemv_row_col<VEC, LANES>(t, j);
+            v[j] = WHOLE || n0 + c < N ? src[c - gpuh_impl_gemv_row_col<VEC, LANES>(t, 0)] : T(0);
+        }
+}
+
 /* The row kernel's sums for one thread (below): acc[j] = Σ A[k]·B[k][n0 +
    col(j)] over k = r, r + ROWS, r + 2·ROWS, ... WHOLE: the block's columns
    all lie inside C (no checks); VEC: see the kernel. */
@@ -1196,23 +1445,13 @@ __device__ __forceinline__ void gpuh_impl_gemv_row_sums(const gpuh_impl_gemm_arg
 {
     const gpuh_impl_gemm_part<T> &g = p.part[0];
     const size_t K = p.K;
-    auto col = [&](int j) { return VEC ? 4 * t + j : t + LANES * j; };
-    const T *b = g.B + n0 + col(0);
-    auto row = [&](size_t k, T (&v)[4]) { /* the thread's 4 elements of B's row k */
-        const T *src = b + k * p.ldb;
-        if (VEC && WHOLE)
-            gpuh_impl_ld4(src, v);
-        else
-#pragma unroll
-            for (int j = 0; j < 4; ++j)
-                v[j] = WHOLE || n0 + col(j) < g.N ? src[col(j) - col(0)] : T(0);
-    };
+    const T *b = g.B + n0 + gpuh_impl_gemv_row_col<VEC, LANES>(t, 0);
     size_t k = r;
     for (; k + ROWS * (GPUH_GEMV_UNROLL - 1) < K; k += ROWS * GPUH_GEMV_UNROLL) {
         T v[GPUH_GEMV_UNROLL][4], x[GPUH_GEMV_UNROLL];
 #pragma unroll
         for (int u = 0; u < GPUH_GEMV_UNROLL; ++u) { /* all loads first, then the arithmetic */
-            row(k + ROWS * u, v[u]);
+            gpuh_impl_gemv_row_load<T, VEC, WHOLE, LANES>(b, k + ROWS * u, p.ldb, n0, g.N, t, v[u]);
             x[u] = g.A[k + ROWS * u];
         }
 #pragma unroll
@@ -1224,7 +1463,7 @@ __device__ __forceinline__ void gpuh_impl_gemv_row_sums(const gpuh_impl_gemm_arg
 #pragma unroll 1
     for (; k < K; k += ROWS) {
         T v[4];
-        row(k, v);
+        gpuh_impl_gemv_row_load<T, VEC, WHOLE, LANES>(b, k, p.ldb, n0, g.N, t, v);
         const T x = g.A[k];
 #pragma unroll
         for (int j = 0; j < 4; ++j)
@@ -1250,13 +1489,15 @@ __global__ void __launch_bounds__(GPUH_GEMV_BLOCK, 1) gpuh_gemv_row_kernel(const
     const size_t n0 = (size_t)blockIdx.x * GPUH_GEMV_COLS, N = p.part[0].N;
     const int t = threadIdx.x % LANES, r = threadIdx.x / LANES;
     T acc[4] = {T(0), T(0), T(0), T(0)};
+    /* A thread whose first column lies past N has nothing to sum (its other
+       columns lie further right): it forms no pointer there, past B. */
     if (n0 + GPUH_GEMV_COLS <= N)
         gpuh_impl_gemv_row_sums<T, VEC, true, LANES, ROWS>(p, n0, t, r, acc);
-    else
+    else if (n0 + gpuh_impl_gemv_row_col<VEC, LANES>(t, 0) < N)
         gpuh_impl_gemv_row_sums<T, VEC, false, LANES, ROWS>(p, n0, t, r, acc);
 #pragma unroll
     for (int j = 0; j < 4; ++j)
-        s_part[r][VEC ? 4 * t + j : t + LANES * j] = acc[j];
+        s_part[r][gpuh_impl_gemv_row_col<VEC, LANES>(t, j)] = acc[j];
     __syncthreads();
     if (threadIdx.x < GPUH_GEMV_COLS && n0 + threadIdx.x < N) {
         T sum = T(0);
@@ -1267,15 +1508,35 @@ __global__ void __launch_bounds__(GPUH_GEMV_BLOCK, 1) gpuh_gemv_row_kernel(const
     }
 }
 
-/* The shipped tile sizes, the fastest rows of bench/gemm_tune.cu on an H200
-   without spills (2026-11-21, ratios to cuBLAS at 4096³ and 8192³: float
-   0.89 and 0.89–0.90, ahead of 256 × 128 tiles with 512 threads, with
-   8 × 16 per thread or with BK = 8 (0.81–0.87); double 0.829 and 0.859). */
+/* ===========================================================================
+   [SECTION: GEMM TUNING]
+   The shipped tile sizes and the launcher's one tuned constant. To retune:
+   bench/gemm_tune.cu times candidate configurations through gpuh_gemm_with
+   against cuBLAS in one table; its figures and those behind these choices
+   are in bench/results/NOTES.md. The budgets of the shipped kernels
+   (registers, shared memory, no spills) are in tools/check_budget.py.
+   =========================================================================== */
+
+/* The shipped tile sizes: the fastest rows of bench/gemm_tune.cu on an H200
+   without spills (its table and the ratios to cuBLAS: bench/results/NOTES.md). */
 typedef gpuh_gemm_simt_config<256, 128, 16, 4, 2, 4, 1> gpuh_sgemm_big;  /* 16 × 8 per thread */
 typedef gpuh_gemm_simt_config<64, 64, 16, 2, 4, 8, 2> gpuh_sgemm_small;   /* 4 × 4 per thread */
 typedef gpuh_gemm_dmma_config<64, 128, 16, 2, 2, 3, 2> gpuh_dgemm_big;
 typedef gpuh_gemm_dmma_config<64, 64, 16, 2, 2, 3, 3> gpuh_dgemm_small;
 typedef gpuh_gemm_simt_config<64, 64, 16, 2, 4, 8, 2> gpuh_dgemm_simt;    /* double without FP64 tensor cores */
+
+/* Small tiles do less work per SM and per cycle than big ones: their
+   blocks reread more of A and B per multiply-add. The launcher weighs their
+   waves by this factor, the rate of the float small tiles relative to the
+   big ones as bench/gemm_tune.cu measures it, for double too (where small
+   tiles lose less); the figures: bench/results/NOTES.md. */
+#define GPUH_GEMM_SMALL_RATE 0.7
+
+/* ===========================================================================
+   [SECTION: GEMM DISPATCH]
+   gpuh_gemm → gpuh_impl_gemm_default (the shipped configurations) →
+   gpuh_gemm_with (checks, the cover of C) → gpuh_impl_gemm_launch → kernel.
+   =========================================================================== */
 
 /* Lets both variants of a kernel take `bytes` of dynamic shared memory:
    above 48 KiB a kernel must opt in. */
@@ -1288,17 +1549,17 @@ static inline cudaError_t gpuh_impl_smem_opt_in(void (*vec_kernel)(Arg), void (*
     if (err == cudaSuccess)
         err = cudaFuncSetAttribute(plain_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
     if (err != cudaSuccess)
-        return gpuh_impl_fail(err, "gpuh_gemm: %d bytes of shared memory per block: %s", bytes,
+        return gpuh_fail(err, "gpuh_gemm: %d bytes of shared memory per block: %s", bytes,
                               cudaGetErrorString(err));
     return cudaSuccess;
 }
 
 /* Launches one configuration's kernel over the parts in `a`, `blocks` blocks. */
-template <typename T, int BM, int BN, int BK, int WM, int WN, int LM, int MB>
-cudaError_t gpuh_impl_gemm_launch(gpuh_gemm_simt_config<BM, BN, BK, WM, WN, LM, MB>, const gpuh_impl_gemm_args<T> &a,
-                                  bool vec, unsigned blocks, cudaStream_t stream)
+template <typename T, int BM_, int BN_, int BK_, int WARPS_M_, int WARPS_N_, int LANES_M_, int MIN_BLOCKS_>
+cudaError_t gpuh_impl_gemm_launch(gpuh_gemm_simt_config<BM_, BN_, BK_, WARPS_M_, WARPS_N_, LANES_M_, MIN_BLOCKS_>,
+                                  const gpuh_impl_gemm_args<T> &a, bool vec, unsigned blocks, cudaStream_t stream)
 {
-    typedef gpuh_gemm_simt_config<BM, BN, BK, WM, WN, LM, MB> Cfg;
+    typedef gpuh_gemm_simt_config<BM_, BN_, BK_, WARPS_M_, WARPS_N_, LANES_M_, MIN_BLOCKS_> Cfg;
     const int smem = (int)(Cfg::SMEM_ELEMS * sizeof(T));
     const cudaError_t err =
         gpuh_impl_smem_opt_in(gpuh_gemm_simt_kernel<T, Cfg, true>, gpuh_gemm_simt_kernel<T, Cfg, false>, smem);
@@ -1308,11 +1569,11 @@ cudaError_t gpuh_impl_gemm_launch(gpuh_gemm_simt_config<BM, BN, BK, WM, WN, LM, 
         return GPUH_LAUNCH((gpuh_gemm_simt_kernel<T, Cfg, true>), blocks, Cfg::THREADS, smem, stream, a);
     return GPUH_LAUNCH((gpuh_gemm_simt_kernel<T, Cfg, false>), blocks, Cfg::THREADS, smem, stream, a);
 }
-template <int BM, int BN, int BK, int WM, int WN, int S, int MB>
-cudaError_t gpuh_impl_gemm_launch(gpuh_gemm_dmma_config<BM, BN, BK, WM, WN, S, MB>,
+template <int BM_, int BN_, int BK_, int WARPS_M_, int WARPS_N_, int STAGES_, int MIN_BLOCKS_>
+cudaError_t gpuh_impl_gemm_launch(gpuh_gemm_dmma_config<BM_, BN_, BK_, WARPS_M_, WARPS_N_, STAGES_, MIN_BLOCKS_>,
                                   const gpuh_impl_gemm_args<double> &a, bool vec, unsigned blocks, cudaStream_t stream)
 {
-    typedef gpuh_gemm_dmma_config<BM, BN, BK, WM, WN, S, MB> Cfg;
+    typedef gpuh_gemm_dmma_config<BM_, BN_, BK_, WARPS_M_, WARPS_N_, STAGES_, MIN_BLOCKS_> Cfg;
     const cudaError_t err =
         gpuh_impl_smem_opt_in(gpuh_gemm_dmma_kernel<Cfg, true>, gpuh_gemm_dmma_kernel<Cfg, false>, (int)Cfg::SMEM);
     if (err != cudaSuccess)
@@ -1348,7 +1609,7 @@ static inline cudaError_t gpuh_impl_gemv(gpuh_impl_gemm_args<T> &a, size_t M, si
     a.part[1] = g;
     const size_t blocks = M == 1 ? gpuh_ceil_div(N, GPUH_GEMV_COLS) : gpuh_ceil_div(M, GPUH_GEMV_BLOCK / 32);
     if (blocks > GPUH_MAX_GRID_X)
-        return gpuh_impl_fail(cudaErrorInvalidValue, "gpuh_gemm: C of %zu x %zu needs more than 2^31 - 1 blocks", M,
+        return gpuh_fail(cudaErrorInvalidValue, "gpuh_gemm: C of %zu x %zu needs more than 2^31 - 1 blocks", M,
                               N);
     a.part0_tiles = (unsigned)blocks;
     const size_t w = 16 / sizeof(T);
@@ -1373,27 +1634,20 @@ static inline cudaError_t gpuh_impl_gemm_check(const char *fn, size_t M, size_t 
     int i;
     for (i = 0; i < 3; ++i) {
         if (ld[i] < cols[i])
-            return gpuh_impl_fail(cudaErrorInvalidValue, "%s: ld%c = %zu is less than %s's row length %zu", fn,
+            return gpuh_fail(cudaErrorInvalidValue, "%s: ld%c = %zu is less than %s's row length %zu", fn,
                                   'a' + i, ld[i], names[i], cols[i]);
         /* the last element's index, (rows - 1)·ld + cols - 1, must fit */
         if (rows[i] > 0 && cols[i] > 0 && (cols[i] > most || rows[i] - 1 > (most - cols[i]) / ld[i]))
-            return gpuh_impl_fail(cudaErrorInvalidValue,
+            return gpuh_fail(cudaErrorInvalidValue,
                                   "%s: %s of %zu rows x %zu columns with ld%c = %zu overflows size_t", fn,
                                   names[i], rows[i], cols[i], 'a' + i, ld[i]);
         /* NULL only matters when there is something to compute */
         if (ptr[i] == NULL && rows[i] > 0 && cols[i] > 0 && M > 0 && N > 0)
-            return gpuh_impl_fail(cudaErrorInvalidValue, "%s: d_%s is NULL (M %zu, N %zu, K %zu)", fn, names[i],
+            return gpuh_fail(cudaErrorInvalidValue, "%s: d_%s is NULL (M %zu, N %zu, K %zu)", fn, names[i],
                                   M, N, K);
     }
     return cudaSuccess;
 }
-
-/* Small tiles do less work per SM and per cycle than big ones: their
-   blocks reread more of A and B per multiply-add. gemm_tune measured the
-   float 64 × 64 blocks at 0.68 of the 256 × 128 ones' rate on an H200
-   (2026-11-21, 4096³ and 8192³); the launcher weighs their waves by this
-   factor, for double too (where small tiles lose less: 0.94). */
-#define GPUH_GEMM_SMALL_RATE 0.7
 
 /* The cost of `tiles` blocks, `slots` of which run at once, each doing
    `work` (tile area · blocks per SM / relative rate): waves × work. */
@@ -1402,23 +1656,26 @@ static inline double gpuh_impl_gemm_waves(size_t tiles, size_t slots, double wor
     return tiles == 0 ? 0.0 : (double)((tiles + slots - 1) / slots) * work;
 }
 
-/* gpuh_gemm_with<Big, Small>: gpuh_gemm with chosen tile configurations
-   (gpuh_gemm_simt_config, or gpuh_gemm_dmma_config for double), for tuning.
-   It picks the cheapest of three covers of C, counting the waves of blocks
-   each needs on this GPU (MIN_BLOCKS blocks of a configuration per SM):
-     a. Big tiles everywhere, the last row and column of tiles partly empty;
-     b. Big tiles where they fit whole, and the bottom and right strips left
-        over (fewer than Big::BM rows, Big::BN columns) in one launch of
-        Small: a 4097³ product is then not a 4096³ one plus a whole extra
-        wave of nearly empty big tiles;
-     c. Small tiles everywhere: more, smaller blocks keep every SM busy when
-        C holds too few big tiles (1024², or one row times a matrix).
-   Ties go to the earlier cover. A C of one row or one column (K > 0) goes
-   to the matrix-vector kernels, whatever Big and Small are.
-   Arguments, errors: gpuh_gemm. */
+/* Fills `pt` with rows [r0, r0 + m) and columns [c0, c0 + n) of C, in tiles
+   of bm × bn (leading dimensions from `a`); returns its number of tiles. */
+template <typename T>
+static inline size_t gpuh_impl_gemm_part_of(const gpuh_impl_gemm_args<T> &a, gpuh_impl_gemm_part<T> &pt, size_t r0,
+                                            size_t c0, size_t m, size_t n, size_t bm, size_t bn, const T *d_A,
+                                            const T *d_B, T *d_C)
+{
+    pt.A = d_A == NULL ? NULL : d_A + r0 * a.lda;
+    pt.B = d_B == NULL ? NULL : d_B + c0;
+    pt.C = d_C + r0 * a.ldc + c0;
+    pt.M = m, pt.N = n;
+    pt.tiles_m = (unsigned)gpuh_ceil_div(m, bm);
+    pt.tiles_n = (unsigned)gpuh_ceil_div(n, bn);
+    return (size_t)pt.tiles_m * pt.tiles_n;
+}
+
+/* gpuh_gemm_with: see [SECTION: GEMM]. */
 template <typename Big, typename Small, typename T>
 cudaError_t gpuh_gemm_with(size_t M, size_t N, size_t K, T alpha, const T *d_A, size_t lda, const T *d_B,
-                           size_t ldb, T beta, T *d_C, size_t ldc, cudaStream_t stream = 0)
+                           size_t ldb, T beta, T *d_C, size_t ldc, cudaStream_t stream)
 {
     const size_t w = 16 / sizeof(T); /* elements per 16 bytes */
     gpuh_impl_gemm_args<T> a;
@@ -1431,25 +1688,15 @@ cudaError_t gpuh_gemm_with(size_t M, size_t N, size_t K, T alpha, const T *d_A, 
     a.K = K, a.lda = lda, a.ldb = ldb, a.ldc = ldc, a.alpha = alpha, a.beta = beta;
     if ((err = cudaGetDevice(&dev)) != cudaSuccess ||
         (err = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev)) != cudaSuccess)
-        return gpuh_impl_fail(err, "gpuh_gemm: no current device: %s", cudaGetErrorString(err));
+        return gpuh_fail(err, "gpuh_gemm: no current device: %s", cudaGetErrorString(err));
     if ((M == 1 || N == 1) && K > 0) /* a matrix-vector product, bound by memory */
         return gpuh_impl_gemv(a, M, N, d_A, d_B, d_C, stream);
 
-    /* A part: rows [r0, r0 + m) and columns [c0, c0 + n) of C, in tiles of bm × bn. */
-    auto part = [&](gpuh_impl_gemm_part<T> &pt, size_t r0, size_t c0, size_t m, size_t n, size_t bm, size_t bn) {
-        pt.A = d_A == NULL ? NULL : d_A + r0 * lda;
-        pt.B = d_B == NULL ? NULL : d_B + c0;
-        pt.C = d_C + r0 * ldc + c0;
-        pt.M = m, pt.N = n;
-        pt.tiles_m = (unsigned)gpuh_ceil_div(m, bm);
-        pt.tiles_n = (unsigned)gpuh_ceil_div(n, bn);
-        return (size_t)pt.tiles_m * pt.tiles_n;
-    };
     /* Every tile is a block of a 1-D grid: at most 2^31 - 1 of them. */
     const size_t s_m = Small::BM, s_n = Small::BN, b_m = Big::BM, b_n = Big::BN;
     const size_t tile_m = s_m < b_m ? s_m : b_m, tile_n = s_n < b_n ? s_n : b_n;
     if (gpuh_ceil_div(M, tile_m) > GPUH_MAX_GRID_X / gpuh_ceil_div(N, tile_n))
-        return gpuh_impl_fail(cudaErrorInvalidValue,
+        return gpuh_fail(cudaErrorInvalidValue,
                               "gpuh_gemm: C of %zu x %zu needs more than 2^31 - 1 blocks of %zu x %zu", M, N, tile_m,
                               tile_n);
 
@@ -1467,23 +1714,23 @@ cudaError_t gpuh_gemm_with(size_t M, size_t N, size_t K, T alpha, const T *d_A, 
     const bool small = cost_c < (split ? cost_b : cost_a);
 
     if (small || !split) { /* c or a: one launch, one part, all of C */
-        a.part0_tiles = (unsigned)part(a.part[0], 0, 0, M, N, small ? s_m : b_m, small ? s_n : b_n);
+        a.part0_tiles = (unsigned)gpuh_impl_gemm_part_of(a, a.part[0], 0, 0, M, N, small ? s_m : b_m, small ? s_n : b_n, d_A, d_B, d_C);
         a.part[1] = a.part[0];
         return small ? gpuh_impl_gemm_launch(Small(), a, vec, a.part0_tiles, stream)
                      : gpuh_impl_gemm_launch(Big(), a, vec, a.part0_tiles, stream);
     }
     /* b: whole big tiles, then the strips in one launch: below the big tiles
        (all N columns), and right of them. */
-    a.part0_tiles = (unsigned)part(a.part[0], 0, 0, mi, ni, b_m, b_n);
+    a.part0_tiles = (unsigned)gpuh_impl_gemm_part_of(a, a.part[0], 0, 0, mi, ni, b_m, b_n, d_A, d_B, d_C);
     a.part[1] = a.part[0];
     if ((err = gpuh_impl_gemm_launch(Big(), a, vec, a.part0_tiles, stream)) != cudaSuccess)
         return err;
     gpuh_impl_gemm_part<T> strip[2];
     size_t tiles[2] = {0, 0}, n = 0;
     if (mi < M)
-        tiles[n] = part(strip[n], mi, 0, M - mi, N, s_m, s_n), ++n;
+        tiles[n] = gpuh_impl_gemm_part_of(a, strip[n], mi, 0, M - mi, N, s_m, s_n, d_A, d_B, d_C), ++n;
     if (ni < N)
-        tiles[n] = part(strip[n], 0, ni, mi, N - ni, s_m, s_n), ++n;
+        tiles[n] = gpuh_impl_gemm_part_of(a, strip[n], 0, ni, mi, N - ni, s_m, s_n, d_A, d_B, d_C), ++n;
     a.part[0] = strip[0];
     a.part[1] = strip[n - 1];
     a.part0_tiles = (unsigned)tiles[0];
@@ -1516,44 +1763,22 @@ template <> struct gpuh_impl_gemm_default<double> {
     }
 };
 
-/* gpuh_gemm: C = alpha·A·B + beta·C for row-major device matrices, as BLAS's
-   GEMM without transposes, on `stream`; T = float or double.
-   A: M × K, element (i, k) at d_A[i·lda + k], lda ≥ K; B: K × N at
-   d_B[k·ldb + j], ldb ≥ N; C: M × N at d_C[i·ldc + j], ldc ≥ N (all in
-   elements). Any M, N, K ≥ 0: M or N = 0 does nothing; K = 0 gives
-   C = beta·C. beta == 0 never reads C (NaN there does not leak). C must not
-   overlap A or B. Fastest with 16-byte-aligned pointers and leading
-   dimensions that are multiples of 16 bytes; any others take scalar loads.
-   float runs on the CUDA cores (FFMA, no TF32); double on the FP64 tensor
-   cores on sm_90 (double-precision arithmetic throughout), on the CUDA
-   cores elsewhere; a C of one row or one column (M = 1 or N = 1, K > 0) on
-   the matrix-vector kernels (gpuh_gemv_row_kernel, gpuh_gemv_col_kernel),
-   which stream A or B once. Deterministic: same inputs and
-   shape, same bits. Errors: cudaErrorInvalidValue (a leading dimension below
-   the row length, a matrix whose extent overflows size_t, NULL with a
-   non-empty matrix, more than 2^31 - 1 tiles), launch errors; the detail
-   (gpuh_error_detail) names the argument and its value.
-   Idea: BLAS xGEMM (argument order); CUTLASS's SIMT GEMM and S. Boehm's
-   "How to Optimize a CUDA Matmul Kernel" worklog (tiling, warp tiles);
-   the PTX ISA's mma.sync for FP64. */
+/* gpuh_gemm, gpuh_matmul: see [SECTION: GEMM]. */
 template <typename T>
 cudaError_t gpuh_gemm(size_t M, size_t N, size_t K, T alpha, const T *d_A, size_t lda, const T *d_B, size_t ldb,
-                      T beta, T *d_C, size_t ldc, cudaStream_t stream = 0)
+                      T beta, T *d_C, size_t ldc, cudaStream_t stream)
 {
     return gpuh_impl_gemm_default<T>::run(M, N, K, alpha, d_A, lda, d_B, ldb, beta, d_C, ldc, stream);
 }
 
-/* gpuh_matmul: C = A · B, the short form of gpuh_gemm (alpha 1, beta 0,
-   packed rows: lda = K, ldb = N, ldc = N); T = float or double. M or N = 0
-   does nothing; K = 0 sets C to zero. Errors: those of gpuh_gemm. */
 template <typename T>
-cudaError_t gpuh_matmul(const T *d_A, const T *d_B, T *d_C, size_t M, size_t N, size_t K, cudaStream_t stream = 0)
+cudaError_t gpuh_matmul(const T *d_A, const T *d_B, T *d_C, size_t M, size_t N, size_t K, cudaStream_t stream)
 {
     return gpuh_gemm<T>(M, N, K, T(1), d_A, K, d_B, N, T(0), d_C, N, stream);
 }
 
 /* ===========================================================================
-   SEVERAL DEVICES: the kernels on sharded arrays
+   [SECTION: SHARDED KERNELS] the kernels on sharded arrays, implementation
    gpuh.h's gpuh_devices and gpuh_shards, with the kernels above run on each
    device's shard on its own stream. Element-wise work and GEMM (split by
    rows of C: each device multiplies its rows of A by a whole copy of B) need
@@ -1575,26 +1800,26 @@ static inline cudaError_t gpuh_impl_shards_fit(const char *fn, const gpuh_device
 {
     int i;
     if (sh == NULL)
-        return gpuh_impl_fail(cudaErrorInvalidValue, "%s: %s is NULL", fn, name);
+        return gpuh_fail(cudaErrorInvalidValue, "%s: %s is NULL", fn, name);
     if (sh->count != set->count)
-        return gpuh_impl_fail(cudaErrorInvalidValue, "%s: %s has %d shards for %d devices", fn, name, sh->count,
+        return gpuh_fail(cudaErrorInvalidValue, "%s: %s has %d shards for %d devices", fn, name, sh->count,
                               set->count);
     if (sh->elem_size != elem_size)
-        return gpuh_impl_fail(cudaErrorInvalidValue, "%s: %s holds elements of %zu bytes, not %zu", fn, name,
+        return gpuh_fail(cudaErrorInvalidValue, "%s: %s holds elements of %zu bytes, not %zu", fn, name,
                               sh->elem_size, elem_size);
     for (i = 0; i < set->count; ++i)
         if (sh->device[i] != set->id[i])
-            return gpuh_impl_fail(cudaErrorInvalidValue, "%s: %s's shard %d is on device %d, the set's is %d", fn,
+            return gpuh_fail(cudaErrorInvalidValue, "%s: %s's shard %d is on device %d, the set's is %d", fn,
                                   name, i, sh->device[i], set->id[i]);
     if (like == NULL)
         return cudaSuccess;
     if (sh->replicated != like->replicated || sh->rows * sh->row_elems != like->rows * like->row_elems)
-        return gpuh_impl_fail(cudaErrorInvalidValue, "%s: %s has %zu elements%s, the first operand %zu%s", fn, name,
+        return gpuh_fail(cudaErrorInvalidValue, "%s: %s has %zu elements%s, the first operand %zu%s", fn, name,
                               sh->rows * sh->row_elems, sh->replicated ? " (replicated)" : "",
                               like->rows * like->row_elems, like->replicated ? " (replicated)" : "");
     for (i = 0; i < set->count; ++i)
         if (gpuh_shards_elems(sh, i) != gpuh_shards_elems(like, i))
-            return gpuh_impl_fail(cudaErrorInvalidValue, "%s: %s's shard %d holds %zu elements, the first operand's %zu",
+            return gpuh_fail(cudaErrorInvalidValue, "%s: %s's shard %d holds %zu elements, the first operand's %zu",
                                   fn, name, i, gpuh_shards_elems(sh, i), gpuh_shards_elems(like, i));
     return cudaSuccess;
 }
@@ -1617,12 +1842,7 @@ template <typename Step> cudaError_t gpuh_impl_on_each(const char *fn, const gpu
     return err;
 }
 
-/* gpuh_sharded_vector_add(set, &a, &b, &c): c := a + b on every device's
-   shard at once (gpuh_vector_add; T = float, double, int), enqueued on the
-   set's streams: gpuh_devices_sync waits. a, b, c: shards of one split (the
-   same element count per device; replicated ones work too). Errors:
-   cudaErrorInvalidValue (shards of another set, split or type, NULL),
-   those of gpuh_vector_add, named with the device. */
+/* gpuh_sharded_vector_add: see [SECTION: SEVERAL DEVICES]. */
 template <typename T>
 cudaError_t gpuh_sharded_vector_add(const gpuh_devices *set, const gpuh_shards *a, const gpuh_shards *b, gpuh_shards *c)
 {
@@ -1695,12 +1915,12 @@ cudaError_t gpuh_impl_sharded_reduce(const char *fn, const gpuh_devices *set, co
         (y != NULL && (err = gpuh_impl_shards_fit(fn, set, y, "y", sizeof(T), x)) != cudaSuccess))
         return err;
     if (h_result == NULL)
-        return gpuh_impl_fail(cudaErrorInvalidValue, "%s: h_result is NULL", fn);
+        return gpuh_fail(cudaErrorInvalidValue, "%s: h_result is NULL", fn);
     if (x->replicated)
-        return gpuh_impl_fail(cudaErrorInvalidValue, "%s: x is replicated (each device holds it all): reduce one copy "
+        return gpuh_fail(cudaErrorInvalidValue, "%s: x is replicated (each device holds it all): reduce one copy "
                               "with the one-device function", fn);
     if (order && x->rows * x->row_elems == 0)
-        return gpuh_impl_fail(cudaErrorInvalidValue, "%s: n = 0 has no %s", fn, kind == GPUH_IMPL_MIN ? "min" : "max");
+        return gpuh_fail(cudaErrorInvalidValue, "%s: n = 0 has no %s", fn, kind == GPUH_IMPL_MIN ? "min" : "max");
     err = gpuh_impl_on_each(fn, set, [&](int i, cudaStream_t s) {
         const size_t n = gpuh_shards_elems(x, i);
         const T *in = static_cast<const T *>(x->ptr[i]);
@@ -1737,17 +1957,7 @@ cudaError_t gpuh_impl_sharded_reduce(const char *fn, const gpuh_devices *set, co
     return cudaSuccess;
 }
 
-/* gpuh_sharded_sum / _min / _max(set, &x, &h_result), gpuh_sharded_dot(set,
-   &x, &y, &h_result), gpuh_sharded_norm2(set, &x, &h_result): the reduction
-   of the whole sharded array (gpuh_sum & co. on each device at once, T as
-   theirs), into *h_result on the host; returns when done. The per-device
-   results are combined on the host in the set's order, in double (long long
-   for int sums), then rounded once to T: deterministic, and as accurate as
-   gpuh_sum_depth of the largest shard allows. x must not be replicated; y
-   split as x. Uses the set's scratch: one sharded reduction at a time per
-   set. Errors: cudaErrorInvalidValue (NULL, shards of another set, split or
-   type, n = 0 for min/max), those of the one-device reductions, named with
-   the device. */
+/* gpuh_sharded_sum & co.: see [SECTION: SEVERAL DEVICES]. */
 template <typename T> cudaError_t gpuh_sharded_sum(const gpuh_devices *set, const gpuh_shards *x, T *h_result)
 {
     return gpuh_impl_sharded_reduce<GPUH_IMPL_SUM, T>("gpuh_sharded_sum", set, x, NULL, h_result);
@@ -1764,7 +1974,7 @@ template <typename T>
 cudaError_t gpuh_sharded_dot(const gpuh_devices *set, const gpuh_shards *x, const gpuh_shards *y, T *h_result)
 {
     if (y == NULL)
-        return gpuh_impl_fail(cudaErrorInvalidValue, "gpuh_sharded_dot: y is NULL");
+        return gpuh_fail(cudaErrorInvalidValue, "gpuh_sharded_dot: y is NULL");
     return gpuh_impl_sharded_reduce<GPUH_IMPL_DOT, T>("gpuh_sharded_dot", set, x, y, h_result);
 }
 template <typename T> cudaError_t gpuh_sharded_norm2(const gpuh_devices *set, const gpuh_shards *x, T *h_result)
@@ -1772,16 +1982,7 @@ template <typename T> cudaError_t gpuh_sharded_norm2(const gpuh_devices *set, co
     return gpuh_impl_sharded_reduce<GPUH_IMPL_NORM2, T>("gpuh_sharded_norm2", set, x, NULL, h_result);
 }
 
-/* gpuh_sharded_gemm(set, M, N, K, alpha, &A, &B, beta, &C): C = alpha·A·B +
-   beta·C split by rows of C: device i computes its rows of C from its rows
-   of A and its whole copy of B (gpuh_gemm on each device at once, T = float
-   or double), enqueued on the set's streams. A: shards of M rows × K
-   (row_elems K); B: replicated K × N (gpuh_replicate_to_device of K·N
-   elements); C: shards of M rows × N, split as A. Packed rows (leading
-   dimensions K and N). Errors: cudaErrorInvalidValue (a shape that does not
-   match M, N, K, named; shards of another set or type), gpuh_gemm's, named
-   with the device. Idea: the row-block split of a matrix product (each
-   device owns a block of C, so no device waits for another). */
+/* gpuh_sharded_gemm: see [SECTION: SEVERAL DEVICES]. */
 template <typename T>
 cudaError_t gpuh_sharded_gemm(const gpuh_devices *set, size_t M, size_t N, size_t K, T alpha, const gpuh_shards *A,
                               const gpuh_shards *B, T beta, gpuh_shards *C)
@@ -1794,17 +1995,17 @@ cudaError_t gpuh_sharded_gemm(const gpuh_devices *set, size_t M, size_t N, size_
         (err = gpuh_impl_shards_fit(fn, set, C, "C", sizeof(T), NULL)) != cudaSuccess)
         return err;
     if (A->replicated || A->rows != M || (A->row_elems != K && M > 0))
-        return gpuh_impl_fail(cudaErrorInvalidValue, "%s: A is %zu rows × %zu%s, not M × K = %zu × %zu split by rows", fn,
+        return gpuh_fail(cudaErrorInvalidValue, "%s: A is %zu rows × %zu%s, not M × K = %zu × %zu split by rows", fn,
                               A->rows, A->row_elems, A->replicated ? " replicated" : "", M, K);
     if (C->replicated || C->rows != M || (C->row_elems != N && M > 0))
-        return gpuh_impl_fail(cudaErrorInvalidValue, "%s: C is %zu rows × %zu%s, not M × N = %zu × %zu split by rows", fn,
+        return gpuh_fail(cudaErrorInvalidValue, "%s: C is %zu rows × %zu%s, not M × N = %zu × %zu split by rows", fn,
                               C->rows, C->row_elems, C->replicated ? " replicated" : "", M, N);
     if (!B->replicated || B->rows * B->row_elems != K * N)
-        return gpuh_impl_fail(cudaErrorInvalidValue, "%s: B holds %zu elements%s, not K × N = %zu × %zu replicated", fn,
+        return gpuh_fail(cudaErrorInvalidValue, "%s: B holds %zu elements%s, not K × N = %zu × %zu replicated", fn,
                               B->rows * B->row_elems, B->replicated ? "" : " split", K, N);
     for (i = 0; i < set->count; ++i)
         if (A->first_row[i] != C->first_row[i])
-            return gpuh_impl_fail(cudaErrorInvalidValue, "%s: A and C are split at different rows (shard %d)", fn, i);
+            return gpuh_fail(cudaErrorInvalidValue, "%s: A and C are split at different rows (shard %d)", fn, i);
     return gpuh_impl_on_each(fn, set, [&](int i, cudaStream_t s) {
         return gpuh_gemm<T>(gpuh_shards_rows(C, i), N, K, alpha, static_cast<const T *>(A->ptr[i]), K,
                             static_cast<const T *>(B->ptr[i]), N, beta, static_cast<T *>(C->ptr[i]), N, s);
@@ -1812,7 +2013,9 @@ cudaError_t gpuh_sharded_gemm(const gpuh_devices *set, size_t M, size_t N, size_
 }
 
 /* ===========================================================================
-   C ENTRY POINTS (one .cu file defines GPUH_KERNELS_IMPLEMENTATION)
+   [SECTION: C ENTRY POINTS]
+   Definitions of the typed entry points of [SECTION: C DECLARATIONS], in the
+   one .cu file that defines GPUH_KERNELS_IMPLEMENTATION.
    =========================================================================== */
 #ifdef GPUH_KERNELS_IMPLEMENTATION
 
@@ -1877,6 +2080,6 @@ GPUH_IMPL_GEMM(f64, double)
 
 #endif /* GPUH_KERNELS_IMPLEMENTATION */
 
-#endif /* __CUDACC__ or the simulator (C++) */
+#endif /* GPUH_HAS_DEVICE_CODE */
 
 #endif /* GPUH_KERNELS_CUH */

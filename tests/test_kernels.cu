@@ -43,7 +43,7 @@ static int quick;
 static const double u_f32 = 1.0 / 16777216.0;          /* 2^-24, unit roundoff of float */
 static const double u_f64 = 1.0 / 9007199254740992.0;  /* 2^-53, unit roundoff of double */
 
-/* The awkward sizes of DESIGN.md: empty, single, around a warp, around a
+/* The awkward sizes every kernel test uses: empty, single, around a warp, around a
    reduction block's 1024 elements, just past GPUH_REDUCE_SINGLE_BLOCK_MAX, and
    a large odd one. */
 static const size_t sizes[] = {0, 1, 31, 32, 33, 1023, 1025, 2049, (1u << 20) + 3};
@@ -288,6 +288,34 @@ static void test_vector_add_int_wrap()
     TEST_CUDA(gpuh_free(a));
     TEST_CUDA(gpuh_free(b));
     TEST_CUDA(gpuh_free(c));
+}
+
+/* An element pointer that is not aligned to its type (a precondition of
+   every kernel) is refused with the argument named, not run. */
+static void test_vector_add_misaligned()
+{
+    dev_array<float> a(65), b(65), c(65);
+    if (!a.ok() || !b.ok() || !c.ok())
+        return;
+    float *odd = reinterpret_cast<float *>(reinterpret_cast<char *>(c.p) + 2);
+    struct {
+        const float *a, *b;
+        float *c;
+        const char *name;
+    } bad[] = {{odd, b.p, c.p, "d_a"}, {a.p, odd, c.p, "d_b"}, {a.p, b.p, odd, "d_c"}};
+    for (const auto &x : bad) {
+        gpuh_test_clear_detail();
+        TEST_ERR(gpuh_vector_add(x.a, x.b, x.c, 64), cudaErrorInvalidValue);
+        TEST_CONTAINS(gpuh_error_detail(), x.name);
+        TEST_CONTAINS(gpuh_error_detail(), "not aligned to 4 bytes");
+    }
+    gpuh_test_clear_detail();
+    TEST_ERR(gpuh_vector_add_f64(reinterpret_cast<const double *>(a.p + 1), reinterpret_cast<const double *>(b.p),
+                                 reinterpret_cast<double *>(c.p), 8, 0),
+             cudaErrorInvalidValue);
+    TEST_CONTAINS(gpuh_error_detail(), "d_a");
+    TEST_CONTAINS(gpuh_error_detail(), "not aligned to 8 bytes");
+    TEST_CUDA(cudaDeviceSynchronize());
 }
 
 /* ===========================================================================
@@ -899,7 +927,7 @@ template <typename T> static void test_gemm(cublasHandle_t h)
     };
     for (const gemm_case &c : shapes)
         check_gemm<T>(h, c);
-    /* The sizes of DESIGN.md, every combination, with alpha, beta and padded rows. */
+    /* Awkward matrix sizes (1, 3, around 16, 100, 257), every combination, with alpha, beta and padded rows. */
     static const size_t full[] = {1, 3, 16, 17, 100, 257}, small[] = {1, 16, 17, 100};
     const size_t *dims = quick ? small : full, nd = quick ? 4 : 6;
     for (size_t i = 0; i < nd; ++i)
@@ -977,6 +1005,52 @@ static void test_gemm_tall()
     for (size_t i = 0; i < M; ++i)
         bad += !same_bits(hC[i], 0.0f + hA[i] * hB[0]);
     TEST_ASSERT(bad == 0, "matmul with M = %zu, N = K = 1: %zu elements wrong", M, bad);
+}
+
+/* A leading dimension the shape never uses may be as large as size_t allows
+   (the argument check lets it through: no element lies past the first row):
+   a C of one row with K = 0 (the tiled kernels, C = beta·C), K = 1 with B's
+   one row (tiled kernels, and the column kernel for N = 1), and a C of one
+   row with K > 0 (the row kernel). The kernels must not form a pointer to a
+   row that does not exist: on the simulator under UBSan's pointer-overflow
+   check (-fsanitize=pointer-overflow) such a pointer is an error even when
+   nothing reads it. */
+template <typename T> static void test_gemm_unused_ld()
+{
+    /* Two thirds of the largest element count: row 1 of such a matrix would be
+       2^64·2/3 bytes on, past the end of the address space from any pointer. */
+    const size_t huge = SIZE_MAX / sizeof(T) / 3 * 2, M = 37, N = 41;
+    dev_array<T> A(M * 2), B(N), C(M * N);
+    if (!A.ok() || !B.ok() || !C.ok())
+        return;
+    std::vector<T> hA = random_input(A.p, M * 2, SYMMETRIC), hB = random_input(B.p, N, SYMMETRIC);
+    std::vector<T> hC = random_input(C.p, N, SYMMETRIC);
+    /* C of one row, K = 0: C = 2·C. */
+    TEST_CUDA(gpuh_gemm<T>(1, N, 0, T(1), A.p, 0, B.p, huge, T(2), C.p, huge));
+    std::vector<T> got = download(C.p, N);
+    size_t bad = 0;
+    for (size_t j = 0; j < N; ++j)
+        bad += !same_bits(got[j], T(2) * hC[j]);
+    TEST_ASSERT(bad == 0, "%s gemm 1 x %zu x 0, ldb = ldc = %zu: %zu elements wrong", type_name<T>(), N, huge, bad);
+    /* K = 1, B of one row: C[i][j] = A[i]·B[j] (lda 2: rows of A at every other element). */
+    for (size_t n : {N, (size_t)1}) {
+        poison(C.p, M * N);
+        TEST_CUDA(gpuh_gemm<T>(M, n, 1, T(1), A.p, 2, B.p, huge, T(0), C.p, n));
+        got = download(C.p, M * n);
+        bad = 0;
+        for (size_t i = 0; i < M; ++i)
+            for (size_t j = 0; j < n; ++j)
+                bad += !same_bits(got[i * n + j], T(0) + hA[2 * i] * hB[j]);
+        TEST_ASSERT(bad == 0, "%s gemm %zu x %zu x 1, ldb = %zu: %zu elements wrong", type_name<T>(), M, n, huge, bad);
+    }
+    /* C of one row, K = 2 (the row kernel): A's row and B's two rows, C with a huge ldc. */
+    poison(C.p, N);
+    TEST_CUDA(gpuh_gemm<T>(1, N / 2, 2, T(1), A.p, 2, B.p, N / 2, T(0), C.p, huge));
+    got = download(C.p, N / 2);
+    bad = 0;
+    for (size_t j = 0; j < N / 2; ++j)
+        bad += !same_bits(got[j], (T(0) + hA[0] * hB[j]) + hA[1] * hB[N / 2 + j]);
+    TEST_ASSERT(bad == 0, "%s gemm 1 x %zu x 2, ldc = %zu: %zu elements wrong", type_name<T>(), N / 2, huge, bad);
 }
 
 /* Bad arguments: each is cudaErrorInvalidValue and the detail names it. */
@@ -1291,6 +1365,7 @@ int main()
     test_vector_add_offsets<int>(ADDABLE);
     test_vector_add_in_place();
     test_vector_add_int_wrap();
+    test_vector_add_misaligned();
 
     test_reductions<float>();
     test_reductions<double>();
@@ -1325,6 +1400,8 @@ int main()
 #endif
     test_gemm_tall();
     test_gemm_arguments();
+    test_gemm_unused_ld<float>();
+    test_gemm_unused_ld<double>();
 
     test_null_pointers();
     test_entry_points();

@@ -71,7 +71,7 @@ static cudaError_t record_step(void *ctx, int index, int device, cudaStream_t st
     log->current[log->calls] = cur;
     ++log->calls;
     if (index == log->fail_at)
-        return gpuh_impl_fail(cudaErrorInvalidValue, "record_step: told to fail at %d", index);
+        return gpuh_fail(cudaErrorInvalidValue, "record_step: told to fail at %d", index);
     return cudaSuccess;
 }
 

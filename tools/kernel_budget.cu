@@ -1,0 +1,28 @@
+/* The shipped kernels of gpuh_kernels.cuh in one translation unit, for the
+   budget check (tools/check_budget.py, CTest compile.budget): every typed C
+   entry point instantiates its launcher's kernels (vector add, the
+   reductions, gpuh_gemm's default configurations and its matrix-vector
+   kernels). The check compiles this file for sm_90 with -Xptxas -v and
+   compares each kernel's registers, static shared memory and spills with
+   its budget; the dynamic shared memory of each shipped GEMM configuration
+   is checked here, at compile time. */
+#define GPUH_KERNELS_IMPLEMENTATION
+#include "gpuh_kernels.cuh"
+
+/* Dynamic shared memory per block of a configuration, in bytes. */
+template <typename T, typename Cfg> constexpr int simt_smem() { return (int)(Cfg::SMEM_ELEMS * sizeof(T)); }
+
+/* An H100 or H200 SM gives at most 227 KiB of shared memory to its blocks: the
+   MIN_BLOCKS blocks per SM each configuration promises must fit together. */
+constexpr int sm90_smem_per_sm = 227 * 1024;
+static_assert(simt_smem<float, gpuh_sgemm_big>() <= 50176, "gpuh_sgemm_big: shared memory budget");
+static_assert(simt_smem<float, gpuh_sgemm_small>() <= 17408, "gpuh_sgemm_small: shared memory budget");
+static_assert(simt_smem<double, gpuh_dgemm_simt>() <= 34816, "gpuh_dgemm_simt: shared memory budget");
+static_assert(gpuh_dgemm_big::SMEM <= 81408, "gpuh_dgemm_big: shared memory budget");
+static_assert(gpuh_dgemm_small::SMEM <= 56832, "gpuh_dgemm_small: shared memory budget");
+static_assert(simt_smem<float, gpuh_sgemm_big>() * gpuh_sgemm_big::MIN_BLOCKS <= sm90_smem_per_sm &&
+                  simt_smem<float, gpuh_sgemm_small>() * gpuh_sgemm_small::MIN_BLOCKS <= sm90_smem_per_sm &&
+                  simt_smem<double, gpuh_dgemm_simt>() * gpuh_dgemm_simt::MIN_BLOCKS <= sm90_smem_per_sm &&
+                  gpuh_dgemm_big::SMEM * gpuh_dgemm_big::MIN_BLOCKS <= sm90_smem_per_sm &&
+                  gpuh_dgemm_small::SMEM * gpuh_dgemm_small::MIN_BLOCKS <= sm90_smem_per_sm,
+              "a configuration's MIN_BLOCKS blocks per SM do not fit in an SM's shared memory");
