@@ -1474,7 +1474,8 @@ GPUH_DEF cudaError_t gpuh_impl_copy(const char *fn, void *dst, size_t dst_elem, 
                                     size_t src_elem, size_t align, size_t count, enum cudaMemcpyKind kind,
                                     int async, cudaStream_t stream)
 {
-    const int to_device = kind == cudaMemcpyHostToDevice;
+    /* device to device (a peer copy: cudaMemcpyDefault) wants device memory on both sides */
+    const int dst_device = kind != cudaMemcpyDeviceToHost, src_device = kind != cudaMemcpyHostToDevice;
     size_t bytes = 0;
     cudaError_t err;
     if (dst_elem != src_elem)
@@ -1489,9 +1490,9 @@ GPUH_DEF cudaError_t gpuh_impl_copy(const char *fn, void *dst, size_t dst_elem, 
     if ((err = gpuh_impl_check_aligned(dst, align, fn, "the destination")) != cudaSuccess ||
         (err = gpuh_impl_check_aligned(src, align, fn, "the source")) != cudaSuccess ||
         (err = gpuh_impl_check_memory(fn, "the destination", dst, count, dst_elem,
-                                      to_device ? GPUH_IMPL_WANT_DEVICE : GPUH_IMPL_WANT_HOST)) != cudaSuccess ||
+                                      dst_device ? GPUH_IMPL_WANT_DEVICE : GPUH_IMPL_WANT_HOST)) != cudaSuccess ||
         (err = gpuh_impl_check_memory(fn, "the source", src, count, src_elem,
-                                      to_device ? GPUH_IMPL_WANT_HOST : GPUH_IMPL_WANT_DEVICE)) != cudaSuccess)
+                                      src_device ? GPUH_IMPL_WANT_DEVICE : GPUH_IMPL_WANT_HOST)) != cudaSuccess)
         return err;
     return async ? cudaMemcpyAsync(dst, src, bytes, kind, stream) : cudaMemcpy(dst, src, bytes, kind);
 }
@@ -2897,8 +2898,8 @@ GPUH_DEF cudaError_t gpuh_shards_free(gpuh_shards *sh)
    the copy is cudaMemcpyDefault's).
    Errors: as gpuh_copy_to_device. Idea: cudaMemcpyPeerAsync. */
 #define gpuh_copy_peer(d_dst, d_src, count, stream)                                                              \
-    gpuh_impl_copy("gpuh_copy_peer", (d_dst), sizeof *(d_dst), (d_src), sizeof *(d_src), (count),                \
-                   cudaMemcpyDefault, 1, (stream))
+    gpuh_impl_copy("gpuh_copy_peer", (d_dst), sizeof *(d_dst), (d_src), sizeof *(d_src),                         \
+                   GPUH_IMPL_ALIGNOF(*(d_dst)), (count), cudaMemcpyDefault, 1, (stream))
 
 /* gpuh_shards_gather(&sh, set, index, d_dst): copies every shard, in row
    order, into d_dst (rows × row_elems elements on device set->id[index]),
