@@ -155,6 +155,12 @@
      gpuh_managed_array(&m, n)             unified memory (Numba cuda.managed_array)
      gpuh_prefetch_async(m, n, device, s)  migrate managed pages before they are touched
      gpuh_free(p)                          free anything the above returned; NULL is a no-op
+   Memory pool (CUDA's stream-ordered allocator, PyTorch's counters)
+     gpuh_pool_create(&pool, device, release_threshold)   a cudaMemPool_t (GPUH_POOL_KEEP_ALL: cache all)
+     gpuh_pool_alloc(&pool, &d, n, s), gpuh_pool_free(&pool, d, s)   on a stream, reusing freed memory
+     gpuh_pool_memory_stats(&pool, &st)    allocated/reserved bytes now and at peak (gpuh_pool_stats)
+     gpuh_pool_reset_peak(&pool), gpuh_empty_cache(&pool)   peaks := now; trim to what is live
+     gpuh_pool_destroy(&pool)
    Timing
      gpuh_timer_create/destroy/start/stop, gpuh_timer_elapsed_ms   CUDA-event timer (gpuh_timer)
      gpuh_time_median_ms(fn, ctx, stream, warmup, reps, &ms)      warm up, repeat, median
@@ -1722,6 +1728,251 @@ GPUH_DEF cudaError_t gpuh_impl_prefetch(const void *ptr, size_t count, size_t el
    Idea: CUDA's unified-memory guidance; Numba has no equivalent. */
 #define gpuh_prefetch_async(m_ptr, count, device, stream)                                          \
     gpuh_impl_prefetch((m_ptr), (count), sizeof *(m_ptr), GPUH_IMPL_ALIGNOF(*(m_ptr)), (device), (stream))
+
+/* ===========================================================================
+   MEMORY POOL
+   A caching allocator with PyTorch's counters, on CUDA's stream-ordered
+   allocator: a gpuh_pool owns a cudaMemPool_t; gpuh_pool_alloc takes memory
+   from it on a stream (cudaMallocFromPoolAsync) and gpuh_pool_free gives it
+   back on a stream (cudaFreeAsync). Freed memory stays reserved by the pool
+   (up to its release threshold) and the next allocation of a fitting size on
+   the same stream reuses it without a call to the driver's allocator, which
+   is what makes per-step allocation of activations affordable. Counters:
+     allocated  bytes handed out and not yet freed   (torch.cuda.memory_allocated)
+     reserved   bytes the pool holds from the device (torch.cuda.memory_reserved)
+     and the peak of each since the pool was made or its peaks reset
+     (torch.cuda.max_memory_allocated / max_memory_reserved).
+   They are the pool's own attributes (cudaMemPoolAttrUsedMem*, ReservedMem*),
+   in the driver's units: the driver may round an allocation up, and reserves
+   in larger pieces than it hands out. Pool memory is not in gpuh's ledger
+   (gpuh_memory_info, gpuh_free): free it with gpuh_pool_free.
+   Idea: PyTorch's CUDA caching allocator (torch.cuda memory management
+   notes); CUDA's stream-ordered allocator (Programming Guide, "Stream
+   Ordered Memory Allocator").
+   =========================================================================== */
+
+/* gpuh_pool: a memory pool on one device, from gpuh_pool_create. `handle` is
+   the CUDA pool (usable with the runtime's cudaMemPool* calls); `device` the
+   device its memory lives on. All zero: no pool. */
+typedef struct gpuh_pool {
+    cudaMemPool_t handle;
+    int device;
+} gpuh_pool;
+
+/* gpuh_pool_stats: what gpuh_pool_memory_stats reports, in bytes, named as
+   PyTorch names them. */
+typedef struct gpuh_pool_stats {
+    size_t allocated_bytes;      /* in use by the program now   (memory_allocated) */
+    size_t reserved_bytes;       /* held by the pool now        (memory_reserved) */
+    size_t peak_allocated_bytes; /* highest allocated_bytes     (max_memory_allocated) */
+    size_t peak_reserved_bytes;  /* highest reserved_bytes      (max_memory_reserved) */
+} gpuh_pool_stats;
+
+/* GPUH_POOL_KEEP_ALL: a release threshold that keeps every freed byte
+   reserved until gpuh_empty_cache, as PyTorch's caching allocator does. */
+#define GPUH_POOL_KEEP_ALL SIZE_MAX
+
+/* gpuh_pool_create(&pool, device, release_threshold): a new memory pool for
+   `device` (cudaMemPoolCreate, pinned device memory) that keeps up to
+   `release_threshold` bytes reserved across synchronisations (beyond that,
+   the driver returns freed memory to the device at the next stream, event
+   or device synchronisation); GPUH_POOL_KEEP_ALL keeps everything. On error
+   *pool is all zero. Errors: cudaErrorInvalidValue (pool NULL),
+   cudaErrorNoDevice and the like (no device: the detail says why),
+   cudaErrorInvalidDevice (device out of range), cudaErrorNotSupported (the
+   device has no memory pools), cudaMemPoolCreate's. Idea: PyTorch's
+   per-device caching allocator; cudaMemPoolCreate + cudaMemPoolAttrReleaseThreshold. */
+GPUH_DEF cudaError_t gpuh_pool_create(gpuh_pool *pool, int device, size_t release_threshold)
+{
+    struct cudaMemPoolProps props;
+    unsigned long long threshold = release_threshold;
+    int n = 0, supported = 0;
+    cudaError_t err;
+    if (pool == NULL)
+        return gpuh_fail(cudaErrorInvalidValue, "gpuh_pool_create: pool is NULL");
+    memset(pool, 0, sizeof *pool);
+    err = cudaGetDeviceCount(&n);
+    if (err == cudaSuccess && n == 0)
+        err = cudaErrorNoDevice;
+    if (err != cudaSuccess) {
+        cudaGetLastError();
+        return gpuh_fail(err, "gpuh_pool_create(device %d): %s", device, gpuh_impl_no_device_reason(err));
+    }
+    if (device < 0 || device >= n)
+        return gpuh_fail(cudaErrorInvalidDevice, "gpuh_pool_create: device %d is out of range (%d visible)", device,
+                         n);
+    if ((err = cudaDeviceGetAttribute(&supported, cudaDevAttrMemoryPoolsSupported, device)) != cudaSuccess)
+        return err;
+    if (!supported)
+        return gpuh_fail(cudaErrorNotSupported, "gpuh_pool_create: device %d has no memory pools "
+                         "(cudaDevAttrMemoryPoolsSupported is 0)", device);
+    memset(&props, 0, sizeof props);
+    props.allocType = cudaMemAllocationTypePinned;
+    props.handleTypes = cudaMemHandleTypeNone;
+    props.location.type = cudaMemLocationTypeDevice;
+    props.location.id = device;
+    if ((err = cudaMemPoolCreate(&pool->handle, &props)) != cudaSuccess) {
+        cudaGetLastError();
+        pool->handle = NULL;
+        return gpuh_fail(err, "gpuh_pool_create: cudaMemPoolCreate on device %d failed", device);
+    }
+    if ((err = cudaMemPoolSetAttribute(pool->handle, cudaMemPoolAttrReleaseThreshold, &threshold)) != cudaSuccess) {
+        cudaGetLastError();
+        cudaMemPoolDestroy(pool->handle);
+        pool->handle = NULL;
+        return gpuh_fail(err, "gpuh_pool_create: release threshold %zu bytes refused", release_threshold);
+    }
+    pool->device = device;
+    return cudaSuccess;
+}
+
+/* gpuh_pool_destroy(&pool): destroys the pool and zeroes *pool; NULL or a
+   zeroed pool is a no-op. Memory still allocated from it stays valid until
+   freed, after which the driver releases it (cudaMemPoolDestroy's rule).
+   Errors: cudaMemPoolDestroy's. */
+GPUH_DEF cudaError_t gpuh_pool_destroy(gpuh_pool *pool)
+{
+    cudaError_t err;
+    if (pool == NULL || pool->handle == NULL)
+        return cudaSuccess;
+    err = cudaMemPoolDestroy(pool->handle);
+    memset(pool, 0, sizeof *pool);
+    return err;
+}
+
+GPUH_DEF cudaError_t gpuh_impl_pool_check(const char *fn, const gpuh_pool *pool)
+{
+    if (pool == NULL)
+        return gpuh_fail(cudaErrorInvalidValue, "%s: pool is NULL", fn);
+    if (pool->handle == NULL)
+        return gpuh_fail(cudaErrorInvalidValue, "%s: the pool has no CUDA pool (not created, or destroyed)", fn);
+    return cudaSuccess;
+}
+
+GPUH_DEF cudaError_t gpuh_impl_pool_alloc(const gpuh_pool *pool, void *out_ptr, size_t count, size_t elem_size,
+                                          cudaStream_t stream, const char *file, int line)
+{
+    void *p = NULL;
+    size_t bytes = 0, free_b = 0, total_b = 0;
+    unsigned long long reserved = 0;
+    cudaError_t err;
+    if (out_ptr == NULL)
+        return gpuh_fail(cudaErrorInvalidValue, "gpuh_pool_alloc at %s:%d: the output pointer is NULL", file, line);
+    memcpy(out_ptr, &p, sizeof p);
+    if ((err = gpuh_impl_pool_check("gpuh_pool_alloc", pool)) != cudaSuccess ||
+        (err = gpuh_impl_bytes("gpuh_pool_alloc", count, elem_size, &bytes)) != cudaSuccess || bytes == 0)
+        return err;
+    if ((err = cudaMallocFromPoolAsync(&p, bytes, pool->handle, stream)) != cudaSuccess) {
+        cudaGetLastError();
+        cudaMemPoolGetAttribute(pool->handle, cudaMemPoolAttrReservedMemCurrent, &reserved);
+        cudaMemGetInfo(&free_b, &total_b);
+        cudaGetLastError();
+        return gpuh_fail(err,
+                         "gpuh_pool_alloc at %s:%d: could not allocate %zu bytes (%zu elements of %zu bytes) "
+                         "from the pool of device %d (%llu bytes reserved; the device has %zu bytes free of %zu)",
+                         file, line, bytes, count, elem_size, pool->device, reserved, free_b, total_b);
+    }
+    memcpy(out_ptr, &p, sizeof p);
+    return cudaSuccess;
+}
+
+/* gpuh_pool_alloc(pool, &d_ptr, count, stream): `count` uninitialised
+   elements of *d_ptr's type from `pool` (a gpuh_pool *), usable by work on
+   `stream` enqueued after this call (other streams: after an event recorded
+   on `stream`); NULL when count is 0. Memory the pool holds is reused
+   without a driver allocation. Errors: cudaErrorInvalidValue (a NULL pool
+   or output pointer, a pool not created, count × element size overflowing
+   size_t), cudaErrorMemoryAllocation (the detail gives the bytes asked for,
+   the pool's reserved bytes and the device's free memory), the stream's
+   errors. Idea: cudaMallocFromPoolAsync; torch.empty on a CUDA device. */
+#define gpuh_pool_alloc(pool, d_pptr, count, stream)                                               \
+    gpuh_impl_pool_alloc((pool), (d_pptr), (count), sizeof **(d_pptr), (stream), __FILE__, __LINE__)
+
+/* gpuh_pool_free(pool, d_ptr, stream): gives memory from gpuh_pool_alloc
+   back to the pool once `stream` reaches this point (cudaFreeAsync): work
+   enqueued on `stream` before it may still use it, work after it must not.
+   NULL is a no-op. A pointer freed twice, or not from a pool, is undefined
+   on the GPU, as with cudaFreeAsync (the simulator refuses it).
+   Errors: cudaErrorInvalidValue (a NULL or uncreated pool; a pointer the
+   runtime refuses, named in the detail), the stream's errors. */
+GPUH_DEF cudaError_t gpuh_pool_free(const gpuh_pool *pool, void *d_ptr, cudaStream_t stream)
+{
+    cudaError_t err;
+    if (d_ptr == NULL)
+        return cudaSuccess;
+    if ((err = gpuh_impl_pool_check("gpuh_pool_free", pool)) != cudaSuccess)
+        return err;
+    if ((err = cudaFreeAsync(d_ptr, stream)) != cudaSuccess) {
+        cudaGetLastError();
+        return gpuh_fail(err, "gpuh_pool_free: cudaFreeAsync refused %p (not from a pool, or freed twice?)", d_ptr);
+    }
+    return cudaSuccess;
+}
+
+/* gpuh_pool_memory_stats(pool, &stats): the pool's counters now (see
+   gpuh_pool_stats); does not wait for the device, so frees enqueued on a
+   stream that has not reached them still count as allocated. Errors:
+   cudaErrorInvalidValue (NULL pool or stats, uncreated pool),
+   cudaMemPoolGetAttribute's. Idea: torch.cuda.memory_stats. */
+GPUH_DEF cudaError_t gpuh_pool_memory_stats(const gpuh_pool *pool, gpuh_pool_stats *stats)
+{
+    const enum cudaMemPoolAttr attrs[4] = {cudaMemPoolAttrUsedMemCurrent, cudaMemPoolAttrReservedMemCurrent,
+                                                  cudaMemPoolAttrUsedMemHigh, cudaMemPoolAttrReservedMemHigh};
+    unsigned long long v[4] = {0, 0, 0, 0};
+    cudaError_t err;
+    int i;
+    if (stats == NULL)
+        return gpuh_fail(cudaErrorInvalidValue, "gpuh_pool_memory_stats: stats is NULL");
+    memset(stats, 0, sizeof *stats);
+    if ((err = gpuh_impl_pool_check("gpuh_pool_memory_stats", pool)) != cudaSuccess)
+        return err;
+    for (i = 0; i < 4; ++i)
+        if ((err = cudaMemPoolGetAttribute(pool->handle, attrs[i], &v[i])) != cudaSuccess)
+            return err;
+    stats->allocated_bytes = v[0];
+    stats->reserved_bytes = v[1];
+    stats->peak_allocated_bytes = v[2];
+    stats->peak_reserved_bytes = v[3];
+    return cudaSuccess;
+}
+
+/* gpuh_pool_reset_peak(pool): sets both peaks to the current values (the
+   driver's high watermarks can only be reset, by writing 0). Errors: as
+   gpuh_pool_memory_stats. Idea: torch.cuda.reset_peak_memory_stats. */
+GPUH_DEF cudaError_t gpuh_pool_reset_peak(const gpuh_pool *pool)
+{
+    unsigned long long zero = 0;
+    cudaError_t err;
+    if ((err = gpuh_impl_pool_check("gpuh_pool_reset_peak", pool)) != cudaSuccess ||
+        (err = cudaMemPoolSetAttribute(pool->handle, cudaMemPoolAttrUsedMemHigh, &zero)) != cudaSuccess)
+        return err;
+    return cudaMemPoolSetAttribute(pool->handle, cudaMemPoolAttrReservedMemHigh, &zero);
+}
+
+/* gpuh_empty_cache(pool): returns to the device every reserved byte that no
+   live allocation needs: waits for the pool's device (so that enqueued frees
+   have happened; the caller's current device is kept), then trims the pool
+   (cudaMemPoolTrimTo with 0 bytes to keep). Afterwards reserved_bytes is
+   what live allocations occupy, in the driver's granularity. Errors: as
+   gpuh_pool_memory_stats, cudaSetDevice's, cudaDeviceSynchronize's (a
+   sticky error from earlier work shows here). Idea: torch.cuda.empty_cache. */
+GPUH_DEF cudaError_t gpuh_empty_cache(const gpuh_pool *pool)
+{
+    int current = 0;
+    cudaError_t err, restore;
+    if ((err = gpuh_impl_pool_check("gpuh_empty_cache", pool)) != cudaSuccess ||
+        (err = cudaGetDevice(&current)) != cudaSuccess)
+        return err;
+    if (current != pool->device && (err = cudaSetDevice(pool->device)) != cudaSuccess)
+        return err;
+    err = cudaDeviceSynchronize();
+    restore = current != pool->device ? cudaSetDevice(current) : cudaSuccess;
+    if (err != cudaSuccess)
+        return err;
+    if (restore != cudaSuccess)
+        return restore;
+    return cudaMemPoolTrimTo(pool->handle, 0);
+}
 
 /* ===========================================================================
    TIMING

@@ -1778,6 +1778,7 @@ GPUH_IMPL_SIM_API cudaError_t cudaHostAlloc(void **p, size_t bytes, unsigned int
 }
 GPUH_IMPL_SIM_API cudaError_t cudaFree(void *p) { return gpuh_sim_impl::release(p, false); }
 GPUH_IMPL_SIM_API cudaError_t cudaFreeHost(void *p) { return gpuh_sim_impl::release(p, true); }
+namespace gpuh_sim_impl { inline int pool_free(void *p); } /* MEMORY POOLS, at the end */
 /* Stream-ordered allocation: work runs when issued, so these are cudaMalloc and cudaFree. */
 GPUH_IMPL_SIM_API cudaError_t cudaMallocAsync(void **p, size_t bytes, cudaStream_t stream)
 {
@@ -1787,7 +1788,8 @@ GPUH_IMPL_SIM_API cudaError_t cudaMallocAsync(void **p, size_t bytes, cudaStream
 GPUH_IMPL_SIM_API cudaError_t cudaFreeAsync(void *p, cudaStream_t stream)
 {
     (void)stream;
-    return gpuh_sim_impl::release(p, false);
+    const int pooled = gpuh_sim_impl::pool_free(p); /* a pool's block goes back to its pool */
+    return pooled < 0 ? gpuh_sim_impl::ret(cudaErrorInvalidValue) : pooled ? cudaSuccess : gpuh_sim_impl::release(p, false);
 }
 /* Registers bytes of the program's memory at p as pinned (cudaMemoryTypeHost);
    errors: cudaErrorInvalidValue (NULL, 0 bytes), cudaErrorHostMemoryAlreadyRegistered
@@ -2834,6 +2836,239 @@ GPUH_IMPL_SIM_API ncclResult_t ncclAllGather(const void *send, void *recv, size_
     (void)stream;
     gpuh_sim_impl::nccl_op o = {2, send, recv, count, type, ncclSum, 0};
     return gpuh_sim_impl::nccl_collective(comm, o, "ncclAllGather");
+}
+#endif /* __cplusplus */
+
+/* ===========================================================================
+   MEMORY POOLS (CUDA's stream-ordered allocator)
+   cudaMemPoolCreate / Destroy, cudaMallocFromPoolAsync, cudaFreeAsync on a
+   pool's memory, cudaMemPoolTrimTo and the pool attributes gpuh uses (the
+   release threshold; reserved and used memory, current and high), with
+   the runtime's names and values. A pool holds blocks of simulated device
+   memory: an allocation is rounded up to GPUH_IMPL_SIM_POOL_ALIGN bytes and
+   reuses a freed block of exactly that size, else takes a new one; a block
+   stays reserved when freed. Work runs when issued, so a free has happened
+   when cudaFreeAsync returns: blocks above the release threshold go back at
+   once (a GPU waits for the next synchronisation), and cudaMemPoolTrimTo
+   needs no synchronisation first. Better than a GPU at one thing: a pool
+   block freed twice fails with cudaErrorInvalidValue. Not simulated: the
+   device's default pool (cudaMallocAsync takes plain device memory), pool
+   access from other devices, IPC export, graphs.
+   Idea: the CUDA runtime's memory-pool API (Programming Guide, "Stream
+   Ordered Memory Allocator").
+   =========================================================================== */
+#ifdef __cplusplus
+extern "C" {
+#endif
+typedef struct CUmemPoolHandle_st *cudaMemPool_t;
+enum cudaMemPoolAttr {
+    cudaMemPoolReuseFollowEventDependencies = 0x1,
+    cudaMemPoolReuseAllowOpportunistic = 0x2,
+    cudaMemPoolReuseAllowInternalDependencies = 0x3,
+    cudaMemPoolAttrReleaseThreshold = 0x4,
+    cudaMemPoolAttrReservedMemCurrent = 0x5,
+    cudaMemPoolAttrReservedMemHigh = 0x6,
+    cudaMemPoolAttrUsedMemCurrent = 0x7,
+    cudaMemPoolAttrUsedMemHigh = 0x8
+};
+enum cudaMemAllocationType { cudaMemAllocationTypeInvalid = 0x0, cudaMemAllocationTypePinned = 0x1 };
+enum cudaMemAllocationHandleType { cudaMemHandleTypeNone = 0x0 };
+struct cudaMemPoolProps {
+    enum cudaMemAllocationType allocType;
+    enum cudaMemAllocationHandleType handleTypes;
+    struct cudaMemLocation location;
+    void *win32SecurityAttributes;
+    size_t maxSize;
+    unsigned short usage;
+    unsigned char reserved[54];
+};
+cudaError_t cudaMemPoolCreate(cudaMemPool_t *pool, const struct cudaMemPoolProps *props);
+cudaError_t cudaMemPoolDestroy(cudaMemPool_t pool);
+cudaError_t cudaMallocFromPoolAsync(void **ptr, size_t bytes, cudaMemPool_t pool, cudaStream_t stream);
+cudaError_t cudaMemPoolTrimTo(cudaMemPool_t pool, size_t min_bytes_to_keep);
+cudaError_t cudaMemPoolSetAttribute(cudaMemPool_t pool, enum cudaMemPoolAttr attr, void *value);
+cudaError_t cudaMemPoolGetAttribute(cudaMemPool_t pool, enum cudaMemPoolAttr attr, void *value);
+#ifdef __cplusplus
+} /* extern "C" */
+
+#define GPUH_IMPL_SIM_POOL_ALIGN 512
+
+struct CUmemPoolHandle_st {
+    int device;
+    bool destroyed;                     /* destroyed with blocks still live: goes when they are freed */
+    unsigned long long threshold;       /* cudaMemPoolAttrReleaseThreshold */
+    size_t reserved, used, reserved_high, used_high;
+    std::multimap<size_t, void *> idle; /* freed blocks, by size */
+};
+
+namespace gpuh_sim_impl {
+struct pool_block {
+    CUmemPoolHandle_st *pool;
+    size_t bytes;
+    bool live;
+};
+struct pool_registry {
+    std::mutex m;
+    std::map<uintptr_t, pool_block> blocks; /* every block a pool holds */
+};
+inline pool_registry &pools()
+{
+    static pool_registry r;
+    return r;
+}
+/* Gives idle blocks back until the pool holds at most keep bytes. Lock held. */
+inline void pool_trim(CUmemPoolHandle_st *pl, unsigned long long keep)
+{
+    while (pl->reserved > keep && !pl->idle.empty()) {
+        std::multimap<size_t, void *>::iterator it = --pl->idle.end(); /* the largest first */
+        pools().blocks.erase(reinterpret_cast<uintptr_t>(it->second));
+        release(it->second, false);
+        pl->reserved -= it->first;
+        pl->idle.erase(it);
+    }
+}
+/* cudaFreeAsync's part for pool memory: 1 if p was a live pool block (now
+   idle), -1 if it is an idle one (a second free), 0 if no pool holds it. */
+inline int pool_free(void *p)
+{
+    std::lock_guard<std::mutex> g(pools().m);
+    std::map<uintptr_t, pool_block>::iterator it = pools().blocks.find(reinterpret_cast<uintptr_t>(p));
+    if (it == pools().blocks.end())
+        return 0;
+    if (!it->second.live)
+        return -1;
+    CUmemPoolHandle_st *pl = it->second.pool;
+    pl->used -= it->second.bytes;
+    if (pl->destroyed) {
+        pl->reserved -= it->second.bytes;
+        pools().blocks.erase(it);
+        release(p, false);
+        if (pl->used == 0)
+            delete pl;
+        return 1;
+    }
+    it->second.live = false;
+    pl->idle.insert(std::make_pair(it->second.bytes, p));
+    pool_trim(pl, pl->threshold);
+    return 1;
+}
+} /* namespace gpuh_sim_impl */
+
+GPUH_IMPL_SIM_API cudaError_t cudaMemPoolCreate(cudaMemPool_t *pool, const struct cudaMemPoolProps *props)
+{
+    if (pool == NULL || props == NULL || props->allocType != cudaMemAllocationTypePinned ||
+        props->handleTypes != cudaMemHandleTypeNone || props->location.type != cudaMemLocationTypeDevice)
+        return gpuh_sim_impl::ret(cudaErrorInvalidValue);
+    if (props->location.id < 0 || props->location.id >= gpuh_sim_impl::device_count())
+        return gpuh_sim_impl::ret(cudaErrorInvalidDevice);
+    CUmemPoolHandle_st *pl = new CUmemPoolHandle_st();
+    pl->device = props->location.id;
+    pl->destroyed = false;
+    pl->threshold = 0; /* CUDA's default */
+    pl->reserved = pl->used = pl->reserved_high = pl->used_high = 0;
+    *pool = pl;
+    return cudaSuccess;
+}
+GPUH_IMPL_SIM_API cudaError_t cudaMemPoolDestroy(cudaMemPool_t pool)
+{
+    if (pool == NULL)
+        return gpuh_sim_impl::ret(cudaErrorInvalidValue);
+    std::lock_guard<std::mutex> g(gpuh_sim_impl::pools().m);
+    gpuh_sim_impl::pool_trim(pool, 0);
+    if (pool->used == 0)
+        delete pool;
+    else
+        pool->destroyed = true;
+    return cudaSuccess;
+}
+GPUH_IMPL_SIM_API cudaError_t cudaMallocFromPoolAsync(void **p, size_t bytes, cudaMemPool_t pool, cudaStream_t stream)
+{
+    (void)stream; /* work runs when issued */
+    if (p == NULL || pool == NULL || pool->destroyed)
+        return gpuh_sim_impl::ret(cudaErrorInvalidValue);
+    *p = NULL;
+    if (gpuh_sim_impl::sticky() != cudaSuccess)
+        return gpuh_sim_impl::ret(gpuh_sim_impl::sticky());
+    if (bytes == 0)
+        return cudaSuccess;
+    if (bytes > SIZE_MAX - GPUH_IMPL_SIM_POOL_ALIGN)
+        return gpuh_sim_impl::ret(cudaErrorMemoryAllocation);
+    const size_t size = (bytes + GPUH_IMPL_SIM_POOL_ALIGN - 1) / GPUH_IMPL_SIM_POOL_ALIGN * GPUH_IMPL_SIM_POOL_ALIGN;
+    std::lock_guard<std::mutex> g(gpuh_sim_impl::pools().m);
+    std::multimap<size_t, void *>::iterator it = pool->idle.find(size);
+    void *mem = NULL;
+    if (it != pool->idle.end()) {
+        mem = it->second;
+        pool->idle.erase(it);
+    } else {
+        cudaError_t err = gpuh_sim_impl::allocate(&mem, size, cudaMemoryTypeDevice);
+        if (err != cudaSuccess) {
+            gpuh_sim_impl::pool_trim(pool, 0); /* give back what is idle and try once more */
+            cudaGetLastError();
+            if ((err = gpuh_sim_impl::allocate(&mem, size, cudaMemoryTypeDevice)) != cudaSuccess)
+                return err;
+        }
+        pool->reserved += size;
+        pool->reserved_high = std::max(pool->reserved_high, pool->reserved);
+    }
+    gpuh_sim_impl::pool_block b = {pool, size, true};
+    gpuh_sim_impl::pools().blocks[reinterpret_cast<uintptr_t>(mem)] = b;
+    pool->used += size;
+    pool->used_high = std::max(pool->used_high, pool->used);
+    *p = mem;
+    return cudaSuccess;
+}
+GPUH_IMPL_SIM_API cudaError_t cudaMemPoolTrimTo(cudaMemPool_t pool, size_t min_bytes_to_keep)
+{
+    if (pool == NULL)
+        return gpuh_sim_impl::ret(cudaErrorInvalidValue);
+    std::lock_guard<std::mutex> g(gpuh_sim_impl::pools().m);
+    gpuh_sim_impl::pool_trim(pool, min_bytes_to_keep);
+    return cudaSuccess;
+}
+/* Values are unsigned long long (cuuint64_t), or int for the reuse flags;
+   the high watermarks accept only 0, which resets them to the current value. */
+GPUH_IMPL_SIM_API cudaError_t cudaMemPoolSetAttribute(cudaMemPool_t pool, enum cudaMemPoolAttr attr, void *value)
+{
+    if (pool == NULL || value == NULL)
+        return gpuh_sim_impl::ret(cudaErrorInvalidValue);
+    const unsigned long long v = *static_cast<unsigned long long *>(value);
+    std::lock_guard<std::mutex> g(gpuh_sim_impl::pools().m);
+    switch (attr) {
+    case cudaMemPoolReuseFollowEventDependencies:
+    case cudaMemPoolReuseAllowOpportunistic:
+    case cudaMemPoolReuseAllowInternalDependencies: return cudaSuccess; /* one stream order: nothing to choose */
+    case cudaMemPoolAttrReleaseThreshold: pool->threshold = v; return cudaSuccess;
+    case cudaMemPoolAttrReservedMemHigh:
+    case cudaMemPoolAttrUsedMemHigh:
+        if (v != 0)
+            break;
+        if (attr == cudaMemPoolAttrReservedMemHigh)
+            pool->reserved_high = pool->reserved;
+        else
+            pool->used_high = pool->used;
+        return cudaSuccess;
+    default: break;
+    }
+    return gpuh_sim_impl::ret(cudaErrorInvalidValue);
+}
+GPUH_IMPL_SIM_API cudaError_t cudaMemPoolGetAttribute(cudaMemPool_t pool, enum cudaMemPoolAttr attr, void *value)
+{
+    if (pool == NULL || value == NULL)
+        return gpuh_sim_impl::ret(cudaErrorInvalidValue);
+    unsigned long long *out = static_cast<unsigned long long *>(value);
+    std::lock_guard<std::mutex> g(gpuh_sim_impl::pools().m);
+    switch (attr) {
+    case cudaMemPoolReuseFollowEventDependencies:
+    case cudaMemPoolReuseAllowOpportunistic:
+    case cudaMemPoolReuseAllowInternalDependencies: *static_cast<int *>(value) = 1; return cudaSuccess;
+    case cudaMemPoolAttrReleaseThreshold: *out = pool->threshold; return cudaSuccess;
+    case cudaMemPoolAttrReservedMemCurrent: *out = pool->reserved; return cudaSuccess;
+    case cudaMemPoolAttrReservedMemHigh: *out = pool->reserved_high; return cudaSuccess;
+    case cudaMemPoolAttrUsedMemCurrent: *out = pool->used; return cudaSuccess;
+    case cudaMemPoolAttrUsedMemHigh: *out = pool->used_high; return cudaSuccess;
+    }
+    return gpuh_sim_impl::ret(cudaErrorInvalidValue);
 }
 #endif /* __cplusplus */
 

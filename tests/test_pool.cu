@@ -1,0 +1,233 @@
+/* test_pool.cu - gpuh's memory pool (gpuh_pool_*, gpuh_empty_cache): memory
+   reused across steps without growth, returned by the trim, PyTorch's
+   counters, and the errors with their details. Runs on a GPU (label gpu) and
+   on the CPU simulator (label sim). */
+#include "gpuh_test.h"
+
+static unsigned long long rng;
+
+/* Each element gets tag + its index, so a block handed out twice at once, or
+   memory a kernel cannot write, shows up in the check. */
+__global__ void stamp_kernel(unsigned int *g_out, size_t n, unsigned int tag)
+{
+    for (size_t i = gpuh_global_index(); i < n; i += gpuh_grid_stride())
+        g_out[i] = tag + (unsigned int)i;
+}
+
+static void stats_now(const gpuh_pool *pool, gpuh_pool_stats *st)
+{
+    TEST_CUDA(gpuh_pool_memory_stats(pool, st));
+}
+
+/* Steps of alloc / use / free of the same awkward sizes: reserved memory
+   stops growing after the first step, allocated goes back to 0, the peaks
+   hold the step's high-water marks, and the trim gives everything back. */
+static void test_reuse_and_trim(void)
+{
+    enum { ARRAYS = 5, STEPS = 100 };
+    size_t n[ARRAYS] = {1, 33, 1000, (size_t)1 << 16, ((size_t)1 << 20) + 3};
+    unsigned int *d[ARRAYS];
+    gpuh_pool pool;
+    gpuh_pool_stats st, first;
+    cudaStream_t s = NULL;
+    size_t requested = 0, step, grown = 0, not_zero = 0;
+    unsigned int probe[2];
+    int a;
+    n[2] += (size_t)(gpuh_test_next(&rng) % 997);
+    n[3] += (size_t)(gpuh_test_next(&rng) % 4099);
+    for (a = 0; a < ARRAYS; ++a)
+        requested += n[a] * sizeof(unsigned int);
+    TEST_CUDA(gpuh_stream_create(&s, cudaStreamNonBlocking, 0));
+    if (!TEST_CUDA(gpuh_pool_create(&pool, 0, GPUH_POOL_KEEP_ALL)))
+        return;
+    stats_now(&pool, &st);
+    TEST_ASSERT(st.allocated_bytes == 0 && st.reserved_bytes == 0 && st.peak_allocated_bytes == 0 &&
+                    st.peak_reserved_bytes == 0,
+                "a new pool: allocated %zu reserved %zu peaks %zu %zu", st.allocated_bytes, st.reserved_bytes,
+                st.peak_allocated_bytes, st.peak_reserved_bytes);
+    memset(&first, 0, sizeof first);
+    for (step = 0; step < STEPS; ++step) {
+        const unsigned int tag = (unsigned int)gpuh_test_next(&rng);
+        for (a = 0; a < ARRAYS; ++a) {
+            dim3 grid;
+            TEST_CUDA(gpuh_pool_alloc(&pool, &d[a], n[a], s));
+            TEST_CUDA(gpuh_grid_1d(&grid, n[a] < 65536 ? n[a] : 65536, 256));
+            GPUH_LAUNCH(stamp_kernel, grid, 256, 0, s, d[a], n[a], tag + (unsigned int)a);
+            TEST_CUDA(gpuh_check_launch());
+        }
+        stats_now(&pool, &st);
+        if (step == 0) {
+            size_t granule;
+            first = st;
+            TEST_ASSERT(st.allocated_bytes >= requested, "allocated %zu < the %zu bytes asked for",
+                        st.allocated_bytes, requested);
+            TEST_ASSERT(st.reserved_bytes >= st.allocated_bytes, "reserved %zu < allocated %zu",
+                        st.reserved_bytes, st.allocated_bytes);
+            /* The driver rounds each allocation up by less than one page of 2 MiB. */
+            granule = (size_t)2 << 20;
+            TEST_ASSERT(st.allocated_bytes - requested < ARRAYS * granule,
+                        "allocated %zu for %zu bytes asked for in %d arrays", st.allocated_bytes, requested, ARRAYS);
+            printf("pool: %zu bytes asked for in %d arrays: allocated %zu, reserved %zu\n", requested, ARRAYS,
+                   st.allocated_bytes, st.reserved_bytes);
+        }
+        if (st.reserved_bytes != first.reserved_bytes || st.allocated_bytes != first.allocated_bytes)
+            ++grown;
+        /* The last array and the first element of the largest, as the kernels left them. */
+        TEST_CUDA(cudaMemcpyAsync(&probe[0], d[ARRAYS - 1] + n[ARRAYS - 1] - 1, sizeof probe[0],
+                                  cudaMemcpyDeviceToHost, s));
+        TEST_CUDA(cudaMemcpyAsync(&probe[1], d[0], sizeof probe[1], cudaMemcpyDeviceToHost, s));
+        for (a = 0; a < ARRAYS; ++a)
+            TEST_CUDA(gpuh_pool_free(&pool, d[a], s));
+        TEST_CUDA(gpuh_stream_sync(s));
+        TEST_ASSERT(probe[0] == tag + (unsigned int)(ARRAYS - 1) + (unsigned int)(n[ARRAYS - 1] - 1) &&
+                        probe[1] == tag,
+                    "step %zu: the kernels' stamps read back as %u, %u", step, probe[0], probe[1]);
+        stats_now(&pool, &st);
+        if (st.allocated_bytes != 0)
+            ++not_zero;
+    }
+    TEST_ASSERT(grown == 0, "reserved or allocated bytes changed in %zu of %d steps (first step: %zu, %zu)",
+                grown, STEPS, first.reserved_bytes, first.allocated_bytes);
+    TEST_ASSERT(not_zero == 0, "allocated bytes not 0 after the frees in %zu of %d steps", not_zero, STEPS);
+    stats_now(&pool, &st);
+    TEST_ASSERT(st.reserved_bytes == first.reserved_bytes, "reserved %zu after %d steps, %zu after the first",
+                st.reserved_bytes, STEPS, first.reserved_bytes);
+    TEST_ASSERT(st.peak_allocated_bytes == first.allocated_bytes && st.peak_reserved_bytes == first.reserved_bytes,
+                "peaks %zu, %zu; a step holds %zu, %zu", st.peak_allocated_bytes, st.peak_reserved_bytes,
+                first.allocated_bytes, first.reserved_bytes);
+
+    /* The trim keeps what is live: one small array stays. */
+    TEST_CUDA(gpuh_pool_alloc(&pool, &d[1], n[1], s));
+    TEST_CUDA(gpuh_empty_cache(&pool));
+    stats_now(&pool, &st);
+    TEST_ASSERT(st.allocated_bytes >= n[1] * sizeof(unsigned int) && st.reserved_bytes >= st.allocated_bytes &&
+                    st.reserved_bytes < first.reserved_bytes,
+                "one array live after the trim: allocated %zu, reserved %zu (before: %zu)", st.allocated_bytes,
+                st.reserved_bytes, first.reserved_bytes);
+    printf("pool: one array of %zu bytes live after gpuh_empty_cache: allocated %zu, reserved %zu\n",
+           n[1] * sizeof(unsigned int), st.allocated_bytes, st.reserved_bytes);
+    TEST_CUDA(gpuh_pool_free(&pool, d[1], s));
+    TEST_CUDA(gpuh_pool_reset_peak(&pool));
+    TEST_CUDA(gpuh_empty_cache(&pool));
+    stats_now(&pool, &st);
+    TEST_ASSERT(st.allocated_bytes == 0 && st.reserved_bytes == 0, "nothing live, trimmed: allocated %zu, reserved %zu",
+                st.allocated_bytes, st.reserved_bytes);
+    /* The reset took the peaks down to what the stream had then: the small array at most. */
+    TEST_ASSERT(st.peak_allocated_bytes < first.allocated_bytes && st.peak_reserved_bytes < first.reserved_bytes,
+                "peaks after the reset: %zu, %zu (a step: %zu, %zu)", st.peak_allocated_bytes,
+                st.peak_reserved_bytes, first.allocated_bytes, first.reserved_bytes);
+    TEST_CUDA(gpuh_pool_destroy(&pool));
+    TEST_ASSERT(pool.handle == NULL, "gpuh_pool_destroy leaves the handle set");
+    TEST_CUDA(gpuh_pool_destroy(&pool)); /* a second time: a no-op */
+    gpuh_stream_destroy(&s);
+}
+
+/* A release threshold of 0 (CUDA's default) gives freed memory back at the
+   next synchronisation; 64 MiB keeps an 8 MiB array's memory. */
+static void test_release_threshold(void)
+{
+    gpuh_pool keep0, keep64;
+    gpuh_pool_stats st;
+    float *d = NULL;
+    const size_t n = (size_t)2 << 20; /* 8 MiB */
+    if (!TEST_CUDA(gpuh_pool_create(&keep0, 0, 0)) || !TEST_CUDA(gpuh_pool_create(&keep64, 0, (size_t)64 << 20)))
+        return;
+    TEST_CUDA(gpuh_pool_alloc(&keep0, &d, n, 0));
+    TEST_CUDA(gpuh_pool_free(&keep0, d, 0));
+    TEST_CUDA(cudaStreamSynchronize(0));
+    stats_now(&keep0, &st);
+    TEST_ASSERT(st.reserved_bytes == 0 && st.peak_reserved_bytes >= n * sizeof(float),
+                "threshold 0: reserved %zu after the free and a sync (peak %zu)", st.reserved_bytes,
+                st.peak_reserved_bytes);
+    TEST_CUDA(gpuh_pool_alloc(&keep64, &d, n, 0));
+    TEST_CUDA(gpuh_pool_free(&keep64, d, 0));
+    TEST_CUDA(cudaStreamSynchronize(0));
+    stats_now(&keep64, &st);
+    TEST_ASSERT(st.reserved_bytes >= n * sizeof(float) && st.allocated_bytes == 0,
+                "threshold 64 MiB: reserved %zu, allocated %zu after freeing 8 MiB", st.reserved_bytes,
+                st.allocated_bytes);
+    TEST_CUDA(gpuh_pool_destroy(&keep0));
+    TEST_CUDA(gpuh_pool_destroy(&keep64));
+}
+
+static void test_errors(void)
+{
+    gpuh_pool pool, none;
+    gpuh_pool_stats st;
+    float *d = (float *)&st; /* not NULL: the failed calls must set it to NULL */
+    int count = 0;
+    memset(&none, 0, sizeof none);
+    TEST_CUDA(cudaGetDeviceCount(&count));
+    TEST_DETAIL(gpuh_pool_create(NULL, 0, 0), cudaErrorInvalidValue, "gpuh_pool_create: pool is NULL");
+    TEST_DETAIL(gpuh_pool_create(&pool, count, 0), cudaErrorInvalidDevice,
+                "gpuh_pool_create: device %d is out of range (%d visible)", count, count);
+    TEST_ASSERT(pool.handle == NULL, "a failed gpuh_pool_create leaves a handle");
+    TEST_DETAIL(gpuh_pool_create(&pool, -1, 0), cudaErrorInvalidDevice,
+                "gpuh_pool_create: device -1 is out of range (%d visible)", count);
+    TEST_DETAIL(gpuh_pool_alloc((gpuh_pool *)NULL, &d, 10, 0), cudaErrorInvalidValue, "gpuh_pool_alloc: pool is NULL");
+    TEST_ASSERT(d == NULL, "gpuh_pool_alloc failed but left the output pointer set");
+    TEST_DETAIL(gpuh_pool_alloc(&none, &d, 10, 0), cudaErrorInvalidValue,
+                "gpuh_pool_alloc: the pool has no CUDA pool (not created, or destroyed)");
+    TEST_DETAIL(gpuh_pool_free(&none, &st, 0), cudaErrorInvalidValue,
+                "gpuh_pool_free: the pool has no CUDA pool (not created, or destroyed)");
+    TEST_DETAIL(gpuh_pool_memory_stats(&none, &st), cudaErrorInvalidValue,
+                "gpuh_pool_memory_stats: the pool has no CUDA pool (not created, or destroyed)");
+    TEST_DETAIL(gpuh_pool_memory_stats((gpuh_pool *)NULL, &st), cudaErrorInvalidValue,
+                "gpuh_pool_memory_stats: pool is NULL");
+    TEST_DETAIL(gpuh_empty_cache(&none), cudaErrorInvalidValue,
+                "gpuh_empty_cache: the pool has no CUDA pool (not created, or destroyed)");
+    TEST_DETAIL(gpuh_pool_reset_peak(&none), cudaErrorInvalidValue,
+                "gpuh_pool_reset_peak: the pool has no CUDA pool (not created, or destroyed)");
+    if (!TEST_CUDA(gpuh_pool_create(&pool, 0, GPUH_POOL_KEEP_ALL)))
+        return;
+    TEST_DETAIL(gpuh_pool_memory_stats(&pool, NULL), cudaErrorInvalidValue, "gpuh_pool_memory_stats: stats is NULL");
+    TEST_DETAIL(gpuh_pool_alloc(&pool, &d, SIZE_MAX / 2, 0), cudaErrorInvalidValue,
+                "gpuh_pool_alloc: %zu elements of 4 bytes overflow size_t (max %zu bytes)", SIZE_MAX / 2, SIZE_MAX);
+    TEST_DETAIL(gpuh_pool_alloc(&pool, (float **)NULL, 10, 0), cudaErrorInvalidValue,
+                "gpuh_pool_alloc at %s:%d: the output pointer is NULL", __FILE__, __LINE__ - 1);
+    {   /* More than the device has: the detail names the bytes and the free memory. */
+        size_t free_b = 0, total_b = 0;
+        TEST_CUDA(cudaMemGetInfo(&free_b, &total_b));
+        gpuh_test_clear_detail();
+        TEST_ERR(gpuh_pool_alloc(&pool, &d, total_b / 2, 0), cudaErrorMemoryAllocation);
+        TEST_CONTAINS(gpuh_error_detail(), "could not allocate");
+        TEST_CONTAINS(gpuh_error_detail(), "from the pool of device 0");
+        TEST_ASSERT(d == NULL, "a failed allocation left the output pointer set");
+        TEST_ERR(cudaGetLastError(), cudaSuccess);
+    }
+    TEST_CUDA(gpuh_pool_alloc(&pool, &d, 0, 0)); /* count 0: NULL, nothing reserved */
+    TEST_ASSERT(d == NULL, "count 0 gave %p", (void *)d);
+    TEST_CUDA(gpuh_pool_free(&pool, NULL, 0));
+#ifdef GPUH_SIM
+    /* The simulator refuses a second free of a pool block (a GPU's behaviour is undefined). */
+    TEST_CUDA(gpuh_pool_alloc(&pool, &d, 100, 0));
+    TEST_CUDA(gpuh_pool_free(&pool, d, 0));
+    gpuh_test_clear_detail();
+    TEST_ERR(gpuh_pool_free(&pool, d, 0), cudaErrorInvalidValue);
+    TEST_CONTAINS(gpuh_error_detail(), "not from a pool, or freed twice?");
+    {   /* Counters to the byte: blocks of 512 bytes. */
+        float *a = NULL, *b = NULL;
+        TEST_CUDA(gpuh_empty_cache(&pool));
+        TEST_CUDA(gpuh_pool_alloc(&pool, &a, 1, 0));
+        TEST_CUDA(gpuh_pool_alloc(&pool, &b, 129, 0));
+        stats_now(&pool, &st);
+        TEST_ASSERT(st.allocated_bytes == 512 + 1024 && st.reserved_bytes == 1536,
+                    "simulator: allocated %zu reserved %zu for 4 + 516 bytes", st.allocated_bytes,
+                    st.reserved_bytes);
+        TEST_CUDA(gpuh_pool_free(&pool, a, 0));
+        TEST_CUDA(gpuh_pool_free(&pool, b, 0));
+    }
+#endif
+    TEST_CUDA(gpuh_pool_destroy(&pool));
+}
+
+int main(void)
+{
+    GPUH_TEST_REQUIRE_DEVICE();
+    rng = gpuh_test_seed();
+    test_reuse_and_trim();
+    test_release_threshold();
+    test_errors();
+    TEST_CUDA(cudaDeviceSynchronize());
+    return gpuh_test_summary("test_pool");
+}
