@@ -2904,7 +2904,7 @@ struct CUmemPoolHandle_st {
 namespace gpuh_sim_impl {
 struct pool_block {
     CUmemPoolHandle_st *pool;
-    size_t bytes;
+    size_t bytes, asked; /* the block's size; the bytes the allocation asked for */
     bool live;
 };
 struct pool_registry {
@@ -2938,7 +2938,7 @@ inline int pool_free(void *p)
     if (!it->second.live)
         return -1;
     CUmemPoolHandle_st *pl = it->second.pool;
-    pl->used -= it->second.bytes;
+    pl->used -= it->second.asked;
     if (pl->destroyed) {
         pl->reserved -= it->second.bytes;
         pools().blocks.erase(it);
@@ -3011,9 +3011,9 @@ GPUH_IMPL_SIM_API cudaError_t cudaMallocFromPoolAsync(void **p, size_t bytes, cu
         pool->reserved += size;
         pool->reserved_high = std::max(pool->reserved_high, pool->reserved);
     }
-    gpuh_sim_impl::pool_block b = {pool, size, true};
+    gpuh_sim_impl::pool_block b = {pool, size, bytes, true};
     gpuh_sim_impl::pools().blocks[reinterpret_cast<uintptr_t>(mem)] = b;
-    pool->used += size;
+    pool->used += bytes;
     pool->used_high = std::max(pool->used_high, pool->used);
     *p = mem;
     return cudaSuccess;

@@ -57,16 +57,13 @@ static void test_reuse_and_trim(void)
         }
         stats_now(&pool, &st);
         if (step == 0) {
-            size_t granule;
             first = st;
-            TEST_ASSERT(st.allocated_bytes >= requested, "allocated %zu < the %zu bytes asked for",
+            /* The driver counts the bytes asked for (CUDA 13, H200) and reserves in
+               larger pieces (32 MiB there); the simulator counts the same. */
+            TEST_ASSERT(st.allocated_bytes == requested, "allocated %zu for the %zu bytes asked for",
                         st.allocated_bytes, requested);
             TEST_ASSERT(st.reserved_bytes >= st.allocated_bytes, "reserved %zu < allocated %zu",
                         st.reserved_bytes, st.allocated_bytes);
-            /* The driver rounds each allocation up by less than one page of 2 MiB. */
-            granule = (size_t)2 << 20;
-            TEST_ASSERT(st.allocated_bytes - requested < ARRAYS * granule,
-                        "allocated %zu for %zu bytes asked for in %d arrays", st.allocated_bytes, requested, ARRAYS);
             printf("pool: %zu bytes asked for in %d arrays: allocated %zu, reserved %zu\n", requested, ARRAYS,
                    st.allocated_bytes, st.reserved_bytes);
         }
@@ -96,26 +93,30 @@ static void test_reuse_and_trim(void)
                 "peaks %zu, %zu; a step holds %zu, %zu", st.peak_allocated_bytes, st.peak_reserved_bytes,
                 first.allocated_bytes, first.reserved_bytes);
 
-    /* The trim keeps what is live: one small array stays. */
+    /* The trim keeps what is live: one small array stays (the driver cannot
+       release the piece of its reservation that holds it). */
     TEST_CUDA(gpuh_pool_alloc(&pool, &d[1], n[1], s));
     TEST_CUDA(gpuh_empty_cache(&pool));
     stats_now(&pool, &st);
-    TEST_ASSERT(st.allocated_bytes >= n[1] * sizeof(unsigned int) && st.reserved_bytes >= st.allocated_bytes &&
-                    st.reserved_bytes < first.reserved_bytes,
+    TEST_ASSERT(st.allocated_bytes == n[1] * sizeof(unsigned int) && st.reserved_bytes >= st.allocated_bytes &&
+                    st.reserved_bytes <= first.reserved_bytes,
                 "one array live after the trim: allocated %zu, reserved %zu (before: %zu)", st.allocated_bytes,
                 st.reserved_bytes, first.reserved_bytes);
     printf("pool: one array of %zu bytes live after gpuh_empty_cache: allocated %zu, reserved %zu\n",
            n[1] * sizeof(unsigned int), st.allocated_bytes, st.reserved_bytes);
     TEST_CUDA(gpuh_pool_free(&pool, d[1], s));
-    TEST_CUDA(gpuh_pool_reset_peak(&pool));
     TEST_CUDA(gpuh_empty_cache(&pool));
     stats_now(&pool, &st);
     TEST_ASSERT(st.allocated_bytes == 0 && st.reserved_bytes == 0, "nothing live, trimmed: allocated %zu, reserved %zu",
                 st.allocated_bytes, st.reserved_bytes);
-    /* The reset took the peaks down to what the stream had then: the small array at most. */
-    TEST_ASSERT(st.peak_allocated_bytes < first.allocated_bytes && st.peak_reserved_bytes < first.reserved_bytes,
-                "peaks after the reset: %zu, %zu (a step: %zu, %zu)", st.peak_allocated_bytes,
+    TEST_ASSERT(st.peak_allocated_bytes == first.allocated_bytes && st.peak_reserved_bytes == first.reserved_bytes,
+                "peaks before the reset: %zu, %zu (a step: %zu, %zu)", st.peak_allocated_bytes,
                 st.peak_reserved_bytes, first.allocated_bytes, first.reserved_bytes);
+    /* The reset takes the peaks down to the current values: nothing. */
+    TEST_CUDA(gpuh_pool_reset_peak(&pool));
+    stats_now(&pool, &st);
+    TEST_ASSERT(st.peak_allocated_bytes == 0 && st.peak_reserved_bytes == 0, "peaks after the reset: %zu, %zu",
+                st.peak_allocated_bytes, st.peak_reserved_bytes);
     TEST_CUDA(gpuh_pool_destroy(&pool));
     TEST_ASSERT(pool.handle == NULL, "gpuh_pool_destroy leaves the handle set");
     TEST_CUDA(gpuh_pool_destroy(&pool)); /* a second time: a no-op */
@@ -205,13 +206,13 @@ static void test_errors(void)
     gpuh_test_clear_detail();
     TEST_ERR(gpuh_pool_free(&pool, d, 0), cudaErrorInvalidValue);
     TEST_CONTAINS(gpuh_error_detail(), "not from a pool, or freed twice?");
-    {   /* Counters to the byte: blocks of 512 bytes. */
+    {   /* Counters to the byte: allocated as asked for, reserved in blocks of 512 bytes. */
         float *a = NULL, *b = NULL;
         TEST_CUDA(gpuh_empty_cache(&pool));
         TEST_CUDA(gpuh_pool_alloc(&pool, &a, 1, 0));
         TEST_CUDA(gpuh_pool_alloc(&pool, &b, 129, 0));
         stats_now(&pool, &st);
-        TEST_ASSERT(st.allocated_bytes == 512 + 1024 && st.reserved_bytes == 1536,
+        TEST_ASSERT(st.allocated_bytes == 4 + 516 && st.reserved_bytes == 512 + 1024,
                     "simulator: allocated %zu reserved %zu for 4 + 516 bytes", st.allocated_bytes,
                     st.reserved_bytes);
         TEST_CUDA(gpuh_pool_free(&pool, a, 0));
