@@ -29,8 +29,10 @@
    The weight gradients are long-K products (K = B = 60000) with a small C
    (128 × 784, 10 × 128): one GEMM would fill a few dozen of the GPU's SMs.
    Split-K: each of S slices of the rows computes its own partial product on
-   one of four side streams, in parallel; the Adam kernel adds the S partials
-   as it reads the gradient, so the split costs no extra pass.
+   a side stream of its own, all in parallel; the Adam kernel adds the S
+   partials as it reads the gradient, so the split costs no extra pass. (The
+   GPU runs at most CUDA_DEVICE_MAX_CONNECTIONS streams side by side, 8 by
+   default; main() asks for 32 unless the environment says otherwise.)
    Memory: the activations, gradients and partials of a step come from a
    gpuh_pool (cudaMallocFromPoolAsync) and go back at the end of the step;
    from the second step on the pool hands back the same memory without a
@@ -66,7 +68,7 @@
 #include "gpuh.h"
 #include "gpuh_kernels.cuh"
 
-#define SIDE_STREAMS 4 /* streams the split-K slices run on */
+#define SIDE_STREAMS 28 /* streams the split-K slices run on, one slice each */
 #define MAX_CLASSES 32 /* softmax_xent_kernel: one lane per class */
 
 /* ---------------------------------------------------------------------------
@@ -165,29 +167,43 @@ __global__ void softmax_xent_kernel(float *g_z, const float *g_b, const int *g_l
 
 /* ReLU's backward and db1 in one pass: d[r, c] := h[r, c] > 0 ? d[r, c] : 0
    (h is ReLU's output, so h > 0 exactly where its input was), and the
-   column sums of the result. Block: 32 × 8 threads; threadIdx.x picks the
-   column within the block's 32 (a warp reads 128 consecutive bytes of a
-   row), threadIdx.y and blockIdx.y the rows (grid-stride over rows in
-   steps of 8·gridDim.y). Grid: (⌈cols / 32⌉, parts). Block (x, y) writes
-   the sums of its rows for its columns to g_part[y·cols + c]: the Adam
-   kernel adds the `parts` partials. */
+   column sums of the result. Each thread owns 4 consecutive columns (one
+   float4: cols % 4 == 0, 16-byte aligned rows; the caller checks). Block:
+   32 × 8 threads; threadIdx.x picks the 4 columns within the block's 128
+   (a warp reads 512 consecutive bytes of a row), threadIdx.y and
+   blockIdx.y the rows (grid-stride over rows in steps of 8·gridDim.y).
+   Grid: (⌈cols / 128⌉, parts). Block (x, y) writes the sums of its rows
+   for its columns to g_part[y·cols + c]: the Adam kernel adds the `parts`
+   partials. */
 __global__ void relu_backward_kernel(float *g_d, const float *g_h, size_t rows, size_t cols, float *g_part)
 {
-    __shared__ float s_sum[8][32];
-    const size_t c = (size_t)blockIdx.x * 32 + threadIdx.x;
-    float sum = 0.0f;
+    __shared__ float4 s_sum[8][32];
+    const size_t c = ((size_t)blockIdx.x * 32 + threadIdx.x) * 4;
+    float4 sum = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
     if (c < cols)
         for (size_t r = (size_t)blockIdx.y * 8 + threadIdx.y; r < rows; r += (size_t)gridDim.y * 8) {
-            const float d = g_h[r * cols + c] > 0.0f ? g_d[r * cols + c] : 0.0f;
-            g_d[r * cols + c] = d;
-            sum += d;
+            float4 d = *reinterpret_cast<const float4 *>(g_d + r * cols + c);
+            const float4 h = *reinterpret_cast<const float4 *>(g_h + r * cols + c);
+            d.x = h.x > 0.0f ? d.x : 0.0f;
+            d.y = h.y > 0.0f ? d.y : 0.0f;
+            d.z = h.z > 0.0f ? d.z : 0.0f;
+            d.w = h.w > 0.0f ? d.w : 0.0f;
+            *reinterpret_cast<float4 *>(g_d + r * cols + c) = d;
+            sum.x += d.x;
+            sum.y += d.y;
+            sum.z += d.z;
+            sum.w += d.w;
         }
     s_sum[threadIdx.y][threadIdx.x] = sum;
     __syncthreads(); /* all 8 rows of partial sums written before row 0 adds them */
     if (threadIdx.y == 0 && c < cols) {
-        for (int y = 1; y < 8; ++y)
-            sum += s_sum[y][threadIdx.x];
-        g_part[(size_t)blockIdx.y * cols + c] = sum;
+        for (int y = 1; y < 8; ++y) {
+            sum.x += s_sum[y][threadIdx.x].x;
+            sum.y += s_sum[y][threadIdx.x].y;
+            sum.z += s_sum[y][threadIdx.x].z;
+            sum.w += s_sum[y][threadIdx.x].w;
+        }
+        *reinterpret_cast<float4 *>(g_part + (size_t)blockIdx.y * cols + c) = sum;
     }
 }
 
@@ -222,9 +238,15 @@ __global__ void adam_kernel(float *g_p, float *g_m, float *g_v, size_t total, ad
         const size_t j = i - t.offset;
         if (j >= t.size)
             continue;
-        float g = 0.0f;
-        for (size_t p = 0; p < t.parts; ++p)
-            g += t.g_parts[p * t.size + j];
+        /* four independent sums, so that four loads are in flight at once */
+        float g4[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+        size_t p = 0;
+        for (; p + 4 <= t.parts; p += 4)
+            for (int q = 0; q < 4; ++q)
+                g4[q] += t.g_parts[(p + q) * t.size + j];
+        for (; p < t.parts; ++p)
+            g4[0] += t.g_parts[p * t.size + j];
+        const float g = (g4[0] + g4[1]) + (g4[2] + g4[3]);
         if (a.g_grad_out != NULL)
             a.g_grad_out[i] = g;
         const float m = g_m[i] + (1.0f - a.beta1) * (g - g_m[i]);
@@ -271,6 +293,11 @@ static cudaError_t launch_1d(size_t n, dim3 *grid)
 static void net_create(net *nt, size_t in, size_t hidden, size_t classes, unsigned long long seed)
 {
     memset(nt, 0, sizeof *nt);
+    if (hidden % 4 != 0 || classes > MAX_CLASSES) { /* float4 rows in the ReLU kernels; one lane per class */
+        printf("net_create: hidden %zu must be a multiple of 4 and classes %zu at most %d\n", hidden, classes,
+               MAX_CLASSES);
+        exit(1);
+    }
     nt->in = in;
     nt->hidden = hidden;
     nt->classes = classes;
@@ -331,8 +358,8 @@ static void fork_side(net *nt)
 
 /* parts[s] := A_sᵀ·B_s for `slices` slices s of the K = rows shared rows of
    A (rows × M, lda) and B (rows × N, ldb), each slice's product M × N on a
-   side stream (round robin from *next). Slices are as even as integers allow;
-   an empty one (K = 0) writes zeros. */
+   side stream of its own (from *next on, wrapping). Slices are as even as
+   integers allow; an empty one (K = 0) writes zeros. */
 static void gemm_tn_split_k(net *nt, size_t M, size_t N, size_t rows, const float *A, size_t lda, const float *B,
                             size_t ldb, float *parts, size_t slices, int *next)
 {
@@ -344,15 +371,30 @@ static void gemm_tn_split_k(net *nt, size_t M, size_t N, size_t rows, const floa
     }
 }
 
-/* How many slices for a long-K product whose C has `tiles` tiles of
-   gpuh_gemm's small configuration: enough to fill every block slot of the
-   GPU once, at most 16, and no slice under 512 rows. */
-static size_t slices_for(const net *nt, size_t M, size_t N, size_t rows)
+/* Blocks of gpuh_gemm's small configuration that a C of M × N takes. */
+static size_t tiles_of(size_t M, size_t N)
 {
-    const size_t tiles = gpuh_ceil_div(M, gpuh_sgemm_small::BM) * gpuh_ceil_div(N, gpuh_sgemm_small::BN);
-    const size_t slots = (size_t)nt->sms * gpuh_sgemm_small::MIN_BLOCKS;
-    size_t s = std::min(std::max(slots / tiles, (size_t)1), (size_t)16);
-    return std::max((size_t)1, std::min(s, rows / 512));
+    return gpuh_ceil_div(M, gpuh_sgemm_small::BM) * gpuh_ceil_div(N, gpuh_sgemm_small::BN);
+}
+
+/* Slices for dW1 (H × I) and dW2 (C × H): dW1 as many as fill the GPU's
+   block slots once (small configuration), dW2 16 (its C of 10 × 128 is two
+   tiles, so each slice adds few blocks), together at most SIDE_STREAMS, no
+   slice under 512 rows. GPUH_NN_SLICES="s1,s2" in the environment chooses
+   them instead (to try other splits). */
+static void slices_for(const net *nt, size_t rows, size_t *s1, size_t *s2)
+{
+    const size_t slots = (size_t)nt->sms * gpuh_sgemm_small::MIN_BLOCKS, most = std::max(rows / 512, (size_t)1);
+    const char *env = getenv("GPUH_NN_SLICES");
+    unsigned a = 0, b = 0;
+    if (env != NULL && sscanf(env, "%u,%u", &a, &b) == 2 && a >= 1 && b >= 1 && a + b <= SIDE_STREAMS) {
+        *s1 = a;
+        *s2 = b;
+        return;
+    }
+    *s2 = std::min((size_t)16, most);
+    *s1 = std::min(std::max(slots / tiles_of(nt->hidden, nt->in), (size_t)1), (size_t)SIDE_STREAMS - *s2);
+    *s1 = std::min(*s1, most);
 }
 
 /* Options of one step: events for the stage times, forced slice counts, a
@@ -371,10 +413,12 @@ static void train_step(net *nt, const float *X, const int *labels, size_t rows, 
                        const step_options *opt)
 {
     const size_t I = nt->in, H = nt->hidden, C = nt->classes;
-    const size_t sm_blocks = std::min(gpuh_ceil_div(rows, 8), (size_t)nt->sms * 8);
-    const size_t relu_parts = std::min(gpuh_ceil_div(rows, 64), (size_t)nt->sms * 4 / gpuh_ceil_div(H, 32) + 1);
-    const size_t s1 = opt && opt->slices1 ? opt->slices1 : slices_for(nt, H, I, rows);
-    const size_t s2 = opt && opt->slices2 ? opt->slices2 : slices_for(nt, C, H, rows);
+    const size_t sm_blocks = std::min(gpuh_ceil_div(rows, 32), (size_t)nt->sms);
+    const size_t relu_parts = std::min(gpuh_ceil_div(rows, 64), (size_t)nt->sms * 4 / gpuh_ceil_div(H, 128) + 1);
+    size_t s1 = 0, s2 = 0;
+    slices_for(nt, rows, &s1, &s2);
+    if (opt && opt->slices1)
+        s1 = opt->slices1, s2 = opt->slices2;
     const float *W1 = nt->p + nt->off[0], *b1 = nt->p + nt->off[1], *W2 = nt->p + nt->off[2], *b2 = nt->p + nt->off[3];
     cudaStream_t s = nt->s0;
     cudaEvent_t *ev = opt ? opt->ev : NULL;
@@ -404,22 +448,24 @@ static void train_step(net *nt, const float *X, const int *labels, size_t rows, 
     GPUH_CHECK(gpuh_gemm<float>(GPUH_OP_N, GPUH_OP_T, rows, C, H, 1.0f, hid, H, W2, H, 0.0f, z, C, s));
     if (ev)
         GPUH_CHECK(gpuh_event_record(ev[T_FC2], s));
-    GPUH_LAUNCH(softmax_xent_kernel, dim3((unsigned)sm_blocks), 256, 0, s, z, b2, labels, rows, (int)C,
+    GPUH_LAUNCH(softmax_xent_kernel, dim3((unsigned)sm_blocks), 1024, 0, s, z, b2, labels, rows, (int)C,
                 1.0f / (float)rows, loss_part, db2_part);
     if (ev)
         GPUH_CHECK(gpuh_event_record(ev[T_SOFTMAX], s));
 
     /* backward: dW2 on the side streams while the main stream goes on to dW1's inputs */
     fork_side(nt);
+    next = SIDE_STREAMS - (int)s2; /* dW2 on the last streams, dW1 from the first */
     gemm_tn_split_k(nt, C, H, rows, z, C, hid, H, dw2_part, s2, &next);
     GPUH_CHECK(gpuh_gemm<float>(GPUH_OP_N, GPUH_OP_N, rows, H, C, 1.0f, z, C, W2, H, 0.0f, dhid, H, s));
     if (ev)
         GPUH_CHECK(gpuh_event_record(ev[T_DHIDDEN], s));
-    GPUH_LAUNCH(relu_backward_kernel, dim3((unsigned)gpuh_ceil_div(H, 32), (unsigned)relu_parts), dim3(32, 8), 0, s,
+    GPUH_LAUNCH(relu_backward_kernel, dim3((unsigned)gpuh_ceil_div(H, 128), (unsigned)relu_parts), dim3(32, 8), 0, s,
                 dhid, hid, rows, H, db1_part);
     if (ev)
         GPUH_CHECK(gpuh_event_record(ev[T_RELU_BWD], s));
     fork_side(nt);
+    next = 0;
     gemm_tn_split_k(nt, H, I, rows, dhid, H, X, I, dw1_part, s1, &next);
     for (int i = 0; i < SIDE_STREAMS; ++i) { /* the main stream waits for every slice */
         GPUH_CHECK(gpuh_event_record(nt->join[i], nt->side[i]));
@@ -659,8 +705,10 @@ static void mode_tutorial(unsigned long long seed, const char *out)
                                          &total[st]));
     std::sort(total.begin(), total.end());
     const float ms = total[timed / 2];
-    printf("  time per training step: %.3f ms (median of %d; %zu rows, split-K %zu and %zu slices)\n", ms, timed, R,
-           slices_for(&nt, H, I, R), slices_for(&nt, C, H, R));
+    size_t s1 = 0, s2 = 0;
+    slices_for(&nt, R, &s1, &s2);
+    printf("  time per training step: %.3f ms (median of %d; %zu rows; split-K: dW1 %zu slices, dW2 %zu)\n", ms, timed,
+           R, s1, s2);
     for (int k = 1; k < T_STAGES; ++k) {
         for (int st = 0; st < timed; ++st)
             GPUH_CHECK(gpuh_event_elapsed_ms(ev[(size_t)st * T_STAGES + k - 1], ev[(size_t)st * T_STAGES + k],
@@ -839,6 +887,7 @@ int main(int argc, char **argv)
     const char *q = getenv("GPUH_TEST_QUICK");
     const char *why = "";
     quick = q != NULL && q[0] != '\0' && strcmp(q, "0") != 0;
+    setenv("CUDA_DEVICE_MAX_CONNECTIONS", "32", 0); /* before the first CUDA call: see the split-K note */
     if (gpuh_device_count(&why) == 0) {
         printf("no CUDA device: %s\n" GPUH_SIM_TWIN_HINT("13_dense_network") "\n", why);
         return 77;
