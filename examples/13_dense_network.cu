@@ -64,6 +64,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <algorithm>
+#include <chrono>
 #include <vector>
 #include "gpuh.h"
 #include "gpuh_kernels.cuh"
@@ -348,11 +349,12 @@ static void net_destroy(net *nt)
     gpuh_stream_destroy(&nt->s0);
 }
 
-/* The side streams wait for what the main stream has enqueued so far. */
-static void fork_side(net *nt)
+/* Side streams first .. first + count - 1 wait for what the main stream has
+   enqueued so far. */
+static void fork_side(net *nt, int first, int count)
 {
     GPUH_CHECK(gpuh_event_record(nt->fork, nt->s0));
-    for (int i = 0; i < SIDE_STREAMS; ++i)
+    for (int i = first; i < first + count; ++i)
         GPUH_CHECK(gpuh_stream_wait_event(nt->side[i], nt->fork));
 }
 
@@ -377,8 +379,8 @@ static size_t tiles_of(size_t M, size_t N)
     return gpuh_ceil_div(M, gpuh_sgemm_small::BM) * gpuh_ceil_div(N, gpuh_sgemm_small::BN);
 }
 
-/* Slices for dW1 (H × I) and dW2 (C × H): dW1 as many as fill the GPU's
-   block slots once (small configuration), dW2 16 (its C of 10 × 128 is two
+/* Slices for dW1 (H × I) and dW2 (C × H): dW1 enough to cover the GPU's
+   block slots (small configuration), dW2 12 (its C of 10 × 128 is two
    tiles, so each slice adds few blocks), together at most SIDE_STREAMS, no
    slice under 512 rows. GPUH_NN_SLICES="s1,s2" in the environment chooses
    them instead (to try other splits). */
@@ -392,8 +394,8 @@ static void slices_for(const net *nt, size_t rows, size_t *s1, size_t *s2)
         *s2 = b;
         return;
     }
-    *s2 = std::min((size_t)16, most);
-    *s1 = std::min(std::max(slots / tiles_of(nt->hidden, nt->in), (size_t)1), (size_t)SIDE_STREAMS - *s2);
+    *s2 = std::min((size_t)12, most);
+    *s1 = std::min(gpuh_ceil_div(slots, tiles_of(nt->hidden, nt->in)), (size_t)SIDE_STREAMS - *s2);
     *s1 = std::min(*s1, most);
 }
 
@@ -454,7 +456,7 @@ static void train_step(net *nt, const float *X, const int *labels, size_t rows, 
         GPUH_CHECK(gpuh_event_record(ev[T_SOFTMAX], s));
 
     /* backward: dW2 on the side streams while the main stream goes on to dW1's inputs */
-    fork_side(nt);
+    fork_side(nt, SIDE_STREAMS - (int)s2, (int)s2);
     next = SIDE_STREAMS - (int)s2; /* dW2 on the last streams, dW1 from the first */
     gemm_tn_split_k(nt, C, H, rows, z, C, hid, H, dw2_part, s2, &next);
     GPUH_CHECK(gpuh_gemm<float>(GPUH_OP_N, GPUH_OP_N, rows, H, C, 1.0f, z, C, W2, H, 0.0f, dhid, H, s));
@@ -464,13 +466,14 @@ static void train_step(net *nt, const float *X, const int *labels, size_t rows, 
                 dhid, hid, rows, H, db1_part);
     if (ev)
         GPUH_CHECK(gpuh_event_record(ev[T_RELU_BWD], s));
-    fork_side(nt);
+    fork_side(nt, 0, (int)s1);
     next = 0;
     gemm_tn_split_k(nt, H, I, rows, dhid, H, X, I, dw1_part, s1, &next);
-    for (int i = 0; i < SIDE_STREAMS; ++i) { /* the main stream waits for every slice */
-        GPUH_CHECK(gpuh_event_record(nt->join[i], nt->side[i]));
-        GPUH_CHECK(gpuh_stream_wait_event(s, nt->join[i]));
-    }
+    for (int i = 0; i < SIDE_STREAMS; ++i) /* the main stream waits for every slice */
+        if (i < (int)s1 || i >= SIDE_STREAMS - (int)s2) {
+            GPUH_CHECK(gpuh_event_record(nt->join[i], nt->side[i]));
+            GPUH_CHECK(gpuh_stream_wait_event(s, nt->join[i]));
+        }
     if (ev)
         GPUH_CHECK(gpuh_event_record(ev[T_WGRAD], s));
 
@@ -694,10 +697,13 @@ static void mode_tutorial(unsigned long long seed, const char *out)
     std::vector<cudaEvent_t> ev((size_t)timed * T_STAGES);
     for (size_t i = 0; i < ev.size(); ++i)
         GPUH_CHECK(gpuh_event_create(&ev[i], cudaEventDefault));
+    const std::chrono::steady_clock::time_point host0 = std::chrono::steady_clock::now();
     for (int st = 0; st < timed; ++st) {
         step_options opt = {&ev[(size_t)st * T_STAGES], 0, 0, NULL};
         train_step(&nt, X, labels, R, d_loss + steps + st, &opt);
     }
+    const double host_ms =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - host0).count() / timed;
     GPUH_CHECK(gpuh_stream_sync(nt.s0));
     std::vector<float> total(timed), stage((size_t)timed);
     for (int st = 0; st < timed; ++st)
@@ -716,6 +722,7 @@ static void mode_tutorial(unsigned long long seed, const char *out)
         std::sort(stage.begin(), stage.end());
         printf("    %-34s %8.3f ms\n", stage_names[k], stage[timed / 2]);
     }
+    printf("    (the host took %.3f ms to enqueue a step: where it is above the GPU's time, the GPU waits)\n", host_ms);
     for (size_t i = 0; i < ev.size(); ++i)
         gpuh_event_destroy(&ev[i]);
 

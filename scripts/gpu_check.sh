@@ -48,7 +48,7 @@ grep -E "^ *[0-9]+/[0-9]+ Test" "$logs/ctest.log"
 
 # Each example's own verdict line; all their output goes to examples.log.
 examples=(01_thread_hierarchy 02_device_list 03_vector_add_four_ways 04_reduction 05_matmul_naive_vs_tiled
-          06_row_norms 07_from_c 08_reduction_ladder 09_stream_timeline 10_sgemm_ladder)
+          06_row_norms 07_from_c 08_reduction_ladder 09_stream_timeline 10_sgemm_ladder 13_dense_network)
 for ex in "${examples[@]}"; do
   ./$build/$ex >"$build/example.out" 2>&1
   rc=$?
@@ -66,13 +66,13 @@ done
 # purpose). Then each planted bug (tests/planted) under its own tool, which
 # must catch it. Logs: $build/sanitizer/<tool>.<program>.log, all of them
 # in sanitizer.log; the table is printed last.
-san_programs=(test_kernels test_helpers test_streams test_bad_input test_host test_link "test_leak --child=clean"
+san_programs=(test_kernels test_helpers test_streams test_bad_input test_host test_link "test_leak --child=clean" test_pool
               "${examples[@]}")
 # These call the CUDA API with bad input on purpose (allocations larger than
 # the device, a raw launch of 2048 threads, freeing a pointer twice, timing an
 # event made without timing, a launcher that fails), so the API errors they
 # provoke are not reported; every other program reports them.
-san_api_errors_expected=" test_helpers test_streams test_bad_input test_host "
+san_api_errors_expected=" test_helpers test_streams test_bad_input test_host test_pool "
 san_one() { # tool program [args...]: one run; writes its row to $build/sanitizer/<tool>.<name>.row
   local tool=$1 name planted=0 t0=$SECONDS rc errs st shown
   shift
@@ -134,6 +134,10 @@ if [ $bench = 1 ]; then
   row "bench (bench/run.sh)" $st "$((SECONDS - t0)) s, tables in bench.log"
   sed -n '/^==== targets/,$p' bench/results/bench.txt
   sed -n '/^==== targets against torch/,$p' bench/results/torch_cupy.txt
+  # Example 13 against PyTorch: the same losses per step, ms per training step and the ratio.
+  python3 bench/nn_torch.py --exe "$build/13_dense_network" >"$logs/nn_torch.log" 2>&1 && st=PASS || st=FAIL
+  row "bench/nn_torch.py (example 13 vs torch)" $st "losses and times in nn_torch.log"
+  sed -n '/^==== losses per step/,/^worst/p;/^==== targets against torch: training/,$p' "$logs/nn_torch.log"
 fi
 
 echo
