@@ -35,8 +35,12 @@ gpuh_sim_test(sim.semantics.reverse test_sim ENV GPUH_SIM_SCHEDULE=reverse)
 gpuh_sim_test(sim.semantics.one_thread test_sim ENV GPUH_SIM_THREADS=1)
 
 # A plain CUDA program (no gpuh.h, <<< >>> launches) through the wrapper, as a user would.
-set(plain ${CMAKE_CURRENT_BINARY_DIR}/sim_plain${CMAKE_EXECUTABLE_SUFFIX})
+# The program goes in a folder of its own: a file named like its custom target
+# (build/sim_plain beside the target sim_plain) is a rule cycle, which Ninja refuses.
+set(plain ${CMAKE_CURRENT_BINARY_DIR}/gpuh_simcc/sim_plain${CMAKE_EXECUTABLE_SUFFIX})
+get_filename_component(plain_dir ${plain} DIRECTORY)
 add_custom_command(OUTPUT ${plain}
+                   COMMAND ${CMAKE_COMMAND} -E make_directory ${plain_dir}
                    COMMAND ${CMAKE_COMMAND} -E env GPUH_SIMCC_CXX=${CMAKE_CXX_COMPILER} ${Python3_EXECUTABLE}
                            ${gpuh_simcc} ${gpuh_c_warnings} ${CMAKE_CURRENT_SOURCE_DIR}/tests/sim_plain.cu -o ${plain}
                    DEPENDS tests/sim_plain.cu ${gpuh_simcc} gpuh_sim.h COMMENT "gpuh-simcc tests/sim_plain.cu" VERBATIM)
