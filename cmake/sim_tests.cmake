@@ -8,10 +8,13 @@
 #   sim.diag.*                 divergent barriers reported (tests/sim_broken.cu)
 #   sim.schedule.*             a missing barrier hidden in forward order, exposed in reverse/random
 #   sim.asan.oob               an out-of-bounds write caught by ASan, kernel/block/thread named
+#   sim.consumer, .leak_report tests/consumer/sim_main.cu; a leak it makes on purpose is reported
+# Each runs with GPUH_CHECK_LEAKS=1: a leak report fails it (but sim.leak_report's).
 function(gpuh_sim_test name program)
   cmake_parse_arguments(arg "" "EXPECT" "ARGS;ENV" ${ARGN})
   add_test(NAME ${name} COMMAND ${program} ${arg_ARGS})
-  set_tests_properties(${name} PROPERTIES LABELS sim TIMEOUT 600 ENVIRONMENT "GPUH_TEST_QUICK=1;${arg_ENV}")
+  set_tests_properties(${name} PROPERTIES LABELS sim TIMEOUT 600 ENVIRONMENT "GPUH_TEST_QUICK=1;GPUH_CHECK_LEAKS=1;${arg_ENV}"
+                                          FAIL_REGULAR_EXPRESSION "${gpuh_leak_report}")
   if(arg_EXPECT) # the output must show it (the exit code is then not looked at)
     set_tests_properties(${name} PROPERTIES PASS_REGULAR_EXPRESSION "${arg_EXPECT}")
   endif()
@@ -46,6 +49,15 @@ add_custom_command(OUTPUT ${plain}
                    DEPENDS tests/sim_plain.cu ${gpuh_simcc} gpuh_sim.h COMMENT "gpuh-simcc tests/sim_plain.cu" VERBATIM)
 add_custom_target(sim_plain ALL DEPENDS ${plain})
 gpuh_sim_test(sim.simcc ${plain})
+
+# The consumer's simulator program (tests/consumer/sim_main.cu), built here too: with
+# its `leak` argument it leaves one array allocated, and the leak check must say so.
+gpuh_sim_program(sim_consumer tests/consumer/sim_main.cu)
+target_compile_options(sim_consumer PRIVATE ${gpuh_c_warnings})
+gpuh_sim_test(sim.consumer sim_consumer)
+gpuh_sim_test(sim.leak_report sim_consumer ARGS leak EXPECT
+  "consumer sim: 0 wrong elements[^\n]*PASS.*${gpuh_leak_report}: 1 gpuh allocation \\(4000 bytes tracked\\) not freed:\n[^\n]*live device allocation [^\n]* of 4000 bytes from [^\n]*sim_main.cu:[0-9]+")
+set_property(TEST sim.leak_report PROPERTY FAIL_REGULAR_EXPRESSION)
 
 gpuh_sim_program(sim_broken tests/sim_broken.cu)
 target_compile_options(sim_broken PRIVATE ${gpuh_c_warnings})
