@@ -5,7 +5,8 @@
    for ints) before every run, so an element the kernel forgets to write is
    caught. References are computed in float64 (or exactly, where the result is
    exact). Without a device: exit 77, "no CUDA device: <reason>".
-   GPUH_TEST_QUICK=1 leaves out the big sizes (for compute-sanitizer runs).
+   GPUH_TEST_QUICK=1 leaves out the big sizes (for compute-sanitizer runs); on
+   the CPU simulator it also runs fewer repetitions and rows (see on_simulator).
 
    Covered: vector add (float, double, int; aligned, offset and in-place
    pointers, no writes outside the output, int wrap-around), sum / min / max
@@ -40,6 +41,15 @@
 #endif
 
 static int quick;
+/* Quick mode on the CPU simulator, where each CUDA thread is a fiber: the same
+   kernels and dispatch paths with fewer repetitions and fewer rows (see
+   test_determinism and test_gemm_tall), so that its three schedules run in CTest
+   in seconds. */
+#ifdef GPUH_SIM
+static const int on_simulator = 1;
+#else
+static const int on_simulator = 0;
+#endif
 static const double u_f32 = 1.0 / 16777216.0;          /* 2^-24, unit roundoff of float */
 static const double u_f64 = 1.0 / 9007199254740992.0;  /* 2^-53, unit roundoff of double */
 
@@ -625,11 +635,12 @@ static void test_sum_determinism()
    run and every run writing its own poisoned output slot. Every run must give
    the bits of the first; the first is checked against the CPU (min and max
    exactly, the sum within its bound; dot and norm2 finite, their accuracy is
-   test_reductions'). 100 runs of 2^20 are cheap, so quick mode keeps them. */
+   test_reductions'). 100 runs of 2^20 are cheap on a GPU, so quick mode keeps
+   them there; on the simulator quick mode runs 10. */
 template <typename T> static void test_determinism()
 {
     const size_t n = ((size_t)1 << 20) + 3;
-    const int runs = 100, ops = 5;
+    const int runs = quick && on_simulator ? 10 : 100, ops = 5;
     static const char *const names[] = {"sum", "min", "max", "dot", "norm2"};
     dev_array<T> a(n), b(n), out((size_t)runs * ops);
     dev_array<unsigned char> temp(GPUH_REDUCE_TEMP_BYTES);
@@ -990,10 +1001,11 @@ template <typename T> static void test_gemm(cublasHandle_t h)
    too. The +0 is the kernel's: its accumulator starts at +0, so where the
    product is -0 (an input that is exactly 0, times a negative) C holds +0
    (IEEE 754: -0 + +0 = +0). Compared with the bare product, the test failed
-   now and then on the H200 on that sign alone. */
+   now and then on the H200 on that sign alone. Quick mode on the simulator:
+   M = 2^17 + 1, still past 65535. */
 static void test_gemm_tall()
 {
-    const size_t M = ((size_t)1 << 20) + 1;
+    const size_t M = ((size_t)1 << (quick && on_simulator ? 17 : 20)) + 1;
     dev_array<float> A(M), B(1), C(M);
     if (!A.ok() || !B.ok() || !C.ok())
         return;
