@@ -30,16 +30,28 @@
      host     the part of the CUDA 13 runtime that gpuh and its examples call:
               memory (device, managed, pinned: all host memory, tracked),
               copies and sets, streams and events (work runs in order when
-              issued; events time it on the host clock), device properties
-              (the device is named "gpuh CPU simulator"), errors (last and
-              sticky), occupancy, the launch-configuration limits of the GPU;
-              and a Philox4x32-10 stand-in for the cuRAND host API gpuh uses.
+              issued; events time it on the host clock; a handle destroyed
+              or never made is cudaErrorInvalidResourceHandle), device
+              properties (the device is named "gpuh CPU simulator"), errors
+              (the last one per host thread, the sticky one for all),
+              occupancy, the launch-configuration limits of the GPU; and a
+              Philox4x32-10 stand-in for the cuRAND host API gpuh uses.
+              Several host threads may call it at once, launches included:
+              each launch returns once all its blocks have run.
    DIAGNOSTICS (a GPU gives none of these)
      divergent barrier   a thread that exits, or waits at another barrier,
                          while others wait at __syncthreads() or a warp
                          operation: printed with kernel, block and thread,
                          and the launch fails with cudaErrorLaunchFailure
                          (sticky, as after a GPU fault).
+     warp misuse         a shuffle whose width is not a power of two from 1
+                         to 32: printed likewise, the launch fails the same way.
+     segmentation fault  in a kernel: kernel, block and thread printed, with
+                         the cause when it is known (the thread's stack
+                         overflowed: raise GPUH_SIM_STACK_KB; dynamic shared
+                         memory the launch did not ask for); the launch fails
+                         with cudaErrorIllegalAddress (sticky) and the
+                         process goes on. Under ASan, ASan reports it.
      GPUH_SIM_SCHEDULE   forward (default) | reverse | random: the order the
                          threads of a block run between barriers; a missing
                          barrier shows up as a wrong result under another
@@ -48,8 +60,9 @@
                          out-of-bounds access in a kernel gives a stack trace;
                          the sim then names the kernel, block and thread.
    ENVIRONMENT
-     GPUH_SIM_THREADS    CPU threads that run blocks (default: all cores)
-     GPUH_SIM_STACK_KB   stack of each simulated thread (default 256, 1024 under ASan)
+     GPUH_SIM_THREADS    CPU threads that run blocks (default: all cores; at most 1024)
+     GPUH_SIM_STACK_KB   stack of each simulated thread (default 768, 1536 under ASan:
+                         CUDA's 512 KiB of local memory per thread fits)
      GPUH_SIM_REPS       at most this many timed runs in gpuh_time_median_ms (unset: no limit)
    IDEAS FROM
      Numba's CUDA simulator (NUMBA_ENABLE_CUDASIM: kernels on the CPU for
@@ -533,7 +546,7 @@ struct block_state {
     int n;                 /* threads in the block */
     int next_new, done, at_barrier;
     int barrier_result;
-    int fault; /* a thread misused a warp operation (reported): the launch fails */
+    int fault; /* a thread misused a warp operation or faulted (reported): the launch fails with this error */
     unsigned char state[1024];
     runner *runner_of[1024];
     int order[1024];
@@ -898,7 +911,7 @@ inline cudaError_t run_block(worker &w, launch_job &job, uint64_t linear)
         }
         if (b.fault) {
             reset_runners(w, b);
-            return cudaErrorLaunchFailure;
+            return static_cast<cudaError_t>(b.fault);
         }
         if (b.done == n)
             return cudaSuccess;
@@ -980,13 +993,13 @@ inline worker &this_worker()
 }
 
 /* Stops the launch's other blocks and records err: a kernel failure
-   (cudaErrorLaunchFailure) is sticky, as after a GPU fault; running out of
-   host memory is not. */
+   (cudaErrorLaunchFailure, cudaErrorIllegalAddress) is sticky, as after a GPU
+   fault; running out of host memory is not. */
 inline void fail_launch(launch_job &job, cudaError_t err)
 {
     int none = 0;
     job.failed.compare_exchange_strong(none, static_cast<int>(err));
-    if (err == cudaErrorLaunchFailure) {
+    if (err == cudaErrorLaunchFailure || err == cudaErrorIllegalAddress) {
         std::lock_guard<std::mutex> g(rt().m);
         rt().sticky = err;
     }
@@ -1122,8 +1135,8 @@ inline void asan_death()
     char t[64];
     fmt_thread(t, sizeof t, v.bdim, v.lin);
     fprintf(stderr, "gpuh sim: the fault above happened in kernel %s (launched at %s:%d), block (%u, %u, %u), %s\n"
-                    "gpuh sim: (a stack-overflow there: each simulated thread has %zu KiB of stack, "
-                    "GPUH_SIM_STACK_KB sets it)\n",
+                    "gpuh sim: if it is a stack-overflow: each simulated thread has %zu KiB of stack; "
+                    "raise GPUH_SIM_STACK_KB\n",
             v.w->job->kernel, v.w->job->file, v.w->job->line, v.bid.x, v.bid.y, v.bid.z, t, rt().stack_bytes / 1024);
 }
 #else
@@ -1134,8 +1147,10 @@ inline struct sigaction &previous_segv()
 }
 /* SIGSEGV in a simulated thread: name the kernel, block and thread, and say
    when the address is in the guard below the thread's stack (an overflow) or
-   in the dynamic shared memory of a launch that asked for none; then the
-   previous handler takes the fault, which recurs on return. */
+   in the dynamic shared memory of a launch that asked for none; then abandon
+   the thread (its block fails, the launch returns cudaErrorIllegalAddress,
+   sticky, as after a GPU fault) and go on. A fault elsewhere goes to the
+   previous handler: it recurs on return. */
 inline void on_segv(int sig, siginfo_t *info, void *context)
 {
     (void)sig;
@@ -1158,6 +1173,9 @@ inline void on_segv(int sig, siginfo_t *info, void *context)
                      "gpuh sim:   it used dynamic shared memory, but the launch asked for 0 bytes of it\n");
         if (write(2, msg, strlen(msg)) < 0)
             msg[0] = 0;
+        v.w->b->fault = cudaErrorIllegalAddress;
+        v.w->b->state[v.lin] = T_FAULT;
+        to_scheduler(*v.w, v.w->current); /* never resumed: reset_runners remakes its fiber */
     }
     sigaction(SIGSEGV, &previous_segv(), NULL);
 }
@@ -1185,7 +1203,7 @@ inline void launch(const char *kernel, const char *file, int line, const void *k
         struct sigaction a;
         memset(&a, 0, sizeof a);
         a.sa_sigaction = on_segv;
-        a.sa_flags = SA_SIGINFO | SA_ONSTACK;
+        a.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_NODEFER; /* the handler leaves by a fiber switch */
         sigemptyset(&a.sa_mask);
         sigaction(SIGSEGV, &a, &previous_segv());
     });
@@ -1300,7 +1318,7 @@ inline uint64_t warp_op(int op, const char *what, const char *file, int line, un
                 "the width must be a power of two from 1 to 32\n",
                 w.job->kernel, w.job->file, w.job->line, v.bid.x, v.bid.y, v.bid.z, t, warp, lane, what, mask, width,
                 file, line);
-        b.fault = 1;
+        b.fault = cudaErrorLaunchFailure;
         b.state[me] = T_FAULT; /* never resumed: the block is abandoned */
         to_scheduler(w, w.current);
     }
