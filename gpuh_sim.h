@@ -408,6 +408,18 @@ curandStatus_t curandGenerateNormalDouble(curandGenerator_t gen, double *out, si
 #include <sanitizer/asan_interface.h>
 #include <sanitizer/common_interface_defs.h>
 #endif
+/* ThreadSanitizer: fiber switches are announced to it too, each switch
+   ordering the fibers' accesses (they run on one CPU thread, one at a time). */
+#if defined(__SANITIZE_THREAD__)
+#define GPUH_IMPL_SIM_TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define GPUH_IMPL_SIM_TSAN 1
+#endif
+#endif
+#ifdef GPUH_IMPL_SIM_TSAN
+#include <sanitizer/tsan_interface.h>
+#endif
 #if !defined(__x86_64__)
 #include <ucontext.h>
 #endif
@@ -520,6 +532,7 @@ struct runner {
     size_t size;
     int thread; /* the simulated thread it runs, or -1 */
     void *asan_fake;
+    void *tsan_fiber;
 };
 
 struct lane_op {
@@ -563,6 +576,7 @@ struct worker {
     const void *sched_lo;
     size_t sched_size;
     std::vector<runner *> all, free_list;
+    void *sched_tsan; /* ThreadSanitizer's name for the scheduler: the CPU thread itself */
     runner *current;
     launch_job *job;
     block_state *b;
@@ -684,6 +698,10 @@ inline void to_runner(worker &w, runner *r)
     __sanitizer_start_switch_fiber(&w.sched_fake, r->lo, r->size);
 #endif
     w.current = r;
+#ifdef GPUH_IMPL_SIM_TSAN
+    w.sched_tsan = __tsan_get_current_fiber();
+    __tsan_switch_to_fiber(r->tsan_fiber, 0);
+#endif
     fctx_swap(&w.sched, &r->ctx);
 #ifdef GPUH_IMPL_SIM_ASAN
     __sanitizer_finish_switch_fiber(w.sched_fake, NULL, NULL);
@@ -694,6 +712,9 @@ inline void to_scheduler(worker &w, runner *r)
 {
 #ifdef GPUH_IMPL_SIM_ASAN
     __sanitizer_start_switch_fiber(&r->asan_fake, w.sched_lo, w.sched_size);
+#endif
+#ifdef GPUH_IMPL_SIM_TSAN
+    __tsan_switch_to_fiber(w.sched_tsan, 0);
 #endif
     fctx_swap(&r->ctx, &w.sched);
 #ifdef GPUH_IMPL_SIM_ASAN
@@ -763,6 +784,9 @@ inline runner *new_runner(worker &w)
     r->size = size;
     r->thread = -1;
     r->asan_fake = NULL;
+#ifdef GPUH_IMPL_SIM_TSAN
+    r->tsan_fiber = __tsan_create_fiber(0);
+#endif
     fctx_make(&r->ctx, r->lo, r->size, runner_main);
     w.all.push_back(r);
     return r;
@@ -777,6 +801,10 @@ inline void reset_runners(worker &w, block_state &b)
             r->thread = -1;
 #ifdef GPUH_IMPL_SIM_ASAN
             __asan_unpoison_memory_region(r->lo, r->size); /* the abandoned frames' red zones */
+#endif
+#ifdef GPUH_IMPL_SIM_TSAN
+            __tsan_destroy_fiber(r->tsan_fiber); /* and its record of the abandoned calls */
+            r->tsan_fiber = __tsan_create_fiber(0);
 #endif
             fctx_make(&r->ctx, r->lo, r->size, runner_main);
             w.free_list.push_back(r);
@@ -946,6 +974,9 @@ struct worker_owner {
         const size_t guard = STACK_GUARD;
         for (size_t i = 0; i < w->all.size(); ++i) {
             munmap(w->all[i]->lo - guard, w->all[i]->size + guard);
+#ifdef GPUH_IMPL_SIM_TSAN
+            __tsan_destroy_fiber(w->all[i]->tsan_fiber);
+#endif
             delete w->all[i];
         }
         free(w->dyn);
@@ -974,6 +1005,7 @@ inline worker &this_worker()
         v.w->sched_fake = NULL;
         v.w->sched_lo = NULL;
         v.w->sched_size = 0;
+        v.w->sched_tsan = NULL;
         v.w->alt_stack = NULL;
 #ifndef GPUH_IMPL_SIM_ASAN
         stack_t now;

@@ -4,7 +4,10 @@
    spin-wait with __nanosleep on another thread of the block, the
    launch-configuration errors of CUDA 13 (none sticky), and the host
    runtime's memory (device, managed, pinned, registered, stream-ordered),
-   stream, event and host-function calls. The same file builds for a GPU
+   stream, event and host-function calls, absurd sizes (range checks that
+   must not wrap), freed pointers, stream and event handles destroyed twice
+   or made up, 400 KiB of local memory per thread, and launches from four
+   host threads at once. The same file builds for a GPU
    (nvcc; CTest gpu.sim_semantics), where it checks the expectations
    themselves against the hardware; checks of what only the simulator defines
    (its device name, its memory accounting, its copy checks) are under
