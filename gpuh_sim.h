@@ -2095,19 +2095,21 @@ GPUH_IMPL_SIM_API cudaError_t cudaPointerGetAttributes(struct cudaPointerAttribu
     return cudaSuccess;
 }
 namespace gpuh_sim_impl {
-/* Checks a copy's direction against where its pointers live (cudaMemcpyDefault infers it). */
-inline cudaError_t copy_check(void *dst, const void *src, size_t bytes, enum cudaMemcpyKind kind)
+/* Checks a copy's direction against where its pointers live (cudaMemcpyDefault
+   infers it), and that each side's span (dst_bytes, src_bytes: they differ for
+   a 2-D copy) lies in one allocation where the sim knows the memory. */
+inline cudaError_t copy_check(void *dst, size_t dst_bytes, const void *src, size_t src_bytes, enum cudaMemcpyKind kind)
 {
     if (sticky() != cudaSuccess)
         return ret(sticky());
-    if (bytes == 0)
+    if (dst_bytes == 0 && src_bytes == 0)
         return cudaSuccess;
     if ((dst == NULL || src == NULL) || static_cast<unsigned>(kind) > 4u)
         return ret(kind > 4 ? cudaErrorInvalidMemcpyDirection : cudaErrorInvalidValue);
     std::lock_guard<std::mutex> g(rt().m);
     uintptr_t dbase = 0, sbase = 0;
     const alloc_info *d = find_alloc(dst, &dbase), *s = find_alloc(src, &sbase);
-    const bool dst_ok = inside(d, dbase, dst, bytes), src_ok = inside(s, sbase, src, bytes);
+    const bool dst_ok = inside(d, dbase, dst, dst_bytes), src_ok = inside(s, sbase, src, src_bytes);
     const bool dst_dev = d && d->type != cudaMemoryTypeHost, src_dev = s && s->type != cudaMemoryTypeHost;
     /* A device side must be device (or managed) memory of the sim, whole; a
        side in memory the sim knows (pinned, registered) must fit in it too. */
@@ -2122,7 +2124,7 @@ inline cudaError_t copy_check(void *dst, const void *src, size_t bytes, enum cud
 } /* namespace gpuh_sim_impl */
 GPUH_IMPL_SIM_API cudaError_t cudaMemcpy(void *dst, const void *src, size_t bytes, enum cudaMemcpyKind kind)
 {
-    cudaError_t err = gpuh_sim_impl::copy_check(dst, src, bytes, kind);
+    cudaError_t err = gpuh_sim_impl::copy_check(dst, bytes, src, bytes, kind);
     if (err == cudaSuccess && bytes > 0)
         memmove(dst, src, bytes);
     return err;
@@ -2144,17 +2146,16 @@ GPUH_IMPL_SIM_API cudaError_t cudaMemcpy2D(void *dst, size_t dpitch, const void 
         return gpuh_sim_impl::sticky();
     unsigned char *d = static_cast<unsigned char *>(dst);
     const unsigned char *s = static_cast<const unsigned char *>(src);
-    /* the whole span of each side must pass the checks of a plain copy; a span
-       that does not fit in an address fits in no allocation */
+    /* the whole span of each side (rows apart by its pitch) must pass the
+       checks of a plain copy; a span that does not fit in an address fits in
+       no allocation */
     size_t dspan = 0, sspan = 0;
     if (__builtin_mul_overflow(height - 1, dpitch, &dspan) || __builtin_mul_overflow(height - 1, spitch, &sspan) ||
         width > UINTPTR_MAX - reinterpret_cast<uintptr_t>(d) || width > UINTPTR_MAX - reinterpret_cast<uintptr_t>(s) ||
         dspan > UINTPTR_MAX - reinterpret_cast<uintptr_t>(d) - width ||
         sspan > UINTPTR_MAX - reinterpret_cast<uintptr_t>(s) - width)
         return gpuh_sim_impl::ret(cudaErrorInvalidValue);
-    cudaError_t err = gpuh_sim_impl::copy_check(d, s, std::min(dspan, sspan) + width, kind);
-    if (err == cudaSuccess)
-        err = gpuh_sim_impl::copy_check(d + dspan, s + sspan, width, kind);
+    cudaError_t err = gpuh_sim_impl::copy_check(d, dspan + width, s, sspan + width, kind);
     for (size_t r = 0; err == cudaSuccess && r < height; ++r)
         memmove(d + r * dpitch, s + r * spitch, width);
     return err;

@@ -444,6 +444,19 @@ static void test_absurd_sizes(void)
     TEST_ERR(cudaMemset(d, 0, SIZE_MAX - 8), cudaErrorInvalidValue);
     TEST_ERR(cudaMemset(d + 8, 0, SIZE_MAX / 2), cudaErrorInvalidValue);
     TEST_ERR(cudaMemcpy2D(d, 64, h, 64, 16, SIZE_MAX / 32, cudaMemcpyHostToDevice), cudaErrorInvalidValue);
+#ifdef GPUH_SIM
+    {   /* a 2-D copy whose last row lands in another allocation: each side's span must lie in one */
+        unsigned char *lo = NULL, *hi = NULL, rows[32] = {0};
+        TEST_CUDA(cudaMalloc(&lo, 64));
+        TEST_CUDA(cudaMalloc(&hi, 64));
+        if (hi < lo)
+            std::swap(lo, hi);
+        const size_t apart = reinterpret_cast<uintptr_t>(hi) - reinterpret_cast<uintptr_t>(lo);
+        TEST_ERR(cudaMemcpy2D(lo, apart, rows, 16, 16, 2, cudaMemcpyHostToDevice), cudaErrorInvalidValue);
+        TEST_CUDA(cudaFree(lo));
+        TEST_CUDA(cudaFree(hi));
+    }
+#endif
     TEST_ASSERT(gpuh_prefetch_async(m, SIZE_MAX / 4, 0, 0) != cudaSuccess, "prefetch of SIZE_MAX / 4 floats passed");
     TEST_ERR(gpuh_pinned_array(&pinned, SIZE_MAX / 8), cudaErrorMemoryAllocation);
     TEST_ASSERT(pinned == NULL, "a failed pinned allocation left %p", static_cast<void *>(pinned));
