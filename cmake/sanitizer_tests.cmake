@@ -12,10 +12,17 @@
 #                      argument checks, each against a verdict computed in the fuzzer;
 #                      60 s from the seeds in tests/fuzz_seeds_sim (label fuzz)
 
+#
+# The sanitizer builds take minutes to compile and to run, so the README's test
+# command leaves them out; CI turns them on in the same build tree:
+#   cmake -B build -DGPUH_SANITIZER_TESTS=ON && cmake --build build -j 2
+#   ctest --test-dir build -L tsan; ctest --test-dir build -L asan; ctest --test-dir build -R fuzz.sim_runtime
+option(GPUH_SANITIZER_TESTS "Build and run the tsan, asan and fuzz.sim_runtime tests (needs the simulator)" OFF)
+
 gpuh_program(test_threads tests/test_threads.cu)
 gpuh_add_test(gpu.threads gpu test_threads)
 
-if(NOT GPUH_BUILD_SIM)
+if(NOT GPUH_BUILD_SIM OR NOT GPUH_SANITIZER_TESTS)
   return()
 endif()
 
