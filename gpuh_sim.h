@@ -779,6 +779,11 @@ inline runner *new_runner(worker &w)
         return NULL;
     }
     mprotect(mem, guard, PROT_NONE); /* a stack overflow faults instead of corrupting */
+#ifdef GPUH_IMPL_SIM_ASAN
+    /* the mapping may reuse the addresses of a stack unmapped when another
+       host thread ended, whose frames ASan still marks */
+    __asan_unpoison_memory_region(static_cast<char *>(mem) + guard, size);
+#endif
     runner *r = new runner();
     r->lo = static_cast<char *>(mem) + guard;
     r->size = size;
@@ -973,6 +978,9 @@ struct worker_owner {
             return;
         const size_t guard = STACK_GUARD;
         for (size_t i = 0; i < w->all.size(); ++i) {
+#ifdef GPUH_IMPL_SIM_ASAN
+            __asan_unpoison_memory_region(w->all[i]->lo, w->all[i]->size);
+#endif
             munmap(w->all[i]->lo - guard, w->all[i]->size + guard);
 #ifdef GPUH_IMPL_SIM_TSAN
             __tsan_destroy_fiber(w->all[i]->tsan_fiber);
