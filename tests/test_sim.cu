@@ -555,7 +555,7 @@ __global__ void tag_kernel(int *g_out, int tag)
    before it returns, whatever the others do. */
 static void test_concurrent_launches(void)
 {
-    enum { THREADS = 4, LAUNCHES = 300, BLOCKS = 9 };
+    enum { THREADS = 4, LAUNCHES = 2000, BLOCKS = 9 }; /* enough for a pool that mixes up launches to hang */
     int wrong[THREADS] = {0}, failed[THREADS] = {0};
     std::vector<std::thread> t;
     for (int k = 0; k < THREADS; ++k)
