@@ -381,13 +381,15 @@ GPUH_IMPL_SHARED gpuh_impl_mutex gpuh_impl_lock_v = GPUH_IMPL_MUTEX_INIT;
 /* Per host thread: the error detail and the last launch. Plain fields (no
    dim3, which has constructors in C++): thread-local storage in C++ without
    thread_local needs a type with no constructor. */
+/* Bytes of an error detail, its terminating zero included. */
+#define GPUH_IMPL_DETAIL_BYTES 512
 typedef struct gpuh_impl_thread_state {
     const char *kernel, *file; /* the last launch: see gpuh_launch_record */
     unsigned grid[3], block[3];
     size_t shmem_bytes;
     int line;
     cudaError_t detail_error;
-    char detail[512];
+    char detail[GPUH_IMPL_DETAIL_BYTES];
 } gpuh_impl_thread_state;
 
 GPUH_IMPL_SHARED GPUH_IMPL_THREAD_LOCAL gpuh_impl_thread_state gpuh_impl_thread_v;
@@ -2718,7 +2720,7 @@ GPUH_DEF void gpuh_impl_clear_detail(void)
    device and keeps the step's own detail, if it left one. */
 GPUH_DEF cudaError_t gpuh_impl_on_device(cudaError_t err, const char *fn, int index, int device)
 {
-    char inner[320];
+    char inner[GPUH_IMPL_DETAIL_BYTES];
     if (err == cudaSuccess)
         return err;
     if (gpuh_error_detail()[0] != '\0')
@@ -2819,7 +2821,7 @@ GPUH_DEF cudaError_t gpuh_devices_open(gpuh_devices *set, const int *ids, int co
         err = gpuh_fail(err, "gpuh_devices_open: %d bytes of pinned memory: %s", 16 * GPUH_MAX_DEVICES,
                              cudaGetErrorString(err));
     if (err != cudaSuccess) {
-        char keep[320];
+        char keep[GPUH_IMPL_DETAIL_BYTES];
         snprintf(keep, sizeof keep, "%s", gpuh_error_detail());
         gpuh_devices_close(set);
         gpuh_fail(err, "%s", keep);
@@ -2986,7 +2988,7 @@ GPUH_DEF cudaError_t gpuh_impl_shards_alloc(const char *fn, gpuh_shards *sh, con
     }
     cudaSetDevice(prev);
     if (err != cudaSuccess) {
-        char keep[320];
+        char keep[GPUH_IMPL_DETAIL_BYTES];
         snprintf(keep, sizeof keep, "%s", gpuh_error_detail());
         gpuh_shards_free(sh);
         gpuh_fail(err, "%s", keep);
@@ -3082,7 +3084,7 @@ GPUH_DEF cudaError_t gpuh_impl_shards_to_device(const char *fn, gpuh_shards *sh,
     cudaError_t err = gpuh_impl_shards_alloc(fn, sh, set, rows, row_elems, elem_size, replicated, file, line);
     memcpy(&hv, &h, sizeof hv); /* the copy only reads it */
     if (err == cudaSuccess && (err = gpuh_impl_shards_copy(fn, sh, set, hv, elem_size, 1)) != cudaSuccess) {
-        char keep[320];
+        char keep[GPUH_IMPL_DETAIL_BYTES];
         snprintf(keep, sizeof keep, "%s", gpuh_error_detail());
         gpuh_shards_free(sh);
         gpuh_fail(err, "%s", keep);

@@ -143,6 +143,18 @@ cudaError_t gpuh_gemm_f32(size_t M, size_t N, size_t K, float alpha, const float
 cudaError_t gpuh_gemm_f64(size_t M, size_t N, size_t K, double alpha, const double *d_A, size_t lda,
                           const double *d_B, size_t ldb, double beta, double *d_C, size_t ldc, cudaStream_t stream);
 
+/* gpuh_op: how gpuh_gemm reads a matrix operand, as BLAS's transa / transb:
+   GPUH_OP_N as it is stored, GPUH_OP_T transposed (the stored matrix read by
+   columns). See gpuh_gemm's transposing overload in [SECTION: GEMM]. */
+typedef enum gpuh_op { GPUH_OP_N = 0, GPUH_OP_T = 1 } gpuh_op;
+
+cudaError_t gpuh_gemm_op_f32(gpuh_op op_a, gpuh_op op_b, size_t M, size_t N, size_t K, float alpha,
+                             const float *d_A, size_t lda, const float *d_B, size_t ldb, float beta, float *d_C,
+                             size_t ldc, cudaStream_t stream);
+cudaError_t gpuh_gemm_op_f64(gpuh_op op_a, gpuh_op op_b, size_t M, size_t N, size_t K, double alpha,
+                             const double *d_A, size_t lda, const double *d_B, size_t ldb, double beta,
+                             double *d_C, size_t ldc, cudaStream_t stream);
+
 #ifdef __cplusplus
 } /* extern "C" */
 #endif
@@ -295,6 +307,27 @@ template <typename T>
 cudaError_t gpuh_gemm(size_t M, size_t N, size_t K, T alpha, const T *d_A, size_t lda, const T *d_B, size_t ldb,
                       T beta, T *d_C, size_t ldc, cudaStream_t stream = 0);
 
+/* gpuh_gemm with transposes: C = alpha·op(A)·op(B) + beta·C, row-major, as
+   BLAS's GEMM with transa = op_a and transb = op_b; T = float or double.
+   op(A) is M × K: with op_a = GPUH_OP_N, A is stored M × K (element (i, k)
+   at d_A[i·lda + k], lda ≥ K); with GPUH_OP_T, A is stored K × M and
+   op(A) = Aᵀ (op(A)'s element (i, k) at d_A[k·lda + i], lda ≥ M). Likewise
+   op(B) is K × N: B stored K × N (ldb ≥ N) for GPUH_OP_N, N × K (ldb ≥ K)
+   for GPUH_OP_T. C: M × N (ldc ≥ N). Every path serves every op (the tiled
+   kernels read a transposed operand along its stored rows, which are
+   contiguous, and lay it out in shared memory as the kernel needs; a C of
+   one row or column goes to whichever matrix-vector kernel streams the
+   stored matrix along its rows). Everything else, the errors included, as
+   the gpuh_gemm above (which is op_a = op_b = GPUH_OP_N); an op other than
+   GPUH_OP_N or GPUH_OP_T is cudaErrorInvalidValue, and a leading dimension
+   below the stored row length names the op ("lda = 5 is less than op(A)'s
+   stored row length 7 (op_a = T)").
+   Idea: BLAS xGEMM's transa / transb (row-major here, as CBLAS's
+   CblasRowMajor). */
+template <typename T>
+cudaError_t gpuh_gemm(gpuh_op op_a, gpuh_op op_b, size_t M, size_t N, size_t K, T alpha, const T *d_A, size_t lda,
+                      const T *d_B, size_t ldb, T beta, T *d_C, size_t ldc, cudaStream_t stream = 0);
+
 /* gpuh_matmul: C = A · B, the short form of gpuh_gemm (alpha 1, beta 0,
    packed rows: lda = K, ldb = N, ldc = N); T = float or double. M or N = 0
    does nothing; K = 0 sets C to zero. Errors: those of gpuh_gemm. */
@@ -318,6 +351,11 @@ cudaError_t gpuh_matmul(const T *d_A, const T *d_B, T *d_C, size_t M, size_t N, 
 template <typename Big, typename Small, typename T>
 cudaError_t gpuh_gemm_with(size_t M, size_t N, size_t K, T alpha, const T *d_A, size_t lda, const T *d_B,
                            size_t ldb, T beta, T *d_C, size_t ldc, cudaStream_t stream = 0);
+/* gpuh_gemm_with<Big, Small>(op_a, op_b, ...): the same with transposes
+   (arguments: the transposing gpuh_gemm). */
+template <typename Big, typename Small, typename T>
+cudaError_t gpuh_gemm_with(gpuh_op op_a, gpuh_op op_b, size_t M, size_t N, size_t K, T alpha, const T *d_A,
+                           size_t lda, const T *d_B, size_t ldb, T beta, T *d_C, size_t ldc, cudaStream_t stream = 0);
 
 /* gpuh_gemm_simt_config: a tile configuration of the CUDA-core kernel
    (gpuh_gemm_simt_kernel), float or double, for gpuh_gemm_with.
@@ -340,7 +378,7 @@ struct gpuh_gemm_simt_config {
         WM = BM_ / WARPS_M_, WN = BN_ / WARPS_N_,
         LANES_M = LANES_M_, LANES_N = 32 / LANES_M_,
         RM = WM / (4 * LANES_M), RN = WN / (4 * LANES_N), TM = 4 * RM, TN = 4 * RN,
-        PAD = 4, /* shared rows of BM + 4 (BN + 4) elements: see gpuh_impl_simt_store */
+        PAD = 4, /* shared rows of BM + 4 (BN + 4) elements: see gpuh_impl_simt_put */
         A_LOADS = BM_ * BK_ / 4 / THREADS, B_LOADS = BK_ * BN_ / 4 / THREADS,
         SMEM_ELEMS = 2 * BK_ * (BM_ + BN_ + 2 * PAD) /* dynamic shared memory, in elements */
     };
@@ -368,8 +406,13 @@ struct gpuh_gemm_dmma_config {
            16 fragment reads (4 rows × 4 columns) then hit 16 different bank
            pairs, and every row stays 16-byte aligned for cp.async. */
         LDA = BK_ + 4, LDB = BN_ + 4,
-        STAGE = BM_ * (BK_ + 4) + BK_ * (BN_ + 4), /* doubles per stage */
-        SMEM = STAGES_ * STAGE * 8                 /* bytes of dynamic shared memory */
+        STAGE = BM_ * (BK_ + 4) + BK_ * (BN_ + 4), /* doubles per stage, op(A) = A, op(B) = B */
+        /* bytes of dynamic shared memory, the most any transpose needs (a
+           transposed operand's slice is stored as it lies in memory, its
+           rows padded by 4 as well) */
+        SMEM = STAGES_ * 8 *
+               ((BM_ * (BK_ + 4) > BK_ * (BM_ + 4) ? BM_ * (BK_ + 4) : BK_ * (BM_ + 4)) +
+                (BK_ * (BN_ + 4) > BN_ * (BK_ + 4) ? BK_ * (BN_ + 4) : BN_ * (BK_ + 4)))
     };
     static_assert(MT * 16 == WM && NT * 8 == WN && BK % 8 == 0 && BN % 16 == 0 && STAGES >= 2, "tiles");
 };
@@ -927,71 +970,99 @@ template <typename T> __device__ __forceinline__ T *gpuh_impl_dynamic_smem(void)
 #endif
 }
 
-/* Issues the copies of one slice of both matrices into shared memory, for
-   the FP64 tensor-core kernel: A's BM × BK slice from column k0 (rows of LDA elements
-   in s_A) and B's BK × BN slice from row k0 (rows of LDB in s_B), of the
-   block's tile (m0, n0) of part g. 16-byte chunks when the slice lies inside
-   the matrices and VEC (16-byte-aligned rows); otherwise one element at a
-   time, zeros past the edges. Chunk tid + i·THREADS of A's slice is row
-   ra + i·A_ROWS, columns ca .. ca + W - 1; of B's, row rb + i·B_ROWS,
-   columns cb .. cb + W - 1: consecutive threads take consecutive chunks
-   (coalesced), and each thread's chunks are fixed strides from one pointer
-   per matrix (few registers). */
-template <typename T, int BM, int BN, int BK, int LDA, int LDB, int THREADS, bool VEC>
-__device__ __forceinline__ void gpuh_impl_gemm_load(T *s_A, T *s_B, const gpuh_impl_gemm_part<T> &g,
-                                                    const gpuh_impl_gemm_args<T> &p, size_t m0, size_t n0, size_t k0,
-                                                    bool full_mn)
+/* Issues the copies of one slice of one operand into shared memory, for the
+   FP64 tensor-core kernel: the ROWS × COLS elements of the stored matrix at
+   `base` (row stride ld) from row r0, column c0, into s (rows of SLD
+   elements), as they lie in memory. rows, cols: the stored matrix's extent,
+   past which the slice reads zeros. 16-byte chunks when the slice lies
+   inside the matrix (`full`) and VEC (16-byte-aligned rows); otherwise one
+   element at a time. Chunk tid + i·THREADS is row r + i·STEP, columns
+   c .. c + W - 1: consecutive threads take consecutive chunks (coalesced),
+   and each thread's chunks are fixed strides from one index (few registers).
+   The kernel calls it for op(A)'s slice (A's BM × BK, or Aᵀ's BK × BM as
+   stored) and op(B)'s (B's BK × BN, or Bᵀ's BN × BK). */
+template <typename T, int ROWS, int COLS, int SLD, int THREADS, bool VEC>
+__device__ __forceinline__ void gpuh_impl_cp_slice(T *s, const T *base, size_t ld, size_t r0, size_t c0, size_t rows,
+                                                   size_t cols, bool full)
 {
-    enum { W = 16 / sizeof(T), A_CHUNKS = BM * BK / W / THREADS, B_CHUNKS = BK * BN / W / THREADS };
-    enum { A_ROWS = THREADS / (BK / W), B_ROWS = THREADS / (BN / W) };
-    static_assert(A_CHUNKS >= 1 && B_CHUNKS >= 1 && A_CHUNKS * W * THREADS == BM * BK &&
-                      B_CHUNKS * W * THREADS == BK * BN && BK % W == 0,
+    enum { W = 16 / sizeof(T), CHUNKS = ROWS * COLS / W / THREADS, STEP = THREADS / (COLS / W) };
+    static_assert(CHUNKS >= 1 && CHUNKS * W * THREADS == ROWS * COLS && COLS % W == 0 && THREADS % (COLS / W) == 0,
                   "every thread copies whole 16-byte chunks of each slice");
-    const int tid = threadIdx.x;
-    const int ra = tid / (BK / W), ca = tid % (BK / W) * W, rb = tid / (BN / W), cb = tid % (BN / W) * W;
-    /* indices, not pointers: rows past the matrices' edges may not exist */
-    const size_t a = (m0 + ra) * p.lda + k0 + ca, b = (k0 + rb) * p.ldb + n0 + cb;
-    s_A += ra * LDA + ca;
-    s_B += rb * LDB + cb;
-    const bool full = full_mn && k0 + BK <= p.K;
+    const int tid = threadIdx.x, r = tid / (COLS / W), c = tid % (COLS / W) * W;
+    const size_t at = (r0 + r) * ld + c0 + c; /* an index, not a pointer: rows past the edge may not exist */
+    s += r * SLD + c;
     if (full && VEC) {
 #pragma unroll
-        for (int i = 0; i < A_CHUNKS; ++i)
-            gpuh_impl_cp_async16(s_A + i * A_ROWS * LDA, g.A + a + i * A_ROWS * p.lda);
-#pragma unroll
-        for (int i = 0; i < B_CHUNKS; ++i)
-            gpuh_impl_cp_async16(s_B + i * B_ROWS * LDB, g.B + b + i * B_ROWS * p.ldb);
+        for (int i = 0; i < CHUNKS; ++i)
+            gpuh_impl_cp_async16(s + i * STEP * SLD, base + at + i * STEP * ld);
         return;
     }
 #pragma unroll
-    for (int i = 0; i < A_CHUNKS; ++i)
+    for (int i = 0; i < CHUNKS; ++i)
 #pragma unroll
         for (int j = 0; j < W; ++j) {
-            const bool in = full || (m0 + ra + i * A_ROWS < g.M && k0 + ca + j < p.K);
-            gpuh_impl_cp_async1(s_A + i * A_ROWS * LDA + j, in ? g.A + a + i * A_ROWS * p.lda + j : g.A, in);
-        }
-#pragma unroll
-    for (int i = 0; i < B_CHUNKS; ++i)
-#pragma unroll
-        for (int j = 0; j < W; ++j) {
-            const bool in = full || (k0 + rb + i * B_ROWS < p.K && n0 + cb + j < g.N);
-            gpuh_impl_cp_async1(s_B + i * B_ROWS * LDB + j, in ? g.B + b + i * B_ROWS * p.ldb + j : g.B, in);
+            const bool in = full || (r0 + r + i * STEP < rows && c0 + c + j < cols);
+            gpuh_impl_cp_async1(s + i * STEP * SLD + j, in ? base + at + i * STEP * ld + j : base, in);
         }
 }
 
 /* ---------------------------------------------------------------------------
    The CUDA-core kernel (configuration: gpuh_gemm_simt_config). */
 
-/* The CUDA-core kernel's loads of one slice into registers (r_a, r_b):
-   load(k0) reads A's BM × BK slice from column k0 and B's BK × BN slice from
-   row k0 of the block's tile (m0, n0) of part g. Group q = tid + i·THREADS
-   of A's slice is row q / (BK/4), columns 4·(q % (BK/4)) .. +3; of B's, row
-   q / (BN/4), columns 4·(q % (BN/4)) .. +3. Consecutive threads take
-   consecutive groups: coalesced loads. 16-byte loads when the slice lies
-   inside the matrices and VEC; otherwise one element at a time, zeros past
-   the edges. It holds references to the kernel's values, as a closure would. */
-template <typename T, typename Cfg, bool VEC> struct gpuh_impl_simt_loader {
-    enum { BN = Cfg::BN, BK = Cfg::BK, THREADS = Cfg::THREADS };
+/* The CUDA-core kernel's loads of one slice of one operand into registers:
+   the ROWS × COLS elements of the stored matrix at `base` (row stride ld)
+   from row r0, column c0; rows, cols: the stored matrix's extent, past which
+   it reads zeros. Group q = tid + i·THREADS is row q / (COLS/4), columns
+   4·(q % (COLS/4)) .. +3: consecutive threads take consecutive groups
+   (coalesced loads). 16-byte loads when the slice lies inside the matrix
+   (`full`) and VEC; otherwise one element at a time. */
+template <typename T, int ROWS, int COLS, int THREADS, int LOADS, bool VEC>
+__device__ __forceinline__ void gpuh_impl_simt_load(const T *base, size_t ld, size_t r0, size_t c0, size_t rows,
+                                                    size_t cols, bool full, int tid, T (&r)[LOADS][4])
+{
+    static_assert(LOADS * 4 * THREADS == ROWS * COLS && COLS % 4 == 0, "whole groups of 4 per thread");
+#pragma unroll
+    for (int i = 0; i < LOADS; ++i) {
+        const int q = tid + i * THREADS, rr = q / (COLS / 4), cc = q % (COLS / 4) * 4;
+        const size_t at = (r0 + rr) * ld + c0 + cc; /* an index: the row may not exist */
+        if (full && VEC)
+            gpuh_impl_ld4(base + at, r[i]);
+        else
+#pragma unroll
+            for (int j = 0; j < 4; ++j)
+                r[i][j] = full || (r0 + rr < rows && c0 + cc + j < cols) ? base[at + j] : T(0);
+    }
+}
+
+/* Stores what gpuh_impl_simt_load read into a shared slice s[k][x] (rows of
+   SLD elements, k along K): as it is when the stored rows run along x (B,
+   or Aᵀ), transposed (TRANS) when they run along K (A, or Bᵀ). With rows of
+   BM + 4 (BN + 4) elements, the transposed stores of a warp (16 rows × 2
+   groups for BK = 8) fall in 32 different banks for floats. */
+template <typename T, int COLS, int SLD, int THREADS, int LOADS, bool TRANS>
+__device__ __forceinline__ void gpuh_impl_simt_put(T *s, const T (&r)[LOADS][4], int tid)
+{
+#pragma unroll
+    for (int i = 0; i < LOADS; ++i) {
+        const int q = tid + i * THREADS, rr = q / (COLS / 4), cc = q % (COLS / 4) * 4;
+        if (TRANS)
+#pragma unroll
+            for (int j = 0; j < 4; ++j)
+                s[(cc + j) * SLD + rr] = r[i][j];
+        else
+            gpuh_impl_st4(&s[rr * SLD + cc], r[i]);
+    }
+}
+
+/* The CUDA-core kernel's slice of op(A) and op(B) from column (row) k0 of K,
+   for the block's tile (m0, n0) of part g: load(k0) into the registers
+   r_a, r_b, then store() into one shared buffer. op(A)'s BM × BK slice is
+   A's (BM rows of BK, TA false) or Aᵀ's as stored (BK rows of BM, TA); op(B)'s
+   BK × BN is B's (BK rows of BN) or Bᵀ's (BN rows of BK, TB). Either way
+   shared memory holds s_A[k][m] and s_B[k][n]. It holds references to the
+   kernel's values, as a closure would. */
+template <typename T, typename Cfg, bool VEC, bool TA, bool TB> struct gpuh_impl_simt_loader {
+    enum { BM = Cfg::BM, BN = Cfg::BN, BK = Cfg::BK, THREADS = Cfg::THREADS, PAD = Cfg::PAD };
     const bool &full_mn;
     const size_t &K;
     const int &tid;
@@ -1002,57 +1073,24 @@ template <typename T, typename Cfg, bool VEC> struct gpuh_impl_simt_loader {
     const size_t &n0;
     T (&r_b)[Cfg::B_LOADS][4];
 
-    __device__ void operator()(size_t k0) const
+    __device__ void load(size_t k0) const
     {
         const bool full = full_mn && k0 + BK <= K;
-#pragma unroll
-        for (int i = 0; i < Cfg::A_LOADS; ++i) {
-            const int q = tid + i * THREADS, r = q / (BK / 4), c = q % (BK / 4) * 4;
-            const size_t at = (m0 + r) * p.lda + k0 + c; /* an index: the row may not exist */
-            if (full && VEC)
-                gpuh_impl_ld4(g.A + at, r_a[i]);
-            else
-#pragma unroll
-                for (int j = 0; j < 4; ++j)
-                    r_a[i][j] = full || (m0 + r < g.M && k0 + c + j < K) ? g.A[at + j] : T(0);
-        }
-#pragma unroll
-        for (int i = 0; i < Cfg::B_LOADS; ++i) {
-            const int q = tid + i * THREADS, r = q / (BN / 4), c = q % (BN / 4) * 4;
-            const size_t at = (k0 + r) * p.ldb + n0 + c;
-            if (full && VEC)
-                gpuh_impl_ld4(g.B + at, r_b[i]);
-            else
-#pragma unroll
-                for (int j = 0; j < 4; ++j)
-                    r_b[i][j] = full || (k0 + r < K && n0 + c + j < g.N) ? g.B[at + j] : T(0);
-        }
+        if (TA)
+            gpuh_impl_simt_load<T, BK, BM, THREADS, Cfg::A_LOADS, VEC>(g.A, p.lda, k0, m0, K, g.M, full, tid, r_a);
+        else
+            gpuh_impl_simt_load<T, BM, BK, THREADS, Cfg::A_LOADS, VEC>(g.A, p.lda, m0, k0, g.M, K, full, tid, r_a);
+        if (TB)
+            gpuh_impl_simt_load<T, BN, BK, THREADS, Cfg::B_LOADS, VEC>(g.B, p.ldb, n0, k0, g.N, K, full, tid, r_b);
+        else
+            gpuh_impl_simt_load<T, BK, BN, THREADS, Cfg::B_LOADS, VEC>(g.B, p.ldb, k0, n0, K, g.N, full, tid, r_b);
+    }
+    __device__ void store(T *s_A, T *s_B) const
+    {
+        gpuh_impl_simt_put<T, TA ? BM : BK, BM + PAD, THREADS, Cfg::A_LOADS, !TA>(s_A, r_a, tid);
+        gpuh_impl_simt_put<T, TB ? BK : BN, BN + PAD, THREADS, Cfg::B_LOADS, TB>(s_B, r_b, tid);
     }
 };
-
-/* Stores the slice gpuh_impl_simt_load read into one shared buffer: A
-   transposed (s_A[k][m]), B as it is (s_B[k][n]). With rows of BM + 4
-   elements, the transposed stores of a warp (16 rows × 2 groups for BK = 8)
-   fall in 32 different banks for floats. */
-template <typename T, typename Cfg>
-__device__ __forceinline__ void gpuh_impl_simt_store(T (*s_A)[Cfg::BM + Cfg::PAD], T (*s_B)[Cfg::BN + Cfg::PAD],
-                                                     const T (&r_a)[Cfg::A_LOADS][4],
-                                                     const T (&r_b)[Cfg::B_LOADS][4], int tid)
-{
-    enum { BN = Cfg::BN, BK = Cfg::BK, THREADS = Cfg::THREADS };
-#pragma unroll
-    for (int i = 0; i < Cfg::A_LOADS; ++i) {
-        const int q = tid + i * THREADS, r = q / (BK / 4), c = q % (BK / 4) * 4;
-#pragma unroll
-        for (int j = 0; j < 4; ++j)
-            s_A[c + j][r] = r_a[i][j];
-    }
-#pragma unroll
-    for (int i = 0; i < Cfg::B_LOADS; ++i) {
-        const int q = tid + i * THREADS, r = q / (BN / 4), c = q % (BN / 4) * 4;
-        gpuh_impl_st4(&s_B[r][c], r_b[i]);
-    }
-}
 
 /* gpuh_gemm_simt_kernel: one block computes one BM × BN tile of C (of the
    part gpuh_impl_gemm_tile gives it) as a sum over K in steps of BK:
@@ -1060,7 +1098,11 @@ __device__ __forceinline__ void gpuh_impl_simt_store(T (*s_A)[Cfg::BM + Cfg::PAD
         BM × BK slice and B_LOADS of B's BK × BN slice from global memory into
         registers (16-byte loads when VEC), and from there into shared
         memory: A transposed (s_A[k][m]), so that a thread's 4 rows of A are
-        one 16-byte vector there, as its 4 columns of B are in s_B[k][n];
+        one 16-byte vector there, as its 4 columns of B are in s_B[k][n].
+        TA, TB (op(A) = Aᵀ, op(B) = Bᵀ): the stored matrix is read along its
+        rows (16-byte loads still) and stored transposed or not so that
+        shared memory holds the same s_A[k][m], s_B[k][n]
+        (gpuh_impl_simt_loader); the rest of the kernel is the same;
      2. for each of the BK values of k every thread reads TM elements of A's
         column k and TN of B's row k from shared memory into registers and
         does TM·TN multiply-adds into its accumulators: per element read from
@@ -1079,7 +1121,7 @@ __device__ __forceinline__ void gpuh_impl_simt_store(T (*s_A)[Cfg::BM + Cfg::PAD
    dynamic shared memory SMEM_ELEMS = 2 · BK · (BM + BN + 8) elements.
    Registers, shared memory and no spills of each shipped configuration:
    checked by the compile.budget test (tools/check_budget.py). */
-template <typename T, typename Cfg, bool VEC>
+template <typename T, typename Cfg, bool VEC, bool TA, bool TB>
 __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS)
     gpuh_gemm_simt_kernel(const gpuh_impl_gemm_args<T> p)
 {
@@ -1107,19 +1149,19 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS)
         for (int j = 0; j < TN; ++j)
             acc[i][j] = T(0);
 
-    const gpuh_impl_simt_loader<T, Cfg, VEC> load = {full_mn, K, tid, g, p, m0, r_a, n0, r_b};
+    const gpuh_impl_simt_loader<T, Cfg, VEC, TA, TB> slice = {full_mn, K, tid, g, p, m0, r_a, n0, r_b};
 
     const size_t steps = K / BK + (K % BK != 0); /* slices of K, the last maybe partial */
     if (steps > 0) {
-        load(0);
-        gpuh_impl_simt_store<T, Cfg>(s_A[0], s_B[0], r_a, r_b, tid);
+        slice.load(0);
+        slice.store(&s_A[0][0][0], &s_B[0][0][0]);
     }
     /* The first slice must be in shared memory before anyone reads it. */
     __syncthreads();
     for (size_t s = 0; s < steps; ++s) {
         const int buf = (int)(s % 2);
         if (s + 1 < steps)
-            load((s + 1) * BK); /* in flight during the arithmetic below */
+            slice.load((s + 1) * BK); /* in flight during the arithmetic below */
         /* Unrolled by 8, not by BK: a fully unrolled BK = 16 step of the
            shipped configuration is larger than the instruction cache, and
            the warps then stall waiting for instructions (ncu's figures and
@@ -1142,7 +1184,7 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS)
         /* The other buffer was last read in step s - 1, before the barrier
            that ended it, so it can take slice s + 1 now. */
         if (s + 1 < steps)
-            gpuh_impl_simt_store<T, Cfg>(s_A[buf ^ 1], s_B[buf ^ 1], r_a, r_b, tid);
+            slice.store(&s_A[buf ^ 1][0][0], &s_B[buf ^ 1][0][0]);
         /* Slice s + 1 must be complete before step s + 1 reads it, and step s
            must be done reading `buf` before step s + 1 overwrites it. */
         __syncthreads();
@@ -1181,15 +1223,46 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS)
 /* ---------------------------------------------------------------------------
    The FP64 tensor-core kernel (sm_90; configuration: gpuh_gemm_dmma_config). */
 
-/* Issues the copies of one slice into the stage at s_stage (s_A, then s_B
-   BM · LDA doubles after it): gpuh_impl_gemm_load with this configuration. */
-template <typename Cfg, bool VEC>
+/* The FP64 tensor-core kernel's shared slices for ops TA, TB. Each operand's
+   slice is stored as it lies in memory, its rows padded by 4 doubles: op(A)'s
+   as s_A[m][k] (rows of BK + 4) or, transposed, s_A[k][m] (rows of BM + 4);
+   op(B)'s as s_B[k][n] (BN + 4) or s_B[n][k] (BK + 4). Row strides of 4
+   (or 12, mod 16) doubles put a half-warp's 16 fragment reads (4 rows × 4 columns,
+   in either orientation) in 16 different bank pairs, and keep every row
+   16-byte aligned for cp.async. A stage holds s_A, then s_B. */
+template <typename Cfg, bool TA, bool TB> struct gpuh_impl_dmma_layout {
+    enum {
+        BM = Cfg::BM, BN = Cfg::BN, BK = Cfg::BK,
+        LDA = TA ? BM + 4 : BK + 4, LDB = TB ? BK + 4 : BN + 4,
+        A_ELEMS = TA ? BK * LDA : BM * LDA, B_ELEMS = TB ? BN * LDB : BK * LDB,
+        STAGE = A_ELEMS + B_ELEMS, /* doubles per stage */
+        SMEM = Cfg::STAGES * STAGE * 8
+    };
+    static_assert(LDA % 8 == 4 && LDB % 8 == 4 && A_ELEMS % 2 == 0, "conflict-free, 16-byte-aligned rows");
+    /* op(A)'s element (m, k) and op(B)'s (k, n) in their shared slices */
+    static __device__ __forceinline__ int a_at(int m, int k) { return TA ? k * LDA + m : m * LDA + k; }
+    static __device__ __forceinline__ int b_at(int k, int n) { return TB ? n * LDB + k : k * LDB + n; }
+};
+
+/* Issues the copies of one slice of op(A) and op(B), from column (row) k0 of
+   K, into the stage at s_stage: gpuh_impl_cp_slice on each operand as stored. */
+template <typename Cfg, bool VEC, bool TA, bool TB>
 __device__ __forceinline__ void gpuh_impl_dmma_load(double *s_stage, const gpuh_impl_gemm_part<double> &g,
                                                     const gpuh_impl_gemm_args<double> &p, size_t m0, size_t n0,
                                                     size_t k0, bool full_mn)
 {
-    gpuh_impl_gemm_load<double, Cfg::BM, Cfg::BN, Cfg::BK, Cfg::LDA, Cfg::LDB, Cfg::THREADS, VEC>(
-        s_stage, s_stage + Cfg::BM * Cfg::LDA, g, p, m0, n0, k0, full_mn);
+    typedef gpuh_impl_dmma_layout<Cfg, TA, TB> L;
+    enum { BM = Cfg::BM, BN = Cfg::BN, BK = Cfg::BK, THREADS = Cfg::THREADS };
+    const bool full = full_mn && k0 + BK <= p.K;
+    double *s_B = s_stage + L::A_ELEMS;
+    if (TA)
+        gpuh_impl_cp_slice<double, BK, BM, L::LDA, THREADS, VEC>(s_stage, g.A, p.lda, k0, m0, p.K, g.M, full);
+    else
+        gpuh_impl_cp_slice<double, BM, BK, L::LDA, THREADS, VEC>(s_stage, g.A, p.lda, m0, k0, g.M, p.K, full);
+    if (TB)
+        gpuh_impl_cp_slice<double, BN, BK, L::LDB, THREADS, VEC>(s_B, g.B, p.ldb, n0, k0, g.N, p.K, full);
+    else
+        gpuh_impl_cp_slice<double, BK, BN, L::LDB, THREADS, VEC>(s_B, g.B, p.ldb, k0, n0, p.K, g.N, full);
 }
 
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
@@ -1218,18 +1291,22 @@ __device__ __forceinline__ void gpuh_impl_dmma8(double (&d)[4], const double (&a
         MT · NT mma.sync, each 16·8·8 multiply-adds, into its MT · NT · 4
         accumulators per lane.
    One barrier per slice. Grid: 1-D, one block per tile; block: Cfg::THREADS;
-   dynamic shared memory Cfg::SMEM bytes (above 48 KiB: the launcher opts in).
+   dynamic shared memory gpuh_impl_dmma_layout<Cfg, TA, TB>::SMEM bytes, at
+   most Cfg::SMEM (above 48 KiB: the launcher opts in).
+   TA, TB: op(A) = Aᵀ, op(B) = Bᵀ, whose slices are copied as they are
+   stored and read in that orientation (gpuh_impl_dmma_layout).
    Built only for sm_90 and later (the body is empty elsewhere); the
    launcher checks the kernel's PTX version before choosing it.
    Registers, shared memory (MIN_BLOCKS blocks must fit in an SM) and no
    spills: checked by the compile.budget test (tools/check_budget.py). */
-template <typename Cfg, bool VEC>
+template <typename Cfg, bool VEC, bool TA, bool TB>
 __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS) gpuh_gemm_dmma_kernel(const gpuh_impl_gemm_args<double> p)
 {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-    enum { BM = Cfg::BM, BN = Cfg::BN, BK = Cfg::BK, LDA = Cfg::LDA, LDB = Cfg::LDB, STAGES = Cfg::STAGES };
+    typedef gpuh_impl_dmma_layout<Cfg, TA, TB> L;
+    enum { BM = Cfg::BM, BN = Cfg::BN, BK = Cfg::BK, STAGES = Cfg::STAGES };
     enum { MT = Cfg::MT, NT = Cfg::NT, THREADS = Cfg::THREADS };
-    double *const s_all = gpuh_impl_dynamic_smem<double>(); /* stage s: s_A at s·STAGE, s_B after BM·LDA */
+    double *const s_all = gpuh_impl_dynamic_smem<double>(); /* stage s: s_A at s·STAGE, s_B after it */
 
     unsigned tm, tn;
     const gpuh_impl_gemm_part<double> g = gpuh_impl_gemm_tile(p, tm, tn);
@@ -1254,7 +1331,7 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS) gpuh_gemm_dmma_
 #pragma unroll
     for (int s = 0; s < STAGES - 1; ++s) {
         if ((size_t)s < steps)
-            gpuh_impl_dmma_load<Cfg, VEC>(s_all + s * Cfg::STAGE, g, p, m0, n0, (size_t)s * BK, full_mn);
+            gpuh_impl_dmma_load<Cfg, VEC, TA, TB>(s_all + s * L::STAGE, g, p, m0, n0, (size_t)s * BK, full_mn);
         gpuh_impl_cp_async_commit();
     }
     for (size_t s = 0; s < steps; ++s) {
@@ -1265,11 +1342,11 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS) gpuh_gemm_dmma_
            whose stage the copy issued next overwrites. */
         __syncthreads();
         if (s + STAGES - 1 < steps)
-            gpuh_impl_dmma_load<Cfg, VEC>(s_all + (int)((s + STAGES - 1) % STAGES) * Cfg::STAGE, g, p, m0, n0,
-                                          (s + STAGES - 1) * BK, full_mn);
+            gpuh_impl_dmma_load<Cfg, VEC, TA, TB>(s_all + (int)((s + STAGES - 1) % STAGES) * L::STAGE, g, p, m0,
+                                                  n0, (s + STAGES - 1) * BK, full_mn);
         gpuh_impl_cp_async_commit();
 
-        const double *s_A = s_all + (int)(s % STAGES) * Cfg::STAGE, *s_B = s_A + BM * LDA;
+        const double *s_A = s_all + (int)(s % STAGES) * L::STAGE, *s_B = s_A + L::A_ELEMS;
 #pragma unroll
         for (int kk = 0; kk < BK; kk += 8) {
             double a[MT][4], b[NT][2];
@@ -1277,12 +1354,12 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS) gpuh_gemm_dmma_
             for (int i = 0; i < MT; ++i)
 #pragma unroll
                 for (int v = 0; v < 4; ++v)
-                    a[i][v] = s_A[(wm0 + i * 16 + gi + 8 * (v % 2)) * LDA + kk + ti + 4 * (v / 2)];
+                    a[i][v] = s_A[L::a_at(wm0 + i * 16 + gi + 8 * (v % 2), kk + ti + 4 * (v / 2))];
 #pragma unroll
             for (int j = 0; j < NT; ++j)
 #pragma unroll
                 for (int v = 0; v < 2; ++v)
-                    b[j][v] = s_B[(kk + ti + 4 * v) * LDB + wn0 + j * 8 + gi];
+                    b[j][v] = s_B[L::b_at(kk + ti + 4 * v, wn0 + j * 8 + gi)];
 #pragma unroll
             for (int i = 0; i < MT; ++i)
 #pragma unroll
@@ -1353,9 +1430,10 @@ __device__ __forceinline__ void gpuh_impl_gemv_col_group(const T *a, const T *b,
             vb[j] = b[(4 * q + j) * ldb];
 }
 
-/* gpuh_gemv_col_kernel (N = 1): C[i] = alpha·Σ_k A[i][k]·B[k] + beta·C[i],
-   one warp per row i of A (part[0] of p: B's column at B[k·ldb], C's at
-   C[i·ldc]). The row's first h elements (h < 16 bytes' worth, up to its
+/* gpuh_gemv_col_kernel: C[i·ldc] = alpha·Σ_k A[i][k]·B[k·ldb] + beta·C[i·ldc]
+   for the part[0].M rows i of the matrix A (part[0] of p), one warp per row:
+   op(A)·op(B) for a C of one column (N = 1, op_a = N), or Bᵀ's rows times
+   op(A)'s row for a C of one row (M = 1, op_b = T; see gpuh_impl_gemv). The row's first h elements (h < 16 bytes' worth, up to its
    first 16-byte boundary) go to lanes 0 .. h-1 one each; from there on lane
    l takes groups of 4 elements l, l + 32, l + 64, ... with 16-byte loads, so
    rows of any lda (4097, say) stream at full width; the last < 4 elements go
@@ -1436,7 +1514,7 @@ __device__ __forceinline__ void gpuh_impl_gemv_row_load(const T *b, size_t k, si
         }
 }
 
-/* The row kernel's sums for one thread (below): acc[j] = Σ A[k]·B[k][n0 +
+/* The row kernel's sums for one thread (below): acc[j] = Σ A[k·lda]·B[k][n0 +
    col(j)] over k = r, r + ROWS, r + 2·ROWS, ... WHOLE: the block's columns
    all lie inside C (no checks); VEC: see the kernel. */
 template <typename T, bool VEC, bool WHOLE, int LANES, int ROWS>
@@ -1452,7 +1530,7 @@ __device__ __forceinline__ void gpuh_impl_gemv_row_sums(const gpuh_impl_gemm_arg
 #pragma unroll
         for (int u = 0; u < GPUH_GEMV_UNROLL; ++u) { /* all loads first, then the arithmetic */
             gpuh_impl_gemv_row_load<T, VEC, WHOLE, LANES>(b, k + ROWS * u, p.ldb, n0, g.N, t, v[u]);
-            x[u] = g.A[k + ROWS * u];
+            x[u] = g.A[(k + ROWS * u) * p.lda];
         }
 #pragma unroll
         for (int u = 0; u < GPUH_GEMV_UNROLL; ++u)
@@ -1464,17 +1542,19 @@ __device__ __forceinline__ void gpuh_impl_gemv_row_sums(const gpuh_impl_gemm_arg
     for (; k < K; k += ROWS) {
         T v[4];
         gpuh_impl_gemv_row_load<T, VEC, WHOLE, LANES>(b, k, p.ldb, n0, g.N, t, v);
-        const T x = g.A[k];
+        const T x = g.A[k * p.lda];
 #pragma unroll
         for (int j = 0; j < 4; ++j)
             acc[j] += x * v[j];
     }
 }
 
-/* gpuh_gemv_row_kernel (M = 1): C[j] = alpha·Σ_k A[k]·B[k][j] + beta·C[j]
-   for GPUH_GEMV_COLS columns j of C per block (part[0] of p: A's row at
-   A[k], C's at C[j]). The block's threads form ROWS = 64 rows of 8: thread
-   (r, t) sums over k = r, r + 64, r + 128, ... the products for its 4
+/* gpuh_gemv_row_kernel: C[j·ldc] = alpha·Σ_k A[k·lda]·B[k][j] + beta·C[j·ldc]
+   for GPUH_GEMV_COLS columns j of the matrix B per block (part[0] of p: the
+   vector at A[k·lda], C[j] at C[j·ldc]): op(A)'s row times B for a C of one
+   row (M = 1, op_b = N), or Aᵀ's columns times op(B)'s column for a C of one
+   column (N = 1, op_a = T; see gpuh_impl_gemv). The block's threads form
+   ROWS = 64 rows of 8: thread (r, t) sums over k = r, r + 64, r + 128, ... the products for its 4
    columns of the block, 4t .. 4t + 3 with one 16-byte load of B's row k
    when VEC (B 16-byte aligned, ldb a multiple of 16 bytes), else t, t + 8,
    t + 16, t + 24 (a warp reads 4 rows × 32 consecutive elements either
@@ -1503,7 +1583,7 @@ __global__ void __launch_bounds__(GPUH_GEMV_BLOCK, 1) gpuh_gemv_row_kernel(const
         T sum = T(0);
         for (int i = 0; i < ROWS; ++i)
             sum += s_part[i][threadIdx.x];
-        T *c = p.part[0].C + n0 + threadIdx.x;
+        T *c = p.part[0].C + (n0 + threadIdx.x) * p.ldc;
         *c = p.beta == T(0) ? p.alpha * sum : p.alpha * sum + p.beta * *c;
     }
 }
@@ -1538,49 +1618,74 @@ typedef gpuh_gemm_simt_config<64, 64, 16, 2, 4, 8, 2> gpuh_dgemm_simt;    /* dou
    gpuh_gemm_with (checks, the cover of C) → gpuh_impl_gemm_launch → kernel.
    =========================================================================== */
 
-/* Lets both variants of a kernel take `bytes` of dynamic shared memory:
-   above 48 KiB a kernel must opt in. */
-template <typename Arg>
-static inline cudaError_t gpuh_impl_smem_opt_in(void (*vec_kernel)(Arg), void (*plain_kernel)(Arg), int bytes)
+/* Lets a kernel take `bytes` of dynamic shared memory: above 48 KiB a
+   kernel must opt in. */
+template <typename Arg> static inline cudaError_t gpuh_impl_smem_opt_in(void (*kernel)(Arg), int bytes)
 {
     if (bytes <= 48 * 1024)
         return cudaSuccess;
-    cudaError_t err = cudaFuncSetAttribute(vec_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
-    if (err == cudaSuccess)
-        err = cudaFuncSetAttribute(plain_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
+    const cudaError_t err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
     if (err != cudaSuccess)
-        return gpuh_fail(err, "gpuh_gemm: %d bytes of shared memory per block: %s", bytes,
-                              cudaGetErrorString(err));
+        return gpuh_fail(err, "gpuh_gemm: %d bytes of shared memory per block: %s", bytes, cudaGetErrorString(err));
     return cudaSuccess;
 }
 
+/* Calls f.template go<VEC, TA, TB>() with the run-time flags as template
+   arguments: every kernel is a template over its loads (16-byte or not) and
+   the two ops, so each combination is its own instance. */
+template <typename F> static inline cudaError_t gpuh_impl_gemm_variant(const F &f, bool vec, bool ta, bool tb)
+{
+    if (vec)
+        return ta ? (tb ? f.template go<true, true, true>() : f.template go<true, true, false>())
+                  : (tb ? f.template go<true, false, true>() : f.template go<true, false, false>());
+    return ta ? (tb ? f.template go<false, true, true>() : f.template go<false, true, false>())
+              : (tb ? f.template go<false, false, true>() : f.template go<false, false, false>());
+}
+
 /* Launches one configuration's kernel over the parts in `a`, `blocks` blocks. */
+template <typename T, typename Cfg> struct gpuh_impl_simt_launch {
+    const gpuh_impl_gemm_args<T> &a;
+    unsigned blocks;
+    cudaStream_t stream;
+    template <bool VEC, bool TA, bool TB> cudaError_t go() const
+    {
+        const int smem = (int)(Cfg::SMEM_ELEMS * sizeof(T));
+        const cudaError_t err = gpuh_impl_smem_opt_in(gpuh_gemm_simt_kernel<T, Cfg, VEC, TA, TB>, smem);
+        if (err != cudaSuccess)
+            return err;
+        return GPUH_LAUNCH((gpuh_gemm_simt_kernel<T, Cfg, VEC, TA, TB>), blocks, Cfg::THREADS, smem, stream, a);
+    }
+};
+template <typename Cfg> struct gpuh_impl_dmma_launch {
+    const gpuh_impl_gemm_args<double> &a;
+    unsigned blocks;
+    cudaStream_t stream;
+    template <bool VEC, bool TA, bool TB> cudaError_t go() const
+    {
+        const int smem = (int)gpuh_impl_dmma_layout<Cfg, TA, TB>::SMEM;
+        const cudaError_t err = gpuh_impl_smem_opt_in(gpuh_gemm_dmma_kernel<Cfg, VEC, TA, TB>, smem);
+        if (err != cudaSuccess)
+            return err;
+        return GPUH_LAUNCH((gpuh_gemm_dmma_kernel<Cfg, VEC, TA, TB>), blocks, Cfg::THREADS, smem, stream, a);
+    }
+};
 template <typename T, int BM_, int BN_, int BK_, int WARPS_M_, int WARPS_N_, int LANES_M_, int MIN_BLOCKS_>
 cudaError_t gpuh_impl_gemm_launch(gpuh_gemm_simt_config<BM_, BN_, BK_, WARPS_M_, WARPS_N_, LANES_M_, MIN_BLOCKS_>,
-                                  const gpuh_impl_gemm_args<T> &a, bool vec, unsigned blocks, cudaStream_t stream)
+                                  const gpuh_impl_gemm_args<T> &a, bool vec, bool ta, bool tb, unsigned blocks,
+                                  cudaStream_t stream)
 {
     typedef gpuh_gemm_simt_config<BM_, BN_, BK_, WARPS_M_, WARPS_N_, LANES_M_, MIN_BLOCKS_> Cfg;
-    const int smem = (int)(Cfg::SMEM_ELEMS * sizeof(T));
-    const cudaError_t err =
-        gpuh_impl_smem_opt_in(gpuh_gemm_simt_kernel<T, Cfg, true>, gpuh_gemm_simt_kernel<T, Cfg, false>, smem);
-    if (err != cudaSuccess)
-        return err;
-    if (vec)
-        return GPUH_LAUNCH((gpuh_gemm_simt_kernel<T, Cfg, true>), blocks, Cfg::THREADS, smem, stream, a);
-    return GPUH_LAUNCH((gpuh_gemm_simt_kernel<T, Cfg, false>), blocks, Cfg::THREADS, smem, stream, a);
+    const gpuh_impl_simt_launch<T, Cfg> f = {a, blocks, stream};
+    return gpuh_impl_gemm_variant(f, vec, ta, tb);
 }
 template <int BM_, int BN_, int BK_, int WARPS_M_, int WARPS_N_, int STAGES_, int MIN_BLOCKS_>
 cudaError_t gpuh_impl_gemm_launch(gpuh_gemm_dmma_config<BM_, BN_, BK_, WARPS_M_, WARPS_N_, STAGES_, MIN_BLOCKS_>,
-                                  const gpuh_impl_gemm_args<double> &a, bool vec, unsigned blocks, cudaStream_t stream)
+                                  const gpuh_impl_gemm_args<double> &a, bool vec, bool ta, bool tb, unsigned blocks,
+                                  cudaStream_t stream)
 {
     typedef gpuh_gemm_dmma_config<BM_, BN_, BK_, WARPS_M_, WARPS_N_, STAGES_, MIN_BLOCKS_> Cfg;
-    const cudaError_t err =
-        gpuh_impl_smem_opt_in(gpuh_gemm_dmma_kernel<Cfg, true>, gpuh_gemm_dmma_kernel<Cfg, false>, (int)Cfg::SMEM);
-    if (err != cudaSuccess)
-        return err;
-    if (vec)
-        return GPUH_LAUNCH((gpuh_gemm_dmma_kernel<Cfg, true>), blocks, Cfg::THREADS, Cfg::SMEM, stream, a);
-    return GPUH_LAUNCH((gpuh_gemm_dmma_kernel<Cfg, false>), blocks, Cfg::THREADS, Cfg::SMEM, stream, a);
+    const gpuh_impl_dmma_launch<Cfg> f = {a, blocks, stream};
+    return gpuh_impl_gemm_variant(f, vec, ta, tb);
 }
 
 /* 1 when this program holds gpuh_gemm_dmma_kernel<Cfg> built for sm_90 or
@@ -1590,61 +1695,89 @@ cudaError_t gpuh_impl_gemm_launch(gpuh_gemm_dmma_config<BM_, BN_, BK_, WARPS_M_,
 template <typename Cfg> static inline int gpuh_impl_dmma_ready(void)
 {
     cudaFuncAttributes attr;
-    if (cudaFuncGetAttributes(&attr, gpuh_gemm_dmma_kernel<Cfg, true>) != cudaSuccess) {
+    if (cudaFuncGetAttributes(&attr, gpuh_gemm_dmma_kernel<Cfg, true, false, false>) != cudaSuccess) {
         (void)cudaGetLastError(); /* not sticky: clear it */
         return 0;
     }
     return attr.ptxVersion >= 90;
 }
 
-/* Launches the matrix-vector kernel for a C of one row (M = 1: the row
-   kernel, which also takes M = N = 1) or one column (N = 1), K > 0; `a`
-   holds K, the leading dimensions, alpha and beta. Errors: as gpuh_gemm. */
+/* Launches a matrix-vector kernel for a C of one row (M = 1) or one column
+   (N = 1), K > 0; `a` holds K, the leading dimensions, alpha and beta. Both
+   kernels take one stored matrix and a strided vector: the column kernel
+   sums along the matrix's rows (out[i] = Σ_k Mat[i][k]·x[k·incx]), the row
+   kernel down its columns (out[j] = Σ_k x[k·incx]·Mat[k][j]), and both write
+   out[i] at C[i·incc]. Which one serves depends on how the operand that is
+   a matrix is stored: a C of one row is op(A)'s row times op(B), which is B
+   read down its columns (row kernel) or, for op_b = T, along its rows (column
+   kernel); a C of one column is op(A) times op(B)'s column, A along its rows
+   (column kernel) or, for op_a = T, down its columns (row kernel). In `a`,
+   part A is the vector of the row kernel (lda its stride) or the matrix of
+   the column kernel; part B the other; ldc the stride of out. Errors: as
+   gpuh_gemm. */
 template <typename T>
-static inline cudaError_t gpuh_impl_gemv(gpuh_impl_gemm_args<T> &a, size_t M, size_t N, const T *d_A, const T *d_B,
-                                         T *d_C, cudaStream_t stream)
+static inline cudaError_t gpuh_impl_gemv(gpuh_impl_gemm_args<T> &a, bool ta, bool tb, size_t M, size_t N,
+                                         const T *d_A, const T *d_B, T *d_C, cudaStream_t stream)
 {
     gpuh_impl_gemm_part<T> &g = a.part[0];
-    g.A = d_A, g.B = d_B, g.C = d_C, g.M = M, g.N = N, g.tiles_m = g.tiles_n = 1;
+    const bool row_of_c = M == 1;
+    const T *x = row_of_c ? d_A : d_B, *mat = row_of_c ? d_B : d_A;
+    const size_t incx = row_of_c ? (ta ? a.lda : 1) : (tb ? 1 : a.ldb), ldm = row_of_c ? a.ldb : a.lda;
+    const size_t out = row_of_c ? N : M;
+    const bool col_kernel = row_of_c ? tb : !ta; /* the matrix is read along its rows */
+    a.ldc = row_of_c ? 1 : a.ldc;
+    g.C = d_C, g.tiles_m = g.tiles_n = 1;
+    if (col_kernel)
+        g.A = mat, a.lda = ldm, g.B = x, a.ldb = incx, g.M = out, g.N = 1;
+    else
+        g.A = x, a.lda = incx, g.B = mat, a.ldb = ldm, g.M = 1, g.N = out;
     a.part[1] = g;
-    const size_t blocks = M == 1 ? gpuh_ceil_div(N, GPUH_GEMV_COLS) : gpuh_ceil_div(M, GPUH_GEMV_BLOCK / 32);
+    const size_t blocks = col_kernel ? gpuh_ceil_div(out, GPUH_GEMV_BLOCK / 32) : gpuh_ceil_div(out, GPUH_GEMV_COLS);
     if (blocks > GPUH_MAX_GRID_X)
-        return gpuh_fail(cudaErrorInvalidValue, "gpuh_gemm: C of %zu x %zu needs more than 2^31 - 1 blocks", M,
-                              N);
+        return gpuh_fail(cudaErrorInvalidValue, "gpuh_gemm: C of %zu x %zu needs more than 2^31 - 1 blocks", M, N);
     a.part0_tiles = (unsigned)blocks;
     const size_t w = 16 / sizeof(T);
-    if (M > 1 && (uintptr_t)d_A % 16 == 0 && a.lda % w == 0 && (uintptr_t)d_B % 16 == 0 && a.ldb == 1)
+    if (col_kernel && (uintptr_t)g.A % 16 == 0 && a.lda % w == 0 && (uintptr_t)g.B % 16 == 0 && a.ldb == 1)
         return GPUH_LAUNCH((gpuh_gemv_col_kernel<T, true>), (unsigned)blocks, GPUH_GEMV_BLOCK, 0, stream, a);
-    if (M > 1)
+    if (col_kernel)
         return GPUH_LAUNCH((gpuh_gemv_col_kernel<T, false>), (unsigned)blocks, GPUH_GEMV_BLOCK, 0, stream, a);
-    if ((uintptr_t)d_B % 16 == 0 && a.ldb % w == 0)
+    if ((uintptr_t)g.B % 16 == 0 && a.ldb % w == 0)
         return GPUH_LAUNCH((gpuh_gemv_row_kernel<T, true>), (unsigned)blocks, GPUH_GEMV_BLOCK, 0, stream, a);
     return GPUH_LAUNCH((gpuh_gemv_row_kernel<T, false>), (unsigned)blocks, GPUH_GEMV_BLOCK, 0, stream, a);
 }
 
 /* Checks gpuh_gemm's arguments (see there); elem: sizeof(T). */
-static inline cudaError_t gpuh_impl_gemm_check(const char *fn, size_t M, size_t N, size_t K, const void *A,
-                                               size_t lda, const void *B, size_t ldb, const void *C, size_t ldc,
-                                               size_t elem)
+static inline cudaError_t gpuh_impl_gemm_check(const char *fn, int op_a, int op_b, size_t M, size_t N, size_t K,
+                                               const void *A, size_t lda, const void *B, size_t ldb, const void *C,
+                                               size_t ldc, size_t elem)
 {
     const size_t most = SIZE_MAX / elem; /* elements a byte offset can reach */
     const char *names[3] = {"A", "B", "C"};
-    const size_t rows[3] = {M, K, M}, cols[3] = {K, N, N}, ld[3] = {lda, ldb, ldc};
+    const int ops[2] = {op_a, op_b};
+    /* the matrices as stored: op(A) = Aᵀ is stored K × M, op(B) = Bᵀ N × K */
+    const size_t rows[3] = {op_a ? K : M, op_b ? N : K, M}, cols[3] = {op_a ? M : K, op_b ? K : N, N};
+    const size_t ld[3] = {lda, ldb, ldc};
     const void *ptr[3] = {A, B, C};
     int i;
+    for (i = 0; i < 2; ++i)
+        if (ops[i] != GPUH_OP_N && ops[i] != GPUH_OP_T)
+            return gpuh_fail(cudaErrorInvalidValue, "%s: op_%c = %d is neither GPUH_OP_N nor GPUH_OP_T", fn, 'a' + i,
+                             ops[i]);
     for (i = 0; i < 3; ++i) {
-        if (ld[i] < cols[i])
-            return gpuh_fail(cudaErrorInvalidValue, "%s: ld%c = %zu is less than %s's row length %zu", fn,
-                                  'a' + i, ld[i], names[i], cols[i]);
+        if (ld[i] < cols[i]) {
+            if (i == 2)
+                return gpuh_fail(cudaErrorInvalidValue, "%s: ldc = %zu is less than C's row length %zu", fn, ld[i],
+                                 cols[i]);
+            return gpuh_fail(cudaErrorInvalidValue, "%s: ld%c = %zu is less than op(%s)'s stored row length %zu "
+                             "(op_%c = %c)", fn, 'a' + i, ld[i], names[i], cols[i], 'a' + i, ops[i] ? 'T' : 'N');
+        }
         /* the last element's index, (rows - 1)·ld + cols - 1, must fit */
         if (rows[i] > 0 && cols[i] > 0 && (cols[i] > most || rows[i] - 1 > (most - cols[i]) / ld[i]))
-            return gpuh_fail(cudaErrorInvalidValue,
-                                  "%s: %s of %zu rows x %zu columns with ld%c = %zu overflows size_t", fn,
-                                  names[i], rows[i], cols[i], 'a' + i, ld[i]);
+            return gpuh_fail(cudaErrorInvalidValue, "%s: %s of %zu rows x %zu columns with ld%c = %zu overflows size_t",
+                             fn, names[i], rows[i], cols[i], 'a' + i, ld[i]);
         /* NULL only matters when there is something to compute */
         if (ptr[i] == NULL && rows[i] > 0 && cols[i] > 0 && M > 0 && N > 0)
-            return gpuh_fail(cudaErrorInvalidValue, "%s: d_%s is NULL (M %zu, N %zu, K %zu)", fn, names[i],
-                                  M, N, K);
+            return gpuh_fail(cudaErrorInvalidValue, "%s: d_%s is NULL (M %zu, N %zu, K %zu)", fn, names[i], M, N, K);
     }
     return cudaSuccess;
 }
@@ -1657,14 +1790,16 @@ static inline double gpuh_impl_gemm_waves(size_t tiles, size_t slots, double wor
 }
 
 /* Fills `pt` with rows [r0, r0 + m) and columns [c0, c0 + n) of C, in tiles
-   of bm × bn (leading dimensions from `a`); returns its number of tiles. */
+   of bm × bn (leading dimensions and K from `a`); returns its number of
+   tiles. The part's A starts at op(A)'s row r0 (A's row, or Aᵀ's column),
+   its B at op(B)'s column c0; with K = 0 they are not read, and not moved. */
 template <typename T>
-static inline size_t gpuh_impl_gemm_part_of(const gpuh_impl_gemm_args<T> &a, gpuh_impl_gemm_part<T> &pt, size_t r0,
-                                            size_t c0, size_t m, size_t n, size_t bm, size_t bn, const T *d_A,
-                                            const T *d_B, T *d_C)
+static inline size_t gpuh_impl_gemm_part_of(const gpuh_impl_gemm_args<T> &a, bool ta, bool tb,
+                                            gpuh_impl_gemm_part<T> &pt, size_t r0, size_t c0, size_t m, size_t n,
+                                            size_t bm, size_t bn, const T *d_A, const T *d_B, T *d_C)
 {
-    pt.A = d_A == NULL ? NULL : d_A + r0 * a.lda;
-    pt.B = d_B == NULL ? NULL : d_B + c0;
+    pt.A = d_A == NULL || a.K == 0 ? d_A : d_A + (ta ? r0 : r0 * a.lda);
+    pt.B = d_B == NULL || a.K == 0 ? d_B : d_B + (tb ? c0 * a.ldb : c0);
     pt.C = d_C + r0 * a.ldc + c0;
     pt.M = m, pt.N = n;
     pt.tiles_m = (unsigned)gpuh_ceil_div(m, bm);
@@ -1674,15 +1809,16 @@ static inline size_t gpuh_impl_gemm_part_of(const gpuh_impl_gemm_args<T> &a, gpu
 
 /* gpuh_gemm_with: see [SECTION: GEMM]. */
 template <typename Big, typename Small, typename T>
-cudaError_t gpuh_gemm_with(size_t M, size_t N, size_t K, T alpha, const T *d_A, size_t lda, const T *d_B,
-                           size_t ldb, T beta, T *d_C, size_t ldc, cudaStream_t stream)
+cudaError_t gpuh_gemm_with(gpuh_op op_a, gpuh_op op_b, size_t M, size_t N, size_t K, T alpha, const T *d_A,
+                           size_t lda, const T *d_B, size_t ldb, T beta, T *d_C, size_t ldc, cudaStream_t stream)
 {
     const size_t w = 16 / sizeof(T); /* elements per 16 bytes */
     gpuh_impl_gemm_args<T> a;
     int dev = 0, sms = 1;
-    cudaError_t err = gpuh_impl_gemm_check("gpuh_gemm", M, N, K, d_A, lda, d_B, ldb, d_C, ldc, sizeof(T));
+    cudaError_t err = gpuh_impl_gemm_check("gpuh_gemm", op_a, op_b, M, N, K, d_A, lda, d_B, ldb, d_C, ldc, sizeof(T));
     if (err != cudaSuccess || M == 0 || N == 0)
         return err;
+    const bool ta = op_a == GPUH_OP_T, tb = op_b == GPUH_OP_T;
     const bool vec = (uintptr_t)d_A % 16 == 0 && (uintptr_t)d_B % 16 == 0 && (uintptr_t)d_C % 16 == 0 &&
                      lda % w == 0 && ldb % w == 0 && ldc % w == 0;
     a.K = K, a.lda = lda, a.ldb = ldb, a.ldc = ldc, a.alpha = alpha, a.beta = beta;
@@ -1690,15 +1826,14 @@ cudaError_t gpuh_gemm_with(size_t M, size_t N, size_t K, T alpha, const T *d_A, 
         (err = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev)) != cudaSuccess)
         return gpuh_fail(err, "gpuh_gemm: no current device: %s", cudaGetErrorString(err));
     if ((M == 1 || N == 1) && K > 0) /* a matrix-vector product, bound by memory */
-        return gpuh_impl_gemv(a, M, N, d_A, d_B, d_C, stream);
+        return gpuh_impl_gemv(a, ta, tb, M, N, d_A, d_B, d_C, stream);
 
     /* Every tile is a block of a 1-D grid: at most 2^31 - 1 of them. */
     const size_t s_m = Small::BM, s_n = Small::BN, b_m = Big::BM, b_n = Big::BN;
     const size_t tile_m = s_m < b_m ? s_m : b_m, tile_n = s_n < b_n ? s_n : b_n;
     if (gpuh_ceil_div(M, tile_m) > GPUH_MAX_GRID_X / gpuh_ceil_div(N, tile_n))
-        return gpuh_fail(cudaErrorInvalidValue,
-                              "gpuh_gemm: C of %zu x %zu needs more than 2^31 - 1 blocks of %zu x %zu", M, N, tile_m,
-                              tile_n);
+        return gpuh_fail(cudaErrorInvalidValue, "gpuh_gemm: C of %zu x %zu needs more than 2^31 - 1 blocks of %zu x %zu",
+                         M, N, tile_m, tile_n);
 
     const size_t mi = M / b_m * b_m, ni = N / b_n * b_n; /* the part whole big tiles cover */
     const size_t big_slots = (size_t)sms * Big::MIN_BLOCKS, small_slots = (size_t)sms * Small::MIN_BLOCKS;
@@ -1714,61 +1849,79 @@ cudaError_t gpuh_gemm_with(size_t M, size_t N, size_t K, T alpha, const T *d_A, 
     const bool small = cost_c < (split ? cost_b : cost_a);
 
     if (small || !split) { /* c or a: one launch, one part, all of C */
-        a.part0_tiles = (unsigned)gpuh_impl_gemm_part_of(a, a.part[0], 0, 0, M, N, small ? s_m : b_m, small ? s_n : b_n, d_A, d_B, d_C);
+        a.part0_tiles = (unsigned)gpuh_impl_gemm_part_of(a, ta, tb, a.part[0], 0, 0, M, N, small ? s_m : b_m,
+                                                         small ? s_n : b_n, d_A, d_B, d_C);
         a.part[1] = a.part[0];
-        return small ? gpuh_impl_gemm_launch(Small(), a, vec, a.part0_tiles, stream)
-                     : gpuh_impl_gemm_launch(Big(), a, vec, a.part0_tiles, stream);
+        return small ? gpuh_impl_gemm_launch(Small(), a, vec, ta, tb, a.part0_tiles, stream)
+                     : gpuh_impl_gemm_launch(Big(), a, vec, ta, tb, a.part0_tiles, stream);
     }
     /* b: whole big tiles, then the strips in one launch: below the big tiles
        (all N columns), and right of them. */
-    a.part0_tiles = (unsigned)gpuh_impl_gemm_part_of(a, a.part[0], 0, 0, mi, ni, b_m, b_n, d_A, d_B, d_C);
+    a.part0_tiles = (unsigned)gpuh_impl_gemm_part_of(a, ta, tb, a.part[0], 0, 0, mi, ni, b_m, b_n, d_A, d_B, d_C);
     a.part[1] = a.part[0];
-    if ((err = gpuh_impl_gemm_launch(Big(), a, vec, a.part0_tiles, stream)) != cudaSuccess)
+    if ((err = gpuh_impl_gemm_launch(Big(), a, vec, ta, tb, a.part0_tiles, stream)) != cudaSuccess)
         return err;
     gpuh_impl_gemm_part<T> strip[2];
     size_t tiles[2] = {0, 0}, n = 0;
     if (mi < M)
-        tiles[n] = gpuh_impl_gemm_part_of(a, strip[n], mi, 0, M - mi, N, s_m, s_n, d_A, d_B, d_C), ++n;
+        tiles[n] = gpuh_impl_gemm_part_of(a, ta, tb, strip[n], mi, 0, M - mi, N, s_m, s_n, d_A, d_B, d_C), ++n;
     if (ni < N)
-        tiles[n] = gpuh_impl_gemm_part_of(a, strip[n], 0, ni, mi, N - ni, s_m, s_n, d_A, d_B, d_C), ++n;
+        tiles[n] = gpuh_impl_gemm_part_of(a, ta, tb, strip[n], 0, ni, mi, N - ni, s_m, s_n, d_A, d_B, d_C), ++n;
     a.part[0] = strip[0];
     a.part[1] = strip[n - 1];
     a.part0_tiles = (unsigned)tiles[0];
-    return gpuh_impl_gemm_launch(Small(), a, vec, (unsigned)(tiles[0] + tiles[1]), stream);
+    return gpuh_impl_gemm_launch(Small(), a, vec, ta, tb, (unsigned)(tiles[0] + tiles[1]), stream);
+}
+
+template <typename Big, typename Small, typename T>
+cudaError_t gpuh_gemm_with(size_t M, size_t N, size_t K, T alpha, const T *d_A, size_t lda, const T *d_B,
+                           size_t ldb, T beta, T *d_C, size_t ldc, cudaStream_t stream)
+{
+    return gpuh_gemm_with<Big, Small, T>(GPUH_OP_N, GPUH_OP_N, M, N, K, alpha, d_A, lda, d_B, ldb, beta, d_C, ldc,
+                                         stream);
 }
 
 /* The default configurations per type: float on the CUDA cores; double on
    the FP64 tensor cores where this build has sm_90 code, else on the CUDA cores. */
 template <typename T> struct gpuh_impl_gemm_default;
 template <> struct gpuh_impl_gemm_default<float> {
-    static cudaError_t run(size_t M, size_t N, size_t K, float alpha, const float *d_A, size_t lda,
-                           const float *d_B, size_t ldb, float beta, float *d_C, size_t ldc, cudaStream_t stream)
+    static cudaError_t run(gpuh_op op_a, gpuh_op op_b, size_t M, size_t N, size_t K, float alpha, const float *d_A,
+                           size_t lda, const float *d_B, size_t ldb, float beta, float *d_C, size_t ldc,
+                           cudaStream_t stream)
     {
-        return gpuh_gemm_with<gpuh_sgemm_big, gpuh_sgemm_small>(M, N, K, alpha, d_A, lda, d_B, ldb, beta, d_C,
-                                                                  ldc, stream);
+        return gpuh_gemm_with<gpuh_sgemm_big, gpuh_sgemm_small>(op_a, op_b, M, N, K, alpha, d_A, lda, d_B, ldb, beta,
+                                                                d_C, ldc, stream);
     }
 };
 template <> struct gpuh_impl_gemm_default<double> {
-    static cudaError_t run(size_t M, size_t N, size_t K, double alpha, const double *d_A, size_t lda,
-                           const double *d_B, size_t ldb, double beta, double *d_C, size_t ldc,
-                           cudaStream_t stream)
+    static cudaError_t run(gpuh_op op_a, gpuh_op op_b, size_t M, size_t N, size_t K, double alpha,
+                           const double *d_A, size_t lda, const double *d_B, size_t ldb, double beta, double *d_C,
+                           size_t ldc, cudaStream_t stream)
     {
         /* both configurations are built in this translation unit for the same
            architectures, so one query per call answers for the two */
         if (gpuh_impl_dmma_ready<gpuh_dgemm_big>())
-            return gpuh_gemm_with<gpuh_dgemm_big, gpuh_dgemm_small>(M, N, K, alpha, d_A, lda, d_B, ldb, beta,
-                                                                      d_C, ldc, stream);
-        return gpuh_gemm_with<gpuh_dgemm_simt, gpuh_dgemm_simt>(M, N, K, alpha, d_A, lda, d_B, ldb, beta, d_C,
-                                                                    ldc, stream);
+            return gpuh_gemm_with<gpuh_dgemm_big, gpuh_dgemm_small>(op_a, op_b, M, N, K, alpha, d_A, lda, d_B, ldb,
+                                                                    beta, d_C, ldc, stream);
+        return gpuh_gemm_with<gpuh_dgemm_simt, gpuh_dgemm_simt>(op_a, op_b, M, N, K, alpha, d_A, lda, d_B, ldb, beta,
+                                                                d_C, ldc, stream);
     }
 };
 
 /* gpuh_gemm, gpuh_matmul: see [SECTION: GEMM]. */
 template <typename T>
+cudaError_t gpuh_gemm(gpuh_op op_a, gpuh_op op_b, size_t M, size_t N, size_t K, T alpha, const T *d_A, size_t lda,
+                      const T *d_B, size_t ldb, T beta, T *d_C, size_t ldc, cudaStream_t stream)
+{
+    return gpuh_impl_gemm_default<T>::run(op_a, op_b, M, N, K, alpha, d_A, lda, d_B, ldb, beta, d_C, ldc, stream);
+}
+
+template <typename T>
 cudaError_t gpuh_gemm(size_t M, size_t N, size_t K, T alpha, const T *d_A, size_t lda, const T *d_B, size_t ldb,
                       T beta, T *d_C, size_t ldc, cudaStream_t stream)
 {
-    return gpuh_impl_gemm_default<T>::run(M, N, K, alpha, d_A, lda, d_B, ldb, beta, d_C, ldc, stream);
+    return gpuh_impl_gemm_default<T>::run(GPUH_OP_N, GPUH_OP_N, M, N, K, alpha, d_A, lda, d_B, ldb, beta, d_C, ldc,
+                                          stream);
 }
 
 template <typename T>
@@ -2049,6 +2202,12 @@ cudaError_t gpuh_sharded_gemm(const gpuh_devices *set, size_t M, size_t N, size_
                                               cudaStream_t stream)                                    \
     {                                                                                                  \
         return gpuh_gemm<T>(M, N, K, alpha, d_A, lda, d_B, ldb, beta, d_C, ldc, stream);               \
+    }                                                                                                  \
+    extern "C" cudaError_t gpuh_gemm_op_##suffix(gpuh_op op_a, gpuh_op op_b, size_t M, size_t N, size_t K, \
+                                                 T alpha, const T *d_A, size_t lda, const T *d_B,     \
+                                                 size_t ldb, T beta, T *d_C, size_t ldc, cudaStream_t stream) \
+    {                                                                                                  \
+        return gpuh_gemm<T>(op_a, op_b, M, N, K, alpha, d_A, lda, d_B, ldb, beta, d_C, ldc, stream);   \
     }
 
 GPUH_IMPL_VECTOR_ADD(f32, float)

@@ -30,16 +30,28 @@
      host     the part of the CUDA 13 runtime that gpuh and its examples call:
               memory (device, managed, pinned: all host memory, tracked),
               copies and sets, streams and events (work runs in order when
-              issued; events time it on the host clock), device properties
-              (the device is named "gpuh CPU simulator"), errors (last and
-              sticky), occupancy, the launch-configuration limits of the GPU;
-              and a Philox4x32-10 stand-in for the cuRAND host API gpuh uses.
+              issued; events time it on the host clock; a handle destroyed
+              or never made is cudaErrorInvalidResourceHandle), device
+              properties (the device is named "gpuh CPU simulator"), errors
+              (the last one per host thread, the sticky one for all),
+              occupancy, the launch-configuration limits of the GPU; and a
+              Philox4x32-10 stand-in for the cuRAND host API gpuh uses.
+              Several host threads may call it at once, launches included:
+              each launch returns once all its blocks have run.
    DIAGNOSTICS (a GPU gives none of these)
      divergent barrier   a thread that exits, or waits at another barrier,
                          while others wait at __syncthreads() or a warp
                          operation: printed with kernel, block and thread,
                          and the launch fails with cudaErrorLaunchFailure
                          (sticky, as after a GPU fault).
+     warp misuse         a shuffle whose width is not a power of two from 1
+                         to 32: printed likewise, the launch fails the same way.
+     segmentation fault  in a kernel: kernel, block and thread printed, with
+                         the cause when it is known (the thread's stack
+                         overflowed: raise GPUH_SIM_STACK_KB; dynamic shared
+                         memory the launch did not ask for); the launch fails
+                         with cudaErrorIllegalAddress (sticky) and the
+                         process goes on. Under ASan, ASan reports it.
      GPUH_SIM_SCHEDULE   forward (default) | reverse | random: the order the
                          threads of a block run between barriers; a missing
                          barrier shows up as a wrong result under another
@@ -48,8 +60,9 @@
                          out-of-bounds access in a kernel gives a stack trace;
                          the sim then names the kernel, block and thread.
    ENVIRONMENT
-     GPUH_SIM_THREADS    CPU threads that run blocks (default: all cores)
-     GPUH_SIM_STACK_KB   stack of each simulated thread (default 256, 1024 under ASan)
+     GPUH_SIM_THREADS    CPU threads that run blocks (default: all cores; at most 1024)
+     GPUH_SIM_STACK_KB   stack of each simulated thread (default 768, 1536 under ASan:
+                         CUDA's 512 KiB of local memory per thread fits)
      GPUH_SIM_REPS       at most this many timed runs in gpuh_time_median_ms (unset: no limit)
      GPUH_SIM_DEVICES    devices presented (default 1), with NCCL's collectives
                          (see SEVERAL DEVICES AND THE NCCL STAND-IN)
@@ -383,6 +396,9 @@ curandStatus_t curandGenerateNormalDouble(curandGenerator_t gen, double *out, si
 #include <thread>
 #include <type_traits>
 #include <vector>
+#include <set>
+#include <system_error>
+#include <signal.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -396,6 +412,18 @@ curandStatus_t curandGenerateNormalDouble(curandGenerator_t gen, double *out, si
 #ifdef GPUH_IMPL_SIM_ASAN
 #include <sanitizer/asan_interface.h>
 #include <sanitizer/common_interface_defs.h>
+#endif
+/* ThreadSanitizer: fiber switches are announced to it too, each switch
+   ordering the fibers' accesses (they run on one CPU thread, one at a time). */
+#if defined(__SANITIZE_THREAD__)
+#define GPUH_IMPL_SIM_TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define GPUH_IMPL_SIM_TSAN 1
+#endif
+#endif
+#ifdef GPUH_IMPL_SIM_TSAN
+#include <sanitizer/tsan_interface.h>
 #endif
 #if !defined(__x86_64__)
 #include <ucontext.h>
@@ -500,7 +528,7 @@ struct site {
     int line;
 };
 
-enum { T_NEW, T_RUNNING, T_READY, T_BARRIER, T_WARP, T_DONE };
+enum { T_NEW, T_RUNNING, T_READY, T_BARRIER, T_WARP, T_DONE, T_FAULT };
 enum { W_SYNC, W_SHFL, W_UP, W_DOWN, W_XOR, W_BALLOT, W_ANY, W_ALL };
 
 struct runner {
@@ -509,6 +537,7 @@ struct runner {
     size_t size;
     int thread; /* the simulated thread it runs, or -1 */
     void *asan_fake;
+    void *tsan_fiber;
 };
 
 struct lane_op {
@@ -527,13 +556,15 @@ struct launch_job {
     const void *closure;
     uint64_t blocks, chunk;
     std::atomic<uint64_t> next;
-    std::atomic<int> failed;
+    std::atomic<int> failed; /* the first error of a block (a cudaError_t), 0 while none */
+    int active;              /* pool threads running its blocks (guarded by the pool's mutex) */
 };
 
 struct block_state {
     int n;                 /* threads in the block */
     int next_new, done, at_barrier;
     int barrier_result;
+    int fault; /* a thread misused a warp operation or faulted (reported): the launch fails with this error */
     unsigned char state[1024];
     runner *runner_of[1024];
     int order[1024];
@@ -550,11 +581,13 @@ struct worker {
     const void *sched_lo;
     size_t sched_size;
     std::vector<runner *> all, free_list;
+    void *sched_tsan; /* ThreadSanitizer's name for the scheduler: the CPU thread itself */
     runner *current;
     launch_job *job;
     block_state *b;
     unsigned char *dyn;
     size_t dyn_size;
+    void *alt_stack; /* where the fault handler runs when a fiber's stack is exhausted */
 };
 
 /* What a simulated thread sees: read through threadIdx & co. */
@@ -581,17 +614,22 @@ struct runtime {
     std::mutex m;
     std::map<uintptr_t, alloc_info> allocs;
     size_t used = 0, total = 0;
-    cudaError_t last = cudaSuccess, sticky = cudaSuccess;
+    cudaError_t sticky = cudaSuccess; /* the last error is per host thread: last_error() */
     std::map<const void *, int> bounds, max_dyn_shmem;
+    std::set<const void *> streams, events; /* live handles: a destroyed or made-up one is refused */
     int threads = 0, schedule = 0;
     size_t stack_bytes = 0;
     unsigned long long seed = 0;
     runtime()
     {
         const char *e = getenv("GPUH_SIM_THREADS");
-        threads = e && atoi(e) > 0 ? atoi(e) : static_cast<int>(std::thread::hardware_concurrency());
+        const long asked = e ? strtol(e, NULL, 10) : 0;
+        threads = asked > 0 ? static_cast<int>(std::min(asked, 1024L))
+                            : static_cast<int>(std::thread::hardware_concurrency());
         if (threads < 1)
             threads = 1;
+        if (asked > 1024) /* a GPU has a few hundred SMs at most; a thread each costs a block's state */
+            fprintf(stderr, "gpuh sim: GPUH_SIM_THREADS=%s is more than 1024; using 1024\n", e);
         e = getenv("GPUH_SIM_SCHEDULE");
         schedule = !e || !*e || !strcmp(e, "forward") ? 0 : !strcmp(e, "reverse") ? 1 : !strcmp(e, "random") ? 2 : -1;
         if (schedule < 0) {
@@ -603,14 +641,21 @@ struct runtime {
                        : static_cast<unsigned long long>(std::chrono::steady_clock::now().time_since_epoch().count());
         if (schedule == 2)
             fprintf(stderr, "gpuh sim: random schedule, GPUH_SIM_SEED=%llu repeats it\n", seed);
+        /* CUDA gives a thread up to 512 KiB of local memory; the rest is for the
+           calls around it (ASan's red zones need more). Pages never touched cost
+           no memory. */
 #ifdef GPUH_IMPL_SIM_ASAN
-        stack_bytes = 1024 * 1024;
+        stack_bytes = 1536 * 1024;
 #else
-        stack_bytes = 256 * 1024;
+        stack_bytes = 768 * 1024;
 #endif
         e = getenv("GPUH_SIM_STACK_KB");
-        if (e && atoi(e) >= 16)
-            stack_bytes = static_cast<size_t>(atoi(e)) * 1024;
+        const unsigned long kb = e ? strtoul(e, NULL, 10) : 0;
+        if (kb >= 16 && kb <= (1ul << 20))
+            stack_bytes = static_cast<size_t>(kb) * 1024;
+        else if (e != NULL)
+            fprintf(stderr, "gpuh sim: GPUH_SIM_STACK_KB=%s is not 16 .. 1048576; using %zu\n", e,
+                    stack_bytes / 1024);
         long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
         total = pages > 0 && page > 0 ? static_cast<size_t>(pages) * static_cast<size_t>(page) : (size_t(16) << 30);
     }
@@ -621,13 +666,17 @@ inline runtime &rt()
     return r;
 }
 
+/* The calling host thread's last error, as cudaGetLastError keeps one per thread. */
+inline cudaError_t &last_error()
+{
+    static thread_local cudaError_t last = cudaSuccess;
+    return last;
+}
 /* Records err as the last error (as the CUDA runtime does) and returns it. */
 inline cudaError_t ret(cudaError_t err)
 {
-    if (err != cudaSuccess) {
-        std::lock_guard<std::mutex> g(rt().m);
-        rt().last = err;
-    }
+    if (err != cudaSuccess)
+        last_error() = err;
     return err;
 }
 /* The sticky error, if a kernel has failed: every later call returns it. */
@@ -654,6 +703,10 @@ inline void to_runner(worker &w, runner *r)
     __sanitizer_start_switch_fiber(&w.sched_fake, r->lo, r->size);
 #endif
     w.current = r;
+#ifdef GPUH_IMPL_SIM_TSAN
+    w.sched_tsan = __tsan_get_current_fiber();
+    __tsan_switch_to_fiber(r->tsan_fiber, 0);
+#endif
     fctx_swap(&w.sched, &r->ctx);
 #ifdef GPUH_IMPL_SIM_ASAN
     __sanitizer_finish_switch_fiber(w.sched_fake, NULL, NULL);
@@ -664,6 +717,9 @@ inline void to_scheduler(worker &w, runner *r)
 {
 #ifdef GPUH_IMPL_SIM_ASAN
     __sanitizer_start_switch_fiber(&r->asan_fake, w.sched_lo, w.sched_size);
+#endif
+#ifdef GPUH_IMPL_SIM_TSAN
+    __tsan_switch_to_fiber(w.sched_tsan, 0);
 #endif
     fctx_swap(&r->ctx, &w.sched);
 #ifdef GPUH_IMPL_SIM_ASAN
@@ -706,6 +762,11 @@ inline void runner_main()
     }
 }
 
+/* Below each stack: inaccessible, and larger than CUDA's 512 KiB of local
+   memory, so that an overflowing frame lands in it rather than in the stack
+   below (compilers need not touch every page of a large frame). */
+enum { STACK_GUARD = 1 << 20 };
+
 /* A runner from the free list, or a new one with a fresh stack; NULL (with a
    message) when no stack can be mapped: the launch then fails, the process goes on. */
 inline runner *new_runner(worker &w)
@@ -715,19 +776,27 @@ inline runner *new_runner(worker &w)
         w.free_list.pop_back();
         return r;
     }
-    const size_t guard = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+    const size_t guard = STACK_GUARD;
     const size_t size = rt().stack_bytes;
-    void *mem = mmap(NULL, size + guard, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    void *mem = mmap(NULL, size + guard, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (mem == MAP_FAILED) {
         fprintf(stderr, "gpuh sim: out of memory for a thread stack (%zu KiB)\n", size / 1024);
         return NULL;
     }
     mprotect(mem, guard, PROT_NONE); /* a stack overflow faults instead of corrupting */
+#ifdef GPUH_IMPL_SIM_ASAN
+    /* the mapping may reuse the addresses of a stack unmapped when another
+       host thread ended, whose frames ASan still marks */
+    __asan_unpoison_memory_region(static_cast<char *>(mem) + guard, size);
+#endif
     runner *r = new runner();
     r->lo = static_cast<char *>(mem) + guard;
     r->size = size;
     r->thread = -1;
     r->asan_fake = NULL;
+#ifdef GPUH_IMPL_SIM_TSAN
+    r->tsan_fiber = __tsan_create_fiber(0);
+#endif
     fctx_make(&r->ctx, r->lo, r->size, runner_main);
     w.all.push_back(r);
     return r;
@@ -742,6 +811,10 @@ inline void reset_runners(worker &w, block_state &b)
             r->thread = -1;
 #ifdef GPUH_IMPL_SIM_ASAN
             __asan_unpoison_memory_region(r->lo, r->size); /* the abandoned frames' red zones */
+#endif
+#ifdef GPUH_IMPL_SIM_TSAN
+            __tsan_destroy_fiber(r->tsan_fiber); /* and its record of the abandoned calls */
+            r->tsan_fiber = __tsan_create_fiber(0);
 #endif
             fctx_make(&r->ctx, r->lo, r->size, runner_main);
             w.free_list.push_back(r);
@@ -839,7 +912,7 @@ inline cudaError_t run_block(worker &w, launch_job &job, uint64_t linear)
     const int n = static_cast<int>(job.block.x * job.block.y * job.block.z);
     const int schedule = rt().schedule;
     b.n = n;
-    b.next_new = b.done = b.at_barrier = 0;
+    b.next_new = b.done = b.at_barrier = b.fault = 0;
     b.rng = (rt().seed ^ (linear * 0x9E3779B97F4A7C15ull)) | 1u;
     for (int i = 0; i < n; ++i) {
         b.state[i] = T_NEW;
@@ -871,6 +944,12 @@ inline cudaError_t run_block(worker &w, launch_job &job, uint64_t linear)
                 to_runner(w, b.runner_of[i]);
                 ran = true;
             }
+            if (b.fault)
+                break;
+        }
+        if (b.fault) {
+            reset_runners(w, b);
+            return static_cast<cudaError_t>(b.fault);
         }
         if (b.done == n)
             return cudaSuccess;
@@ -882,6 +961,19 @@ inline cudaError_t run_block(worker &w, launch_job &job, uint64_t linear)
     }
 }
 
+/* The buffer a launch with 0 bytes of dynamic shared memory sees: a page that
+   can be neither read nor written, so that a kernel using dynamic shared
+   memory it did not ask for faults (under ASan, a report naming the kernel)
+   instead of reaching the buffer of an earlier launch. */
+inline unsigned char *no_dynamic_shared()
+{
+    static unsigned char *const page = [] {
+        void *p = mmap(NULL, static_cast<size_t>(sysconf(_SC_PAGESIZE)), PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        return p == MAP_FAILED ? static_cast<unsigned char *>(NULL) : static_cast<unsigned char *>(p);
+    }();
+    return page;
+}
+
 /* Owns a CPU thread's worker: freed (stacks unmapped) when the thread ends. */
 struct worker_owner {
     worker *w = NULL;
@@ -889,12 +981,25 @@ struct worker_owner {
     {
         if (w == NULL)
             return;
-        const size_t guard = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+        const size_t guard = STACK_GUARD;
         for (size_t i = 0; i < w->all.size(); ++i) {
+#ifdef GPUH_IMPL_SIM_ASAN
+            __asan_unpoison_memory_region(w->all[i]->lo, w->all[i]->size);
+#endif
             munmap(w->all[i]->lo - guard, w->all[i]->size + guard);
+#ifdef GPUH_IMPL_SIM_TSAN
+            __tsan_destroy_fiber(w->all[i]->tsan_fiber);
+#endif
             delete w->all[i];
         }
         free(w->dyn);
+        if (w->alt_stack != NULL) {
+            stack_t off;
+            memset(&off, 0, sizeof off);
+            off.ss_flags = SS_DISABLE;
+            sigaltstack(&off, NULL);
+            free(w->alt_stack);
+        }
         delete w->b;
         delete w;
         tls().w = NULL;
@@ -913,20 +1018,36 @@ inline worker &this_worker()
         v.w->sched_fake = NULL;
         v.w->sched_lo = NULL;
         v.w->sched_size = 0;
+        v.w->sched_tsan = NULL;
+        v.w->alt_stack = NULL;
+#ifndef GPUH_IMPL_SIM_ASAN
+        stack_t now;
+        if (sigaltstack(NULL, &now) == 0 && (now.ss_flags & SS_DISABLE)) { /* the program's own one stays */
+            stack_t alt;
+            memset(&alt, 0, sizeof alt);
+            alt.ss_size = 64 * 1024;
+            alt.ss_sp = v.w->alt_stack = malloc(alt.ss_size);
+            if (alt.ss_sp == NULL || sigaltstack(&alt, NULL) != 0) {
+                free(v.w->alt_stack);
+                v.w->alt_stack = NULL;
+            }
+        }
+#endif
     }
     return *v.w;
 }
 
 /* Stops the launch's other blocks and records err: a kernel failure
-   (cudaErrorLaunchFailure) is sticky, as after a GPU fault; running out of
-   host memory is not. */
+   (cudaErrorLaunchFailure, cudaErrorIllegalAddress) is sticky, as after a GPU
+   fault; running out of host memory is not. */
 inline void fail_launch(launch_job &job, cudaError_t err)
 {
-    job.failed.store(1);
-    std::lock_guard<std::mutex> g(rt().m);
-    rt().last = err;
-    if (err == cudaErrorLaunchFailure)
+    int none = 0;
+    job.failed.compare_exchange_strong(none, static_cast<int>(err));
+    if (err == cudaErrorLaunchFailure || err == cudaErrorIllegalAddress) {
+        std::lock_guard<std::mutex> g(rt().m);
         rt().sticky = err;
+    }
 }
 
 /* Runs blocks of job until none is left (every worker and the launching thread). */
@@ -946,7 +1067,8 @@ inline void work(launch_job &job)
             return;
         }
     }
-    v.dyn = w.dyn;
+    /* a launch with no dynamic shared memory gets none: not the previous launch's buffer */
+    v.dyn = job.shmem > 0 ? w.dyn : no_dynamic_shared();
     w.job = &job;
     for (;;) {
         uint64_t first = job.next.fetch_add(job.chunk);
@@ -957,59 +1079,79 @@ inline void work(launch_job &job)
             const cudaError_t err = run_block(w, job, blk);
             if (err != cudaSuccess) {
                 fail_launch(job, err);
+                w.job = NULL;
                 return;
             }
         }
     }
+    w.job = NULL; /* the job lives in its launcher's frame, which ends when the launch returns */
 }
 
-/* The pool of CPU workers: rt().threads - 1 threads plus the launching one. */
+/* The pool of CPU workers: rt().threads - 1 threads, and each launching
+   thread works on its own launch. Several host threads may launch at once:
+   every launch is a job of its own on the list, a pool thread takes blocks of
+   any job that has some left, and a launch returns once its job is off the
+   list and no pool thread still runs one of its blocks (the job lives in the
+   launcher's frame). */
 struct pool {
     std::mutex m;
     std::condition_variable wake, finished;
     std::vector<std::thread> threads;
-    launch_job *job = NULL;
-    unsigned long long generation = 0;
-    int busy = 0;
-    bool quit = false;
+    std::vector<launch_job *> jobs;
+    bool quit = false, short_of_threads = false;
+    launch_job *open_job() const /* under m */
+    {
+        for (size_t i = 0; i < jobs.size(); ++i)
+            if (jobs[i]->next.load() < jobs[i]->blocks && jobs[i]->failed.load() == 0)
+                return jobs[i];
+        return NULL;
+    }
     void loop()
     {
-        unsigned long long seen = 0;
+        std::unique_lock<std::mutex> g(m);
         for (;;) {
-            launch_job *j;
-            {
-                std::unique_lock<std::mutex> g(m);
-                wake.wait(g, [&] { return quit || generation != seen; });
-                if (quit)
-                    return;
-                seen = generation;
-                j = job;
-            }
+            launch_job *j = NULL;
+            wake.wait(g, [&] { return quit || (j = open_job()) != NULL; });
+            if (quit)
+                return;
+            ++j->active;
+            g.unlock();
             work(*j);
-            std::lock_guard<std::mutex> g(m);
-            if (--busy == 0)
+            g.lock();
+            if (--j->active == 0)
                 finished.notify_all();
+        }
+    }
+    /* under m: starts the pool threads not yet running; a system that refuses
+       a thread leaves fewer (said once), and the launching threads do the rest */
+    void start_threads()
+    {
+        while (!short_of_threads && static_cast<int>(threads.size()) < rt().threads - 1) {
+            try {
+                threads.push_back(std::thread([this] { loop(); }));
+            } catch (const std::system_error &e) {
+                short_of_threads = true;
+                fprintf(stderr, "gpuh sim: could not start CPU thread %zu of %d (%s); running blocks on %zu\n",
+                        threads.size() + 2, rt().threads, e.what(), threads.size() + 1);
+            }
         }
     }
     void run(launch_job &j)
     {
-        const int helpers = static_cast<int>(std::min<uint64_t>(rt().threads - 1, j.blocks - 1));
-        if (helpers <= 0) {
+        if (rt().threads <= 1 || j.blocks <= 1) {
             work(j);
             return;
         }
         {
             std::lock_guard<std::mutex> g(m);
-            while (static_cast<int>(threads.size()) < rt().threads - 1)
-                threads.push_back(std::thread([this] { loop(); }));
-            job = &j;
-            busy = static_cast<int>(threads.size());
-            ++generation;
+            start_threads();
+            jobs.push_back(&j);
         }
         wake.notify_all();
         work(j);
         std::unique_lock<std::mutex> g(m);
-        finished.wait(g, [&] { return busy == 0; });
+        jobs.erase(std::find(jobs.begin(), jobs.end(), &j));
+        finished.wait(g, [&] { return j.active == 0; });
     }
     ~pool()
     {
@@ -1037,8 +1179,50 @@ inline void asan_death()
         return;
     char t[64];
     fmt_thread(t, sizeof t, v.bdim, v.lin);
-    fprintf(stderr, "gpuh sim: the fault above happened in kernel %s (launched at %s:%d), block (%u, %u, %u), %s\n",
-            v.w->job->kernel, v.w->job->file, v.w->job->line, v.bid.x, v.bid.y, v.bid.z, t);
+    fprintf(stderr, "gpuh sim: the fault above happened in kernel %s (launched at %s:%d), block (%u, %u, %u), %s\n"
+                    "gpuh sim: if it is a stack-overflow: each simulated thread has %zu KiB of stack; "
+                    "raise GPUH_SIM_STACK_KB\n",
+            v.w->job->kernel, v.w->job->file, v.w->job->line, v.bid.x, v.bid.y, v.bid.z, t, rt().stack_bytes / 1024);
+}
+#else
+inline struct sigaction &previous_segv()
+{
+    static struct sigaction a;
+    return a;
+}
+/* SIGSEGV in a simulated thread: name the kernel, block and thread, and say
+   when the address is in the guard below the thread's stack (an overflow) or
+   in the dynamic shared memory of a launch that asked for none; then abandon
+   the thread (its block fails, the launch returns cudaErrorIllegalAddress,
+   sticky, as after a GPU fault) and go on. A fault elsewhere goes to the
+   previous handler: it recurs on return. */
+inline void on_segv(int sig, siginfo_t *info, void *context)
+{
+    (void)sig;
+    (void)context;
+    const thread_view &v = tls();
+    if (v.w != NULL && v.w->job != NULL && v.w->current != NULL && v.w->current->thread >= 0) {
+        const uintptr_t a = reinterpret_cast<uintptr_t>(info->si_addr), lo = reinterpret_cast<uintptr_t>(v.w->current->lo);
+        const uintptr_t none = reinterpret_cast<uintptr_t>(no_dynamic_shared());
+        char t[64], msg[768];
+        fmt_thread(t, sizeof t, v.bdim, v.lin);
+        int k = snprintf(msg, sizeof msg,
+                         "gpuh sim: segmentation fault in kernel %s (launched at %s:%d), block (%u, %u, %u), %s\n",
+                         v.w->job->kernel, v.w->job->file, v.w->job->line, v.bid.x, v.bid.y, v.bid.z, t);
+        if (k > 0 && static_cast<size_t>(k) < sizeof msg && a < lo && lo - a <= STACK_GUARD)
+            snprintf(msg + k, sizeof msg - k,
+                     "gpuh sim:   the thread's stack overflowed: it has %zu KiB (GPUH_SIM_STACK_KB); CUDA allows "
+                     "512 KiB of local memory per thread: raise GPUH_SIM_STACK_KB\n", rt().stack_bytes / 1024);
+        else if (k > 0 && static_cast<size_t>(k) < sizeof msg && a - none < static_cast<uintptr_t>(sysconf(_SC_PAGESIZE)))
+            snprintf(msg + k, sizeof msg - k,
+                     "gpuh sim:   it used dynamic shared memory, but the launch asked for 0 bytes of it\n");
+        if (write(2, msg, strlen(msg)) < 0)
+            msg[0] = 0;
+        v.w->b->fault = cudaErrorIllegalAddress;
+        v.w->b->state[v.lin] = T_FAULT;
+        to_scheduler(*v.w, v.w->current); /* never resumed: reset_runners remakes its fiber */
+    }
+    sigaction(SIGSEGV, &previous_segv(), NULL);
 }
 #endif
 
@@ -1050,19 +1234,31 @@ inline int lookup(const std::map<const void *, int> &m, const void *key, int fal
 
 enum { SHMEM_DEFAULT = 48 * 1024, SHMEM_OPTIN = 227 * 1024, SMS_SHMEM = 228 * 1024 };
 
+inline cudaError_t check_stream(cudaStream_t s);
+
 /* Checks a launch as CUDA 13 does and runs it: every block to completion. */
 inline void launch(const char *kernel, const char *file, int line, const void *key, dim3 grid, dim3 block,
                    size_t shmem, cudaStream_t stream, void (*thunk)(const void *), const void *closure)
 {
-    (void)stream;
-#ifdef GPUH_IMPL_SIM_ASAN
     static std::once_flag once;
+#ifdef GPUH_IMPL_SIM_ASAN
     std::call_once(once, [] { __sanitizer_set_death_callback(asan_death); });
+#else
+    std::call_once(once, [] {
+        struct sigaction a;
+        memset(&a, 0, sizeof a);
+        a.sa_sigaction = on_segv;
+        a.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_NODEFER; /* the handler leaves by a fiber switch */
+        sigemptyset(&a.sa_mask);
+        sigaction(SIGSEGV, &a, &previous_segv());
+    });
 #endif
     if (sticky() != cudaSuccess) {
         ret(sticky());
         return;
     }
+    if (check_stream(stream) != cudaSuccess) /* recorded as the last error */
+        return;
     const uint64_t threads = static_cast<uint64_t>(block.x) * block.y * block.z;
     int max_dyn, max_threads;
     {
@@ -1093,7 +1289,10 @@ inline void launch(const char *kernel, const char *file, int line, const void *k
     job.chunk = std::max<uint64_t>(1, job.blocks / (static_cast<uint64_t>(rt().threads) * 16));
     job.next.store(0);
     job.failed.store(0);
+    job.active = 0;
     the_pool().run(job);
+    if (job.failed.load() != 0) /* the launching thread's last error, whichever thread ran the block */
+        ret(static_cast<cudaError_t>(job.failed.load()));
 }
 
 template <class L> void call_closure(const void *closure) { (*static_cast<const L *>(closure))(); }
@@ -1155,6 +1354,19 @@ inline uint64_t warp_op(int op, const char *what, const char *file, int line, un
     const int lanes = std::min(32, b.n - base);
     const unsigned exists = lanes == 32 ? 0xffffffffu : (1u << lanes) - 1u;
     const unsigned eff = mask & exists;
+    if (op >= W_SHFL && op <= W_XOR && (width < 1 || width > 32 || (width & (width - 1)) != 0)) {
+        char t[64];
+        fmt_thread(t, sizeof t, v.bdim, me);
+        fprintf(stderr,
+                "gpuh sim: warp misuse in kernel %s (launched at %s:%d), block (%u, %u, %u):\n"
+                "gpuh sim:   %s (warp %d, lane %d) calls %s(0x%08x, ..., width %d) at %s:%d: "
+                "the width must be a power of two from 1 to 32\n",
+                w.job->kernel, w.job->file, w.job->line, v.bid.x, v.bid.y, v.bid.z, t, warp, lane, what, mask, width,
+                file, line);
+        b.fault = cudaErrorLaunchFailure;
+        b.state[me] = T_FAULT; /* never resumed: the block is abandoned */
+        to_scheduler(w, w.current);
+    }
     lane_op &l = b.lane[me];
     l.op = op;
     l.mask = mask;
@@ -1515,6 +1727,34 @@ inline const alloc_info *find_alloc(const void *p, uintptr_t *base)
     *base = it->first;
     return &it->second;
 }
+/* Whether [p, p + bytes) lies inside the allocation a that starts at base,
+   computed without forming p + bytes (which wraps for an absurd count). */
+inline bool inside(const alloc_info *a, uintptr_t base, const void *p, size_t bytes)
+{
+    const uintptr_t at = reinterpret_cast<uintptr_t>(p);
+    return a != NULL && at >= base && at - base <= a->bytes && bytes <= a->bytes - (at - base);
+}
+/* cudaSuccess for the default stream (NULL) or a live stream; a destroyed or
+   made-up handle is recorded and returned as cudaErrorInvalidResourceHandle. */
+inline cudaError_t check_stream(cudaStream_t s)
+{
+    if (s == NULL)
+        return cudaSuccess;
+    std::lock_guard<std::mutex> g(rt().m);
+    if (rt().streams.count(s) != 0)
+        return cudaSuccess;
+    last_error() = cudaErrorInvalidResourceHandle;
+    return cudaErrorInvalidResourceHandle;
+}
+/* The same for an event; NULL is no event. */
+inline cudaError_t check_event(cudaEvent_t e)
+{
+    std::lock_guard<std::mutex> g(rt().m);
+    if (e != NULL && rt().events.count(e) != 0)
+        return cudaSuccess;
+    last_error() = cudaErrorInvalidResourceHandle;
+    return cudaErrorInvalidResourceHandle;
+}
 inline cudaError_t allocate(void **p, size_t bytes, enum cudaMemoryType type)
 {
     if (p == NULL)
@@ -1525,9 +1765,15 @@ inline cudaError_t allocate(void **p, size_t bytes, enum cudaMemoryType type)
     if (bytes == 0)
         return cudaSuccess;
     {
+        /* Checked before the allocator is asked: pinned memory is physical memory
+           too, and ASan's allocator aborts on a size it cannot serve. */
         std::lock_guard<std::mutex> g(rt().m);
-        if (type != cudaMemoryTypeHost && bytes > rt().total - rt().used) {
-            rt().last = cudaErrorMemoryAllocation;
+        size_t limit = type != cudaMemoryTypeHost ? rt().total - rt().used : rt().total;
+#ifdef GPUH_IMPL_SIM_ASAN
+        limit = std::min<size_t>(limit, size_t(1) << 40); /* ASan's largest allocation */
+#endif
+        if (bytes > limit) {
+            last_error() = cudaErrorMemoryAllocation;
             return cudaErrorMemoryAllocation;
         }
     }
@@ -1549,7 +1795,7 @@ inline cudaError_t release(void *p, bool host)
     std::unique_lock<std::mutex> g(rt().m);
     std::map<uintptr_t, alloc_info>::iterator it = rt().allocs.find(reinterpret_cast<uintptr_t>(p));
     if (it == rt().allocs.end() || (it->second.type == cudaMemoryTypeHost) != host || !it->second.owned) {
-        rt().last = cudaErrorInvalidValue;
+        last_error() = cudaErrorInvalidValue;
         return cudaErrorInvalidValue;
     }
     if (!host)
@@ -1561,17 +1807,18 @@ inline cudaError_t release(void *p, bool host)
 }
 } /* namespace gpuh_sim_impl */
 
+/* The calling thread's last error, then cleared; a sticky error stays and is
+   seen by every thread. */
 GPUH_IMPL_SIM_API cudaError_t cudaGetLastError(void)
 {
-    std::lock_guard<std::mutex> g(gpuh_sim_impl::rt().m);
-    cudaError_t e = gpuh_sim_impl::rt().last;
-    gpuh_sim_impl::rt().last = gpuh_sim_impl::rt().sticky; /* a sticky error stays */
+    const cudaError_t e = cudaPeekAtLastError();
+    gpuh_sim_impl::last_error() = cudaSuccess;
     return e;
 }
 GPUH_IMPL_SIM_API cudaError_t cudaPeekAtLastError(void)
 {
-    std::lock_guard<std::mutex> g(gpuh_sim_impl::rt().m);
-    return gpuh_sim_impl::rt().last;
+    const cudaError_t e = gpuh_sim_impl::last_error();
+    return e != cudaSuccess ? e : gpuh_sim_impl::sticky();
 }
 GPUH_IMPL_SIM_API const char *cudaGetErrorName(cudaError_t err)
 {
@@ -1649,7 +1896,7 @@ GPUH_IMPL_SIM_API cudaError_t cudaDeviceReset(void)
             free(reinterpret_cast<void *>(it->first));
     r.allocs.clear();
     r.used = 0;
-    r.last = r.sticky = cudaSuccess;
+    gpuh_sim_impl::last_error() = r.sticky = cudaSuccess;
     return cudaSuccess;
 }
 GPUH_IMPL_SIM_API cudaError_t cudaDriverGetVersion(int *version)
@@ -1782,12 +2029,14 @@ namespace gpuh_sim_impl { inline int pool_free(void *p); } /* MEMORY POOLS, at t
 /* Stream-ordered allocation: work runs when issued, so these are cudaMalloc and cudaFree. */
 GPUH_IMPL_SIM_API cudaError_t cudaMallocAsync(void **p, size_t bytes, cudaStream_t stream)
 {
-    (void)stream;
+    if (gpuh_sim_impl::check_stream(stream) != cudaSuccess)
+        return cudaErrorInvalidResourceHandle;
     return gpuh_sim_impl::allocate(p, bytes, cudaMemoryTypeDevice);
 }
 GPUH_IMPL_SIM_API cudaError_t cudaFreeAsync(void *p, cudaStream_t stream)
 {
-    (void)stream;
+    if (gpuh_sim_impl::check_stream(stream) != cudaSuccess)
+        return cudaErrorInvalidResourceHandle;
     const int pooled = gpuh_sim_impl::pool_free(p); /* a pool's block goes back to its pool */
     return pooled < 0 ? gpuh_sim_impl::ret(cudaErrorInvalidValue) : pooled ? cudaSuccess : gpuh_sim_impl::release(p, false);
 }
@@ -1803,8 +2052,10 @@ GPUH_IMPL_SIM_API cudaError_t cudaHostRegister(void *p, size_t bytes, unsigned i
     std::map<uintptr_t, gpuh_sim_impl::alloc_info> &m = gpuh_sim_impl::rt().allocs;
     std::map<uintptr_t, gpuh_sim_impl::alloc_info>::iterator next = m.lower_bound(a);
     uintptr_t base = 0;
-    if (gpuh_sim_impl::find_alloc(p, &base) != NULL || (next != m.end() && next->first < a + bytes)) {
-        gpuh_sim_impl::rt().last = cudaErrorHostMemoryAlreadyRegistered;
+    if (bytes > UINTPTR_MAX - a) /* a range past the end of the address space */
+        return gpuh_sim_impl::ret(cudaErrorInvalidValue);
+    if (gpuh_sim_impl::find_alloc(p, &base) != NULL || (next != m.end() && next->first - a < bytes)) {
+        gpuh_sim_impl::last_error() = cudaErrorHostMemoryAlreadyRegistered;
         return cudaErrorHostMemoryAlreadyRegistered;
     }
     gpuh_sim_impl::alloc_info info = {bytes, cudaMemoryTypeHost, false};
@@ -1817,7 +2068,7 @@ GPUH_IMPL_SIM_API cudaError_t cudaHostUnregister(void *p)
     std::map<uintptr_t, gpuh_sim_impl::alloc_info>::iterator it =
         gpuh_sim_impl::rt().allocs.find(reinterpret_cast<uintptr_t>(p));
     if (it == gpuh_sim_impl::rt().allocs.end() || it->second.owned) {
-        gpuh_sim_impl::rt().last = cudaErrorHostMemoryNotRegistered;
+        gpuh_sim_impl::last_error() = cudaErrorHostMemoryNotRegistered;
         return cudaErrorHostMemoryNotRegistered;
     }
     gpuh_sim_impl::rt().allocs.erase(it);
@@ -1832,7 +2083,7 @@ GPUH_IMPL_SIM_API cudaError_t cudaHostGetDevicePointer(void **device_ptr, void *
     uintptr_t base = 0;
     const gpuh_sim_impl::alloc_info *a = gpuh_sim_impl::find_alloc(host_ptr, &base);
     if (a == NULL || a->type != cudaMemoryTypeHost) {
-        gpuh_sim_impl::rt().last = cudaErrorInvalidValue;
+        gpuh_sim_impl::last_error() = cudaErrorInvalidValue;
         return cudaErrorInvalidValue;
     }
     *device_ptr = host_ptr;
@@ -1841,7 +2092,8 @@ GPUH_IMPL_SIM_API cudaError_t cudaHostGetDevicePointer(void **device_ptr, void *
 /* Runs fn(user_data) now: everything issued to the stream before it has run. */
 GPUH_IMPL_SIM_API cudaError_t cudaLaunchHostFunc(cudaStream_t stream, cudaHostFn_t fn, void *user_data)
 {
-    (void)stream;
+    if (gpuh_sim_impl::check_stream(stream) != cudaSuccess)
+        return cudaErrorInvalidResourceHandle;
     if (fn == NULL)
         return gpuh_sim_impl::ret(cudaErrorInvalidValue);
     if (gpuh_sim_impl::sticky() != cudaSuccess)
@@ -1866,35 +2118,36 @@ GPUH_IMPL_SIM_API cudaError_t cudaPointerGetAttributes(struct cudaPointerAttribu
     return cudaSuccess;
 }
 namespace gpuh_sim_impl {
-/* Checks a copy's direction against where its pointers live (cudaMemcpyDefault infers it). */
-inline cudaError_t copy_check(void *dst, const void *src, size_t bytes, enum cudaMemcpyKind kind)
+/* Checks a copy's direction against where its pointers live (cudaMemcpyDefault
+   infers it), and that each side's span (dst_bytes, src_bytes: they differ for
+   a 2-D copy) lies in one allocation where the sim knows the memory. */
+inline cudaError_t copy_check(void *dst, size_t dst_bytes, const void *src, size_t src_bytes, enum cudaMemcpyKind kind)
 {
     if (sticky() != cudaSuccess)
         return ret(sticky());
-    if (bytes == 0)
+    if (dst_bytes == 0 && src_bytes == 0)
         return cudaSuccess;
     if ((dst == NULL || src == NULL) || static_cast<unsigned>(kind) > 4u)
         return ret(kind > 4 ? cudaErrorInvalidMemcpyDirection : cudaErrorInvalidValue);
     std::lock_guard<std::mutex> g(rt().m);
-    uintptr_t base = 0;
-    const alloc_info *d = find_alloc(dst, &base);
-    bool dst_ok = d && base + d->bytes >= reinterpret_cast<uintptr_t>(dst) + bytes;
-    const alloc_info *s = find_alloc(src, &base);
-    bool src_ok = s && base + s->bytes >= reinterpret_cast<uintptr_t>(src) + bytes;
+    uintptr_t dbase = 0, sbase = 0;
+    const alloc_info *d = find_alloc(dst, &dbase), *s = find_alloc(src, &sbase);
+    const bool dst_ok = inside(d, dbase, dst, dst_bytes), src_ok = inside(s, sbase, src, src_bytes);
     const bool dst_dev = d && d->type != cudaMemoryTypeHost, src_dev = s && s->type != cudaMemoryTypeHost;
-    /* A device side must be device (or managed) memory of the sim, whole. */
+    /* A device side must be device (or managed) memory of the sim, whole; a
+       side in memory the sim knows (pinned, registered) must fit in it too. */
     if (((kind == cudaMemcpyHostToDevice || kind == cudaMemcpyDeviceToDevice) && !(dst_dev && dst_ok)) ||
-        ((kind == cudaMemcpyDeviceToHost || kind == cudaMemcpyDeviceToDevice) && !(src_dev && src_ok))) {
-        rt().last = cudaErrorInvalidValue;
+        ((kind == cudaMemcpyDeviceToHost || kind == cudaMemcpyDeviceToDevice) && !(src_dev && src_ok)) ||
+        (d != NULL && !dst_ok) || (s != NULL && !src_ok)) {
+        last_error() = cudaErrorInvalidValue;
         return cudaErrorInvalidValue;
     }
-    (void)src_ok;
     return cudaSuccess;
 }
 } /* namespace gpuh_sim_impl */
 GPUH_IMPL_SIM_API cudaError_t cudaMemcpy(void *dst, const void *src, size_t bytes, enum cudaMemcpyKind kind)
 {
-    cudaError_t err = gpuh_sim_impl::copy_check(dst, src, bytes, kind);
+    cudaError_t err = gpuh_sim_impl::copy_check(dst, bytes, src, bytes, kind);
     if (err == cudaSuccess && bytes > 0)
         memmove(dst, src, bytes);
     return err;
@@ -1902,7 +2155,8 @@ GPUH_IMPL_SIM_API cudaError_t cudaMemcpy(void *dst, const void *src, size_t byte
 GPUH_IMPL_SIM_API cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t bytes, enum cudaMemcpyKind kind,
                                          cudaStream_t stream)
 {
-    (void)stream;
+    if (gpuh_sim_impl::check_stream(stream) != cudaSuccess)
+        return cudaErrorInvalidResourceHandle;
     return cudaMemcpy(dst, src, bytes, kind);
 }
 /* height rows of width bytes, rows dpitch and spitch bytes apart. */
@@ -1915,10 +2169,16 @@ GPUH_IMPL_SIM_API cudaError_t cudaMemcpy2D(void *dst, size_t dpitch, const void 
         return gpuh_sim_impl::sticky();
     unsigned char *d = static_cast<unsigned char *>(dst);
     const unsigned char *s = static_cast<const unsigned char *>(src);
-    /* the whole span of each side must pass the checks of a plain copy */
-    cudaError_t err = gpuh_sim_impl::copy_check(d, s, (height - 1) * std::min(dpitch, spitch) + width, kind);
-    if (err == cudaSuccess)
-        err = gpuh_sim_impl::copy_check(d + (height - 1) * dpitch, s + (height - 1) * spitch, width, kind);
+    /* the whole span of each side (rows apart by its pitch) must pass the
+       checks of a plain copy; a span that does not fit in an address fits in
+       no allocation */
+    size_t dspan = 0, sspan = 0;
+    if (__builtin_mul_overflow(height - 1, dpitch, &dspan) || __builtin_mul_overflow(height - 1, spitch, &sspan) ||
+        width > UINTPTR_MAX - reinterpret_cast<uintptr_t>(d) || width > UINTPTR_MAX - reinterpret_cast<uintptr_t>(s) ||
+        dspan > UINTPTR_MAX - reinterpret_cast<uintptr_t>(d) - width ||
+        sspan > UINTPTR_MAX - reinterpret_cast<uintptr_t>(s) - width)
+        return gpuh_sim_impl::ret(cudaErrorInvalidValue);
+    cudaError_t err = gpuh_sim_impl::copy_check(d, dspan + width, s, sspan + width, kind);
     for (size_t r = 0; err == cudaSuccess && r < height; ++r)
         memmove(d + r * dpitch, s + r * spitch, width);
     return err;
@@ -1926,7 +2186,8 @@ GPUH_IMPL_SIM_API cudaError_t cudaMemcpy2D(void *dst, size_t dpitch, const void 
 GPUH_IMPL_SIM_API cudaError_t cudaMemcpy2DAsync(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
                                            size_t height, enum cudaMemcpyKind kind, cudaStream_t stream)
 {
-    (void)stream;
+    if (gpuh_sim_impl::check_stream(stream) != cudaSuccess)
+        return cudaErrorInvalidResourceHandle;
     return cudaMemcpy2D(dst, dpitch, src, spitch, width, height, kind);
 }
 GPUH_IMPL_SIM_API cudaError_t cudaMemset(void *p, int value, size_t bytes)
@@ -1939,8 +2200,8 @@ GPUH_IMPL_SIM_API cudaError_t cudaMemset(void *p, int value, size_t bytes)
         std::lock_guard<std::mutex> g(gpuh_sim_impl::rt().m);
         uintptr_t base = 0;
         const gpuh_sim_impl::alloc_info *a = gpuh_sim_impl::find_alloc(p, &base);
-        if (a == NULL || a->type == cudaMemoryTypeHost || base + a->bytes < reinterpret_cast<uintptr_t>(p) + bytes) {
-            gpuh_sim_impl::rt().last = cudaErrorInvalidValue;
+        if (a == NULL || a->type == cudaMemoryTypeHost || !gpuh_sim_impl::inside(a, base, p, bytes)) {
+            gpuh_sim_impl::last_error() = cudaErrorInvalidValue;
             return cudaErrorInvalidValue;
         }
     }
@@ -1949,24 +2210,26 @@ GPUH_IMPL_SIM_API cudaError_t cudaMemset(void *p, int value, size_t bytes)
 }
 GPUH_IMPL_SIM_API cudaError_t cudaMemsetAsync(void *p, int value, size_t bytes, cudaStream_t stream)
 {
-    (void)stream;
+    if (gpuh_sim_impl::check_stream(stream) != cudaSuccess)
+        return cudaErrorInvalidResourceHandle;
     return cudaMemset(p, value, bytes);
 }
 /* Managed memory is host memory here: a prefetch only checks its arguments. */
 GPUH_IMPL_SIM_API cudaError_t cudaMemPrefetchAsync(const void *p, size_t bytes, struct cudaMemLocation loc,
                                               unsigned int flags, cudaStream_t stream)
 {
-    (void)stream;
+    if (gpuh_sim_impl::check_stream(stream) != cudaSuccess)
+        return cudaErrorInvalidResourceHandle;
     if (gpuh_sim_impl::sticky() != cudaSuccess)
         return gpuh_sim_impl::ret(gpuh_sim_impl::sticky());
     std::lock_guard<std::mutex> g(gpuh_sim_impl::rt().m);
     uintptr_t base = 0;
     const gpuh_sim_impl::alloc_info *a = gpuh_sim_impl::find_alloc(p, &base);
     if (flags != 0 || a == NULL || a->type != cudaMemoryTypeManaged ||
-        base + a->bytes < reinterpret_cast<uintptr_t>(p) + bytes ||
+        !gpuh_sim_impl::inside(a, base, p, bytes) ||
         (loc.type == cudaMemLocationTypeDevice && loc.id != 0) ||
         (loc.type != cudaMemLocationTypeDevice && loc.type != cudaMemLocationTypeHost)) {
-        gpuh_sim_impl::rt().last = cudaErrorInvalidValue;
+        gpuh_sim_impl::last_error() = cudaErrorInvalidValue;
         return cudaErrorInvalidValue;
     }
     return cudaSuccess;
@@ -1978,6 +2241,8 @@ GPUH_IMPL_SIM_API cudaError_t cudaStreamCreateWithPriority(cudaStream_t *s, unsi
     *s = new CUstream_st();
     (*s)->flags = flags;
     (*s)->priority = priority > 0 ? 0 : priority < -5 ? -5 : priority; /* clamped to the range, as CUDA does */
+    std::lock_guard<std::mutex> g(gpuh_sim_impl::rt().m);
+    gpuh_sim_impl::rt().streams.insert(*s);
     return cudaSuccess;
 }
 GPUH_IMPL_SIM_API cudaError_t cudaStreamCreateWithFlags(cudaStream_t *s, unsigned int flags)
@@ -1989,6 +2254,8 @@ GPUH_IMPL_SIM_API cudaError_t cudaStreamGetFlags(cudaStream_t s, unsigned int *f
 {
     if (flags == NULL)
         return gpuh_sim_impl::ret(cudaErrorInvalidValue);
+    if (gpuh_sim_impl::check_stream(s) != cudaSuccess)
+        return cudaErrorInvalidResourceHandle;
     *flags = s ? s->flags : 0;
     return cudaSuccess;
 }
@@ -1996,32 +2263,39 @@ GPUH_IMPL_SIM_API cudaError_t cudaStreamGetPriority(cudaStream_t s, int *priorit
 {
     if (priority == NULL)
         return gpuh_sim_impl::ret(cudaErrorInvalidValue);
+    if (gpuh_sim_impl::check_stream(s) != cudaSuccess)
+        return cudaErrorInvalidResourceHandle;
     *priority = s ? s->priority : 0;
     return cudaSuccess;
 }
+/* A handle destroyed twice (through a copy of it) or never made is refused:
+   the table of live streams, not the handle, decides. */
 GPUH_IMPL_SIM_API cudaError_t cudaStreamDestroy(cudaStream_t s)
 {
-    if (s == NULL)
-        return gpuh_sim_impl::ret(cudaErrorInvalidResourceHandle);
+    {
+        std::lock_guard<std::mutex> g(gpuh_sim_impl::rt().m);
+        if (s == NULL || gpuh_sim_impl::rt().streams.erase(s) == 0) {
+            gpuh_sim_impl::last_error() = cudaErrorInvalidResourceHandle;
+            return cudaErrorInvalidResourceHandle;
+        }
+    }
     delete s;
     return cudaSuccess;
 }
 GPUH_IMPL_SIM_API cudaError_t cudaStreamSynchronize(cudaStream_t s)
 {
-    (void)s;
+    if (gpuh_sim_impl::check_stream(s) != cudaSuccess)
+        return cudaErrorInvalidResourceHandle;
     return gpuh_sim_impl::sticky();
 }
-GPUH_IMPL_SIM_API cudaError_t cudaStreamQuery(cudaStream_t s)
-{
-    (void)s;
-    return gpuh_sim_impl::sticky();
-}
+GPUH_IMPL_SIM_API cudaError_t cudaStreamQuery(cudaStream_t s) { return cudaStreamSynchronize(s); }
 /* Work runs when issued, so every stream is always caught up: nothing to wait for. */
 GPUH_IMPL_SIM_API cudaError_t cudaStreamWaitEvent(cudaStream_t s, cudaEvent_t e, unsigned int flags)
 {
-    (void)s;
-    if (e == NULL || flags != 0)
-        return gpuh_sim_impl::ret(cudaErrorInvalidResourceHandle);
+    if (flags != 0)
+        return gpuh_sim_impl::ret(cudaErrorInvalidValue);
+    if (gpuh_sim_impl::check_stream(s) != cudaSuccess || gpuh_sim_impl::check_event(e) != cudaSuccess)
+        return cudaErrorInvalidResourceHandle;
     return gpuh_sim_impl::sticky();
 }
 GPUH_IMPL_SIM_API cudaError_t cudaEventCreateWithFlags(cudaEvent_t *e, unsigned int flags)
@@ -2032,36 +2306,44 @@ GPUH_IMPL_SIM_API cudaError_t cudaEventCreateWithFlags(cudaEvent_t *e, unsigned 
     (*e)->flags = flags;
     (*e)->ms = 0;
     (*e)->recorded = 0;
+    std::lock_guard<std::mutex> g(gpuh_sim_impl::rt().m);
+    gpuh_sim_impl::rt().events.insert(*e);
     return cudaSuccess;
 }
 GPUH_IMPL_SIM_API cudaError_t cudaEventCreate(cudaEvent_t *e) { return cudaEventCreateWithFlags(e, 0); }
 GPUH_IMPL_SIM_API cudaError_t cudaEventDestroy(cudaEvent_t e)
 {
-    if (e == NULL)
-        return gpuh_sim_impl::ret(cudaErrorInvalidResourceHandle);
+    {
+        std::lock_guard<std::mutex> g(gpuh_sim_impl::rt().m);
+        if (e == NULL || gpuh_sim_impl::rt().events.erase(e) == 0) {
+            gpuh_sim_impl::last_error() = cudaErrorInvalidResourceHandle;
+            return cudaErrorInvalidResourceHandle;
+        }
+    }
     delete e;
     return cudaSuccess;
 }
 GPUH_IMPL_SIM_API cudaError_t cudaEventRecord(cudaEvent_t e, cudaStream_t s)
 {
-    (void)s;
-    if (e == NULL)
-        return gpuh_sim_impl::ret(cudaErrorInvalidResourceHandle);
+    if (gpuh_sim_impl::check_event(e) != cudaSuccess || gpuh_sim_impl::check_stream(s) != cudaSuccess)
+        return cudaErrorInvalidResourceHandle;
     e->ms = gpuh_sim_impl::now_ms();
     e->recorded = 1;
     return gpuh_sim_impl::sticky();
 }
 GPUH_IMPL_SIM_API cudaError_t cudaEventSynchronize(cudaEvent_t e)
 {
-    if (e == NULL)
-        return gpuh_sim_impl::ret(cudaErrorInvalidResourceHandle);
+    if (gpuh_sim_impl::check_event(e) != cudaSuccess)
+        return cudaErrorInvalidResourceHandle;
     return gpuh_sim_impl::sticky();
 }
 GPUH_IMPL_SIM_API cudaError_t cudaEventQuery(cudaEvent_t e) { return cudaEventSynchronize(e); }
 GPUH_IMPL_SIM_API cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t start, cudaEvent_t end)
 {
-    if (ms == NULL || start == NULL || end == NULL)
-        return gpuh_sim_impl::ret(cudaErrorInvalidResourceHandle);
+    if (ms == NULL)
+        return gpuh_sim_impl::ret(cudaErrorInvalidValue);
+    if (gpuh_sim_impl::check_event(start) != cudaSuccess || gpuh_sim_impl::check_event(end) != cudaSuccess)
+        return cudaErrorInvalidResourceHandle;
     if (!start->recorded || !end->recorded)
         return gpuh_sim_impl::ret(cudaErrorInvalidResourceHandle);
     if ((start->flags | end->flags) & cudaEventDisableTiming)
@@ -2218,8 +2500,9 @@ GPUH_IMPL_SIM_API curandStatus_t curandSetGeneratorOffset(curandGenerator_t g, u
 }
 GPUH_IMPL_SIM_API curandStatus_t curandSetStream(curandGenerator_t g, cudaStream_t s)
 {
-    (void)s;
-    return g == NULL ? CURAND_STATUS_NOT_INITIALIZED : CURAND_STATUS_SUCCESS;
+    if (g == NULL)
+        return CURAND_STATUS_NOT_INITIALIZED;
+    return gpuh_sim_impl::check_stream(s) == cudaSuccess ? CURAND_STATUS_SUCCESS : CURAND_STATUS_LAUNCH_FAILURE;
 }
 GPUH_IMPL_SIM_API curandStatus_t curandGenerate(curandGenerator_t g, unsigned int *out, size_t n)
 {
@@ -2983,7 +3266,8 @@ GPUH_IMPL_SIM_API cudaError_t cudaMemPoolDestroy(cudaMemPool_t pool)
 }
 GPUH_IMPL_SIM_API cudaError_t cudaMallocFromPoolAsync(void **p, size_t bytes, cudaMemPool_t pool, cudaStream_t stream)
 {
-    (void)stream; /* work runs when issued */
+    if (gpuh_sim_impl::check_stream(stream) != cudaSuccess) /* work runs when issued: the stream is only checked */
+        return cudaErrorInvalidResourceHandle;
     if (p == NULL || pool == NULL || pool->destroyed)
         return gpuh_sim_impl::ret(cudaErrorInvalidValue);
     *p = NULL;

@@ -818,12 +818,16 @@ static void bench_matmul_size(cublasHandle_t handle, const T *a, const T *b, T *
              the GPU
      skinny  one of M, N in [2, 64], the other in [256, 8192], K in
              [256, 8192]
+   A quarter of each family's shapes (every fourth) is transposed: op(A),
+   op(B) in NT, TN, TT in turn, cuBLAS called with the matching ops (rows
+   "sweep-FAMILY MxNxK op NT").
    float over all three, double over the big one. Each shape is checked
    against cuBLAS (the relative Frobenius distance over C's M x N window),
    then both are timed on rotating inputs; each family prints the geometric
    mean of gpuh / cuBLAS and the worst ratio. */
 struct SweepShape {
     size_t m, n, k, lda, ldb, ldc;
+    bool ta, tb; /* op(A) = Aᵀ (A stored K x M), op(B) = Bᵀ (B stored N x K) */
 };
 
 /* SplitMix64 (Steele, Lea, Flood, "Fast splittable pseudorandom number
@@ -855,8 +859,12 @@ static SweepShape draw_shape(SplitMix &r, int family, int index)
         s.m = thin_m ? thin : wide, s.n = thin_m ? wide : thin, s.k = r.in(256, 8192);
     }
     const bool pad = family == 0 && index % 3 == 2;
-    s.lda = s.k + (pad ? r.in(1, 7) : 0);
-    s.ldb = s.n + (pad ? r.in(1, 7) : 0);
+    /* every fourth shape transposed, NT, TN, TT in turn (no draw: the other
+       shapes of a seed stay those of a sweep without transposes) */
+    const int ops = index % 4 == 3 ? index / 4 % 3 + 1 : 0;
+    s.ta = (ops & 2) != 0, s.tb = (ops & 1) != 0;
+    s.lda = (s.ta ? s.m : s.k) + (pad ? r.in(1, 7) : 0);
+    s.ldb = (s.tb ? s.k : s.n) + (pad ? r.in(1, 7) : 0);
     s.ldc = s.n + (pad ? r.in(1, 7) : 0);
     return s;
 }
@@ -865,16 +873,18 @@ static cublasStatus_t gemm_row_major_ld(cublasHandle_t h, const SweepShape &s, c
                                         float *C)
 {
     const float alpha = 1, beta = 0;
-    return cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, (int)s.n, (int)s.m, (int)s.k, &alpha, B, (int)s.ldb, A,
-                       (int)s.lda, &beta, C, (int)s.ldc);
+    return cublasSgemm(h, s.tb ? CUBLAS_OP_T : CUBLAS_OP_N, s.ta ? CUBLAS_OP_T : CUBLAS_OP_N, (int)s.n, (int)s.m,
+                       (int)s.k, &alpha, B, (int)s.ldb, A, (int)s.lda, &beta, C, (int)s.ldc);
 }
 static cublasStatus_t gemm_row_major_ld(cublasHandle_t h, const SweepShape &s, const double *A, const double *B,
                                         double *C)
 {
     const double alpha = 1, beta = 0;
-    return cublasDgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, (int)s.n, (int)s.m, (int)s.k, &alpha, B, (int)s.ldb, A,
-                       (int)s.lda, &beta, C, (int)s.ldc);
+    return cublasDgemm(h, s.tb ? CUBLAS_OP_T : CUBLAS_OP_N, s.ta ? CUBLAS_OP_T : CUBLAS_OP_N, (int)s.n, (int)s.m,
+                       (int)s.k, &alpha, B, (int)s.ldb, A, (int)s.lda, &beta, C, (int)s.ldc);
 }
+
+static gpuh_op sweep_op(bool t) { return t ? GPUH_OP_T : GPUH_OP_N; }
 
 template <typename T> struct SweepWork {
     const T *a, *b;
@@ -894,7 +904,8 @@ template <typename T> static cudaError_t work_sweep_gpuh(void *ctx, cudaStream_t
     SweepWork<T> *w = static_cast<SweepWork<T> *>(ctx);
     const size_t o = w->rot.take();
     const SweepShape &s = w->s;
-    return gpuh_gemm(s.m, s.n, s.k, T(1), w->a + o, s.lda, w->b + o, s.ldb, T(0), w->c + o, s.ldc, stream);
+    return gpuh_gemm(sweep_op(s.ta), sweep_op(s.tb), s.m, s.n, s.k, T(1), w->a + o, s.lda, w->b + o, s.ldb, T(0),
+                     w->c + o, s.ldc, stream);
 }
 
 /* out[0] += Σ(c − ref)², out[1] += Σ ref² over the rows × cols window of two
@@ -938,8 +949,9 @@ static void sweep_shape(cublasHandle_t handle, const T *a, const T *b, T *c, T *
     w.a = a, w.b = b, w.c = c, w.s = s, w.handle = handle;
     const double flops = 2.0 * (double)s.m * (double)s.n * (double)s.k;
     char op[96];
-    snprintf(op, sizeof op, "sweep-%s %zux%zux%zu%s", fam.name.c_str(), s.m, s.n, s.k,
-             s.lda != s.k || s.ldb != s.n || s.ldc != s.n ? " ld+" : "");
+    const bool padded = s.lda != (s.ta ? s.m : s.k) || s.ldb != (s.tb ? s.k : s.n) || s.ldc != s.n;
+    snprintf(op, sizeof op, "sweep-%s %zux%zux%zu%s%s", fam.name.c_str(), s.m, s.n, s.k, padded ? " ld+" : "",
+             s.ta || s.tb ? (s.ta ? (s.tb ? " op TT" : " op TN") : " op NT") : "");
     const size_t c_elems = s.m * s.ldc;
 
     double *d_err, e[2];
@@ -947,7 +959,8 @@ static void sweep_shape(cublasHandle_t handle, const T *a, const T *b, T *c, T *
     GPUH_CHECK(cudaMemsetAsync(d_err, 0, 2 * sizeof(double), g_stream));
     poison(c, c_elems * sizeof(T));
     poison(d_ref, c_elems * sizeof(T));
-    GPUH_CHECK(gpuh_gemm(s.m, s.n, s.k, T(1), a, s.lda, b, s.ldb, T(0), c, s.ldc, g_stream));
+    GPUH_CHECK(gpuh_gemm(sweep_op(s.ta), sweep_op(s.tb), s.m, s.n, s.k, T(1), a, s.lda, b, s.ldb, T(0), c, s.ldc,
+                         g_stream));
     GPUH_CHECK(from_cublas(gemm_row_major_ld(handle, s, a, b, d_ref), "cuBLAS gemm (sweep check)"));
     GPUH_CHECK(GPUH_LAUNCH(rel_error_2d_kernel<T>, kCheckGrid, kCheckBlock, 0, g_stream, c, d_ref, s.m, s.n, s.ldc,
                            d_err));
@@ -958,7 +971,7 @@ static void sweep_shape(cublasHandle_t handle, const T *a, const T *b, T *c, T *
     snprintf(note, sizeof note, "err %.0e (tol %.0e)", rel, tol);
 
     int reps = 0;
-    const size_t set = std::max(std::max(s.m * s.lda, s.k * s.ldb), c_elems);
+    const size_t set = std::max(std::max((s.ta ? s.k : s.m) * s.lda, (s.tb ? s.n : s.k) * s.ldb), c_elems);
     w.rot = Rotation(set, (double)(s.m * s.k + s.k * s.n + s.m * s.n) * sizeof(T), pool_elems);
     const double ms_cublas = median_ms_budget(work_sweep_cublas<T>, &w, 300, 5, 20, &reps);
     const Row peer = timed_row("cublas", op, dtype, s.m, flops, true, ms_cublas, reps);

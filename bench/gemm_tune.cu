@@ -121,14 +121,14 @@ static cudaFuncAttributes attributes(gpuh_gemm_simt_config<BM, BN, BK, WM, WN, L
 {
     cudaFuncAttributes a;
     GPUH_CHECK(
-        cudaFuncGetAttributes(&a, gpuh_gemm_simt_kernel<T, gpuh_gemm_simt_config<BM, BN, BK, WM, WN, LM, MB>, true>));
+        cudaFuncGetAttributes(&a, gpuh_gemm_simt_kernel<T, gpuh_gemm_simt_config<BM, BN, BK, WM, WN, LM, MB>, true, false, false>));
     return a;
 }
 template <typename T, int BM, int BN, int BK, int WM, int WN, int S, int MB>
 static cudaFuncAttributes attributes(gpuh_gemm_dmma_config<BM, BN, BK, WM, WN, S, MB>)
 {
     cudaFuncAttributes a;
-    GPUH_CHECK(cudaFuncGetAttributes(&a, gpuh_gemm_dmma_kernel<gpuh_gemm_dmma_config<BM, BN, BK, WM, WN, S, MB>, true>));
+    GPUH_CHECK(cudaFuncGetAttributes(&a, gpuh_gemm_dmma_kernel<gpuh_gemm_dmma_config<BM, BN, BK, WM, WN, S, MB>, true, false, false>));
     return a;
 }
 

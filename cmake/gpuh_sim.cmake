@@ -4,27 +4,35 @@
 #                                         (<<< >>>, extern __shared__, __launch_bounds__)
 #                                         into C++ files in the build tree; others unchanged
 #   gpuh_sim_program(name sources...)     an executable of those, linked to gpuh::sim
+# Both need python3 (for gpuh-simcc); they look for it themselves, in the scope of
+# the project that calls them, so they work wherever gpuh came from: its source
+# tree (add_subdirectory, FetchContent) or an install (find_package(gpuh), whose
+# gpuhConfig.cmake includes this file after setting gpuh_simcc).
 find_package(Threads REQUIRED)
-find_package(Python3 COMPONENTS Interpreter)
+find_package(Python3 COMPONENTS Interpreter) # gpuh's own simulator builds (GPUH_BUILD_SIM)
 
-add_library(gpuh_sim INTERFACE)
-add_library(gpuh::sim ALIAS gpuh_sim)
-set_target_properties(gpuh_sim PROPERTIES EXPORT_NAME sim)
-target_include_directories(gpuh_sim INTERFACE $<BUILD_INTERFACE:${CMAKE_CURRENT_LIST_DIR}/..>
-                                              $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>)
-# GPUH_USE_CURAND: gpuh_sim.h brings its own stand-in for the cuRAND calls gpuh makes.
-# -Wno-unknown-pragmas: #pragma unroll; -fno-strict-aliasing: kernels read float
-# arrays through float4 (16-byte loads), which C++'s aliasing rules do not allow.
-target_compile_definitions(gpuh_sim INTERFACE GPUH_SIM GPUH_USE_CURAND)
-target_compile_options(gpuh_sim INTERFACE $<$<COMPILE_LANGUAGE:C,CXX>:-Wno-unknown-pragmas>
-                                          $<$<COMPILE_LANGUAGE:CXX>:-fno-strict-aliasing>)
-target_link_libraries(gpuh_sim INTERFACE Threads::Threads)
-
-set(gpuh_simcc ${CMAKE_CURRENT_LIST_DIR}/../tools/gpuh-simcc CACHE INTERNAL "gpuh's compiler wrapper for the simulator")
+if(NOT TARGET gpuh::sim) # gpuh's source tree; an installed gpuh has it from gpuhTargets.cmake
+  add_library(gpuh_sim INTERFACE)
+  add_library(gpuh::sim ALIAS gpuh_sim)
+  set_target_properties(gpuh_sim PROPERTIES EXPORT_NAME sim)
+  target_include_directories(gpuh_sim INTERFACE $<BUILD_INTERFACE:${CMAKE_CURRENT_LIST_DIR}/..>
+                                                $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>)
+  # GPUH_USE_CURAND: gpuh_sim.h brings its own stand-in for the cuRAND calls gpuh makes.
+  # -Wno-unknown-pragmas: #pragma unroll; -fno-strict-aliasing: kernels read float
+  # arrays through float4 (16-byte loads), which C++'s aliasing rules do not allow.
+  target_compile_definitions(gpuh_sim INTERFACE GPUH_SIM GPUH_USE_CURAND)
+  target_compile_options(gpuh_sim INTERFACE $<$<COMPILE_LANGUAGE:C,CXX>:-Wno-unknown-pragmas>
+                                            $<$<COMPILE_LANGUAGE:CXX>:-fno-strict-aliasing>)
+  target_link_libraries(gpuh_sim INTERFACE Threads::Threads)
+  # A cache entry, so that the functions find it when called from the parent project.
+  set(gpuh_simcc ${CMAKE_CURRENT_LIST_DIR}/../tools/gpuh-simcc CACHE INTERNAL "gpuh's compiler wrapper for the simulator")
+endif()
 
 function(gpuh_sim_sources out)
+  # Looked for here: a find_package() in gpuh's directory is not seen by its parent project.
+  find_package(Python3 COMPONENTS Interpreter QUIET)
   if(NOT Python3_Interpreter_FOUND)
-    message(FATAL_ERROR "gpuh_sim_sources needs python3 for tools/gpuh-simcc")
+    message(FATAL_ERROR "gpuh_sim_sources needs python3 for gpuh-simcc (${gpuh_simcc})")
   endif()
   set(result "")
   foreach(src IN LISTS ARGN)
@@ -35,7 +43,7 @@ function(gpuh_sim_sources out)
       set(cpp ${CMAKE_CURRENT_BINARY_DIR}/gpuh_sim/${id}.cpp)
       get_property(done DIRECTORY PROPERTY gpuh_sim_rewritten)
       if(NOT cpp IN_LIST done) # one rule per file, however many programs use it
-        add_custom_command(OUTPUT ${cpp} COMMAND Python3::Interpreter ${gpuh_simcc} --rewrite ${abs} ${cpp}
+        add_custom_command(OUTPUT ${cpp} COMMAND ${Python3_EXECUTABLE} ${gpuh_simcc} --rewrite ${abs} ${cpp}
                            DEPENDS ${abs} ${gpuh_simcc} COMMENT "gpuh-simcc --rewrite ${src}" VERBATIM)
         set_property(DIRECTORY APPEND PROPERTY gpuh_sim_rewritten ${cpp})
       endif()

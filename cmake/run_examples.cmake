@@ -3,7 +3,24 @@
 # no CUDA device; the example has printed why. Then, if SIM_EXAMPLES (a list of
 # the same length: each example's CPU-simulator build, or "-" where there is
 # none) is given, the simulator build runs in its place, at the examples' quick
-# sizes (GPUH_TEST_QUICK=1, unless set). Fails if any example fails.
+# sizes (GPUH_TEST_QUICK=1, unless set). gpuh's leak check is on
+# (GPUH_CHECK_LEAKS=1, unless set): an example whose output holds a leak report
+# fails. Fails if any example fails.
+if(NOT DEFINED ENV{GPUH_CHECK_LEAKS})
+  set(ENV{GPUH_CHECK_LEAKS} 1)
+endif()
+# run(program): runs it, its output shown as it comes; sets rc (its exit code)
+# and why (what failed, for the summary).
+macro(run program)
+  execute_process(COMMAND ${program} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE out
+                  ECHO_OUTPUT_VARIABLE ECHO_ERROR_VARIABLE)
+  set(why "exit ${rc}")
+  string(FIND "${out}" "gpuh: leak check at exit" leaked)
+  if(leaked GREATER -1 AND rc EQUAL 0)
+    set(rc 1)
+    set(why "exit 0, but it leaked: report above")
+  endif()
+endmacro()
 set(failed 0)
 set(skipped 0)
 set(simulated 0)
@@ -13,7 +30,7 @@ set(index 0)
 foreach(exe IN LISTS EXAMPLES)
   get_filename_component(name ${exe} NAME)
   message("==== ${name}")
-  execute_process(COMMAND ${exe} RESULT_VARIABLE rc)
+  run(${exe})
   set(where "")
   if(rc EQUAL 77 AND index LESS sim_count)
     list(GET SIM_EXAMPLES ${index} sim)
@@ -26,7 +43,7 @@ foreach(exe IN LISTS EXAMPLES)
       endif()
       message("==== ${name}: no CUDA device, so its build for gpuh's CPU simulator (gpuh_sim.h) runs instead, "
               "at its quick sizes (GPUH_TEST_QUICK=1)")
-      execute_process(COMMAND ${sim} RESULT_VARIABLE rc)
+      run(${sim})
       set(where " (on the CPU simulator)")
       math(EXPR simulated "${simulated} + 1")
     endif()
@@ -39,7 +56,7 @@ foreach(exe IN LISTS EXAMPLES)
     string(APPEND summary "  SKIPPED  ${name} (no CUDA device)\n")
   else()
     math(EXPR failed "${failed} + 1")
-    string(APPEND summary "  FAIL     ${name}${where} (exit ${rc})\n")
+    string(APPEND summary "  FAIL     ${name}${where} (${why})\n")
   endif()
 endforeach()
 message("==== summary\n${summary}")

@@ -8,10 +8,15 @@
 #   sim.diag.*                 divergent barriers reported (tests/sim_broken.cu)
 #   sim.schedule.*             a missing barrier hidden in forward order, exposed in reverse/random
 #   sim.asan.oob               an out-of-bounds write caught by ASan, kernel/block/thread named
+#   sim.diag.width/dynshm/stack/threads  warp shuffle width 0, dynamic shared memory not asked
+#                              for, a stack overflow, GPUH_SIM_THREADS=100000: each named
+#   sim.consumer, .leak_report tests/consumer/sim_main.cu; a leak it makes on purpose is reported
+# Each runs with GPUH_CHECK_LEAKS=1: a leak report fails it (but sim.leak_report's).
 function(gpuh_sim_test name program)
   cmake_parse_arguments(arg "" "EXPECT" "ARGS;ENV" ${ARGN})
   add_test(NAME ${name} COMMAND ${program} ${arg_ARGS})
-  set_tests_properties(${name} PROPERTIES LABELS sim TIMEOUT 600 ENVIRONMENT "GPUH_TEST_QUICK=1;${arg_ENV}")
+  set_tests_properties(${name} PROPERTIES LABELS sim TIMEOUT 600 ENVIRONMENT "GPUH_TEST_QUICK=1;GPUH_CHECK_LEAKS=1;${arg_ENV}"
+                                          FAIL_REGULAR_EXPRESSION "${gpuh_leak_report}")
   if(arg_EXPECT) # the output must show it (the exit code is then not looked at)
     set_tests_properties(${name} PROPERTIES PASS_REGULAR_EXPRESSION "${arg_EXPECT}")
   endif()
@@ -35,13 +40,26 @@ gpuh_sim_test(sim.semantics.reverse test_sim ENV GPUH_SIM_SCHEDULE=reverse)
 gpuh_sim_test(sim.semantics.one_thread test_sim ENV GPUH_SIM_THREADS=1)
 
 # A plain CUDA program (no gpuh.h, <<< >>> launches) through the wrapper, as a user would.
-set(plain ${CMAKE_CURRENT_BINARY_DIR}/sim_plain${CMAKE_EXECUTABLE_SUFFIX})
+# The program goes in a folder of its own: a file named like its custom target
+# (build/sim_plain beside the target sim_plain) is a rule cycle, which Ninja refuses.
+set(plain ${CMAKE_CURRENT_BINARY_DIR}/gpuh_simcc/sim_plain${CMAKE_EXECUTABLE_SUFFIX})
+get_filename_component(plain_dir ${plain} DIRECTORY)
 add_custom_command(OUTPUT ${plain}
+                   COMMAND ${CMAKE_COMMAND} -E make_directory ${plain_dir}
                    COMMAND ${CMAKE_COMMAND} -E env GPUH_SIMCC_CXX=${CMAKE_CXX_COMPILER} ${Python3_EXECUTABLE}
                            ${gpuh_simcc} ${gpuh_c_warnings} ${CMAKE_CURRENT_SOURCE_DIR}/tests/sim_plain.cu -o ${plain}
                    DEPENDS tests/sim_plain.cu ${gpuh_simcc} gpuh_sim.h COMMENT "gpuh-simcc tests/sim_plain.cu" VERBATIM)
 add_custom_target(sim_plain ALL DEPENDS ${plain})
 gpuh_sim_test(sim.simcc ${plain})
+
+# The consumer's simulator program (tests/consumer/sim_main.cu), built here too: with
+# its `leak` argument it leaves one array allocated, and the leak check must say so.
+gpuh_sim_program(sim_consumer tests/consumer/sim_main.cu)
+target_compile_options(sim_consumer PRIVATE ${gpuh_c_warnings})
+gpuh_sim_test(sim.consumer sim_consumer)
+gpuh_sim_test(sim.leak_report sim_consumer ARGS leak EXPECT
+  "consumer sim: 0 wrong elements[^\n]*PASS.*${gpuh_leak_report}: 1 gpuh allocation \\(4000 bytes tracked\\) not freed:\n[^\n]*live device allocation [^\n]* of 4000 bytes from [^\n]*sim_main.cu:[0-9]+")
+set_property(TEST sim.leak_report PROPERTY FAIL_REGULAR_EXPRESSION)
 
 gpuh_sim_program(sim_broken tests/sim_broken.cu)
 target_compile_options(sim_broken PRIVATE ${gpuh_c_warnings})
@@ -58,6 +76,14 @@ gpuh_sim_test(sim.schedule.reverse sim_broken ARGS race ENV GPUH_SIM_SCHEDULE=re
   "missing barrier exposed: 255 of 255 threads.*sim_broken race: PASS")
 gpuh_sim_test(sim.schedule.random sim_broken ARGS race ENV GPUH_SIM_SCHEDULE=random GPUH_SIM_SEED=1 EXPECT
   "missing barrier exposed: [1-9][0-9]* of 255 threads.*sim_broken race: PASS")
+gpuh_sim_test(sim.diag.width sim_broken ARGS width EXPECT
+  "warp misuse in kernel shuffle_width_kernel [^\n]*\n[^\n]*thread \\(0, 0, 0\\) \\(warp 0, lane 0\\) calls __shfl_xor_sync\\(0xffffffff, \\.\\.\\., width 0\\) at[^\n]*sim_broken.cu:[0-9]+: the width must be a power of two.*width 12.*sim_broken width: PASS")
+gpuh_sim_test(sim.diag.dynshm sim_broken ARGS dynshm EXPECT
+  "segmentation fault in kernel dyn_write_kernel [^\n]*\n[^\n]*the launch asked for 0 bytes.*sim_broken dynshm: PASS")
+gpuh_sim_test(sim.diag.stack sim_broken ARGS stack ENV GPUH_SIM_STACK_KB=64 EXPECT
+  "segmentation fault in kernel deep_stack_kernel [^\n]*\n[^\n]*stack overflowed: it has 64 KiB \\(GPUH_SIM_STACK_KB\\).*sim_broken stack: PASS")
+gpuh_sim_test(sim.diag.threads sim_broken ARGS threads ENV GPUH_SIM_THREADS=100000 EXPECT
+  "GPUH_SIM_THREADS=100000 is more than 1024; using 1024.*sim_broken threads: PASS")
 
 include(CheckCXXSourceCompiles)
 set(CMAKE_REQUIRED_FLAGS -fsanitize=address)
@@ -72,6 +98,10 @@ if(gpuh_have_asan)
   gpuh_sim_test(sim.asan.oob sim_broken_asan ARGS oob EXPECT
     "heap-buffer-overflow.*oob_kernel.*the fault above happened in kernel oob_kernel \\(launched at [^)]*\\), block \\(3, 0, 0\\), thread \\(8, 0, 0\\)")
   gpuh_sim_test(sim.asan.diag sim_broken_asan ARGS exit EXPECT "has exited.*sim_broken exit: PASS")
+  gpuh_sim_test(sim.asan.dynshm sim_broken_asan ARGS dynshm EXPECT
+    "AddressSanitizer: SEGV.*the fault above happened in kernel dyn_write_kernel")
+  gpuh_sim_test(sim.asan.stack sim_broken_asan ARGS stack ENV GPUH_SIM_STACK_KB=64 EXPECT
+    "AddressSanitizer: stack-overflow.*kernel deep_stack_kernel.*each simulated thread has 64 KiB of stack")
 else()
   message(STATUS "gpuh: no AddressSanitizer with ${CMAKE_CXX_COMPILER}: sim.asan.* tests left out")
 endif()

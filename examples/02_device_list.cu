@@ -40,6 +40,11 @@ int main(void)
     const int quick = quick_env != NULL && *quick_env != '\0' && strcmp(quick_env, "0") != 0;
     int ok = 1;
     GPUH_CHECK(gpuh_print_devices(stdout));
+#ifdef GPUH_SIM
+    /* Built with -DGPUH_SIM: the device above is gpuh_sim.h's stand-in. */
+    printf("This is gpuh's CPU simulator, not a GPU: its device memory is host memory, and the\n"
+           "compute capability and limits above are those of the GPU it imitates.\n");
+#endif
     printf("\n");
 
     /* 256 MiB (1 MiB in quick mode) of unsigned char: the element count is the byte count. */

@@ -28,7 +28,8 @@
    K kernel, D copy out) and per engine, and the overlap ratio, the busy time
    of the copy-in, compute and copy-out engines summed over the wall time
    (1: nothing overlaps; 3: all three busy all the time). The targets are
-   reported as measured, never asserted.
+   reported as measured, never asserted; on gpuh's CPU simulator they are
+   left out, since its times are the CPU's.
    Checks: the pipeline's y equals the serial y bit for bit, and both equal a
    CPU fmaf chain on every 16384th element; c equals a + b bit for bit.
    Quick mode (GPUH_TEST_QUICK=1, the small-size switch every example takes;
@@ -251,6 +252,14 @@ int main(void)
         printf("no CUDA device: %s\n", why);
         return 77;
     }
+#ifdef GPUH_SIM
+    /* The simulator runs copies and kernels one after another on the CPU: its
+       times show the schedule, not what a GPU's engines would overlap. */
+    const bool on_gpu = false;
+    printf("On gpuh's CPU simulator the GPU targets are left out: its times say nothing of a GPU's engines.\n");
+#else
+    const bool on_gpu = true;
+#endif
     unsigned long long seed = gpuh_random_seed(); /* GPUH_SEED repeats a run */
     printf("seed %llu (set GPUH_SEED to repeat)\n", seed);
     const char *quick_env = getenv("GPUH_TEST_QUICK"); /* quick mode: see the top comment */
@@ -319,8 +328,9 @@ int main(void)
     printf("  %-52s %9.2f ms  (calibrated to the two copies: %.2f ms)\n", "kernel", kernel_ms, in_ms + out_ms);
     printf("  %-52s %9.2f ms\n", "copy, then compute, then copy (one stream)", serial_ms);
     printf("  %-52s %9.2f ms\n", "gpuh_pipeline (allocations included)", pipe_ms);
-    printf("  speedup %.2fx (target >= 1.8x; at best (in + kernel + out) / max(in, kernel, out) = %.2fx)\n",
-           serial_ms / pipe_ms, (in_ms + kernel_ms + out_ms) / std::max(std::max(in_ms, out_ms), kernel_ms));
+    const float best = (in_ms + kernel_ms + out_ms) / std::max(std::max(in_ms, out_ms), kernel_ms);
+    printf("  speedup %.2fx (%sat best (in + kernel + out) / max(in, kernel, out) = %.2fx)\n", serial_ms / pipe_ms,
+           on_gpu ? "target >= 1.8x; " : "", best);
     printf("Timeline of one more run (events at each chunk's steps; H copy in, K kernel, D copy out):\n");
     print_timeline(chunks.data(), count, true);
 
@@ -368,8 +378,8 @@ int main(void)
            moved / (overlap_ms * 1e-3) / 1e9);
     printf("  %-52s %9.2f ms  (%.1f GB/s)\n", "gpuh_pipeline (allocations included)", pipe2_ms,
            moved / (pipe2_ms * 1e-3) / 1e9);
-    printf("  pipeline / pure transfer = %.3f (target <= 1.10); pipeline / two copy engines = %.3f\n",
-           pipe2_ms / pure_ms, pipe2_ms / overlap_ms);
+    printf("  pipeline / pure transfer = %.3f%s; pipeline / two copy engines = %.3f\n", pipe2_ms / pure_ms,
+           on_gpu ? " (target <= 1.10)" : "", pipe2_ms / overlap_ms);
     printf("Timeline of one more run:\n");
     print_timeline(chunks.data(), count, false);
 

@@ -13,6 +13,16 @@
        sim_broken oob        an off-by-one write past a device array; built with
                              AddressSanitizer it is caught with a stack trace
                              naming the kernel, and the sim names block and thread
+       sim_broken width      a warp shuffle with width 0: "warp misuse", the
+                             thread and call named; the launch fails
+       sim_broken dynshm     a kernel writes dynamic shared memory its launch
+                             did not ask for (after a launch that did): a fault
+                             naming the kernel (with ASan, ASan's report), and
+                             the launch fails with cudaErrorIllegalAddress
+       sim_broken stack      a thread's locals overflow its stack (run with a small
+                             GPUH_SIM_STACK_KB): the kernel and GPUH_SIM_STACK_KB named
+       sim_broken threads    a few launches, run with an absurd GPUH_SIM_THREADS:
+                             clamped with a message, not an uncaught exception
    Simulator only: build with tools/gpuh-simcc (CMake: sim_broken, sim_broken_asan). */
 #include "gpuh_test.h"
 
@@ -69,6 +79,32 @@ __global__ void oob_kernel(float *g_x, size_t n)
     const size_t i = gpuh_global_index();
     if (i <= n)
         g_x[i] = 1.0f;
+}
+
+/* Each lane adds a value from another lane of its group of `width`. */
+__global__ void shuffle_width_kernel(int *g_out, int width)
+{
+    int v = static_cast<int>(threadIdx.x);
+    v += __shfl_xor_sync(0xffffffffu, v, 1, width);
+    g_out[threadIdx.x] = v;
+}
+
+/* Writes dynamic shared memory, whether or not the launch asked for any. */
+__global__ void dyn_write_kernel(int *g_out)
+{
+    extern __shared__ int s_dyn[];
+    s_dyn[threadIdx.x] = static_cast<int>(threadIdx.x);
+    __syncthreads();
+    g_out[threadIdx.x] = s_dyn[blockDim.x - 1 - threadIdx.x];
+}
+
+/* 200 KiB of locals per thread. */
+__global__ void deep_stack_kernel(int *g_out)
+{
+    volatile unsigned char local[200 * 1024];
+    for (size_t i = 0; i < sizeof local; i += 1024)
+        local[sizeof local - 1 - i] = static_cast<unsigned char>(i);
+    g_out[threadIdx.x] = local[0];
 }
 
 static int run_exit(void)
@@ -138,19 +174,83 @@ static int run_oob(void)
     return gpuh_test_summary("sim_broken oob");
 }
 
+static int run_width(void)
+{
+    int *d = NULL, h[32];
+    TEST_CUDA(cudaMalloc(&d, 32 * sizeof(int)));
+    shuffle_width_kernel<<<1, 32>>>(d, 8); /* a valid width first */
+    TEST_CUDA(cudaGetLastError());
+    TEST_CUDA(cudaMemcpy(h, d, sizeof h, cudaMemcpyDeviceToHost));
+    TEST_ASSERT(h[0] == 1 && h[1] == 1 && h[30] == 61, "width 8: %d %d %d", h[0], h[1], h[30]);
+    shuffle_width_kernel<<<1, 32>>>(d, 0);
+    TEST_ERR(cudaGetLastError(), cudaErrorLaunchFailure);
+    TEST_CUDA(cudaDeviceReset());
+    TEST_CUDA(cudaMalloc(&d, 32 * sizeof(int)));
+    shuffle_width_kernel<<<1, 32>>>(d, 12); /* not a power of two */
+    TEST_ERR(cudaGetLastError(), cudaErrorLaunchFailure);
+    TEST_CUDA(cudaDeviceReset());
+    return gpuh_test_summary("sim_broken width");
+}
+
+static int run_dynshm(void)
+{
+    int *d = NULL;
+    TEST_CUDA(cudaMalloc(&d, 64 * sizeof(int)));
+    dyn_write_kernel<<<2, 64, 64 * sizeof(int)>>>(d); /* asks for its buffer: fine */
+    TEST_CUDA(gpuh_check_launch());
+    fflush(stdout);
+    dyn_write_kernel<<<2, 64>>>(d); /* the bug: 0 bytes asked for */
+    TEST_ERR(cudaGetLastError(), cudaErrorIllegalAddress); /* ASan stops the process before */
+    TEST_ERR(cudaDeviceSynchronize(), cudaErrorIllegalAddress);
+    TEST_CUDA(cudaDeviceReset()); /* frees d */
+    return gpuh_test_summary("sim_broken dynshm");
+}
+
+static int run_stack(void)
+{
+    int *d = NULL;
+    TEST_CUDA(cudaMalloc(&d, 32 * sizeof(int)));
+    fflush(stdout);
+    deep_stack_kernel<<<1, 32>>>(d);
+    const cudaError_t err = cudaGetLastError();
+    if (err == cudaSuccess)
+        printf("stack: no overflow (GPUH_SIM_STACK_KB is large enough)\n");
+    else
+        TEST_ERR(err, cudaErrorIllegalAddress);
+    TEST_CUDA(cudaDeviceReset()); /* frees d */
+    return gpuh_test_summary("sim_broken stack");
+}
+
+static int run_threads(void)
+{
+    int *d = NULL, h[64];
+    TEST_CUDA(cudaMalloc(&d, 64 * sizeof(int)));
+    for (int tag = 0; tag < 3; ++tag) {
+        early_exit_kernel<<<2, 32>>>(d); /* blocks 0 and 1: no early exit */
+        TEST_CUDA(cudaGetLastError());
+    }
+    TEST_CUDA(cudaMemcpy(h, d, sizeof h, cudaMemcpyDeviceToHost));
+    for (int i = 0; i < 64; ++i)
+        TEST_ASSERT(h[i] == 31 - i % 32, "element %d: %d", i, h[i]);
+    TEST_CUDA(cudaFree(d));
+    return gpuh_test_summary("sim_broken threads");
+}
+
+static int run_barriers(void) { return run_one_block(0, "sim_broken barriers"); }
+static int run_warp(void) { return run_one_block(1, "sim_broken warp"); }
+
 int main(int argc, char **argv)
 {
+    static const struct {
+        const char *name;
+        int (*run)(void);
+    } cases[] = {{"exit", run_exit},   {"barriers", run_barriers}, {"warp", run_warp},   {"race", run_race},
+                 {"oob", run_oob},     {"width", run_width},       {"dynshm", run_dynshm}, {"stack", run_stack},
+                 {"threads", run_threads}};
     const char *what = argc > 1 ? argv[1] : "";
-    if (strcmp(what, "exit") == 0)
-        return run_exit();
-    if (strcmp(what, "barriers") == 0)
-        return run_one_block(0, "sim_broken barriers");
-    if (strcmp(what, "warp") == 0)
-        return run_one_block(1, "sim_broken warp");
-    if (strcmp(what, "race") == 0)
-        return run_race();
-    if (strcmp(what, "oob") == 0)
-        return run_oob();
-    fprintf(stderr, "usage: sim_broken exit|barriers|warp|race|oob\n");
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; ++k)
+        if (strcmp(what, cases[k].name) == 0)
+            return cases[k].run();
+    fprintf(stderr, "usage: sim_broken exit|barriers|warp|race|oob|width|dynshm|stack|threads\n");
     return 2;
 }

@@ -5,7 +5,8 @@
    for ints) before every run, so an element the kernel forgets to write is
    caught. References are computed in float64 (or exactly, where the result is
    exact). Without a device: exit 77, "no CUDA device: <reason>".
-   GPUH_TEST_QUICK=1 leaves out the big sizes (for compute-sanitizer runs).
+   GPUH_TEST_QUICK=1 leaves out the big sizes (for compute-sanitizer runs); on
+   the CPU simulator it also runs fewer repetitions and rows (see on_simulator).
 
    Covered: vector add (float, double, int; aligned, offset and in-place
    pointers, no writes outside the output, int wrap-around), sum / min / max
@@ -40,6 +41,15 @@
 #endif
 
 static int quick;
+/* Quick mode on the CPU simulator, where each CUDA thread is a fiber: the same
+   kernels and dispatch paths with fewer repetitions and fewer rows (see
+   test_determinism and test_gemm_tall), so that its three schedules run in CTest
+   in seconds. */
+#ifdef GPUH_SIM
+static const int on_simulator = 1;
+#else
+static const int on_simulator = 0;
+#endif
 static const double u_f32 = 1.0 / 16777216.0;          /* 2^-24, unit roundoff of float */
 static const double u_f64 = 1.0 / 9007199254740992.0;  /* 2^-53, unit roundoff of double */
 
@@ -85,6 +95,14 @@ template <typename T> static T download1(const T *d)
     return download(d, 1)[0];
 }
 template <typename T> static bool same_bits(T a, T b) { return memcmp(&a, &b, sizeof(T)) == 0; }
+/* ||out - ref||_F / ||ref||_F over n elements (gpuh_test_rel_err_f32 / _f64). */
+template <typename T> static double rel_err(const T *out, const double *ref, size_t n)
+{
+    if constexpr (std::is_same<T, float>::value)
+        return gpuh_test_rel_err_f32(out, ref, n);
+    else
+        return gpuh_test_rel_err_f64(out, ref, n);
+}
 
 static unsigned long long next_seed()
 {
@@ -625,11 +643,12 @@ static void test_sum_determinism()
    run and every run writing its own poisoned output slot. Every run must give
    the bits of the first; the first is checked against the CPU (min and max
    exactly, the sum within its bound; dot and norm2 finite, their accuracy is
-   test_reductions'). 100 runs of 2^20 are cheap, so quick mode keeps them. */
+   test_reductions'). 100 runs of 2^20 are cheap on a GPU, so quick mode keeps
+   them there; on the simulator quick mode runs 10. */
 template <typename T> static void test_determinism()
 {
     const size_t n = ((size_t)1 << 20) + 3;
-    const int runs = 100, ops = 5;
+    const int runs = quick && on_simulator ? 10 : 100, ops = 5;
     static const char *const names[] = {"sum", "min", "max", "dot", "norm2"};
     dev_array<T> a(n), b(n), out((size_t)runs * ops);
     dev_array<unsigned char> temp(GPUH_REDUCE_TEMP_BYTES);
@@ -743,11 +762,7 @@ template <typename T> static void check_matmul(size_t M, size_t N, size_t K)
     std::vector<T> hC = download(C.p, M * N);
     std::vector<double> dA(hA.begin(), hA.end()), dB(hB.begin(), hB.end()), ref, absref;
     reference_matmul(dA, dB, M, N, K, std::is_same<T, double>::value, ref, absref);
-    double rel;
-    if constexpr (std::is_same<T, float>::value)
-        rel = gpuh_test_rel_err_f32(hC.data(), ref.data(), M * N);
-    else
-        rel = gpuh_test_rel_err_f64(hC.data(), ref.data(), M * N);
+    const double rel = rel_err(hC.data(), ref.data(), M * N);
     const double u = std::is_same<T, float>::value ? u_f32 : u_f64;
     const double cond = frobenius(absref) / frobenius(ref);
     /* + 2u: the reference's own rounding to float64 */
@@ -880,11 +895,7 @@ template <typename T> static void check_gemm(cublasHandle_t h, const gemm_case &
             changed += !same_bits(got[i], hC[i]);
         }
     }
-    double rel;
-    if constexpr (std::is_same<T, float>::value)
-        rel = gpuh_test_rel_err_f32(out.data(), want.data(), out.size());
-    else
-        rel = gpuh_test_rel_err_f64(out.data(), want.data(), out.size());
+    const double rel = rel_err(out.data(), want.data(), out.size());
     const bool is_f = std::is_same<T, float>::value;
     const double tol = is_f ? 1e-5 : 1e-12;
     if (rel > worst_gemm_err[is_f ? 0 : 1])
@@ -990,10 +1001,11 @@ template <typename T> static void test_gemm(cublasHandle_t h)
    too. The +0 is the kernel's: its accumulator starts at +0, so where the
    product is -0 (an input that is exactly 0, times a negative) C holds +0
    (IEEE 754: -0 + +0 = +0). Compared with the bare product, the test failed
-   now and then on the H200 on that sign alone. */
+   now and then on the H200 on that sign alone. Quick mode on the simulator:
+   M = 2^17 + 1, still past 65535. */
 static void test_gemm_tall()
 {
-    const size_t M = ((size_t)1 << 20) + 1;
+    const size_t M = ((size_t)1 << (quick && on_simulator ? 17 : 20)) + 1;
     dev_array<float> A(M), B(1), C(M);
     if (!A.ok() || !B.ok() || !C.ok())
         return;
@@ -1053,6 +1065,128 @@ template <typename T> static void test_gemm_unused_ld()
     TEST_ASSERT(bad == 0, "%s gemm 1 x %zu x 2, ldc = %zu: %zu elements wrong", type_name<T>(), N / 2, huge, bad);
 }
 
+/* Transposes: C = alpha·op(A)·op(B) + beta·C on every path (each tile
+   family forced through gpuh_gemm_with, the default cover, the FP64 tensor-
+   core and CUDA-core double kernels, the matrix-vector kernels, K = 1) for
+   each of NN, NT, TN, TT, at random shapes, against a float64 reference on
+   the host (so it runs on the simulator too). Leading dimensions are padded
+   (some by a multiple of 16 bytes, some odd: the 16-byte and the scalar
+   loads), pointers sometimes moved off alignment; C's padding and the
+   elements before it are poisoned or random and must not change. */
+enum gemm_path { PATH_DEFAULT, PATH_BIG, PATH_SMALL, PATH_SIMT_DOUBLE };
+static const char *const gemm_path_name[] = {"default", "big tiles", "small tiles", "CUDA-core double"};
+
+template <typename T>
+static cudaError_t gemm_on_path(gemm_path path, gpuh_op oa, gpuh_op ob, size_t M, size_t N, size_t K, T alpha,
+                                const T *A, size_t lda, const T *B, size_t ldb, T beta, T *C, size_t ldc)
+{
+    if constexpr (std::is_same<T, float>::value) {
+        if (path == PATH_BIG)
+            return gpuh_gemm_with<gpuh_sgemm_big, gpuh_sgemm_big>(oa, ob, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+        if (path == PATH_SMALL)
+            return gpuh_gemm_with<gpuh_sgemm_small, gpuh_sgemm_small>(oa, ob, M, N, K, alpha, A, lda, B, ldb, beta, C,
+                                                                      ldc);
+    } else {
+        if (path == PATH_BIG)
+            return gpuh_gemm_with<gpuh_dgemm_big, gpuh_dgemm_big>(oa, ob, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+        if (path == PATH_SMALL)
+            return gpuh_gemm_with<gpuh_dgemm_small, gpuh_dgemm_small>(oa, ob, M, N, K, alpha, A, lda, B, ldb, beta, C,
+                                                                      ldc);
+        if (path == PATH_SIMT_DOUBLE)
+            return gpuh_gemm_with<gpuh_dgemm_simt, gpuh_dgemm_simt>(oa, ob, M, N, K, alpha, A, lda, B, ldb, beta, C,
+                                                                    ldc);
+    }
+    return gpuh_gemm(oa, ob, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+}
+
+template <typename T>
+static void check_gemm_op(gemm_path path, gpuh_op oa, gpuh_op ob, size_t M, size_t N, size_t K, size_t pad,
+                          size_t off, double alpha, double beta)
+{
+    const bool ta = oa == GPUH_OP_T, tb = ob == GPUH_OP_T;
+    const size_t ra = ta ? K : M, ca = ta ? M : K, rb = tb ? N : K, cb = tb ? K : N; /* as stored */
+    const size_t lda = ca + pad, ldb = cb + (pad + 1) % 5, ldc = N + pad;
+    const size_t na = off + ra * lda, nb = off + rb * ldb, nc = off + M * ldc;
+    dev_array<T> A(na), B(nb), C(nc);
+    if (!A.ok() || !B.ok() || !C.ok())
+        return;
+    std::vector<T> hA = random_input(A.p, na, SYMMETRIC), hB = random_input(B.p, nb, SYMMETRIC), hC;
+    if (beta != 0)
+        hC = random_input(C.p, nc, SYMMETRIC);
+    else {
+        poison(C.p, nc);
+        hC = download(C.p, nc);
+    }
+    if (!TEST_CUDA(gemm_on_path<T>(path, oa, ob, M, N, K, T(alpha), A.p + off, lda, B.p + off, ldb, T(beta),
+                                   C.p + off, ldc)))
+        return;
+    std::vector<T> got = download(C.p, nc);
+    std::vector<double> want(M * N);
+    std::vector<T> out(M * N);
+    for (size_t i = 0; i < M; ++i)
+        for (size_t j = 0; j < N; ++j) {
+            double sum = 0;
+            for (size_t k = 0; k < K; ++k)
+                sum += (double)hA[off + (ta ? k * lda + i : i * lda + k)] *
+                       (double)hB[off + (tb ? j * ldb + k : k * ldb + j)];
+            const size_t at = off + i * ldc + j;
+            want[i * N + j] = alpha * sum + (beta != 0 ? beta * (double)hC[at] : 0.0);
+            out[i * N + j] = got[at];
+        }
+    size_t changed = 0;
+    for (size_t i = 0; i < nc; ++i)
+        if (i < off || (i - off) % ldc >= N)
+            changed += !same_bits(got[i], hC[i]);
+    const double rel = rel_err(out.data(), want.data(), out.size());
+    const double tol = std::is_same<T, float>::value ? 1e-5 : 1e-12;
+    TEST_ASSERT(rel <= tol,
+                "gemm<%s> %s op %c%c M %zu N %zu K %zu (lda %zu ldb %zu ldc %zu, offset %zu, alpha %g, beta %g): "
+                "relative error %.3g > %.0e",
+                type_name<T>(), gemm_path_name[path], ta ? 'T' : 'N', tb ? 'T' : 'N', M, N, K, lda, ldb, ldc, off,
+                alpha, beta, rel, tol);
+    TEST_ASSERT(changed == 0, "gemm<%s> %s op %c%c M %zu N %zu K %zu: %zu elements outside C changed", type_name<T>(),
+                gemm_path_name[path], ta ? 'T' : 'N', tb ? 'T' : 'N', M, N, K, changed);
+}
+
+template <typename T> static void test_gemm_ops()
+{
+    unsigned long long rng = next_seed();
+    const auto draw = [&rng](size_t lo, size_t hi) { return lo + (size_t)(gpuh_test_uniform(&rng) * (hi - lo + 1)); };
+    const size_t most = quick ? 150 : 600, most_k = quick ? 90 : 700;
+    const bool is_f = std::is_same<T, float>::value;
+    std::vector<gemm_path> paths = {PATH_DEFAULT};
+#ifdef GPUH_SIM /* the simulator has no FP64 tensor cores: their configurations would compute nothing there */
+    if (is_f)
+#endif
+        paths.insert(paths.end(), {PATH_BIG, PATH_SMALL});
+    if (!is_f)
+        paths.push_back(PATH_SIMT_DOUBLE);
+    size_t n = 0;
+    for (int op = 0; op < 4; ++op) {
+        const gpuh_op oa = op & 2 ? GPUH_OP_T : GPUH_OP_N, ob = op & 1 ? GPUH_OP_T : GPUH_OP_N;
+        for (gemm_path path : paths)
+            for (int rep = 0; rep < 3; ++rep, ++n) {
+                /* rep 0: aligned rows (pad a multiple of 16 bytes); 1: odd pads; 2: odd pads and offset pointers */
+                const size_t pad = rep == 0 ? 16 / sizeof(T) * draw(0, 2) : draw(1, 7), off = rep == 2 ? draw(1, 3) : 0;
+                check_gemm_op<T>(path, oa, ob, draw(2, most), draw(2, most), draw(1, most_k), pad, off,
+                                 rep == 1 ? -1.5 : 1.0, rep == 0 ? 0.0 : 0.75);
+            }
+        /* a big-tile interior with ragged strips (the default's cover b), on the GPU only: large for the simulator */
+        if (!quick)
+            check_gemm_op<T>(PATH_DEFAULT, oa, ob, 1000 + draw(1, 255), 600 + draw(1, 127), draw(200, 700), 0, 0, 1, 0);
+        /* the matrix-vector kernels (C of one row, one column, both: a dot product), K = 1 */
+        const size_t L = draw(100, quick ? 300 : 3000), K = draw(1, quick ? 200 : 2000);
+        check_gemm_op<T>(PATH_DEFAULT, oa, ob, 1, L, K, 0, 0, 1, 0);
+        check_gemm_op<T>(PATH_DEFAULT, oa, ob, L, 1, K, 0, 0, 1, 0);
+        check_gemm_op<T>(PATH_DEFAULT, oa, ob, 1, L, K, draw(1, 3), 1, 2, -0.5);
+        check_gemm_op<T>(PATH_DEFAULT, oa, ob, L, 1, K, draw(1, 3), 1, 2, -0.5);
+        check_gemm_op<T>(PATH_DEFAULT, oa, ob, 1, 1, K, 0, 0, 1, 0.5);
+        check_gemm_op<T>(PATH_DEFAULT, oa, ob, draw(2, most), draw(2, most), 1, draw(0, 3), 0, 1, 0);
+        n += 6 + !quick;
+    }
+    printf("gemm<%s> with transposes: %zu shapes (NN, NT, TN, TT; each path)\n", type_name<T>(), n);
+}
+
 /* Bad arguments: each is cudaErrorInvalidValue and the detail names it. */
 static void test_gemm_arguments()
 {
@@ -1066,8 +1200,8 @@ static void test_gemm_arguments()
         float *C;
         const char *detail;
     } bad[] = {
-        {4, 4, 4, 3, 4, 4, x.p, x.p, x.p, "lda = 3 is less than A's row length 4"},
-        {4, 4, 4, 4, 3, 4, x.p, x.p, x.p, "ldb = 3 is less than B's row length 4"},
+        {4, 4, 4, 3, 4, 4, x.p, x.p, x.p, "lda = 3 is less than op(A)'s stored row length 4 (op_a = N)"},
+        {4, 4, 4, 4, 3, 4, x.p, x.p, x.p, "ldb = 3 is less than op(B)'s stored row length 4 (op_b = N)"},
         {4, 4, 4, 4, 4, 2, x.p, x.p, x.p, "ldc = 2 is less than C's row length 4"},
         {4, 4, 4, 4, 4, 4, cnull, x.p, x.p, "d_A is NULL"},
         {4, 4, 4, 4, 4, 4, x.p, cnull, x.p, "d_B is NULL"},
@@ -1082,6 +1216,31 @@ static void test_gemm_arguments()
         TEST_CONTAINS(gpuh_error_detail(), b.detail);
     }
     TEST_ERR(gpuh_gemm_f64(2, 2, 2, 1.0, nullptr, 2, nullptr, 2, 0.0, nullptr, 2, 0), cudaErrorInvalidValue);
+    /* With transposes the stored shapes change: Aᵀ is stored K × M, Bᵀ N × K. */
+    struct {
+        gpuh_op op_a, op_b;
+        size_t M, N, K, lda, ldb, ldc;
+        const char *detail;
+    } bad_op[] = {
+        {GPUH_OP_T, GPUH_OP_N, 7, 4, 5, 5, 4, 4, "lda = 5 is less than op(A)'s stored row length 7 (op_a = T)"},
+        {GPUH_OP_N, GPUH_OP_T, 3, 6, 5, 5, 4, 6, "ldb = 4 is less than op(B)'s stored row length 5 (op_b = T)"},
+        {GPUH_OP_T, GPUH_OP_T, 3, 6, 5, 3, 5, 5, "ldc = 5 is less than C's row length 6"},
+        {(gpuh_op)2, GPUH_OP_N, 4, 4, 4, 4, 4, 4, "op_a = 2 is neither GPUH_OP_N nor GPUH_OP_T"},
+        {GPUH_OP_N, (gpuh_op)-1, 4, 4, 4, 4, 4, 4, "op_b = -1 is neither GPUH_OP_N nor GPUH_OP_T"},
+    };
+    for (const auto &b : bad_op) {
+        gpuh_test_clear_detail();
+        TEST_ERR(gpuh_gemm(b.op_a, b.op_b, b.M, b.N, b.K, 1.0f, x.p, b.lda, x.p, b.ldb, 0.0f, x.p, b.ldc),
+                 cudaErrorInvalidValue);
+        TEST_CONTAINS(gpuh_error_detail(), b.detail);
+    }
+    /* Aᵀ of K = 2 rows with lda = M = 3 is fine where lda = 3 < K would not be with op_a = N... */
+    TEST_CUDA(gpuh_gemm(GPUH_OP_T, GPUH_OP_N, 3, 4, 5, 1.0f, x.p, 3, x.p, 4, 0.0f, x.p + 40, 4));
+    /* ...and the checked overflow is of the stored matrix: Aᵀ's K rows. */
+    gpuh_test_clear_detail();
+    TEST_ERR(gpuh_gemm(GPUH_OP_T, GPUH_OP_N, 4, 4, SIZE_MAX / 8, 1.0f, x.p, 4, x.p, 4, 0.0f, x.p, 4),
+             cudaErrorInvalidValue);
+    TEST_CONTAINS(gpuh_error_detail(), "A of");
     /* M or N = 0: nothing to compute, nothing needed. */
     TEST_CUDA(gpuh_gemm(0, 5, 5, 1.0f, cnull, 5, cnull, 5, 0.0f, (float *)nullptr, 5));
     TEST_CUDA(gpuh_gemm(5, 0, 5, 1.0f, cnull, 5, cnull, 0, 0.0f, (float *)nullptr, 0));
@@ -1199,23 +1358,35 @@ template <typename T> static void check_matmul_entry_point(cudaError_t (*mm)(con
                 type_name<T>());
 }
 
+/* gpuh_gemm_f32 / _f64 and gpuh_gemm_op_f32 / _f64: the same bits as the
+   templates (the op entry point with op(A) = Aᵀ, A stored K × M, and
+   op(B) = Bᵀ, B stored N × K). */
 template <typename T>
 static void check_gemm_entry_point(cudaError_t (*gemm)(size_t, size_t, size_t, T, const T *, size_t, const T *, size_t,
-                                                       T, T *, size_t, cudaStream_t))
+                                                       T, T *, size_t, cudaStream_t),
+                                   cudaError_t (*gemm_op)(gpuh_op, gpuh_op, size_t, size_t, size_t, T, const T *,
+                                                          size_t, const T *, size_t, T, T *, size_t, cudaStream_t))
 {
     const size_t M = 130, N = 67, K = 33, ld = 140;
-    dev_array<T> A(M * ld), B(K * ld), C1(M * ld), C2(M * ld);
+    dev_array<T> A(M * ld), B(N * ld), C1(M * ld), C2(M * ld);
     if (!A.ok() || !B.ok() || !C1.ok() || !C2.ok())
         return;
     random_input(A.p, M * ld, SYMMETRIC);
-    random_input(B.p, K * ld, SYMMETRIC);
-    random_input(C1.p, M * ld, SYMMETRIC);
-    TEST_CUDA(cudaMemcpy(C2.p, C1.p, M * ld * sizeof(T), cudaMemcpyDeviceToDevice));
-    TEST_CUDA(gpuh_gemm(M, N, K, T(0.5), A.p, ld, B.p, ld, T(-2), C1.p, ld));
-    TEST_CUDA(gemm(M, N, K, T(0.5), A.p, ld, B.p, ld, T(-2), C2.p, ld, 0));
-    std::vector<T> h1 = download(C1.p, M * ld), h2 = download(C2.p, M * ld);
-    TEST_ASSERT(memcmp(h1.data(), h2.data(), M * ld * sizeof(T)) == 0, "gpuh_gemm_<%s> differs from the template",
-                type_name<T>());
+    random_input(B.p, N * ld, SYMMETRIC);
+    for (int op = 0; op < 2; ++op) {
+        random_input(C1.p, M * ld, SYMMETRIC);
+        TEST_CUDA(cudaMemcpy(C2.p, C1.p, M * ld * sizeof(T), cudaMemcpyDeviceToDevice));
+        if (op == 0) {
+            TEST_CUDA(gpuh_gemm(M, N, K, T(0.5), A.p, ld, B.p, ld, T(-2), C1.p, ld));
+            TEST_CUDA(gemm(M, N, K, T(0.5), A.p, ld, B.p, ld, T(-2), C2.p, ld, 0));
+        } else {
+            TEST_CUDA(gpuh_gemm(GPUH_OP_T, GPUH_OP_T, M, N, K, T(0.5), A.p, ld, B.p, ld, T(-2), C1.p, ld));
+            TEST_CUDA(gemm_op(GPUH_OP_T, GPUH_OP_T, M, N, K, T(0.5), A.p, ld, B.p, ld, T(-2), C2.p, ld, 0));
+        }
+        std::vector<T> h1 = download(C1.p, M * ld), h2 = download(C2.p, M * ld);
+        TEST_ASSERT(memcmp(h1.data(), h2.data(), M * ld * sizeof(T)) == 0, "gpuh_gemm_%s<%s> differs from the template",
+                    op ? "op" : "", type_name<T>());
+    }
 }
 
 template <typename T> static void check_dot_norm_entry_points(
@@ -1249,8 +1420,8 @@ static void test_entry_points()
     check_entry_points<int>(gpuh_vector_add_i32, gpuh_sum_i32, gpuh_min_i32, gpuh_max_i32);
     check_matmul_entry_point<float>(gpuh_matmul_f32);
     check_matmul_entry_point<double>(gpuh_matmul_f64);
-    check_gemm_entry_point<float>(gpuh_gemm_f32);
-    check_gemm_entry_point<double>(gpuh_gemm_f64);
+    check_gemm_entry_point<float>(gpuh_gemm_f32, gpuh_gemm_op_f32);
+    check_gemm_entry_point<double>(gpuh_gemm_f64, gpuh_gemm_op_f64);
 }
 
 /* ===========================================================================
@@ -1402,6 +1573,8 @@ int main()
     test_gemm_arguments();
     test_gemm_unused_ld<float>();
     test_gemm_unused_ld<double>();
+    test_gemm_ops<float>();
+    test_gemm_ops<double>();
 
     test_null_pointers();
     test_entry_points();

@@ -4,7 +4,10 @@
    spin-wait with __nanosleep on another thread of the block, the
    launch-configuration errors of CUDA 13 (none sticky), and the host
    runtime's memory (device, managed, pinned, registered, stream-ordered),
-   stream, event and host-function calls. The same file builds for a GPU
+   stream, event and host-function calls, absurd sizes (range checks that
+   must not wrap), freed pointers, stream and event handles destroyed twice
+   or made up, 400 KiB of local memory per thread, and launches from four
+   host threads at once. The same file builds for a GPU
    (nvcc; CTest gpu.sim_semantics), where it checks the expectations
    themselves against the hardware; checks of what only the simulator defines
    (its device name, its memory accounting, its copy checks) are under
@@ -15,6 +18,8 @@
    Inputs are fresh random numbers (GPUH_SEED repeats a run); outputs are
    poisoned before every launch. */
 #include "gpuh_test.h"
+#include <thread>
+#include <vector>
 
 enum { WARP_OUTS = 12 };
 
@@ -425,6 +430,158 @@ static void test_runtime(void)
     TEST_CUDA(cudaFreeHost(p));
 }
 
+/* Absurd counts: each range check must refuse them without wrapping, however
+   the address and the count add up. */
+static void test_absurd_sizes(void)
+{
+    float *d = NULL, *m = NULL, *pinned = NULL, h[16] = {0};
+    TEST_CUDA(gpuh_device_array(&d, 16));
+    TEST_CUDA(gpuh_managed_array(&m, 16));
+    gpuh_test_clear_detail();
+    TEST_ERR(gpuh_copy_to_device(d, h, SIZE_MAX / 4), cudaErrorInvalidValue);
+    TEST_ERR(gpuh_copy_to_host(h, d, SIZE_MAX / 4), cudaErrorInvalidValue);
+    TEST_ERR(cudaMemcpy(d + 4, h, SIZE_MAX - 8, cudaMemcpyHostToDevice), cudaErrorInvalidValue);
+    TEST_ERR(cudaMemset(d, 0, SIZE_MAX - 8), cudaErrorInvalidValue);
+    TEST_ERR(cudaMemset(d + 8, 0, SIZE_MAX / 2), cudaErrorInvalidValue);
+    TEST_ERR(cudaMemcpy2D(d, 64, h, 64, 16, SIZE_MAX / 32, cudaMemcpyHostToDevice), cudaErrorInvalidValue);
+#ifdef GPUH_SIM
+    {   /* a 2-D copy whose last row lands in another allocation: each side's span must lie in one */
+        unsigned char *lo = NULL, *hi = NULL, rows[32] = {0};
+        TEST_CUDA(cudaMalloc(&lo, 64));
+        TEST_CUDA(cudaMalloc(&hi, 64));
+        if (hi < lo)
+            std::swap(lo, hi);
+        const size_t apart = reinterpret_cast<uintptr_t>(hi) - reinterpret_cast<uintptr_t>(lo);
+        TEST_ERR(cudaMemcpy2D(lo, apart, rows, 16, 16, 2, cudaMemcpyHostToDevice), cudaErrorInvalidValue);
+        TEST_CUDA(cudaFree(lo));
+        TEST_CUDA(cudaFree(hi));
+    }
+#endif
+    TEST_ASSERT(gpuh_prefetch_async(m, SIZE_MAX / 4, 0, 0) != cudaSuccess, "prefetch of SIZE_MAX / 4 floats passed");
+    TEST_ERR(gpuh_pinned_array(&pinned, SIZE_MAX / 8), cudaErrorMemoryAllocation);
+    TEST_ASSERT(pinned == NULL, "a failed pinned allocation left %p", static_cast<void *>(pinned));
+    cudaGetLastError();
+    /* the arrays are untouched and still work */
+    for (int i = 0; i < 16; ++i)
+        h[i] = static_cast<float>(i);
+    TEST_CUDA(gpuh_copy_to_device(d, h, 16));
+    TEST_CUDA(gpuh_copy_to_host(h, d, 16));
+    TEST_ASSERT(h[15] == 15.0f, "round trip gave %g", h[15]);
+    gpuh_free(d);
+    gpuh_free(m);
+}
+
+/* Where a freed pointer lives: nowhere (cudaMemoryTypeUnregistered), as CUDA
+   says, whichever call freed it. */
+static void test_freed_pointers(void)
+{
+    void *d = NULL, *p = NULL;
+    struct cudaPointerAttributes a;
+    TEST_CUDA(cudaMalloc(&d, 4096));
+    TEST_CUDA(cudaMallocHost(&p, 4096));
+    TEST_CUDA(cudaFree(d));
+    TEST_CUDA(cudaFreeHost(p));
+    TEST_CUDA(cudaPointerGetAttributes(&a, d));
+    TEST_ASSERT(a.type == cudaMemoryTypeUnregistered, "freed device memory: type %d", a.type);
+    TEST_CUDA(cudaPointerGetAttributes(&a, p));
+    TEST_ASSERT(a.type == cudaMemoryTypeUnregistered, "freed pinned memory: type %d", a.type);
+}
+
+#ifdef GPUH_SIM
+/* A stream or event destroyed through a copy of its handle, or a handle never
+   made: refused, not a double free (on a GPU this is undefined behaviour). */
+static void test_handles(void)
+{
+    cudaStream_t s = NULL, copy = NULL, made_up = reinterpret_cast<cudaStream_t>(static_cast<uintptr_t>(0x1230));
+    cudaEvent_t e = NULL, ecopy = NULL;
+    int *d = NULL;
+    TEST_CUDA(gpuh_device_array(&d, 1));
+    TEST_CUDA(cudaStreamCreate(&s));
+    copy = s;
+    TEST_CUDA(cudaStreamDestroy(s));
+    TEST_ERR(cudaStreamDestroy(copy), cudaErrorInvalidResourceHandle);
+    TEST_ERR(cudaStreamSynchronize(copy), cudaErrorInvalidResourceHandle);
+    TEST_ERR(cudaStreamSynchronize(made_up), cudaErrorInvalidResourceHandle);
+    TEST_ERR(cudaMemsetAsync(d, 0, sizeof(int), made_up), cudaErrorInvalidResourceHandle);
+    noop_kernel<<<1, 32, 0, copy>>>(d);
+    TEST_ERR(cudaGetLastError(), cudaErrorInvalidResourceHandle);
+    TEST_CUDA(cudaGetLastError()); /* not sticky */
+    TEST_CUDA(cudaEventCreate(&e));
+    ecopy = e;
+    TEST_CUDA(cudaEventDestroy(e));
+    TEST_ERR(cudaEventDestroy(ecopy), cudaErrorInvalidResourceHandle);
+    TEST_ERR(cudaEventRecord(ecopy, 0), cudaErrorInvalidResourceHandle);
+    cudaGetLastError();
+    gpuh_free(d);
+}
+
+/* 400 KiB of local memory per thread: CUDA allows 512 KiB, so must the sim's stacks. */
+__global__ void big_local_kernel(int *g_out)
+{
+    volatile unsigned char local[400 * 1024];
+    for (size_t i = 0; i < sizeof local; i += 4096)
+        local[i] = static_cast<unsigned char>(i / 4096 + threadIdx.x);
+    int sum = 0;
+    for (size_t i = 0; i < sizeof local; i += 4096)
+        sum += local[i];
+    g_out[blockIdx.x * blockDim.x + threadIdx.x] = sum;
+}
+
+static void test_big_local(void)
+{
+    int h[2 * 4], *d = NULL;
+    TEST_CUDA(gpuh_device_array(&d, 8));
+    big_local_kernel<<<2, 4>>>(d);
+    TEST_CUDA(gpuh_check_launch());
+    TEST_CUDA(gpuh_copy_to_host(h, d, 8));
+    for (int i = 0; i < 8; ++i) {
+        int want = 0;
+        for (int k = 0; k < 100; ++k)
+            want += static_cast<unsigned char>(k + i % 4);
+        TEST_ASSERT(h[i] == want, "thread %d: sum %d, expected %d", i, h[i], want);
+    }
+    gpuh_free(d);
+}
+#endif
+
+/* Each block writes its index plus a tag to its own element. */
+__global__ void tag_kernel(int *g_out, int tag)
+{
+    if (threadIdx.x == 0)
+        g_out[blockIdx.x] = static_cast<int>(blockIdx.x) + tag;
+}
+
+/* Several host threads launching at once: every launch runs all its blocks
+   before it returns, whatever the others do. */
+static void test_concurrent_launches(void)
+{
+    enum { THREADS = 4, LAUNCHES = 2000, BLOCKS = 9 }; /* enough for a pool that mixes up launches to hang */
+    int wrong[THREADS] = {0}, failed[THREADS] = {0};
+    std::vector<std::thread> t;
+    for (int k = 0; k < THREADS; ++k)
+        t.push_back(std::thread([k, &wrong, &failed] {
+            int *d = NULL, h[BLOCKS];
+            if (cudaMalloc(&d, BLOCKS * sizeof(int)) != cudaSuccess) {
+                failed[k] = 1;
+                return;
+            }
+            for (int r = 0; r < LAUNCHES; ++r) {
+                const int tag = 1000 * k + r;
+                tag_kernel<<<BLOCKS, 32>>>(d, tag);
+                failed[k] += cudaGetLastError() != cudaSuccess;
+                failed[k] += cudaMemcpy(h, d, sizeof h, cudaMemcpyDeviceToHost) != cudaSuccess;
+                for (int b = 0; b < BLOCKS; ++b)
+                    wrong[k] += h[b] != b + tag;
+            }
+            cudaFree(d);
+        }));
+    for (int k = 0; k < THREADS; ++k) {
+        t[static_cast<size_t>(k)].join();
+        TEST_ASSERT(wrong[k] == 0 && failed[k] == 0, "host thread %d: %d wrong blocks, %d failed calls", k, wrong[k],
+                    failed[k]);
+    }
+}
+
 int main(void)
 {
     GPUH_TEST_REQUIRE_DEVICE();
@@ -435,5 +592,12 @@ int main(void)
     test_handoff();
     test_launch_errors();
     test_runtime();
+    test_absurd_sizes();
+    test_freed_pointers();
+    test_concurrent_launches();
+#ifdef GPUH_SIM
+    test_handles();
+    test_big_local();
+#endif
     return gpuh_test_summary("test_sim");
 }

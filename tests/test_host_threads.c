@@ -1,4 +1,4 @@
-/* test_threads.c - gpuh from several host threads at once (C99 + pthreads).
+/* test_host_threads.c - gpuh's host state from several host threads at once (C99 + pthreads).
 
    Runs anywhere (no CUDA call needs to succeed). Each of THREADS threads, in
    a loop:
@@ -19,7 +19,7 @@
    -fsanitize=thread as well: ThreadSanitizer must report nothing.
 
    gcc -std=c99 -Wall -Wextra -Wpedantic -Werror -pthread -I. -isystem <cuda>/include \
-       tests/test_threads.c -L<cuda>/lib64 -lcudart
+       tests/test_host_threads.c -L<cuda>/lib64 -lcudart
 */
 #define _POSIX_C_SOURCE 200809L /* sched_yield */
 #include "gpuh_test.h"
@@ -135,5 +135,5 @@ int main(void)
                 stats.live_allocations, stats.allocated_bytes, stats.pinned_bytes, stats.untracked_allocations);
     TEST_ASSERT(stats.peak_allocated_bytes > 0 && stats.peak_allocated_bytes <= THREADS * 64u * 65u / 2u,
                 "peak of %zu bytes", stats.peak_allocated_bytes);
-    return gpuh_test_summary("test_threads");
+    return gpuh_test_summary("test_host_threads");
 }
