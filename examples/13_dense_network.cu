@@ -380,7 +380,8 @@ static size_t tiles_of(size_t M, size_t N)
 }
 
 /* Slices for dW1 (H × I) and dW2 (C × H): dW1 enough to cover the GPU's
-   block slots (small configuration), dW2 12 (its C of 10 × 128 is two
+   block slots (small configuration) 1.2 times (the slices do not all end
+   together: spare ones fill the tail), dW2 12 (its C of 10 × 128 is two
    tiles, so each slice adds few blocks), together at most SIDE_STREAMS, no
    slice under 512 rows. GPUH_NN_SLICES="s1,s2" in the environment chooses
    them instead (to try other splits). */
@@ -395,7 +396,7 @@ static void slices_for(const net *nt, size_t rows, size_t *s1, size_t *s2)
         return;
     }
     *s2 = std::min((size_t)12, most);
-    *s1 = std::min(gpuh_ceil_div(slots, tiles_of(nt->hidden, nt->in)), (size_t)SIDE_STREAMS - *s2);
+    *s1 = std::min(gpuh_ceil_div(slots * 6, tiles_of(nt->hidden, nt->in) * 5), (size_t)SIDE_STREAMS - *s2);
     *s1 = std::min(*s1, most);
 }
 
