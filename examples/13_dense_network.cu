@@ -23,9 +23,10 @@
        dA  = dHd ⊙ [Hd > 0], db1 = Σ_rows dA      relu_backward_kernel, one pass
        dW1 = dAᵀ·X                   gpuh_gemm(T, N), split over K
      update
+       db1, db2 from their partial sums                bias_grad_kernel, one launch
        Adam with PyTorch's defaults (lr 1e-3, betas 0.9 / 0.999, eps 1e-8),
        one kernel for all four tensors (PyTorch's foreach / fused Adam), which
-       also adds up the split-K and bias partial sums.
+       also adds up the split-K partial sums.
    The weight gradients are long-K products (K = B = 60000) with a small C
    (128 × 784, 10 × 128): one GEMM would fill a few dozen of the GPU's SMs.
    Split-K: each of S slices of the rows computes its own partial product on
@@ -208,6 +209,29 @@ __global__ void relu_backward_kernel(float *g_d, const float *g_h, size_t rows, 
     }
 }
 
+/* The bias gradients from their partial sums, all columns of both in one
+   launch: block b < cols1 adds the `parts1` partials of column b of
+   g_part1 (db1), block cols1 + c the `parts2` of column c of g_part2 (db2);
+   the result goes to g_out[b] (db1, then db2). Each thread adds every
+   blockDim.x-th partial, then gpuh_block_reduce adds the threads' sums (a
+   fixed order: the same bits every run). Summing hundreds of partials in
+   one thread would chain as many dependent loads; here they are spread
+   over the block. Block: 1-D, a multiple of 32 threads; grid: cols1 + cols2. */
+__global__ void bias_grad_kernel(const float *g_part1, size_t parts1, size_t cols1, const float *g_part2,
+                                 size_t parts2, size_t cols2, float *g_out)
+{
+    const bool first = blockIdx.x < cols1;
+    const size_t col = first ? blockIdx.x : blockIdx.x - cols1, cols = first ? cols1 : cols2;
+    const size_t parts = first ? parts1 : parts2;
+    const float *part = first ? g_part1 : g_part2;
+    float sum = 0.0f;
+    for (size_t p = threadIdx.x; p < parts; p += blockDim.x)
+        sum += part[p * cols + col];
+    sum = gpuh_block_reduce<gpuh_op_sum<float>, float>(sum);
+    if (threadIdx.x == 0)
+        g_out[blockIdx.x] = sum;
+}
+
 /* One parameter tensor as the Adam kernel sees it: its place in the flat
    parameter array, and its gradient as `parts` partial arrays of `size`
    elements each (partial p of element j at g_parts[p·size + j]). */
@@ -282,7 +306,7 @@ static const char *stage_names[T_STAGES] = {"",
                                             "dZ.W2    (gpuh_gemm N,N)",
                                             "ReLU backward + db1",
                                             "dW1, dW2 (gpuh_gemm T,N, split-K)",
-                                            "loss sum + Adam + frees"};
+                                            "loss, bias sums, Adam, frees"};
 
 static size_t round4(size_t n) { return (n + 3) / 4 * 4; }
 
@@ -425,7 +449,7 @@ static void train_step(net *nt, const float *X, const int *labels, size_t rows, 
     const float *W1 = nt->p + nt->off[0], *b1 = nt->p + nt->off[1], *W2 = nt->p + nt->off[2], *b2 = nt->p + nt->off[3];
     cudaStream_t s = nt->s0;
     cudaEvent_t *ev = opt ? opt->ev : NULL;
-    float *hid, *z, *dhid, *loss_part, *db2_part, *db1_part, *dw1_part, *dw2_part;
+    float *hid, *z, *dhid, *loss_part, *db2_part, *db1_part, *dw1_part, *dw2_part, *db;
     int next = 0;
     dim3 grid;
 
@@ -439,6 +463,7 @@ static void train_step(net *nt, const float *X, const int *labels, size_t rows, 
     GPUH_CHECK(gpuh_pool_alloc(&nt->pool, &db1_part, relu_parts * H, s));
     GPUH_CHECK(gpuh_pool_alloc(&nt->pool, &dw1_part, s1 * H * I, s));
     GPUH_CHECK(gpuh_pool_alloc(&nt->pool, &dw2_part, s2 * C * H, s));
+    GPUH_CHECK(gpuh_pool_alloc(&nt->pool, &db, H + C, s));
 
     /* forward */
     GPUH_CHECK(gpuh_gemm<float>(GPUH_OP_N, GPUH_OP_T, rows, H, I, 1.0f, X, I, W1, I, 0.0f, hid, H, s));
@@ -478,14 +503,16 @@ static void train_step(net *nt, const float *X, const int *labels, size_t rows, 
     if (ev)
         GPUH_CHECK(gpuh_event_record(ev[T_WGRAD], s));
 
-    /* the loss, and Adam (which adds the partials) */
+    /* the loss, the bias gradients, and Adam (which adds the split-K partials) */
     GPUH_CHECK(gpuh_sum<float>(loss_part, sm_blocks, d_loss, NULL, s));
+    GPUH_LAUNCH(bias_grad_kernel, dim3((unsigned)(H + C)), 128, 0, s, db1_part, relu_parts, H, db2_part, sm_blocks, C,
+                db);
     nt->t += 1;
     adam_args a;
     const adam_tensor tensors[4] = {{dw1_part, nt->off[0], H * I, s1},
-                                    {db1_part, nt->off[1], H, relu_parts},
+                                    {db, nt->off[1], H, 1},
                                     {dw2_part, nt->off[2], C * H, s2},
-                                    {db2_part, nt->off[3], C, sm_blocks}};
+                                    {db + H, nt->off[3], C, 1}};
     for (int k = 0; k < 4; ++k)
         a.t[k] = tensors[k];
     a.beta1 = 0.9f;
@@ -497,8 +524,8 @@ static void train_step(net *nt, const float *X, const int *labels, size_t rows, 
     GPUH_CHECK(launch_1d(nt->off[4], &grid));
     GPUH_LAUNCH(adam_kernel, grid, 256, 0, s, nt->p, nt->m, nt->v, nt->off[4], a);
 
-    float *held[8] = {hid, z, dhid, loss_part, db2_part, db1_part, dw1_part, dw2_part};
-    for (int i = 0; i < 8; ++i)
+    float *held[9] = {hid, z, dhid, loss_part, db2_part, db1_part, dw1_part, dw2_part, db};
+    for (int i = 0; i < 9; ++i)
         GPUH_CHECK(gpuh_pool_free(&nt->pool, held[i], s));
     if (ev)
         GPUH_CHECK(gpuh_event_record(ev[T_ADAM], s));
