@@ -67,7 +67,7 @@
      rewrite (or T *s = (T *)gpuh_sim_dynamic_shared(); by hand); sizeof(s)
      is then a pointer's. gpuh-simcc rewrites .cu files, not the headers they
      include: a header launches with GPUH_LAUNCH / GPUH_SIM_KERNEL_CALL.
-     threadIdx & co. and __syncthreads & co. are macros; min and max are
+     __syncthreads & co. are macros; min and max are
      templates in the global namespace, as CUDA has them. A simulated
      thread runs until it waits at a barrier, a warp operation or
      __nanosleep: one that spins on a flag another thread of its block sets,
@@ -167,6 +167,7 @@ enum cudaDeviceAttr {
     cudaDevAttrMultiProcessorCount = 16,
     cudaDevAttrIntegrated = 18,
     cudaDevAttrCanMapHostMemory = 19,
+    cudaDevAttrComputeMode = 20,
     cudaDevAttrConcurrentKernels = 31,
     cudaDevAttrPciBusId = 33,
     cudaDevAttrMemoryClockRate = 36,
@@ -866,6 +867,10 @@ inline cudaError_t run_block(worker &w, launch_job &job, uint64_t linear)
                 to_runner(w, b.runner_of[i]);
                 ran = true;
             }
+            if (job.failed.load() > 1) { /* a thread ended the launch (kill_launch): stop the block */
+                reset_runners(w, b);
+                return static_cast<cudaError_t>(job.failed.load());
+            }
         }
         if (b.done == n)
             return cudaSuccess;
@@ -1093,16 +1098,66 @@ inline void launch(const char *kernel, const char *file, int line, const void *k
 
 template <class L> void call_closure(const void *closure) { (*static_cast<const L *>(closure))(); }
 
+/* Defined in CUDA PROGRAMS AS WRITTEN, at the end. */
+inline bool launch_allowed(const char *kernel, const char *file, int line, const void *const *ptrs, int n);
+inline cudaError_t symbol_copy(char *sym, size_t size, size_t offset, void *other, size_t bytes,
+                               enum cudaMemcpyKind kind, bool to_symbol);
+template <class A> inline const void *object_pointer(const A &a, typename std::enable_if<
+    std::is_pointer<A>::value && std::is_object<typename std::remove_pointer<A>::type>::value>::type * = 0)
+{
+    return static_cast<const void *>(a);
+}
+template <class A> inline const void *object_pointer(const A &, typename std::enable_if<
+    !(std::is_pointer<A>::value && std::is_object<typename std::remove_pointer<A>::type>::value)>::type * = 0)
+{
+    return NULL;
+}
+
+/* One simulated thread's copy of one kernel argument: the launch's value,
+   copied as bytes (CUDA copies a kernel's arguments to the device bytewise
+   and runs no constructor or destructor there). */
+template <class A> struct arg_bytes {
+    alignas(A) unsigned char b[sizeof(A)];
+    explicit arg_bytes(const A &a) { memcpy(b, static_cast<const void *>(&a), sizeof(A)); }
+    A &get() { return *reinterpret_cast<A *>(b); }
+};
+/* How a parameter of type P receives that copy: a type copied by its bytes
+   and destroyed by nothing is passed by value; a reference binds to the copy;
+   a class with a copy constructor or destructor is passed by reference, which
+   is how the x86-64 and AArch64 C++ ABIs pass such a class by value anyway,
+   so the kernel sees the copy itself and nobody destroys it. */
+template <class P> struct param_pass {
+    typedef typename std::decay<P>::type A;
+    typedef typename std::conditional<std::is_reference<P>::value || (std::is_trivially_copy_constructible<A>::value &&
+                                                                       std::is_trivially_destructible<A>::value),
+                                      P, A &>::type type;
+};
+template <class... P> struct kernel_args {
+    template <class... B> static void call_copies(void (*f)(typename param_pass<P>::type...), B... b)
+    {
+        f(b.get()...);
+    }
+    static void call(void (*kernel)(P...), const typename std::decay<P>::type &...args)
+    {
+        call_copies(reinterpret_cast<void (*)(typename param_pass<P>::type...)>(kernel),
+                    arg_bytes<typename std::decay<P>::type>(args)...);
+    }
+};
+
 template <class F> const void *key_of(F f) { return reinterpret_cast<const void *>(f); }
 
 /* kernel<<<grid, block, shmem, stream>>>(args...): the arguments are
    converted to the kernel's parameter types once, at the launch, as CUDA
-   does, and every simulated thread calls the kernel on those copies. */
+   does; every simulated thread gets its own bytewise copy of them
+   (kernel_args below), and no constructor or destructor runs per thread. */
 template <class... P>
 void launch_call(const char *name, const char *file, int line, dim3 grid, dim3 block, size_t shmem,
                  cudaStream_t stream, void (*kernel)(P...), typename std::decay<P>::type... args)
 {
-    auto body = [=]() { kernel(args...); };
+    const void *ptrs[] = {object_pointer(args)..., NULL};
+    if (!launch_allowed(name, file, line, ptrs, static_cast<int>(sizeof...(P))))
+        return;
+    auto body = [=]() { kernel_args<P...>::call(kernel, args...); };
     launch(name, file, line, key_of(kernel), grid, block, shmem, stream, &call_closure<decltype(body)>, &body);
 }
 
@@ -1238,10 +1293,12 @@ template <class T, class F> inline T atomic_cas_loop(T *addr, F f)
 } /* namespace gpuh_sim_impl */
 
 /* ---- Built-in variables, per simulated thread. */
-#define threadIdx (static_cast<const uint3 &>(gpuh_sim_impl::tls().tid))
-#define blockIdx (static_cast<const uint3 &>(gpuh_sim_impl::tls().bid))
-#define blockDim (static_cast<const dim3 &>(gpuh_sim_impl::tls().bdim))
-#define gridDim (static_cast<const dim3 &>(gpuh_sim_impl::tls().gdim))
+/* Variables, not macros, as in CUDA (host code may name a local blockDim):
+   each CPU worker's references to the view it updates as it switches threads. */
+static thread_local const uint3 &threadIdx __attribute__((unused)) = gpuh_sim_impl::tls().tid;
+static thread_local const uint3 &blockIdx __attribute__((unused)) = gpuh_sim_impl::tls().bid;
+static thread_local const dim3 &blockDim __attribute__((unused)) = gpuh_sim_impl::tls().bdim;
+static thread_local const dim3 &gridDim __attribute__((unused)) = gpuh_sim_impl::tls().gdim;
 static const int warpSize = 32;
 
 /* The launch's dynamic shared memory (what `extern __shared__ T s[];` names). */
@@ -1346,9 +1403,10 @@ inline unsigned atomicDec(unsigned *a, unsigned limit)
 {
     return gpuh_sim_impl::atomic_cas_loop(a, [limit](unsigned o) { return o == 0 || o > limit ? limit : o - 1u; });
 }
-template <class T> inline T atomicAnd(T *a, T v) { return __atomic_fetch_and(a, v, __ATOMIC_SEQ_CST); }
-template <class T> inline T atomicOr(T *a, T v) { return __atomic_fetch_or(a, v, __ATOMIC_SEQ_CST); }
-template <class T> inline T atomicXor(T *a, T v) { return __atomic_fetch_xor(a, v, __ATOMIC_SEQ_CST); }
+/* The operand converts to the pointee's type, as with CUDA's overloads (atomicAnd(int *, unsigned) is one). */
+template <class T, class U> inline T atomicAnd(T *a, U v) { return __atomic_fetch_and(a, static_cast<T>(v), __ATOMIC_SEQ_CST); }
+template <class T, class U> inline T atomicOr(T *a, U v) { return __atomic_fetch_or(a, static_cast<T>(v), __ATOMIC_SEQ_CST); }
+template <class T, class U> inline T atomicXor(T *a, U v) { return __atomic_fetch_xor(a, static_cast<T>(v), __ATOMIC_SEQ_CST); }
 
 /* ---- Math, conversion and bit intrinsics. */
 inline float __fmaf_rn(float a, float b, float c) { return fmaf(a, b, c); }
@@ -1468,15 +1526,19 @@ inline cudaError_t cudaOccupancyMaxPotentialBlockSize(int *min_grid, int *block,
     *min_grid = best_b ? best / best_b * sms : 0;
     return cudaSuccess;
 }
+/* A __device__ or __constant__ variable is a global of the program here, not
+   an allocation: the copy checks the range against the variable's size. */
 template <class T> inline cudaError_t cudaMemcpyToSymbol(T &symbol, const void *src, size_t bytes, size_t offset = 0,
                                                          enum cudaMemcpyKind kind = cudaMemcpyHostToDevice)
 {
-    return cudaMemcpy(reinterpret_cast<char *>(&symbol) + offset, src, bytes, kind);
+    return gpuh_sim_impl::symbol_copy(reinterpret_cast<char *>(&symbol), sizeof(T), offset, const_cast<void *>(src),
+                                      bytes, kind, true);
 }
 template <class T> inline cudaError_t cudaMemcpyFromSymbol(void *dst, const T &symbol, size_t bytes, size_t offset = 0,
                                                            enum cudaMemcpyKind kind = cudaMemcpyDeviceToHost)
 {
-    return cudaMemcpy(dst, reinterpret_cast<const char *>(&symbol) + offset, bytes, kind);
+    return gpuh_sim_impl::symbol_copy(reinterpret_cast<char *>(const_cast<T *>(&symbol)), sizeof(T), offset, dst,
+                                      bytes, kind, false);
 }
 
 /* ===========================================================================
@@ -1688,6 +1750,7 @@ GPUH_IMPL_SIM_API cudaError_t cudaDeviceGetAttribute(int *value, enum cudaDevice
     case cudaDevAttrConcurrentManagedAccess: *value = 1; break;
     case cudaDevAttrMaxSharedMemoryPerBlockOptin: *value = gpuh_sim_impl::SHMEM_OPTIN; break;
     case cudaDevAttrMaxBlocksPerMultiprocessor: *value = 32; break;
+    case cudaDevAttrComputeMode: *value = 0; break; /* cudaComputeModeDefault */
     default: return gpuh_sim_impl::ret(cudaErrorInvalidValue);
     }
     return cudaSuccess;
@@ -2242,6 +2305,145 @@ GPUH_IMPL_SIM_API curandStatus_t curandGenerateNormalDouble(curandGenerator_t g,
     });
 }
 
+#endif /* __cplusplus */
+
+/* ===========================================================================
+   CUDA PROGRAMS AS WRITTEN: what programs beyond gpuh's own (NVIDIA's
+   cuda-samples among them) expect of CUDA's headers
+   =========================================================================== */
+/* The include guards of cuda_runtime.h and driver_types.h: programs test them
+   to know the runtime is there (the samples' helper_cuda.h defines
+   checkCudaErrors and findCudaDevice only then). */
+#ifndef __CUDA_RUNTIME_H__
+#define __CUDA_RUNTIME_H__
+#endif
+#ifndef __DRIVER_TYPES_H__
+#define __DRIVER_TYPES_H__
+#endif
+enum cudaComputeMode {
+    cudaComputeModeDefault = 0,
+    cudaComputeModeExclusive = 1,
+    cudaComputeModeProhibited = 2,
+    cudaComputeModeExclusiveProcess = 3
+};
+
+#ifdef __cplusplus
+namespace gpuh_sim_impl {
+
+/* True on a simulated thread's stack (inside a kernel). */
+inline bool in_kernel()
+{
+    const thread_view &v = tls();
+    if (v.w == NULL || v.w->current == NULL)
+        return false;
+    const char *sp = static_cast<const char *>(__builtin_frame_address(0));
+    return sp >= v.w->current->lo && sp < v.w->current->lo + v.w->current->size;
+}
+
+/* "block (x, y, z), thread (x, y, z)" of the calling simulated thread. */
+inline void fmt_where(char *buf, size_t cap)
+{
+    const thread_view &v = tls();
+    snprintf(buf, cap, "block (%u, %u, %u), thread (%u, %u, %u)", v.bid.x, v.bid.y, v.bid.z, v.tid.x, v.tid.y,
+             v.tid.z);
+}
+
+/* Ends the running launch from inside a kernel with err (sticky, as a GPU
+   fault is): the block stops where it is, no other block starts. */
+[[noreturn]] inline void kill_launch(cudaError_t err)
+{
+    worker &w = *tls().w;
+    {
+        std::lock_guard<std::mutex> g(rt().m);
+        rt().last = err;
+        rt().sticky = err;
+    }
+    w.job->failed.store(static_cast<int>(err));
+    to_scheduler(w, w.current); /* run_block resets this thread's runner: it never comes back */
+    abort();
+}
+
+/* Every launch goes through here first: a launch from inside a kernel
+   (dynamic parallelism, not simulated) ends the parent launch with a message;
+   a pointer argument that no allocation, registration or global variable of
+   the program holds (a host pointer, on a GPU an illegal address) is
+   reported with the kernel, the argument's position and the pointer, and the
+   launch fails with cudaErrorIllegalAddress. */
+inline bool launch_allowed(const char *kernel, const char *file, int line, const void *const *ptrs, int n)
+{
+    if (in_kernel()) {
+        char where[96];
+        fmt_where(where, sizeof where);
+        fprintf(stderr,
+                "gpuh sim: kernel %s launched at %s:%d from inside kernel %s (%s): dynamic parallelism is not "
+                "simulated; the launch fails with cudaErrorNotSupported\n",
+                kernel, file, line, tls().w->job->kernel, where);
+        kill_launch(cudaErrorNotSupported);
+    }
+    extern char __executable_start[] __attribute__((weak)), _end[] __attribute__((weak));
+    for (int i = 0; i < n; ++i) {
+        const char *p = static_cast<const char *>(ptrs[i]);
+        if (p == NULL)
+            continue;
+        if (__executable_start && _end && p >= __executable_start && p < _end)
+            continue; /* a global: __device__ and __constant__ variables are globals here */
+        uintptr_t base = 0;
+        bool known;
+        {
+            std::lock_guard<std::mutex> g(rt().m);
+            known = find_alloc(p, &base) != NULL;
+        }
+        if (known)
+            continue;
+        fprintf(stderr,
+                "gpuh sim: kernel %s launched at %s:%d: argument %d is the pointer %p, which no cudaMalloc, "
+                "cudaMallocManaged, cudaMallocHost/cudaHostAlloc or cudaHostRegister gave (a host pointer: on a GPU "
+                "an illegal address); the launch fails with cudaErrorIllegalAddress\n",
+                kernel, file, line, i + 1, static_cast<const void *>(p));
+        std::lock_guard<std::mutex> g(rt().m);
+        rt().last = cudaErrorIllegalAddress;
+        rt().sticky = cudaErrorIllegalAddress;
+        return false;
+    }
+    return true;
+}
+
+inline cudaError_t symbol_copy(char *sym, size_t size, size_t offset, void *other, size_t bytes,
+                               enum cudaMemcpyKind kind, bool to_symbol)
+{
+    if (sticky() != cudaSuccess)
+        return ret(sticky());
+    if (offset > size || bytes > size - offset || (bytes > 0 && other == NULL))
+        return ret(cudaErrorInvalidValue);
+    const bool kind_ok = kind == cudaMemcpyDefault || kind == cudaMemcpyDeviceToDevice ||
+                         kind == (to_symbol ? cudaMemcpyHostToDevice : cudaMemcpyDeviceToHost);
+    if (!kind_ok)
+        return ret(cudaErrorInvalidMemcpyDirection);
+    if (to_symbol)
+        memmove(sym + offset, other, bytes);
+    else
+        memmove(other, sym + offset, bytes);
+    return cudaSuccess;
+}
+
+} /* namespace gpuh_sim_impl */
+
+/* A failed assert(): in a kernel, CUDA prints the assertion with the block
+   and thread and fails the launch with cudaErrorAssert (sticky); on the host,
+   the C library's behaviour (message, abort). This definition takes the C
+   library's place for the whole program. */
+extern "C" __attribute__((weak, noreturn)) void __assert_fail(const char *expr, const char *file, unsigned int line,
+                                                               const char *func) noexcept
+{
+    if (gpuh_sim_impl::in_kernel()) {
+        const gpuh_sim_impl::thread_view &v = gpuh_sim_impl::tls();
+        fprintf(stderr, "%s:%u: %s: block: [%u,%u,%u], thread: [%u,%u,%u] Assertion `%s` failed.\n", file, line, func,
+                v.bid.x, v.bid.y, v.bid.z, v.tid.x, v.tid.y, v.tid.z, expr);
+        gpuh_sim_impl::kill_launch(cudaErrorAssert);
+    }
+    fprintf(stderr, "%s:%u: %s: Assertion `%s' failed.\n", file, line, func, expr);
+    abort();
+}
 #endif /* __cplusplus */
 
 #endif /* GPUH_SIM_H */
