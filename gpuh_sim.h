@@ -164,6 +164,7 @@ enum cudaDeviceAttr {
     cudaDevAttrWarpSize = 10,
     cudaDevAttrMaxRegistersPerBlock = 12,
     cudaDevAttrClockRate = 13,
+    cudaDevAttrGpuOverlap = 15,
     cudaDevAttrMultiProcessorCount = 16,
     cudaDevAttrIntegrated = 18,
     cudaDevAttrCanMapHostMemory = 19,
@@ -176,6 +177,9 @@ enum cudaDeviceAttr {
     cudaDevAttrMaxThreadsPerMultiProcessor = 39,
     cudaDevAttrAsyncEngineCount = 40,
     cudaDevAttrUnifiedAddressing = 41,
+    cudaDevAttrComputePreemptionSupported = 90,
+    cudaDevAttrHostNativeAtomicSupported = 86,
+    cudaDevAttrCooperativeLaunch = 95,
     cudaDevAttrComputeCapabilityMajor = 75,
     cudaDevAttrComputeCapabilityMinor = 76,
     cudaDevAttrMaxSharedMemoryPerMultiprocessor = 81,
@@ -250,6 +254,10 @@ struct cudaDeviceProp {
     int regsPerMultiprocessor, managedMemory, isMultiGpuBoard, pageableMemoryAccess, concurrentManagedAccess;
     size_t sharedMemPerBlockOptin;
     int maxBlocksPerMultiProcessor;
+    /* Fields programs print or test (zero unless set): */
+    int maxTexture1D, maxTexture2D[2], maxTexture3D[3], maxTexture1DLayered[2], maxTexture2DLayered[3];
+    size_t surfaceAlignment;
+    int ECCEnabled, tccDriver, computePreemptionSupported, cooperativeLaunch, cooperativeMultiDeviceLaunch;
 };
 
 struct cudaPointerAttributes {
@@ -1734,7 +1742,6 @@ GPUH_IMPL_SIM_API cudaError_t cudaDeviceGetAttribute(int *value, enum cudaDevice
     case cudaDevAttrCanMapHostMemory:
     case cudaDevAttrConcurrentKernels:
     case cudaDevAttrUnifiedAddressing:
-    case cudaDevAttrPageableMemoryAccess:
     case cudaDevAttrHostRegisterSupported:
     case cudaDevAttrMemoryPoolsSupported: *value = 1; break;
     case cudaDevAttrAsyncEngineCount: *value = 2; break;
@@ -1751,6 +1758,11 @@ GPUH_IMPL_SIM_API cudaError_t cudaDeviceGetAttribute(int *value, enum cudaDevice
     case cudaDevAttrMaxSharedMemoryPerBlockOptin: *value = gpuh_sim_impl::SHMEM_OPTIN; break;
     case cudaDevAttrMaxBlocksPerMultiprocessor: *value = 32; break;
     case cudaDevAttrComputeMode: *value = 0; break; /* cudaComputeModeDefault */
+    case cudaDevAttrPageableMemoryAccess: *value = 0; break; /* malloc'd memory in a kernel is reported */
+    case cudaDevAttrGpuOverlap:
+    case cudaDevAttrHostNativeAtomicSupported:
+    case cudaDevAttrComputePreemptionSupported:
+    case cudaDevAttrCooperativeLaunch: *value = 1; break;
     default: return gpuh_sim_impl::ret(cudaErrorInvalidValue);
     }
     return cudaSuccess;
@@ -1783,11 +1795,16 @@ GPUH_IMPL_SIM_API cudaError_t cudaGetDeviceProperties(struct cudaDeviceProp *p, 
     p->textureAlignment = 512;
     p->multiProcessorCount = gpuh_sim_impl::rt().threads;
     p->integrated = p->canMapHostMemory = p->unifiedAddressing = p->managedMemory = 1;
-    p->concurrentManagedAccess = p->pageableMemoryAccess = 1;
+    p->concurrentManagedAccess = 1; /* pageableMemoryAccess 0: a kernel given malloc'd memory is reported */
     p->memoryBusWidth = 64;
     p->l2CacheSize = 32 << 20;
     p->maxThreadsPerMultiProcessor = 2048;
     p->maxBlocksPerMultiProcessor = 32;
+    p->maxTexture1D = 131072; /* an H100's texture limits (sim/include/gpuh_sim_texture.h) */
+    p->maxTexture2D[0] = 131072, p->maxTexture2D[1] = 65536;
+    p->maxTexture3D[0] = p->maxTexture3D[1] = p->maxTexture3D[2] = 16384;
+    p->surfaceAlignment = 512;
+    p->computePreemptionSupported = p->cooperativeLaunch = 1;
     return cudaSuccess;
 }
 GPUH_IMPL_SIM_API cudaError_t cudaDeviceGetStreamPriorityRange(int *least, int *greatest)
@@ -2363,6 +2380,8 @@ inline void fmt_where(char *buf, size_t cap)
     abort();
 }
 
+template <class F, class... B> inline void expr_call(const F &call, B... b) { call(b.get()...); }
+
 /* Every launch goes through here first: a launch from inside a kernel
    (dynamic parallelism, not simulated) ends the parent launch with a message;
    a pointer argument that no allocation, registration or global variable of
@@ -2426,7 +2445,34 @@ inline cudaError_t symbol_copy(char *sym, size_t size, size_t offset, void *othe
     return cudaSuccess;
 }
 
+/* A launch through a call expression (GPUH_SIM_KERNEL_CALL_EXPR): the
+   arguments are copied once, at the launch, as the caller gave them; each
+   simulated thread calls call(args...) on its bytewise copies, which
+   deduces a template kernel's arguments and fills in default arguments as a
+   call does (a class argument is then copied into the parameter per thread). */
+template <class F, class... A>
+void launch_expr(const char *name, const char *file, int line, dim3 grid, dim3 block, size_t shmem,
+                 cudaStream_t stream, F call, const A &...args)
+{
+    const void *ptrs[] = {object_pointer(args)..., NULL};
+    if (!launch_allowed(name, file, line, ptrs, static_cast<int>(sizeof...(A))))
+        return;
+    auto body = [=]() { expr_call(call, arg_bytes<A>(args)...); };
+    launch(name, file, line, NULL, grid, block, shmem, stream, &call_closure<decltype(body)>, &body);
+}
+
 } /* namespace gpuh_sim_impl */
+
+/* GPUH_SIM_KERNEL_CALL_EXPR(kernel, grid, block, shmem, stream, args...):
+   kernel<<<...>>>(args...) for a template kernel named without its template
+   arguments, or a kernel with default arguments (gpuh-simcc picks it for
+   those); needs C++14. The launch has no kernel address, so the occupancy
+   and attribute calls' per-kernel settings do not apply to it. */
+#define GPUH_SIM_KERNEL_CALL_EXPR(kernel, grid, block, shmem, stream, ...)                                            \
+    gpuh_sim_impl::launch_expr(#kernel, __FILE__, __LINE__, (grid), (block), (shmem), (stream),                        \
+                               [](auto &...gpuh_sim_a) { kernel(gpuh_sim_a...); }, __VA_ARGS__)
+#define GPUH_SIM_KERNEL_CALL_EXPR0(kernel, grid, block, shmem, stream)                                                 \
+    gpuh_sim_impl::launch_expr(#kernel, __FILE__, __LINE__, (grid), (block), (shmem), (stream), []() { kernel(); })
 
 /* A failed assert(): in a kernel, CUDA prints the assertion with the block
    and thread and fails the launch with cudaErrorAssert (sticky); on the host,

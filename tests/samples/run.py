@@ -112,19 +112,22 @@ def targets(d):
     return out
 
 
-VERDICT_FAIL = re.compile(r"FAIL|Test failed|[Ee]rror[ :]|ERROR|mismatch|Aborted|terminate called", re.M)
-VERDICT_PASS = re.compile(r"PASS|Test passed|[Tt]est [Pp]assed|Result = PASS", re.M)
+VERDICT_FAIL = re.compile(r"FAIL|Test failed|[Tt]est [Ff]ailed|Aborted|terminate called|[Mm]ismatch")
+VERDICT_PASS = re.compile(r"PASS|Test passed|[Tt]est [Pp]assed|returned OK|[Rr]esult = PASS")
+VERDICT_ERROR = re.compile(r"[Ee]rror[ :]|ERROR")
 
 
 def judge(rc, out, err):
+    """The sample's own verdict: its PASS line (with exit status 0) and no FAIL line;
+    without a verdict, exit status 0 with no error printed and nothing on stderr."""
     if rc != 0:
         return "FAIL (exit %d)" % rc
     if VERDICT_FAIL.search(out) or VERDICT_FAIL.search(err):
         return "FAIL (output)"
     if VERDICT_PASS.search(out):
         return "PASS"
-    if err.strip():
-        return "FAIL (stderr)"
+    if err.strip() or VERDICT_ERROR.search(out):
+        return "FAIL (error output)"
     return "PASS (exit 0)"
 
 
