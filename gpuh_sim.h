@@ -1058,6 +1058,8 @@ inline int lookup(const std::map<const void *, int> &m, const void *key, int fal
 
 enum { SHMEM_DEFAULT = 48 * 1024, SHMEM_OPTIN = 227 * 1024, SMS_SHMEM = 228 * 1024 };
 
+inline bool run_cooperative_if_asked(launch_job &job); /* defined in CUDA PROGRAMS AS WRITTEN */
+
 /* Checks a launch as CUDA 13 does and runs it: every block to completion. */
 inline void launch(const char *kernel, const char *file, int line, const void *key, dim3 grid, dim3 block,
                    size_t shmem, cudaStream_t stream, void (*thunk)(const void *), const void *closure)
@@ -1101,7 +1103,8 @@ inline void launch(const char *kernel, const char *file, int line, const void *k
     job.chunk = std::max<uint64_t>(1, job.blocks / (static_cast<uint64_t>(rt().threads) * 16));
     job.next.store(0);
     job.failed.store(0);
-    the_pool().run(job);
+    if (!run_cooperative_if_asked(job)) /* cudaLaunchCooperativeKernel: every block at once */
+        the_pool().run(job);
 }
 
 template <class L> void call_closure(const void *closure) { (*static_cast<const L *>(closure))(); }
@@ -2462,6 +2465,170 @@ void launch_expr(const char *name, const char *file, int line, dim3 grid, dim3 b
 }
 
 } /* namespace gpuh_sim_impl */
+
+namespace gpuh_sim_impl {
+/* ---- Cooperative launches (cudaLaunchCooperativeKernel): every block of
+   the grid runs at once, each on a CPU thread of its own, so that
+   this_grid().sync() can wait for all of them (a grid-wide barrier). */
+struct grid_barrier {
+    std::mutex m;
+    std::condition_variable cv;
+    uint64_t total = 0, arrived = 0, generation = 0;
+};
+inline bool &cooperative_next()
+{
+    static thread_local bool next = false;
+    return next;
+}
+inline grid_barrier *&this_grid_barrier()
+{
+    static thread_local grid_barrier *b = NULL;
+    return b;
+}
+enum { MAX_COOPERATIVE_BLOCKS = 1024 };
+inline bool run_cooperative_if_asked(launch_job &job)
+{
+    if (!cooperative_next())
+        return false;
+    cooperative_next() = false;
+    grid_barrier gb;
+    gb.total = job.blocks;
+    job.chunk = 1;
+    std::vector<std::thread> threads;
+    for (uint64_t i = 0; i < job.blocks; ++i)
+        threads.emplace_back([&job, &gb] {
+            this_grid_barrier() = &gb;
+            work(job);
+        });
+    for (size_t i = 0; i < threads.size(); ++i)
+        threads[i].join();
+    return true;
+}
+/* The grid-wide barrier: the block's threads meet, one of them waits for
+   every other block, then the block's threads meet again. */
+inline void grid_sync(const char *file, int line)
+{
+    grid_barrier *gb = this_grid_barrier();
+    if (gb == NULL) {
+        char where[96];
+        fmt_where(where, sizeof where);
+        fprintf(stderr,
+                "gpuh sim: this_grid().sync() at %s:%d in kernel %s (%s), which was not launched with "
+                "cudaLaunchCooperativeKernel; the launch fails with cudaErrorCooperativeLaunchTooLarge\n",
+                file, line, tls().w->job->kernel, where);
+        kill_launch(static_cast<cudaError_t>(720));
+    }
+    sync_block("grid_group::sync", file, line, 0);
+    if (tls().lin == 0) {
+        std::unique_lock<std::mutex> g(gb->m);
+        const uint64_t gen = gb->generation;
+        if (++gb->arrived == gb->total) {
+            gb->arrived = 0;
+            gb->generation++;
+            gb->cv.notify_all();
+        } else {
+            while (gb->generation == gen) {
+                gb->cv.wait_for(g, std::chrono::milliseconds(50));
+                if (tls().w->job->failed.load()) { /* another block failed: this one stops too */
+                    g.unlock();
+                    kill_launch(cudaErrorLaunchFailure);
+                }
+            }
+        }
+    }
+    sync_block("grid_group::sync", file, line + 1000000, 0);
+}
+
+template <std::size_t... I> struct index_list {};
+template <std::size_t N, std::size_t... I> struct make_index_list : make_index_list<N - 1, N - 1, I...> {};
+template <std::size_t... I> struct make_index_list<0, I...> {
+    typedef index_list<I...> type;
+};
+/* A launch whose arguments come as CUDA's array of pointers to them. */
+template <class... P, std::size_t... I>
+void launch_from_pointers(const char *name, void (*kernel)(P...), dim3 grid, dim3 block, size_t shmem,
+                          cudaStream_t stream, void **args, index_list<I...>)
+{
+    launch_call(name, "<cudaLaunchKernel>", 0, grid, block, shmem, stream, kernel,
+                *static_cast<typename std::decay<P>::type *>(args[I])...);
+}
+typedef void (*erased_launch)(const void *kernel, dim3 grid, dim3 block, size_t shmem, cudaStream_t stream,
+                              void **args);
+template <class... P>
+void erased_launch_of(const void *kernel, dim3 grid, dim3 block, size_t shmem, cudaStream_t stream, void **args)
+{
+    launch_from_pointers("<kernel>", reinterpret_cast<void (*)(P...)>(const_cast<void *>(kernel)), grid, block, shmem,
+                         stream, args, typename make_index_list<sizeof...(P)>::type());
+}
+/* Kernels by address, for launches given a void pointer (gpuh-simcc registers
+   every kernel of a file that is not a template). */
+inline std::map<const void *, erased_launch> &kernel_registry()
+{
+    static std::map<const void *, erased_launch> r;
+    return r;
+}
+template <class... P> inline int register_kernel(void (*kernel)(P...))
+{
+    std::lock_guard<std::mutex> g(rt().m);
+    kernel_registry()[key_of(kernel)] = &erased_launch_of<P...>;
+    return 0;
+}
+inline cudaError_t launch_erased(const void *kernel, dim3 grid, dim3 block, void **args, size_t shmem,
+                                 cudaStream_t stream, bool cooperative)
+{
+    erased_launch f = NULL;
+    {
+        std::lock_guard<std::mutex> g(rt().m);
+        std::map<const void *, erased_launch>::iterator it = kernel_registry().find(kernel);
+        if (it != kernel_registry().end())
+            f = it->second;
+    }
+    if (f == NULL) {
+        fprintf(stderr, "gpuh sim: cudaLaunchKernel of %p: not a kernel gpuh-simcc registered (a template kernel "
+                        "needs its typed launch: cudaLaunchKernel(kernel<T>, ...) without the void * cast)\n",
+                kernel);
+        return ret(cudaErrorInvalidDeviceFunction);
+    }
+    if (cooperative && static_cast<uint64_t>(grid.x) * grid.y * grid.z > MAX_COOPERATIVE_BLOCKS)
+        return ret(static_cast<cudaError_t>(720));
+    cooperative_next() = cooperative;
+    cudaGetLastError();
+    f(kernel, grid, block, shmem, stream, args);
+    cooperative_next() = false;
+    return cudaGetLastError();
+}
+
+} /* namespace gpuh_sim_impl */
+
+/* cudaLaunchKernel / cudaLaunchCooperativeKernel: the kernel, its grid and
+   block, an array of pointers to its arguments; the cooperative launch runs
+   every block at once (at most 1024 blocks), so that grid-wide sync works. */
+template <class... P>
+inline cudaError_t cudaLaunchKernel(void (*kernel)(P...), dim3 grid, dim3 block, void **args, size_t shmem = 0,
+                                    cudaStream_t stream = 0)
+{
+    gpuh_sim_impl::register_kernel(kernel);
+    return gpuh_sim_impl::launch_erased(gpuh_sim_impl::key_of(kernel), grid, block, args, shmem, stream, false);
+}
+inline cudaError_t cudaLaunchKernel(const void *kernel, dim3 grid, dim3 block, void **args, size_t shmem = 0,
+                                    cudaStream_t stream = 0)
+{
+    return gpuh_sim_impl::launch_erased(kernel, grid, block, args, shmem, stream, false);
+}
+template <class... P>
+inline cudaError_t cudaLaunchCooperativeKernel(void (*kernel)(P...), dim3 grid, dim3 block, void **args,
+                                               size_t shmem = 0, cudaStream_t stream = 0)
+{
+    gpuh_sim_impl::register_kernel(kernel);
+    return gpuh_sim_impl::launch_erased(gpuh_sim_impl::key_of(kernel), grid, block, args, shmem, stream, true);
+}
+inline cudaError_t cudaLaunchCooperativeKernel(const void *kernel, dim3 grid, dim3 block, void **args,
+                                               size_t shmem = 0, cudaStream_t stream = 0)
+{
+    return gpuh_sim_impl::launch_erased(kernel, grid, block, args, shmem, stream, true);
+}
+/* gpuh-simcc's registration of a file's kernels (for launches by void pointer). */
+#define GPUH_SIM_REGISTER_KERNEL(kernel) gpuh_sim_impl::register_kernel(kernel)
 
 /* GPUH_SIM_KERNEL_CALL_EXPR(kernel, grid, block, shmem, stream, args...):
    kernel<<<...>>>(args...) for a template kernel named without its template

@@ -15,9 +15,9 @@
      memcpy_async/wait   done at once by the group's threads, each a share;
                          wait() is the group's barrier
      cg::sync(g)         g.sync()
-   Not simulated (an #error or a static_assert names them): this_grid() and
-   grid-wide sync (the simulator runs a grid's blocks a few at a time, never
-   all at once), coalesced_threads() (the simulator cannot see which lanes of
+     grid_group          this_grid(): sync() is a grid-wide barrier in a kernel
+                         launched with cudaLaunchCooperativeKernel
+   Not simulated (an #error or a static_assert names them): coalesced_threads() (the simulator cannot see which lanes of
    a warp took a branch), tiles of more than 32 threads, clusters. */
 #ifndef GPUH_SIM_COOPERATIVE_GROUPS_H
 #define GPUH_SIM_COOPERATIVE_GROUPS_H
@@ -38,9 +38,21 @@ inline unsigned nth_bit(unsigned m, unsigned n)
         }
     return 0;
 }
+/* A group shuffle moves any trivially copyable type, 8 bytes per warp exchange. */
 template <class T> inline T lanes_op(int op, const char *what, unsigned mask, T v, int p, int width)
 {
-    return gpuh_sim_impl::shfl(what, op, "<cooperative_groups>", 0, mask, v, p, width);
+    static_assert(std::is_trivially_copyable<T>::value, "group shuffles move trivially copyable types");
+    T r;
+    const unsigned char *src = reinterpret_cast<const unsigned char *>(&v);
+    unsigned char *dst = reinterpret_cast<unsigned char *>(&r);
+    for (size_t o = 0; o < sizeof(T); o += 8) {
+        const size_t n = sizeof(T) - o < 8 ? sizeof(T) - o : 8;
+        uint64_t chunk = 0;
+        memcpy(&chunk, src + o, n);
+        chunk = gpuh_sim_impl::warp_op(op, what, "<cooperative_groups>", 0, mask, chunk, p, width);
+        memcpy(dst + o, &chunk, n);
+    }
+    return r;
 }
 } /* namespace details */
 
@@ -244,12 +256,42 @@ template <class G> inline void sync(const G &g, const char *file = __builtin_FIL
     g.sync(file, line);
 }
 
-/* Grid-wide groups need every block resident at once, which the simulator
-   does not do: using one is an error at compile time. */
-template <class Never = void> inline void this_grid()
-{
-    static_assert(sizeof(Never) == 0, "gpuh simulator: cooperative_groups::this_grid() (grid-wide sync) is not simulated");
-}
+/* The whole grid. sync() is a grid-wide barrier: the kernel must have been
+   launched with cudaLaunchCooperativeKernel (the simulator then runs every
+   block at once); otherwise the launch fails with a message. */
+class grid_group {
+  public:
+    unsigned long long size() const
+    {
+        const gpuh_sim_impl::thread_view &v = details::me();
+        return static_cast<unsigned long long>(v.gdim.x) * v.gdim.y * v.gdim.z * v.bdim.x * v.bdim.y * v.bdim.z;
+    }
+    unsigned long long num_threads() const { return size(); }
+    unsigned long long block_rank() const
+    {
+        const gpuh_sim_impl::thread_view &v = details::me();
+        return (static_cast<unsigned long long>(v.bid.z) * v.gdim.y + v.bid.y) * v.gdim.x + v.bid.x;
+    }
+    unsigned long long num_blocks() const
+    {
+        const gpuh_sim_impl::thread_view &v = details::me();
+        return static_cast<unsigned long long>(v.gdim.x) * v.gdim.y * v.gdim.z;
+    }
+    unsigned long long thread_rank() const
+    {
+        const gpuh_sim_impl::thread_view &v = details::me();
+        return block_rank() * v.bdim.x * v.bdim.y * v.bdim.z + static_cast<unsigned long long>(v.lin);
+    }
+    bool is_valid() const { return gpuh_sim_impl::this_grid_barrier() != NULL; }
+    dim3 group_dim() const { return details::me().gdim; }
+    dim3 dim_blocks() const { return details::me().gdim; }
+    dim3 block_index() const { return details::me().bid; }
+    void sync(const char *file = __builtin_FILE(), int line = __builtin_LINE()) const
+    {
+        gpuh_sim_impl::grid_sync(file, line);
+    }
+};
+inline grid_group this_grid() { return grid_group(); }
 template <class Never = void> inline void coalesced_threads()
 {
     static_assert(sizeof(Never) == 0,
