@@ -1150,7 +1150,7 @@ template <class... P> struct kernel_args {
     }
     static void call(void (*kernel)(P...), const typename std::decay<P>::type &...args)
     {
-        call_copies(reinterpret_cast<void (*)(typename param_pass<P>::type...)>(kernel),
+        call_copies(reinterpret_cast<void (*)(typename param_pass<P>::type...)>(reinterpret_cast<void (*)()>(kernel)),
                     arg_bytes<typename std::decay<P>::type>(args)...);
     }
 };
@@ -1808,6 +1808,7 @@ GPUH_IMPL_SIM_API cudaError_t cudaGetDeviceProperties(struct cudaDeviceProp *p, 
     p->maxTexture3D[0] = p->maxTexture3D[1] = p->maxTexture3D[2] = 16384;
     p->surfaceAlignment = 512;
     p->computePreemptionSupported = p->cooperativeLaunch = 1;
+    p->persistingL2CacheMaxSize = p->l2CacheSize / 2; /* accepted by cudaStreamSetAttribute, no effect on a CPU */
     return cudaSuccess;
 }
 GPUH_IMPL_SIM_API cudaError_t cudaDeviceGetStreamPriorityRange(int *least, int *greatest)

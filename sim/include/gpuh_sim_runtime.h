@@ -299,14 +299,9 @@ inline cudaError_t cudaDeviceGetP2PAttribute(int *value, enum cudaDeviceP2PAttr,
     return cudaSuccess;
 }
 
-/* ---- Device functions: unsigned and 64-bit min/max, scoped atomics (every
-   simulated atomic is already system-wide). */
-inline unsigned int umin(unsigned int a, unsigned int b) { return a < b ? a : b; }
-inline unsigned int umax(unsigned int a, unsigned int b) { return a < b ? b : a; }
-inline long long llmin(long long a, long long b) { return a < b ? a : b; }
-inline long long llmax(long long a, long long b) { return a < b ? b : a; }
-inline unsigned long long ullmin(unsigned long long a, unsigned long long b) { return a < b ? a : b; }
-inline unsigned long long ullmax(unsigned long long a, unsigned long long b) { return a < b ? b : a; }
+/* ---- Device functions: scoped atomics (every simulated atomic is already
+   system-wide). umin/umax & co. are in gpuh_sim_cu.h: CUDA declares them for
+   .cu files only, and host .cpp files define their own. */
 #define GPUH_IMPL_SIM_SCOPED(op)                                                                                       \
     template <class T, class... U> inline auto op##_system(T *a, U... v) -> decltype(op(a, v...)) { return op(a, v...); } \
     template <class T, class... U> inline auto op##_block(T *a, U... v) -> decltype(op(a, v...)) { return op(a, v...); }
