@@ -16,6 +16,7 @@
 #include <vector>
 
 #include <cooperative_groups.h>
+#include <cooperative_groups/reduce.h>
 #include <cuda_runtime.h>
 namespace cg = cooperative_groups;
 
