@@ -166,6 +166,7 @@ enum cudaDeviceAttr {
     cudaDevAttrClockRate = 13,
     cudaDevAttrGpuOverlap = 15,
     cudaDevAttrMultiProcessorCount = 16,
+    cudaDevAttrKernelExecTimeout = 17,
     cudaDevAttrIntegrated = 18,
     cudaDevAttrCanMapHostMemory = 19,
     cudaDevAttrComputeMode = 20,
@@ -1762,6 +1763,7 @@ GPUH_IMPL_SIM_API cudaError_t cudaDeviceGetAttribute(int *value, enum cudaDevice
     case cudaDevAttrMaxBlocksPerMultiprocessor: *value = 32; break;
     case cudaDevAttrComputeMode: *value = 0; break; /* cudaComputeModeDefault */
     case cudaDevAttrPageableMemoryAccess: *value = 0; break; /* malloc'd memory in a kernel is reported */
+    case cudaDevAttrKernelExecTimeout: *value = 0; break;
     case cudaDevAttrGpuOverlap:
     case cudaDevAttrHostNativeAtomicSupported:
     case cudaDevAttrComputePreemptionSupported:

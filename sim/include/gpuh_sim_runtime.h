@@ -82,17 +82,18 @@ template <class T> inline cudaError_t cudaGetSymbolSize(size_t *size, const T &)
     *size = sizeof(T);
     return cudaSuccess;
 }
-/* The occupancy calls given the kernel as a void pointer. */
-inline cudaError_t cudaOccupancyMaxPotentialBlockSize(int *min_grid, int *block, const void *f, size_t shmem = 0,
-                                                      int limit = 0)
+namespace gpuh_sim_impl {
+/* The block size (a multiple of 32, at most limit) that keeps the most threads
+   resident on an SM, and the grid that fills the device with it. */
+template <class F> inline cudaError_t potential_block(int *min_grid, int *block, int limit, F blocks_at)
 {
     int best = 0, best_b = 0, sms = 0;
     if (min_grid == NULL || block == NULL)
-        return gpuh_sim_impl::ret(cudaErrorInvalidValue);
+        return ret(cudaErrorInvalidValue);
     cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0);
     for (int b = 32; b <= (limit > 0 ? limit : 1024); b += 32) {
         int n = 0;
-        cudaError_t err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, f, b, shmem);
+        cudaError_t err = blocks_at(&n, b);
         if (err != cudaSuccess)
             return err;
         if (n * b > best) {
@@ -103,31 +104,28 @@ inline cudaError_t cudaOccupancyMaxPotentialBlockSize(int *min_grid, int *block,
     *block = best_b;
     *min_grid = best_b ? best / best_b * sms : 0;
     return cudaSuccess;
+}
+} /* namespace gpuh_sim_impl */
+/* The occupancy calls given the kernel as a void pointer, or a shared-memory size per block size. */
+inline cudaError_t cudaOccupancyMaxPotentialBlockSize(int *min_grid, int *block, const void *f, size_t shmem = 0,
+                                                      int limit = 0)
+{
+    return gpuh_sim_impl::potential_block(min_grid, block, limit, [=](int *n, int b) {
+        return cudaOccupancyMaxActiveBlocksPerMultiprocessor(n, f, b, shmem);
+    });
 }
 inline cudaError_t cudaOccupancyMaxPotentialBlockSize(int *min_grid, int *block, void *f, size_t shmem = 0,
                                                       int limit = 0)
 {
     return cudaOccupancyMaxPotentialBlockSize(min_grid, block, static_cast<const void *>(f), shmem, limit);
 }
-template <class F>
-inline cudaError_t cudaOccupancyMaxPotentialBlockSizeVariableSMem(int *min_grid, int *block, F f,
-                                                                  size_t (*shmem_of)(int), int limit = 0)
+template <class F, class S>
+inline cudaError_t cudaOccupancyMaxPotentialBlockSizeVariableSMem(int *min_grid, int *block, F f, S shmem_of,
+                                                                  int limit = 0)
 {
-    int best = 0, best_b = 0, sms = 0;
-    cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0);
-    for (int b = 32; b <= (limit > 0 ? limit : 1024); b += 32) {
-        int n = 0;
-        cudaError_t err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, f, b, shmem_of(b));
-        if (err != cudaSuccess)
-            return err;
-        if (n * b > best) {
-            best = n * b;
-            best_b = b;
-        }
-    }
-    *block = best_b;
-    *min_grid = best_b ? best / best_b * sms : 0;
-    return cudaSuccess;
+    return gpuh_sim_impl::potential_block(min_grid, block, limit, [=](int *n, int b) {
+        return cudaOccupancyMaxActiveBlocksPerMultiprocessor(n, f, b, static_cast<size_t>(shmem_of(b)));
+    });
 }
 template <class F>
 inline cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int *blocks, F f, int block_size,
