@@ -114,6 +114,21 @@ def targets(d):
     return out
 
 
+def include_dirs(d):
+    """The include folders the program's CMakeLists.txt names (its own, not Common/)."""
+    cmake = re.sub(r"#[^\n]*", "", read(os.path.join(d, "CMakeLists.txt")))
+    out = []
+    for m in re.finditer(r"(?:target_)?include_directories\(([^)]*)\)", cmake):
+        for w in m.group(1).split():
+            w = w.replace("${CMAKE_CURRENT_SOURCE_DIR}", d)
+            if w in ("PUBLIC", "PRIVATE", "INTERFACE", "SYSTEM", "BEFORE", "AFTER") or "$" in w:
+                continue
+            p = os.path.normpath(os.path.join(d, w))
+            if os.path.isdir(p) and p not in out:
+                out.append(p)
+    return out
+
+
 VERDICT_FAIL = re.compile(r"FAIL|Test failed|[Tt]est [Ff]ailed|Aborted|terminate called|[Mm]ismatch")
 VERDICT_PASS = re.compile(r"PASS|Test passed|[Tt]est [Pp]assed|returned OK|[Rr]esult = PASS")
 VERDICT_ERROR = re.compile(r"[Ee]rror[ :]|ERROR")
@@ -143,7 +158,8 @@ def run_one(root, folder, name, d, workdir, verbose):
     exe_name, srcs = tg[0]
     exe = os.path.join(workdir, exe_name)
     common = os.path.join(root, "Common")
-    cmd = [sys.executable, SIMCC, "-I" + common, "-I" + d] + [os.path.join(d, s) for s in srcs] + ["-o", exe]
+    cmd = [sys.executable, SIMCC, "-I" + common, "-I" + d] + ["-I" + i for i in include_dirs(d)]
+    cmd += [os.path.join(d, s) for s in srcs] + ["-o", exe]
     b = subprocess.run(cmd, cwd=d, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, errors="replace")
     if b.returncode != 0:
         res["verdict"] = "BUILD FAIL"
