@@ -17,6 +17,7 @@
 
 #include <cooperative_groups.h>
 #include <cooperative_groups/reduce.h>
+#include <cuda_fp16.h>
 #include <cuda_runtime.h>
 namespace cg = cooperative_groups;
 
@@ -375,6 +376,54 @@ static void test_textures()
     CUDA_OK(cudaFree(d));
 }
 
+/* ---- Half precision: conversions round to nearest even; every half survives a round trip. */
+__global__ void half_kernel(const __half2 *a, const __half2 *b, __half2 *c, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n)
+        c[i] = __hfma2(a[i], b[i], c[i]);
+}
+static void test_half()
+{
+    int bad = 0;
+    for (unsigned u = 0; u < 65536; ++u) {
+        __half_raw r;
+        r.x = static_cast<unsigned short>(u);
+        const float f = __half2float(__half(r));
+        if (f == f && __half_as_ushort(__float2half(f)) != u)
+            ++bad;
+    }
+    CHECK(bad == 0, "%d halves changed in a round trip through float", bad);
+    CHECK(__half_as_ushort(__float2half(1.0f + 1.0f / 2048)) == 0x3c00, "a tie rounds to even (down)");
+    CHECK(__half_as_ushort(__float2half(1.0f + 3.0f / 2048)) == 0x3c02, "a tie rounds to even (up)");
+    CHECK(__half_as_ushort(__float2half(65519.0f)) == 0x7bff && __half_as_ushort(__float2half(65520.0f)) == 0x7c00,
+          "the largest half and overflow");
+    CHECK(__half_as_ushort(__float2half(5.9604645e-8f)) == 0x0001, "the smallest subnormal");
+    const int n = 100;
+    std::vector<__half2> a(n), b(n), c(n), r(n);
+    std::uniform_real_distribution<float> u(-4, 4);
+    for (int i = 0; i < n; ++i) {
+        a[i] = __floats2half2_rn(u(rng), u(rng));
+        b[i] = __floats2half2_rn(u(rng), u(rng));
+        c[i] = __floats2half2_rn(u(rng), u(rng));
+    }
+    __half2 *d;
+    CUDA_OK(cudaMalloc(&d, 3 * n * sizeof(__half2)));
+    CUDA_OK(cudaMemcpy(d, a.data(), n * sizeof(__half2), cudaMemcpyHostToDevice));
+    CUDA_OK(cudaMemcpy(d + n, b.data(), n * sizeof(__half2), cudaMemcpyHostToDevice));
+    CUDA_OK(cudaMemcpy(d + 2 * n, c.data(), n * sizeof(__half2), cudaMemcpyHostToDevice));
+    half_kernel<<<1, 128>>>(d, d + n, d + 2 * n, n);
+    CUDA_OK(cudaGetLastError());
+    CUDA_OK(cudaMemcpy(r.data(), d + 2 * n, n * sizeof(__half2), cudaMemcpyDeviceToHost));
+    bad = 0;
+    for (int i = 0; i < n; ++i) { /* fma of halves is exact in double: one rounding, as the hardware's */
+        const double x = static_cast<double>(__low2float(a[i])) * __low2float(b[i]) + __low2float(c[i]);
+        bad += __half_as_ushort(__low2half(r[i])) != __half_as_ushort(__double2half(x));
+    }
+    CHECK(bad == 0, "%d of %d __hfma2 results not the correctly rounded fma", bad, n);
+    CUDA_OK(cudaFree(d));
+}
+
 /* ---- Diagnostics, each in a process of its own (they leave a sticky error). */
 __global__ void write_kernel(float *p) { p[threadIdx.x] = 1.0f; }
 __global__ void assert_kernel(int *p)
@@ -444,6 +493,7 @@ int main(int argc, char **argv)
     test_kernel_forms();
     test_groups();
     test_textures();
+    test_half();
     printf("test_sim_cuda: %s (%d failures)\n", failures ? "FAIL" : "PASS", failures);
     return failures ? 1 : 0;
 }
