@@ -316,4 +316,124 @@ GPUH_IMPL_SIM_SCOPED(atomicOr)
 GPUH_IMPL_SIM_SCOPED(atomicXor)
 #undef GPUH_IMPL_SIM_SCOPED
 
+/* ---- Memory pools: the device's default pool and pools a program creates
+   hand out cudaMallocAsync's memory (every allocation is host memory here);
+   their attributes are recorded and read back. */
+enum cudaMemPoolAttr {
+    cudaMemPoolReuseFollowEventDependencies = 1,
+    cudaMemPoolReuseAllowOpportunistic = 2,
+    cudaMemPoolReuseAllowInternalDependencies = 3,
+    cudaMemPoolAttrReleaseThreshold = 4,
+    cudaMemPoolAttrReservedMemCurrent = 5,
+    cudaMemPoolAttrReservedMemHigh = 6,
+    cudaMemPoolAttrUsedMemCurrent = 7,
+    cudaMemPoolAttrUsedMemHigh = 8
+};
+struct CUmemPoolHandle_st {
+    unsigned long long attr[9];
+};
+typedef struct CUmemPoolHandle_st *cudaMemPool_t;
+struct cudaMemPoolProps {
+    int allocType, handleTypes;
+    struct cudaMemLocation location;
+    void *win32SecurityAttributes;
+    size_t maxSize;
+    unsigned short usage;
+    unsigned char reserved[54];
+};
+namespace gpuh_sim_impl {
+inline cudaMemPool_t &current_pool()
+{
+    static CUmemPoolHandle_st default_pool = {{0, 1, 1, 1, 0, 0, 0, 0, 0}};
+    static cudaMemPool_t current = &default_pool;
+    return current;
+}
+inline cudaMemPool_t default_pool()
+{
+    static cudaMemPool_t first = current_pool();
+    return first;
+}
+} /* namespace gpuh_sim_impl */
+inline cudaError_t cudaDeviceGetDefaultMemPool(cudaMemPool_t *pool, int device)
+{
+    if (pool == NULL)
+        return gpuh_sim_impl::ret(cudaErrorInvalidValue);
+    if (device != 0)
+        return gpuh_sim_impl::ret(cudaErrorInvalidDevice);
+    *pool = gpuh_sim_impl::default_pool();
+    return cudaSuccess;
+}
+inline cudaError_t cudaDeviceGetMemPool(cudaMemPool_t *pool, int device)
+{
+    if (pool == NULL)
+        return gpuh_sim_impl::ret(cudaErrorInvalidValue);
+    if (device != 0)
+        return gpuh_sim_impl::ret(cudaErrorInvalidDevice);
+    *pool = gpuh_sim_impl::current_pool();
+    return cudaSuccess;
+}
+inline cudaError_t cudaDeviceSetMemPool(int device, cudaMemPool_t pool)
+{
+    if (pool == NULL)
+        return gpuh_sim_impl::ret(cudaErrorInvalidValue);
+    if (device != 0)
+        return gpuh_sim_impl::ret(cudaErrorInvalidDevice);
+    gpuh_sim_impl::current_pool() = pool;
+    return cudaSuccess;
+}
+inline cudaError_t cudaMemPoolCreate(cudaMemPool_t *pool, const struct cudaMemPoolProps *props)
+{
+    if (pool == NULL || props == NULL)
+        return gpuh_sim_impl::ret(cudaErrorInvalidValue);
+    *pool = new CUmemPoolHandle_st();
+    (*pool)->attr[cudaMemPoolReuseFollowEventDependencies] = 1;
+    (*pool)->attr[cudaMemPoolReuseAllowOpportunistic] = 1;
+    (*pool)->attr[cudaMemPoolReuseAllowInternalDependencies] = 1;
+    return cudaSuccess;
+}
+inline cudaError_t cudaMemPoolDestroy(cudaMemPool_t pool)
+{
+    if (pool == NULL || pool == gpuh_sim_impl::default_pool())
+        return gpuh_sim_impl::ret(cudaErrorInvalidValue);
+    if (gpuh_sim_impl::current_pool() == pool)
+        gpuh_sim_impl::current_pool() = gpuh_sim_impl::default_pool();
+    delete pool;
+    return cudaSuccess;
+}
+inline cudaError_t cudaMemPoolSetAttribute(cudaMemPool_t pool, enum cudaMemPoolAttr attr, void *value)
+{
+    if (pool == NULL || value == NULL || attr < 1 || attr > 8)
+        return gpuh_sim_impl::ret(cudaErrorInvalidValue);
+    if (attr <= 3)
+        pool->attr[attr] = static_cast<unsigned long long>(*static_cast<int *>(value));
+    else
+        pool->attr[attr] = *static_cast<unsigned long long *>(value);
+    return cudaSuccess;
+}
+inline cudaError_t cudaMemPoolGetAttribute(cudaMemPool_t pool, enum cudaMemPoolAttr attr, void *value)
+{
+    if (pool == NULL || value == NULL || attr < 1 || attr > 8)
+        return gpuh_sim_impl::ret(cudaErrorInvalidValue);
+    if (attr <= 3)
+        *static_cast<int *>(value) = static_cast<int>(pool->attr[attr]);
+    else
+        *static_cast<unsigned long long *>(value) = pool->attr[attr];
+    return cudaSuccess;
+}
+inline cudaError_t cudaMemPoolTrimTo(cudaMemPool_t pool, size_t)
+{
+    return pool == NULL ? gpuh_sim_impl::ret(cudaErrorInvalidValue) : cudaSuccess;
+}
+inline cudaError_t cudaMallocFromPoolAsync(void **p, size_t bytes, cudaMemPool_t pool, cudaStream_t stream)
+{
+    if (pool == NULL)
+        return gpuh_sim_impl::ret(cudaErrorInvalidValue);
+    return cudaMallocAsync(p, bytes, stream);
+}
+template <class T>
+inline cudaError_t cudaMallocFromPoolAsync(T **p, size_t bytes, cudaMemPool_t pool, cudaStream_t stream)
+{
+    return cudaMallocFromPoolAsync(reinterpret_cast<void **>(p), bytes, pool, stream);
+}
+
 #endif /* GPUH_SIM_RUNTIME_H */
