@@ -65,8 +65,9 @@
      does not guard their bounds (it does guard the dynamic buffer, which is
      allocated to the byte). `extern __shared__ T s[];` needs gpuh-simcc's
      rewrite (or T *s = (T *)gpuh_sim_dynamic_shared(); by hand); sizeof(s)
-     is then a pointer's. gpuh-simcc rewrites .cu files, not the headers they
-     include: a header launches with GPUH_LAUNCH / GPUH_SIM_KERNEL_CALL.
+     is then a pointer's. gpuh-simcc rewrites .cu files and the headers they
+     include from beside them; other headers launch with GPUH_LAUNCH /
+     GPUH_SIM_KERNEL_CALL.
      __syncthreads & co. are macros; min and max are
      templates in the global namespace, as CUDA has them. A simulated
      thread runs until it waits at a barrier, a warp operation or
@@ -75,10 +76,17 @@
      other thread run). A block
      that waits for another block (a spin lock across blocks) hangs when the
      other block is not running, as on a GPU without cooperative launch.
-     Kernels launched with GPUH_LAUNCH or through gpuh-simcc must be single
-     functions: name a template kernel's arguments (k<float>), as gpuh does.
-     Not simulated: cooperative groups, dynamic parallelism, textures and
-     surfaces, half precision, graphs, cuBLAS and other CUDA libraries.
+     GPUH_LAUNCH takes a single function: name a template kernel's
+     arguments (k<float>), as gpuh does (gpuh-simcc also launches template
+     kernels with deduced arguments and kernels with default arguments).
+     In gpuh-simcc's stand-in headers (sim/include): cooperative groups
+     (block, tiles up to 32, partitions, reduce, grid sync under
+     cudaLaunchCooperativeKernel), textures, surfaces and CUDA arrays, half
+     precision, the cuRAND device API (Philox numbers), memory pools.
+     Not simulated: dynamic parallelism (a launch from a kernel fails the
+     launch with a message), graphs, coalesced_threads(), tiles of more
+     than 32 threads, cuda::barrier/pipeline, cuBLAS and other CUDA
+     libraries (their headers stop the build with an #error naming them).
      Fibers switch by hand on x86-64; elsewhere through ucontext (slower).
 */
 #ifndef GPUH_SIM_H
