@@ -783,6 +783,8 @@ inline const char *op_name(int op)
     return names[op];
 }
 
+inline bool release_converged(block_state &b); /* defined in CUDA PROGRAMS AS WRITTEN */
+
 /* Nobody can run, yet the block is not done: a thread waits for one that has
    exited or waits elsewhere. Prints which, with block and thread indices. */
 inline void report_divergence(worker &w, block_state &b)
@@ -892,6 +894,8 @@ inline cudaError_t run_block(worker &w, launch_job &job, uint64_t linear)
         if (b.done == n)
             return cudaSuccess;
         if (!ran) {
+            if (release_converged(b)) /* coalesced_threads(): who got there is the group */
+                continue;
             report_divergence(w, b);
             reset_runners(w, b);
             return cudaErrorLaunchFailure;
@@ -2548,6 +2552,56 @@ inline void grid_sync(const char *file, int line)
         }
     }
     sync_block("grid_group::sync", file, line + 1000000, 0);
+}
+
+/* ---- coalesced_threads(): the lanes of a warp that reach the call together.
+   A lane waits there; when no thread of the block can run any more, the
+   lanes waiting at the same call are released as one group (lanes that took
+   another path have by then exited or wait elsewhere). */
+enum { W_CONVERGE = 100 };
+inline unsigned converge(const char *file, int line)
+{
+    thread_view &v = tls();
+    worker &w = *v.w;
+    block_state &b = *w.b;
+    const int me = v.lin;
+    lane_op &l = b.lane[me];
+    l.op = W_CONVERGE;
+    l.mask = 0;
+    l.where.what = "coalesced_threads";
+    l.where.file = file;
+    l.where.line = line;
+    b.state[me] = T_WARP;
+    to_scheduler(w, w.current);
+    return static_cast<unsigned>(l.result);
+}
+inline bool release_converged(block_state &b)
+{
+    bool any = false;
+    for (int base = 0; base < b.n; base += 32) {
+        const int lanes = std::min(32, b.n - base);
+        unsigned done = 0;
+        for (int k = 0; k < lanes; ++k) {
+            const lane_op &a = b.lane[base + k];
+            if ((done >> k & 1u) || b.state[base + k] != T_WARP || a.op != W_CONVERGE)
+                continue;
+            unsigned mask = 0;
+            for (int j = k; j < lanes; ++j) {
+                const lane_op &o = b.lane[base + j];
+                if (b.state[base + j] == T_WARP && o.op == W_CONVERGE && o.where.line == a.where.line &&
+                    strcmp(o.where.file, a.where.file) == 0)
+                    mask |= 1u << j;
+            }
+            for (int j = k; j < lanes; ++j)
+                if (mask >> j & 1u) {
+                    b.lane[base + j].result = mask;
+                    b.state[base + j] = T_READY;
+                }
+            done |= mask;
+            any = true;
+        }
+    }
+    return any;
 }
 
 template <std::size_t... I> struct index_list {};

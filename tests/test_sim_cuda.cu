@@ -248,6 +248,18 @@ __global__ void groups_kernel(const int *in, int *tile_sums, int *ballots, int *
     if (dyn.thread_rank() == 0 && dyn.size() != 8)
         part_sizes[block.thread_rank()] = -1;
 }
+__global__ void coalesced_kernel(const int *in, int *rank, int *size)
+{
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    rank[i] = size[i] = -1;
+    if (in[i] & 1) { /* the odd lanes of each warp, in lane order */
+        cg::coalesced_group odd = cg::coalesced_threads();
+        rank[i] = static_cast<int>(odd.thread_rank());
+        size[i] = static_cast<int>(odd.size());
+        if (odd.shfl(i, 0) > i) /* rank 0 is the group's lowest lane */
+            rank[i] = -2;
+    }
+}
 __global__ void grid_sum_kernel(const int *in, int n, int *partial, int *total)
 {
     cg::grid_group grid = cg::this_grid();
@@ -297,6 +309,33 @@ static void test_groups()
             CHECK(hz[t * 16 + k] == want, "thread %d: binary_partition size %d, expected %d", t * 16 + k,
                   hz[t * 16 + k], want);
         }
+    }
+    {
+        std::vector<int> r(n), z(n);
+        int *rank, *size;
+        CUDA_OK(cudaMalloc(&rank, n * sizeof(int)));
+        CUDA_OK(cudaMalloc(&size, n * sizeof(int)));
+        coalesced_kernel<<<1, n>>>(in, rank, size);
+        CUDA_OK(cudaGetLastError());
+        CUDA_OK(cudaMemcpy(r.data(), rank, n * sizeof(int), cudaMemcpyDeviceToHost));
+        CUDA_OK(cudaMemcpy(z.data(), size, n * sizeof(int), cudaMemcpyDeviceToHost));
+        for (int wbase = 0; wbase < n; wbase += 32) {
+            int odd = 0, seen = 0;
+            for (int k = 0; k < 32; ++k)
+                odd += h[wbase + k] & 1;
+            for (int k = 0; k < 32; ++k) {
+                const int i = wbase + k;
+                if (h[i] & 1) {
+                    CHECK(r[i] == seen && z[i] == odd, "lane %d: coalesced rank %d size %d, expected %d of %d", i,
+                          r[i], z[i], seen, odd);
+                    ++seen;
+                } else {
+                    CHECK(r[i] == -1 && z[i] == -1, "lane %d did not take the branch", i);
+                }
+            }
+        }
+        CUDA_OK(cudaFree(rank));
+        CUDA_OK(cudaFree(size));
     }
     int coop = 0;
     CUDA_OK(cudaDeviceGetAttribute(&coop, cudaDevAttrCooperativeLaunch, 0));

@@ -17,8 +17,11 @@
      cg::sync(g)         g.sync()
      grid_group          this_grid(): sync() is a grid-wide barrier in a kernel
                          launched with cudaLaunchCooperativeKernel
-   Not simulated (an #error or a static_assert names them): coalesced_threads() (the simulator cannot see which lanes of
-   a warp took a branch), tiles of more than 32 threads, clusters. */
+     coalesced_threads() the lanes of the warp that reach the call together: each
+                         waits there until no thread of the block can run, then
+                         those at the same call form the group
+   Not simulated (a static_assert names them): tiles of more than 32
+   threads, clusters. */
 #ifndef GPUH_SIM_COOPERATIVE_GROUPS_H
 #define GPUH_SIM_COOPERATIVE_GROUPS_H
 #include "gpuh_sim.h"
@@ -292,11 +295,10 @@ class grid_group {
     }
 };
 inline grid_group this_grid() { return grid_group(); }
-template <class Never = void> inline void coalesced_threads()
+/* The lanes of this warp that reach this call together (see gpuh_sim.h, converge). */
+inline coalesced_group coalesced_threads(const char *file = __builtin_FILE(), int line = __builtin_LINE())
 {
-    static_assert(sizeof(Never) == 0,
-                  "gpuh simulator: cooperative_groups::coalesced_threads() is not simulated (use a tile and "
-                  "binary_partition)");
+    return coalesced_group(gpuh_sim_impl::converge(file, line));
 }
 
 /* memcpy_async done at once: each thread of the group copies its share;
