@@ -2428,7 +2428,7 @@ inline bool launch_allowed(const char *kernel, const char *file, int line, const
         bool known;
         {
             std::lock_guard<std::mutex> g(rt().m);
-            known = find_alloc(p, &base) != NULL;
+            known = find_alloc(p, &base) != NULL || find_alloc(p - 1, &base) != NULL; /* or one past its end */
         }
         if (known)
             continue;
