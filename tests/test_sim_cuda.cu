@@ -248,6 +248,15 @@ __global__ void groups_kernel(const int *in, int *tile_sums, int *ballots, int *
     if (dyn.thread_rank() == 0 && dyn.size() != 8)
         part_sizes[block.thread_rank()] = -1;
 }
+__global__ void multi_warp_kernel(const int *in, int *out)
+{
+    __shared__ cg::block_tile_memory<256> scratch;
+    cg::thread_block cta = cg::this_thread_block(scratch);
+    cg::thread_block_tile<64> tile = cg::tiled_partition<64>(cta);
+    const int s = cg::reduce(tile, in[threadIdx.x], cg::plus<int>());
+    if (tile.thread_rank() == 0)
+        out[tile.meta_group_rank()] = s;
+}
 __global__ void coalesced_kernel(const int *in, int *rank, int *size)
 {
     const int i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -336,6 +345,23 @@ static void test_groups()
         }
         CUDA_OK(cudaFree(rank));
         CUDA_OK(cudaFree(size));
+    }
+    {
+        std::vector<int> hin(256);
+        int want[4] = {0, 0, 0, 0}, got[4] = {-1, -1, -1, -1};
+        for (int i = 0; i < 256; ++i)
+            want[i / 64] += hin[i] = static_cast<int>(rng() % 1000);
+        int *din, *dout;
+        CUDA_OK(cudaMalloc(&din, 256 * sizeof(int)));
+        CUDA_OK(cudaMalloc(&dout, 4 * sizeof(int)));
+        CUDA_OK(cudaMemcpy(din, hin.data(), 256 * sizeof(int), cudaMemcpyHostToDevice));
+        multi_warp_kernel<<<1, 256>>>(din, dout);
+        CUDA_OK(cudaGetLastError());
+        CUDA_OK(cudaMemcpy(got, dout, sizeof got, cudaMemcpyDeviceToHost));
+        for (int t = 0; t < 4; ++t)
+            CHECK(got[t] == want[t], "64-thread tile %d: reduce gave %d, expected %d", t, got[t], want[t]);
+        CUDA_OK(cudaFree(din));
+        CUDA_OK(cudaFree(dout));
     }
     int coop = 0;
     CUDA_OK(cudaDeviceGetAttribute(&coop, cudaDevAttrCooperativeLaunch, 0));

@@ -20,8 +20,10 @@
      coalesced_threads() the lanes of the warp that reach the call together: each
                          waits there until no thread of the block can run, then
                          those at the same call form the group
-   Not simulated (a static_assert names them): tiles of more than 32
-   threads, clusters. */
+     tiles of 64..1024  thread_rank, size, meta_group_*, sync and reduce, the
+                         block's barrier standing for the tile's (all tiles of
+                         the block sync together, as usual code does)
+   Not simulated: clusters. */
 #ifndef GPUH_SIM_COOPERATIVE_GROUPS_H
 #define GPUH_SIM_COOPERATIVE_GROUPS_H
 #include "gpuh_sim.h"
@@ -194,10 +196,53 @@ class coalesced_group : public lane_group {
     }
 };
 
-/* N consecutive lanes of a warp, N a power of two up to 32. */
-template <unsigned N, class Parent = void> class thread_block_tile : public lane_group {
+/* Tiles of more than 32 threads (several warps): the block's barrier stands
+   for the tile's, so every tile of the block must sync (and reduce) at the
+   same point, as the usual code does; shuffles are not offered (as in CUDA).
+   block_tile_memory is the scratch space CUDA asks for: unused here. */
+template <unsigned N> struct block_tile_memory {
+    unsigned char reserved[8];
+};
+template <unsigned N> inline thread_block this_thread_block(block_tile_memory<N> &) { return this_thread_block(); }
+namespace details {
+template <unsigned N> class multi_warp_tile : public thread_group {
+    static_assert(N > 32 && N <= 1024 && (N & (N - 1)) == 0, "a tile of a power of two threads, at most 1024");
+
+  public:
+    multi_warp_tile()
+        : thread_group(BLOCK, 0, N, static_cast<unsigned>(me().lin) % N, static_cast<unsigned>(me().lin) / N,
+                       (me().bdim.x * me().bdim.y * me().bdim.z + N - 1) / N)
+    {
+    }
+    static constexpr unsigned long long size() { return N; }
+    static constexpr unsigned long long num_threads() { return N; }
+    /* op over the tile, in rank order: each thread leaves its value in the
+       block's scratch, all meet, each combines its tile's values. */
+    template <class T, class Op> T reduce(T v, Op op, const char *file, int line) const
+    {
+        static thread_local unsigned char scratch[1024 * 16];
+        static_assert(sizeof(T) <= 16, "reduce over a multi-warp tile: values of up to 16 bytes");
+        T *s = reinterpret_cast<T *>(scratch);
+        const unsigned me_lin = static_cast<unsigned>(me().lin), first = me_lin / N * N;
+        gpuh_sim_impl::sync_block("multi-warp tile reduce", file, line, 0); /* the scratch is free */
+        s[me_lin] = v;
+        gpuh_sim_impl::sync_block("multi-warp tile reduce", file, line + 1000000, 0);
+        T acc = s[first];
+        for (unsigned r = 1; r < N; ++r)
+            acc = op(acc, s[first + r]);
+        return acc;
+    }
+};
+} /* namespace details */
+
+/* N consecutive lanes of a warp, N a power of two up to 32; or, beyond 32,
+   N consecutive threads of the block (details::multi_warp_tile). */
+template <unsigned N, class Parent = void, bool Warp = (N <= 32)> class thread_block_tile;
+template <unsigned N, class Parent> class thread_block_tile<N, Parent, false> : public details::multi_warp_tile<N> {
+};
+template <unsigned N, class Parent> class thread_block_tile<N, Parent, true> : public lane_group {
     static_assert(N >= 1 && N <= 32 && (N & (N - 1)) == 0,
-                  "gpuh simulator: thread_block_tile of more than 32 threads (or not a power of two) is not simulated");
+                  "gpuh simulator: a thread_block_tile of a power of two threads");
 
   public:
     thread_block_tile()
@@ -206,7 +251,7 @@ template <unsigned N, class Parent = void> class thread_block_tile : public lane
                      (details::me().bdim.x * details::me().bdim.y * details::me().bdim.z + N - 1) / N)
     {
     }
-    template <class P> thread_block_tile(const thread_block_tile<N, P> &t) : lane_group(t) {}
+    template <class P> thread_block_tile(const thread_block_tile<N, P, true> &t) : lane_group(t) {}
     static constexpr unsigned long long size() { return N; }
     static constexpr unsigned long long num_threads() { return N; }
 };
@@ -341,6 +386,12 @@ template <class T> struct bit_xor {
 
 /* reduce(g, v, op): op over the values of every thread of g, returned to all,
    combined in rank order (the same result whatever order threads run in). */
+template <unsigned N, class P, class T, class Op>
+inline T reduce(const thread_block_tile<N, P, false> &g, T v, Op op, const char *file = __builtin_FILE(),
+                int line = __builtin_LINE())
+{
+    return g.reduce(v, op, file, line);
+}
 template <class G, class T, class Op> inline T reduce(const G &g, T v, Op op)
 {
     const unsigned n = static_cast<unsigned>(g.size());
