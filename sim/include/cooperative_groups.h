@@ -239,6 +239,9 @@ template <unsigned N> class multi_warp_tile : public thread_group {
    N consecutive threads of the block (details::multi_warp_tile). */
 template <unsigned N, class Parent = void, bool Warp = (N <= 32)> class thread_block_tile;
 template <unsigned N, class Parent> class thread_block_tile<N, Parent, false> : public details::multi_warp_tile<N> {
+  public:
+    thread_block_tile() {}
+    template <class P> thread_block_tile(const thread_block_tile<N, P, false> &t) : details::multi_warp_tile<N>(t) {}
 };
 template <unsigned N, class Parent> class thread_block_tile<N, Parent, true> : public lane_group {
     static_assert(N >= 1 && N <= 32 && (N & (N - 1)) == 0,
