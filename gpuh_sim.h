@@ -1498,7 +1498,7 @@ template <class A, class B> inline typename std::common_type<A, B>::type max(A a
 /* ---- C++ conveniences of cuda_runtime.h: typed pointers, kernels as functions. */
 template <class T> inline cudaError_t cudaMalloc(T **p, size_t bytes)
 {
-    return cudaMalloc(reinterpret_cast<void **>(p), bytes);
+    return cudaMalloc(static_cast<void **>(static_cast<void *>(p)), bytes); /* T may be const, as CUDA allows */
 }
 template <class T> inline cudaError_t cudaMallocManaged(T **p, size_t bytes, unsigned int flags = cudaMemAttachGlobal)
 {

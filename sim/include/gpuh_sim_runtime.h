@@ -11,6 +11,11 @@
 #ifndef CUDART_CB
 #define CUDART_CB
 #endif
+/* A kernel parameter read in place, never copied: here every thread has its
+   bytewise copy, which the kernel cannot tell apart. */
+#ifndef __grid_constant__
+#define __grid_constant__
+#endif
 #define cudaDeviceScheduleAuto 0x00
 #define cudaDeviceScheduleSpin 0x01
 #define cudaDeviceScheduleYield 0x02
