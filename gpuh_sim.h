@@ -1129,7 +1129,7 @@ inline cudaError_t symbol_copy(char *sym, size_t size, size_t offset, void *othe
 template <class A> inline const void *object_pointer(const A &a, typename std::enable_if<
     std::is_pointer<A>::value && std::is_object<typename std::remove_pointer<A>::type>::value>::type * = 0)
 {
-    return static_cast<const void *>(a);
+    return const_cast<const void *>(static_cast<const volatile void *>(a));
 }
 template <class A> inline const void *object_pointer(const A &, typename std::enable_if<
     !(std::is_pointer<A>::value && std::is_object<typename std::remove_pointer<A>::type>::value)>::type * = 0)

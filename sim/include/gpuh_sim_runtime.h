@@ -40,6 +40,20 @@ inline cudaError_t cudaMemcpy2DAsync(void *dst, size_t dpitch, const void *src, 
 {
     return cudaMemcpy2DAsync(dst, dpitch, src, spitch, width, height, kind, 0);
 }
+inline cudaError_t cudaMemPrefetchAsync(const void *ptr, size_t bytes, struct cudaMemLocation location,
+                                        unsigned int flags)
+{
+    return cudaMemPrefetchAsync(ptr, bytes, location, flags, 0);
+}
+/* Managed memory is host memory here, visible to every stream: attaching changes nothing. */
+inline cudaError_t cudaStreamAttachMemAsync(cudaStream_t, void *ptr, size_t length = 0,
+                                            unsigned int flags = cudaMemAttachGlobal)
+{
+    (void)length;
+    if (ptr == NULL || (flags != cudaMemAttachGlobal && flags != cudaMemAttachHost && flags != 0x04))
+        return gpuh_sim_impl::ret(cudaErrorInvalidValue);
+    return cudaSuccess;
+}
 inline cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event)
 {
     return cudaStreamWaitEvent(stream, event, 0);
