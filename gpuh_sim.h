@@ -81,9 +81,10 @@
      does not guard their bounds (it does guard the dynamic buffer, which is
      allocated to the byte). `extern __shared__ T s[];` needs gpuh-simcc's
      rewrite (or T *s = (T *)gpuh_sim_dynamic_shared(); by hand); sizeof(s)
-     is then a pointer's. gpuh-simcc rewrites .cu files, not the headers they
-     include: a header launches with GPUH_LAUNCH / GPUH_SIM_KERNEL_CALL.
-     threadIdx & co. and __syncthreads & co. are macros; min and max are
+     is then a pointer's. gpuh-simcc rewrites .cu files and the headers they
+     include from beside them; other headers launch with GPUH_LAUNCH /
+     GPUH_SIM_KERNEL_CALL.
+     __syncthreads & co. are macros; min and max are
      templates in the global namespace, as CUDA has them. A simulated
      thread runs until it waits at a barrier, a warp operation or
      __nanosleep: one that spins on a flag another thread of its block sets,
@@ -91,10 +92,17 @@
      other thread run). A block
      that waits for another block (a spin lock across blocks) hangs when the
      other block is not running, as on a GPU without cooperative launch.
-     Kernels launched with GPUH_LAUNCH or through gpuh-simcc must be single
-     functions: name a template kernel's arguments (k<float>), as gpuh does.
-     Not simulated: cooperative groups, dynamic parallelism, textures and
-     surfaces, half precision, graphs, cuBLAS and other CUDA libraries.
+     GPUH_LAUNCH takes a single function: name a template kernel's
+     arguments (k<float>), as gpuh does (gpuh-simcc also launches template
+     kernels with deduced arguments and kernels with default arguments).
+     In gpuh-simcc's stand-in headers (sim/include): cooperative groups
+     (block, tiles up to 32, partitions, reduce, grid sync under
+     cudaLaunchCooperativeKernel), textures, surfaces and CUDA arrays, half
+     precision, the cuRAND device API (Philox numbers), memory pools.
+     Not simulated: dynamic parallelism (a launch from a kernel fails the
+     launch with a message), graphs, coalesced_threads(), tiles of more
+     than 32 threads, cuda::barrier/pipeline, cuBLAS and other CUDA
+     libraries (their headers stop the build with an #error naming them).
      Fibers switch by hand on x86-64; elsewhere through ucontext (slower).
 */
 #ifndef GPUH_SIM_H
@@ -182,9 +190,12 @@ enum cudaDeviceAttr {
     cudaDevAttrWarpSize = 10,
     cudaDevAttrMaxRegistersPerBlock = 12,
     cudaDevAttrClockRate = 13,
+    cudaDevAttrGpuOverlap = 15,
     cudaDevAttrMultiProcessorCount = 16,
+    cudaDevAttrKernelExecTimeout = 17,
     cudaDevAttrIntegrated = 18,
     cudaDevAttrCanMapHostMemory = 19,
+    cudaDevAttrComputeMode = 20,
     cudaDevAttrConcurrentKernels = 31,
     cudaDevAttrPciBusId = 33,
     cudaDevAttrMemoryClockRate = 36,
@@ -193,6 +204,9 @@ enum cudaDeviceAttr {
     cudaDevAttrMaxThreadsPerMultiProcessor = 39,
     cudaDevAttrAsyncEngineCount = 40,
     cudaDevAttrUnifiedAddressing = 41,
+    cudaDevAttrComputePreemptionSupported = 90,
+    cudaDevAttrHostNativeAtomicSupported = 86,
+    cudaDevAttrCooperativeLaunch = 95,
     cudaDevAttrComputeCapabilityMajor = 75,
     cudaDevAttrComputeCapabilityMinor = 76,
     cudaDevAttrMaxSharedMemoryPerMultiprocessor = 81,
@@ -267,6 +281,10 @@ struct cudaDeviceProp {
     int regsPerMultiprocessor, managedMemory, isMultiGpuBoard, pageableMemoryAccess, concurrentManagedAccess;
     size_t sharedMemPerBlockOptin;
     int maxBlocksPerMultiProcessor;
+    /* Fields programs print or test (zero unless set): */
+    int maxTexture1D, maxTexture2D[2], maxTexture3D[3], maxTexture1DLayered[2], maxTexture2DLayered[3];
+    size_t surfaceAlignment;
+    int ECCEnabled, tccDriver, computePreemptionSupported, cooperativeLaunch, cooperativeMultiDeviceLaunch;
 };
 
 struct cudaPointerAttributes {
@@ -843,6 +861,8 @@ inline const char *op_name(int op)
     return names[op];
 }
 
+inline bool release_converged(block_state &b); /* defined in CUDA PROGRAMS AS WRITTEN */
+
 /* Nobody can run, yet the block is not done: a thread waits for one that has
    exited or waits elsewhere. Prints which, with block and thread indices. */
 inline void report_divergence(worker &w, block_state &b)
@@ -954,6 +974,8 @@ inline cudaError_t run_block(worker &w, launch_job &job, uint64_t linear)
         if (b.done == n)
             return cudaSuccess;
         if (!ran) {
+            if (release_converged(b)) /* coalesced_threads(): who got there is the group */
+                continue;
             report_divergence(w, b);
             reset_runners(w, b);
             return cudaErrorLaunchFailure;
@@ -1235,6 +1257,7 @@ inline int lookup(const std::map<const void *, int> &m, const void *key, int fal
 enum { SHMEM_DEFAULT = 48 * 1024, SHMEM_OPTIN = 227 * 1024, SMS_SHMEM = 228 * 1024 };
 
 inline cudaError_t check_stream(cudaStream_t s);
+inline bool run_cooperative_if_asked(launch_job &job); /* defined in CUDA PROGRAMS AS WRITTEN */
 
 /* Checks a launch as CUDA 13 does and runs it: every block to completion. */
 inline void launch(const char *kernel, const char *file, int line, const void *key, dim3 grid, dim3 block,
@@ -1290,23 +1313,74 @@ inline void launch(const char *kernel, const char *file, int line, const void *k
     job.next.store(0);
     job.failed.store(0);
     job.active = 0;
-    the_pool().run(job);
+    if (!run_cooperative_if_asked(job)) /* cudaLaunchCooperativeKernel: every block at once */
+        the_pool().run(job);
     if (job.failed.load() != 0) /* the launching thread's last error, whichever thread ran the block */
         ret(static_cast<cudaError_t>(job.failed.load()));
 }
 
 template <class L> void call_closure(const void *closure) { (*static_cast<const L *>(closure))(); }
 
+/* Defined in CUDA PROGRAMS AS WRITTEN, at the end. */
+inline bool launch_allowed(const char *kernel, const char *file, int line, const void *const *ptrs, int n);
+inline cudaError_t symbol_copy(char *sym, size_t size, size_t offset, void *other, size_t bytes,
+                               enum cudaMemcpyKind kind, bool to_symbol);
+template <class A> inline const void *object_pointer(const A &a, typename std::enable_if<
+    std::is_pointer<A>::value && std::is_object<typename std::remove_pointer<A>::type>::value>::type * = 0)
+{
+    return const_cast<const void *>(static_cast<const volatile void *>(a));
+}
+template <class A> inline const void *object_pointer(const A &, typename std::enable_if<
+    !(std::is_pointer<A>::value && std::is_object<typename std::remove_pointer<A>::type>::value)>::type * = 0)
+{
+    return NULL;
+}
+
+/* One simulated thread's copy of one kernel argument: the launch's value,
+   copied as bytes (CUDA copies a kernel's arguments to the device bytewise
+   and runs no constructor or destructor there). */
+template <class A> struct arg_bytes {
+    alignas(A) unsigned char b[sizeof(A)];
+    explicit arg_bytes(const A &a) { memcpy(b, static_cast<const void *>(&a), sizeof(A)); }
+    A &get() { return *reinterpret_cast<A *>(b); }
+};
+/* How a parameter of type P receives that copy: a type copied by its bytes
+   and destroyed by nothing is passed by value; a reference binds to the copy;
+   a class with a copy constructor or destructor is passed by reference, which
+   is how the x86-64 and AArch64 C++ ABIs pass such a class by value anyway,
+   so the kernel sees the copy itself and nobody destroys it. */
+template <class P> struct param_pass {
+    typedef typename std::decay<P>::type A;
+    typedef typename std::conditional<std::is_reference<P>::value || (std::is_trivially_copy_constructible<A>::value &&
+                                                                       std::is_trivially_destructible<A>::value),
+                                      P, A &>::type type;
+};
+template <class... P> struct kernel_args {
+    template <class... B> static void call_copies(void (*f)(typename param_pass<P>::type...), B... b)
+    {
+        f(b.get()...);
+    }
+    static void call(void (*kernel)(P...), const typename std::decay<P>::type &...args)
+    {
+        call_copies(reinterpret_cast<void (*)(typename param_pass<P>::type...)>(reinterpret_cast<void (*)()>(kernel)),
+                    arg_bytes<typename std::decay<P>::type>(args)...);
+    }
+};
+
 template <class F> const void *key_of(F f) { return reinterpret_cast<const void *>(f); }
 
 /* kernel<<<grid, block, shmem, stream>>>(args...): the arguments are
    converted to the kernel's parameter types once, at the launch, as CUDA
-   does, and every simulated thread calls the kernel on those copies. */
+   does; every simulated thread gets its own bytewise copy of them
+   (kernel_args below), and no constructor or destructor runs per thread. */
 template <class... P>
 void launch_call(const char *name, const char *file, int line, dim3 grid, dim3 block, size_t shmem,
                  cudaStream_t stream, void (*kernel)(P...), typename std::decay<P>::type... args)
 {
-    auto body = [=]() { kernel(args...); };
+    const void *ptrs[] = {object_pointer(args)..., NULL};
+    if (!launch_allowed(name, file, line, ptrs, static_cast<int>(sizeof...(P))))
+        return;
+    auto body = [=]() { kernel_args<P...>::call(kernel, args...); };
     launch(name, file, line, key_of(kernel), grid, block, shmem, stream, &call_closure<decltype(body)>, &body);
 }
 
@@ -1455,10 +1529,12 @@ template <class T, class F> inline T atomic_cas_loop(T *addr, F f)
 } /* namespace gpuh_sim_impl */
 
 /* ---- Built-in variables, per simulated thread. */
-#define threadIdx (static_cast<const uint3 &>(gpuh_sim_impl::tls().tid))
-#define blockIdx (static_cast<const uint3 &>(gpuh_sim_impl::tls().bid))
-#define blockDim (static_cast<const dim3 &>(gpuh_sim_impl::tls().bdim))
-#define gridDim (static_cast<const dim3 &>(gpuh_sim_impl::tls().gdim))
+/* Variables, not macros, as in CUDA (host code may name a local blockDim):
+   each CPU worker's references to the view it updates as it switches threads. */
+static thread_local const uint3 &threadIdx __attribute__((unused)) = gpuh_sim_impl::tls().tid;
+static thread_local const uint3 &blockIdx __attribute__((unused)) = gpuh_sim_impl::tls().bid;
+static thread_local const dim3 &blockDim __attribute__((unused)) = gpuh_sim_impl::tls().bdim;
+static thread_local const dim3 &gridDim __attribute__((unused)) = gpuh_sim_impl::tls().gdim;
 static const int warpSize = 32;
 
 /* The launch's dynamic shared memory (what `extern __shared__ T s[];` names). */
@@ -1563,9 +1639,10 @@ inline unsigned atomicDec(unsigned *a, unsigned limit)
 {
     return gpuh_sim_impl::atomic_cas_loop(a, [limit](unsigned o) { return o == 0 || o > limit ? limit : o - 1u; });
 }
-template <class T> inline T atomicAnd(T *a, T v) { return __atomic_fetch_and(a, v, __ATOMIC_SEQ_CST); }
-template <class T> inline T atomicOr(T *a, T v) { return __atomic_fetch_or(a, v, __ATOMIC_SEQ_CST); }
-template <class T> inline T atomicXor(T *a, T v) { return __atomic_fetch_xor(a, v, __ATOMIC_SEQ_CST); }
+/* The operand converts to the pointee's type, as with CUDA's overloads (atomicAnd(int *, unsigned) is one). */
+template <class T, class U> inline T atomicAnd(T *a, U v) { return __atomic_fetch_and(a, static_cast<T>(v), __ATOMIC_SEQ_CST); }
+template <class T, class U> inline T atomicOr(T *a, U v) { return __atomic_fetch_or(a, static_cast<T>(v), __ATOMIC_SEQ_CST); }
+template <class T, class U> inline T atomicXor(T *a, U v) { return __atomic_fetch_xor(a, static_cast<T>(v), __ATOMIC_SEQ_CST); }
 
 /* ---- Math, conversion and bit intrinsics. */
 inline float __fmaf_rn(float a, float b, float c) { return fmaf(a, b, c); }
@@ -1633,7 +1710,7 @@ template <class A, class B> inline typename std::common_type<A, B>::type max(A a
 /* ---- C++ conveniences of cuda_runtime.h: typed pointers, kernels as functions. */
 template <class T> inline cudaError_t cudaMalloc(T **p, size_t bytes)
 {
-    return cudaMalloc(reinterpret_cast<void **>(p), bytes);
+    return cudaMalloc(static_cast<void **>(static_cast<void *>(p)), bytes); /* T may be const, as CUDA allows */
 }
 template <class T> inline cudaError_t cudaMallocManaged(T **p, size_t bytes, unsigned int flags = cudaMemAttachGlobal)
 {
@@ -1685,15 +1762,19 @@ inline cudaError_t cudaOccupancyMaxPotentialBlockSize(int *min_grid, int *block,
     *min_grid = best_b ? best / best_b * sms : 0;
     return cudaSuccess;
 }
+/* A __device__ or __constant__ variable is a global of the program here, not
+   an allocation: the copy checks the range against the variable's size. */
 template <class T> inline cudaError_t cudaMemcpyToSymbol(T &symbol, const void *src, size_t bytes, size_t offset = 0,
                                                          enum cudaMemcpyKind kind = cudaMemcpyHostToDevice)
 {
-    return cudaMemcpy(reinterpret_cast<char *>(&symbol) + offset, src, bytes, kind);
+    return gpuh_sim_impl::symbol_copy(reinterpret_cast<char *>(&symbol), sizeof(T), offset, const_cast<void *>(src),
+                                      bytes, kind, true);
 }
 template <class T> inline cudaError_t cudaMemcpyFromSymbol(void *dst, const T &symbol, size_t bytes, size_t offset = 0,
                                                            enum cudaMemcpyKind kind = cudaMemcpyDeviceToHost)
 {
-    return cudaMemcpy(dst, reinterpret_cast<const char *>(&symbol) + offset, bytes, kind);
+    return gpuh_sim_impl::symbol_copy(reinterpret_cast<char *>(const_cast<T *>(&symbol)), sizeof(T), offset, dst,
+                                      bytes, kind, false);
 }
 
 /* ===========================================================================
@@ -1932,7 +2013,6 @@ GPUH_IMPL_SIM_API cudaError_t cudaDeviceGetAttribute(int *value, enum cudaDevice
     case cudaDevAttrCanMapHostMemory:
     case cudaDevAttrConcurrentKernels:
     case cudaDevAttrUnifiedAddressing:
-    case cudaDevAttrPageableMemoryAccess:
     case cudaDevAttrHostRegisterSupported:
     case cudaDevAttrMemoryPoolsSupported: *value = 1; break;
     case cudaDevAttrAsyncEngineCount: *value = 2; break;
@@ -1948,6 +2028,13 @@ GPUH_IMPL_SIM_API cudaError_t cudaDeviceGetAttribute(int *value, enum cudaDevice
     case cudaDevAttrConcurrentManagedAccess: *value = 1; break;
     case cudaDevAttrMaxSharedMemoryPerBlockOptin: *value = gpuh_sim_impl::SHMEM_OPTIN; break;
     case cudaDevAttrMaxBlocksPerMultiprocessor: *value = 32; break;
+    case cudaDevAttrComputeMode: *value = 0; break; /* cudaComputeModeDefault */
+    case cudaDevAttrPageableMemoryAccess: *value = 0; break; /* malloc'd memory in a kernel is reported */
+    case cudaDevAttrKernelExecTimeout: *value = 0; break;
+    case cudaDevAttrGpuOverlap:
+    case cudaDevAttrHostNativeAtomicSupported:
+    case cudaDevAttrComputePreemptionSupported:
+    case cudaDevAttrCooperativeLaunch: *value = 1; break;
     default: return gpuh_sim_impl::ret(cudaErrorInvalidValue);
     }
     return cudaSuccess;
@@ -1980,11 +2067,17 @@ GPUH_IMPL_SIM_API cudaError_t cudaGetDeviceProperties(struct cudaDeviceProp *p, 
     p->textureAlignment = 512;
     p->multiProcessorCount = gpuh_sim_impl::rt().threads;
     p->integrated = p->canMapHostMemory = p->unifiedAddressing = p->managedMemory = 1;
-    p->concurrentManagedAccess = p->pageableMemoryAccess = 1;
+    p->concurrentManagedAccess = 1; /* pageableMemoryAccess 0: a kernel given malloc'd memory is reported */
     p->memoryBusWidth = 64;
     p->l2CacheSize = 32 << 20;
     p->maxThreadsPerMultiProcessor = 2048;
     p->maxBlocksPerMultiProcessor = 32;
+    p->maxTexture1D = 131072; /* an H100's texture limits (sim/include/gpuh_sim_texture.h) */
+    p->maxTexture2D[0] = 131072, p->maxTexture2D[1] = 65536;
+    p->maxTexture3D[0] = p->maxTexture3D[1] = p->maxTexture3D[2] = 16384;
+    p->surfaceAlignment = 512;
+    p->computePreemptionSupported = p->cooperativeLaunch = 1;
+    p->persistingL2CacheMaxSize = p->l2CacheSize / 2; /* accepted by cudaStreamSetAttribute, no effect on a CPU */
     return cudaSuccess;
 }
 GPUH_IMPL_SIM_API cudaError_t cudaDeviceGetStreamPriorityRange(int *least, int *greatest)
@@ -3353,6 +3446,393 @@ GPUH_IMPL_SIM_API cudaError_t cudaMemPoolGetAttribute(cudaMemPool_t pool, enum c
     case cudaMemPoolAttrUsedMemHigh: *out = pool->used_high; return cudaSuccess;
     }
     return gpuh_sim_impl::ret(cudaErrorInvalidValue);
+}
+#endif /* __cplusplus */
+
+/* ===========================================================================
+   CUDA PROGRAMS AS WRITTEN: what programs beyond gpuh's own (NVIDIA's
+   cuda-samples among them) expect of CUDA's headers
+   =========================================================================== */
+/* The include guards of cuda_runtime.h and driver_types.h: programs test them
+   to know the runtime is there (the samples' helper_cuda.h defines
+   checkCudaErrors and findCudaDevice only then). */
+#ifndef __CUDA_RUNTIME_H__
+#define __CUDA_RUNTIME_H__
+#endif
+#ifndef __DRIVER_TYPES_H__
+#define __DRIVER_TYPES_H__
+#endif
+enum cudaComputeMode {
+    cudaComputeModeDefault = 0,
+    cudaComputeModeExclusive = 1,
+    cudaComputeModeProhibited = 2,
+    cudaComputeModeExclusiveProcess = 3
+};
+
+#ifdef __cplusplus
+namespace gpuh_sim_impl {
+
+/* True on a simulated thread's stack (inside a kernel). */
+inline bool in_kernel()
+{
+    const thread_view &v = tls();
+    if (v.w == NULL || v.w->current == NULL)
+        return false;
+    const char *sp = static_cast<const char *>(__builtin_frame_address(0));
+    return sp >= v.w->current->lo && sp < v.w->current->lo + v.w->current->size;
+}
+
+/* "block (x, y, z), thread (x, y, z)" of the calling simulated thread. */
+inline void fmt_where(char *buf, size_t cap)
+{
+    const thread_view &v = tls();
+    snprintf(buf, cap, "block (%u, %u, %u), thread (%u, %u, %u)", v.bid.x, v.bid.y, v.bid.z, v.tid.x, v.tid.y,
+             v.tid.z);
+}
+
+/* Ends the running launch from inside a kernel with err (sticky, as a GPU
+   fault is): the block stops where it is, no other block starts. */
+[[noreturn]] inline void kill_launch(cudaError_t err)
+{
+    thread_view &v = tls();
+    worker &w = *v.w;
+    {
+        std::lock_guard<std::mutex> g(rt().m);
+        rt().sticky = err;
+    }
+    int none = 0;
+    w.job->failed.compare_exchange_strong(none, static_cast<int>(err));
+    w.b->fault = err;
+    w.b->state[v.lin] = T_FAULT; /* never resumed: run_block abandons the block */
+    to_scheduler(w, w.current);
+    abort();
+}
+
+template <class F, class... B> inline void expr_call(const F &call, B... b) { call(b.get()...); }
+
+/* Every launch goes through here first: a launch from inside a kernel
+   (dynamic parallelism, not simulated) ends the parent launch with a message;
+   a pointer argument that no allocation, registration or global variable of
+   the program holds (a host pointer, on a GPU an illegal address) is
+   reported with the kernel, the argument's position and the pointer, and the
+   launch fails with cudaErrorIllegalAddress. */
+inline bool launch_allowed(const char *kernel, const char *file, int line, const void *const *ptrs, int n)
+{
+    if (in_kernel()) {
+        char where[96];
+        fmt_where(where, sizeof where);
+        fprintf(stderr,
+                "gpuh sim: kernel %s launched at %s:%d from inside kernel %s (%s): dynamic parallelism is not "
+                "simulated; the launch fails with cudaErrorNotSupported\n",
+                kernel, file, line, tls().w->job->kernel, where);
+        kill_launch(cudaErrorNotSupported);
+    }
+    extern char __executable_start[] __attribute__((weak)), _end[] __attribute__((weak));
+    for (int i = 0; i < n; ++i) {
+        const char *p = static_cast<const char *>(ptrs[i]);
+        if (p == NULL)
+            continue;
+        if (__executable_start && _end && p >= __executable_start && p < _end)
+            continue; /* a global: __device__ and __constant__ variables are globals here */
+        uintptr_t base = 0;
+        bool known;
+        {
+            std::lock_guard<std::mutex> g(rt().m);
+            known = find_alloc(p, &base) != NULL || find_alloc(p - 1, &base) != NULL; /* or one past its end */
+        }
+        if (known)
+            continue;
+        fprintf(stderr,
+                "gpuh sim: kernel %s launched at %s:%d: argument %d is the pointer %p, which no cudaMalloc, "
+                "cudaMallocManaged, cudaMallocHost/cudaHostAlloc or cudaHostRegister gave (a host pointer: on a GPU "
+                "an illegal address); the launch fails with cudaErrorIllegalAddress\n",
+                kernel, file, line, i + 1, static_cast<const void *>(p));
+        {
+            std::lock_guard<std::mutex> g(rt().m);
+            rt().sticky = cudaErrorIllegalAddress;
+        }
+        ret(cudaErrorIllegalAddress); /* the launching thread's last error */
+        return false;
+    }
+    return true;
+}
+
+inline cudaError_t symbol_copy(char *sym, size_t size, size_t offset, void *other, size_t bytes,
+                               enum cudaMemcpyKind kind, bool to_symbol)
+{
+    if (sticky() != cudaSuccess)
+        return ret(sticky());
+    if (offset > size || bytes > size - offset || (bytes > 0 && other == NULL))
+        return ret(cudaErrorInvalidValue);
+    const bool kind_ok = kind == cudaMemcpyDefault || kind == cudaMemcpyDeviceToDevice ||
+                         kind == (to_symbol ? cudaMemcpyHostToDevice : cudaMemcpyDeviceToHost);
+    if (!kind_ok)
+        return ret(cudaErrorInvalidMemcpyDirection);
+    if (to_symbol)
+        memmove(sym + offset, other, bytes);
+    else
+        memmove(other, sym + offset, bytes);
+    return cudaSuccess;
+}
+
+/* A launch through a call expression (GPUH_SIM_KERNEL_CALL_EXPR): the
+   arguments are copied once, at the launch, as the caller gave them; each
+   simulated thread calls call(args...) on its bytewise copies, which
+   deduces a template kernel's arguments and fills in default arguments as a
+   call does (a class argument is then copied into the parameter per thread). */
+template <class F, class... A>
+void launch_expr(const char *name, const char *file, int line, dim3 grid, dim3 block, size_t shmem,
+                 cudaStream_t stream, F call, const A &...args)
+{
+    const void *ptrs[] = {object_pointer(args)..., NULL};
+    if (!launch_allowed(name, file, line, ptrs, static_cast<int>(sizeof...(A))))
+        return;
+    auto body = [=]() { expr_call(call, arg_bytes<A>(args)...); };
+    launch(name, file, line, NULL, grid, block, shmem, stream, &call_closure<decltype(body)>, &body);
+}
+
+} /* namespace gpuh_sim_impl */
+
+namespace gpuh_sim_impl {
+/* ---- Cooperative launches (cudaLaunchCooperativeKernel): every block of
+   the grid runs at once, each on a CPU thread of its own, so that
+   this_grid().sync() can wait for all of them (a grid-wide barrier). */
+struct grid_barrier {
+    std::mutex m;
+    std::condition_variable cv;
+    uint64_t total = 0, arrived = 0, generation = 0;
+};
+inline bool &cooperative_next()
+{
+    static thread_local bool next = false;
+    return next;
+}
+inline grid_barrier *&this_grid_barrier()
+{
+    static thread_local grid_barrier *b = NULL;
+    return b;
+}
+enum { MAX_COOPERATIVE_BLOCKS = 1024 };
+inline bool run_cooperative_if_asked(launch_job &job)
+{
+    if (!cooperative_next())
+        return false;
+    cooperative_next() = false;
+    grid_barrier gb;
+    gb.total = job.blocks;
+    job.chunk = 1;
+    std::vector<std::thread> threads;
+    for (uint64_t i = 0; i < job.blocks; ++i)
+        threads.emplace_back([&job, &gb] {
+            this_grid_barrier() = &gb;
+            work(job);
+        });
+    for (size_t i = 0; i < threads.size(); ++i)
+        threads[i].join();
+    return true;
+}
+/* The grid-wide barrier: the block's threads meet, one of them waits for
+   every other block, then the block's threads meet again. */
+inline void grid_sync(const char *file, int line)
+{
+    grid_barrier *gb = this_grid_barrier();
+    if (gb == NULL) {
+        char where[96];
+        fmt_where(where, sizeof where);
+        fprintf(stderr,
+                "gpuh sim: this_grid().sync() at %s:%d in kernel %s (%s), which was not launched with "
+                "cudaLaunchCooperativeKernel; the launch fails with cudaErrorCooperativeLaunchTooLarge\n",
+                file, line, tls().w->job->kernel, where);
+        kill_launch(static_cast<cudaError_t>(720));
+    }
+    sync_block("grid_group::sync", file, line, 0);
+    if (tls().lin == 0) {
+        std::unique_lock<std::mutex> g(gb->m);
+        const uint64_t gen = gb->generation;
+        if (++gb->arrived == gb->total) {
+            gb->arrived = 0;
+            gb->generation++;
+            gb->cv.notify_all();
+        } else {
+            while (gb->generation == gen) {
+                gb->cv.wait_for(g, std::chrono::milliseconds(50));
+                if (tls().w->job->failed.load()) { /* another block failed: this one stops too */
+                    g.unlock();
+                    kill_launch(cudaErrorLaunchFailure);
+                }
+            }
+        }
+    }
+    sync_block("grid_group::sync", file, line + 1000000, 0);
+}
+
+/* ---- coalesced_threads(): the lanes of a warp that reach the call together.
+   A lane waits there; when no thread of the block can run any more, the
+   lanes waiting at the same call are released as one group (lanes that took
+   another path have by then exited or wait elsewhere). */
+enum { W_CONVERGE = 100 };
+inline unsigned converge(const char *file, int line)
+{
+    thread_view &v = tls();
+    worker &w = *v.w;
+    block_state &b = *w.b;
+    const int me = v.lin;
+    lane_op &l = b.lane[me];
+    l.op = W_CONVERGE;
+    l.mask = 0;
+    l.where.what = "coalesced_threads";
+    l.where.file = file;
+    l.where.line = line;
+    b.state[me] = T_WARP;
+    to_scheduler(w, w.current);
+    return static_cast<unsigned>(l.result);
+}
+inline bool release_converged(block_state &b)
+{
+    bool any = false;
+    for (int base = 0; base < b.n; base += 32) {
+        const int lanes = std::min(32, b.n - base);
+        unsigned done = 0;
+        for (int k = 0; k < lanes; ++k) {
+            const lane_op &a = b.lane[base + k];
+            if ((done >> k & 1u) || b.state[base + k] != T_WARP || a.op != W_CONVERGE)
+                continue;
+            unsigned mask = 0;
+            for (int j = k; j < lanes; ++j) {
+                const lane_op &o = b.lane[base + j];
+                if (b.state[base + j] == T_WARP && o.op == W_CONVERGE && o.where.line == a.where.line &&
+                    strcmp(o.where.file, a.where.file) == 0)
+                    mask |= 1u << j;
+            }
+            for (int j = k; j < lanes; ++j)
+                if (mask >> j & 1u) {
+                    b.lane[base + j].result = mask;
+                    b.state[base + j] = T_READY;
+                }
+            done |= mask;
+            any = true;
+        }
+    }
+    return any;
+}
+
+template <std::size_t... I> struct index_list {};
+template <std::size_t N, std::size_t... I> struct make_index_list : make_index_list<N - 1, N - 1, I...> {};
+template <std::size_t... I> struct make_index_list<0, I...> {
+    typedef index_list<I...> type;
+};
+/* A launch whose arguments come as CUDA's array of pointers to them. */
+template <class... P, std::size_t... I>
+void launch_from_pointers(const char *name, void (*kernel)(P...), dim3 grid, dim3 block, size_t shmem,
+                          cudaStream_t stream, void **args, index_list<I...>)
+{
+    launch_call(name, "<cudaLaunchKernel>", 0, grid, block, shmem, stream, kernel,
+                *static_cast<typename std::decay<P>::type *>(args[I])...);
+}
+typedef void (*erased_launch)(const void *kernel, dim3 grid, dim3 block, size_t shmem, cudaStream_t stream,
+                              void **args);
+template <class... P>
+void erased_launch_of(const void *kernel, dim3 grid, dim3 block, size_t shmem, cudaStream_t stream, void **args)
+{
+    launch_from_pointers("<kernel>", reinterpret_cast<void (*)(P...)>(const_cast<void *>(kernel)), grid, block, shmem,
+                         stream, args, typename make_index_list<sizeof...(P)>::type());
+}
+/* Kernels by address, for launches given a void pointer (gpuh-simcc registers
+   every kernel of a file that is not a template). */
+inline std::map<const void *, erased_launch> &kernel_registry()
+{
+    static std::map<const void *, erased_launch> r;
+    return r;
+}
+template <class... P> inline int register_kernel(void (*kernel)(P...))
+{
+    std::lock_guard<std::mutex> g(rt().m);
+    kernel_registry()[key_of(kernel)] = &erased_launch_of<P...>;
+    return 0;
+}
+inline cudaError_t launch_erased(const void *kernel, dim3 grid, dim3 block, void **args, size_t shmem,
+                                 cudaStream_t stream, bool cooperative)
+{
+    erased_launch f = NULL;
+    {
+        std::lock_guard<std::mutex> g(rt().m);
+        std::map<const void *, erased_launch>::iterator it = kernel_registry().find(kernel);
+        if (it != kernel_registry().end())
+            f = it->second;
+    }
+    if (f == NULL) {
+        fprintf(stderr, "gpuh sim: cudaLaunchKernel of %p: not a kernel gpuh-simcc registered (a template kernel "
+                        "needs its typed launch: cudaLaunchKernel(kernel<T>, ...) without the void * cast)\n",
+                kernel);
+        return ret(cudaErrorInvalidDeviceFunction);
+    }
+    if (cooperative && static_cast<uint64_t>(grid.x) * grid.y * grid.z > MAX_COOPERATIVE_BLOCKS)
+        return ret(static_cast<cudaError_t>(720));
+    cooperative_next() = cooperative;
+    cudaGetLastError();
+    f(kernel, grid, block, shmem, stream, args);
+    cooperative_next() = false;
+    return cudaGetLastError();
+}
+
+} /* namespace gpuh_sim_impl */
+
+/* cudaLaunchKernel / cudaLaunchCooperativeKernel: the kernel, its grid and
+   block, an array of pointers to its arguments; the cooperative launch runs
+   every block at once (at most 1024 blocks), so that grid-wide sync works. */
+template <class... P>
+inline cudaError_t cudaLaunchKernel(void (*kernel)(P...), dim3 grid, dim3 block, void **args, size_t shmem = 0,
+                                    cudaStream_t stream = 0)
+{
+    gpuh_sim_impl::register_kernel(kernel);
+    return gpuh_sim_impl::launch_erased(gpuh_sim_impl::key_of(kernel), grid, block, args, shmem, stream, false);
+}
+inline cudaError_t cudaLaunchKernel(const void *kernel, dim3 grid, dim3 block, void **args, size_t shmem = 0,
+                                    cudaStream_t stream = 0)
+{
+    return gpuh_sim_impl::launch_erased(kernel, grid, block, args, shmem, stream, false);
+}
+template <class... P>
+inline cudaError_t cudaLaunchCooperativeKernel(void (*kernel)(P...), dim3 grid, dim3 block, void **args,
+                                               size_t shmem = 0, cudaStream_t stream = 0)
+{
+    gpuh_sim_impl::register_kernel(kernel);
+    return gpuh_sim_impl::launch_erased(gpuh_sim_impl::key_of(kernel), grid, block, args, shmem, stream, true);
+}
+inline cudaError_t cudaLaunchCooperativeKernel(const void *kernel, dim3 grid, dim3 block, void **args,
+                                               size_t shmem = 0, cudaStream_t stream = 0)
+{
+    return gpuh_sim_impl::launch_erased(kernel, grid, block, args, shmem, stream, true);
+}
+/* gpuh-simcc's registration of a file's kernels (for launches by void pointer). */
+#define GPUH_SIM_REGISTER_KERNEL(kernel) gpuh_sim_impl::register_kernel(kernel)
+
+/* GPUH_SIM_KERNEL_CALL_EXPR(kernel, grid, block, shmem, stream, args...):
+   kernel<<<...>>>(args...) for a template kernel named without its template
+   arguments, or a kernel with default arguments (gpuh-simcc picks it for
+   those); needs C++14. The launch has no kernel address, so the occupancy
+   and attribute calls' per-kernel settings do not apply to it. */
+#define GPUH_SIM_KERNEL_CALL_EXPR(kernel, grid, block, shmem, stream, ...)                                            \
+    gpuh_sim_impl::launch_expr(#kernel, __FILE__, __LINE__, (grid), (block), (shmem), (stream),                        \
+                               [](auto &...gpuh_sim_a) { kernel(gpuh_sim_a...); }, __VA_ARGS__)
+#define GPUH_SIM_KERNEL_CALL_EXPR0(kernel, grid, block, shmem, stream)                                                 \
+    gpuh_sim_impl::launch_expr(#kernel, __FILE__, __LINE__, (grid), (block), (shmem), (stream), []() { kernel(); })
+
+/* A failed assert(): in a kernel, CUDA prints the assertion with the block
+   and thread and fails the launch with cudaErrorAssert (sticky); on the host,
+   the C library's behaviour (message, abort). This definition takes the C
+   library's place for the whole program. */
+extern "C" __attribute__((weak, noreturn)) void __assert_fail(const char *expr, const char *file, unsigned int line,
+                                                               const char *func) noexcept
+{
+    if (gpuh_sim_impl::in_kernel()) {
+        const gpuh_sim_impl::thread_view &v = gpuh_sim_impl::tls();
+        fprintf(stderr, "%s:%u: %s: block: [%u,%u,%u], thread: [%u,%u,%u] Assertion `%s` failed.\n", file, line, func,
+                v.bid.x, v.bid.y, v.bid.z, v.tid.x, v.tid.y, v.tid.z, expr);
+        gpuh_sim_impl::kill_launch(cudaErrorAssert);
+    }
+    fprintf(stderr, "%s:%u: %s: Assertion `%s' failed.\n", file, line, func, expr);
+    abort();
 }
 #endif /* __cplusplus */
 

@@ -1,0 +1,84 @@
+# CUDA programs as people write them, on the simulator (included from the tests
+# block of CMakeLists.txt), each built by tools/gpuh-simcc as a user would:
+#   sim.cuda                 tests/test_sim_cuda.cu (label sim; the same file runs on a GPU as gpu.sim_cuda)
+#   sim.cuda.hostptr/.assert/.dp   its diagnostics: the message and the launch's error
+#   sim.simcc.c              a C main (compiled as C) with its kernels in a .cu file
+#   samples.<name>           NVIDIA's cuda-samples, a regression subset vendored unedited
+#                            in tests/samples/vendored (label samples; the whole set:
+#                            tests/samples/run.sh PATH-TO-cuda-samples)
+gpuh_program(test_sim_cuda_gpu tests/test_sim_cuda.cu)
+gpuh_add_test(gpu.sim_cuda gpu test_sim_cuda_gpu)
+
+if(NOT GPUH_BUILD_SIM)
+  return()
+endif()
+
+file(GLOB_RECURSE gpuh_simcc_standins CONFIGURE_DEPENDS ${CMAKE_CURRENT_LIST_DIR}/../sim/include/*)
+set(gpuh_simcc_deps ${gpuh_simcc} ${CMAKE_CURRENT_LIST_DIR}/../gpuh_sim.h ${gpuh_simcc_standins})
+
+# gpuh_simcc_program(name SOURCES files... [FLAGS flags...]): an executable
+# built by gpuh-simcc (with the host compilers CMake found).
+function(gpuh_simcc_program name)
+  cmake_parse_arguments(arg "" "" "SOURCES;FLAGS" ${ARGN})
+  set(exe ${CMAKE_CURRENT_BINARY_DIR}/${name}${CMAKE_EXECUTABLE_SUFFIX})
+  add_custom_command(OUTPUT ${exe}
+                     COMMAND ${CMAKE_COMMAND} -E env GPUH_SIMCC_CXX=${CMAKE_CXX_COMPILER} GPUH_SIMCC_CC=${CMAKE_C_COMPILER}
+                             ${Python3_EXECUTABLE} ${gpuh_simcc} ${arg_FLAGS} ${arg_SOURCES} -o ${exe}
+                     DEPENDS ${arg_SOURCES} ${gpuh_simcc_deps} COMMENT "gpuh-simcc ${name}" VERBATIM)
+  add_custom_target(build_${name} ALL DEPENDS ${exe})
+endfunction()
+
+set(src ${CMAKE_CURRENT_SOURCE_DIR})
+gpuh_simcc_program(sim_cuda SOURCES ${src}/tests/test_sim_cuda.cu FLAGS ${gpuh_c_warnings})
+set(sim_cuda ${CMAKE_CURRENT_BINARY_DIR}/sim_cuda${CMAKE_EXECUTABLE_SUFFIX})
+gpuh_sim_test(sim.cuda ${sim_cuda})
+gpuh_sim_test(sim.cuda.reverse ${sim_cuda} ENV GPUH_SIM_SCHEDULE=reverse)
+gpuh_sim_test(sim.cuda.hostptr ${sim_cuda} ARGS hostptr EXPECT
+  "kernel write_kernel launched at [^\n]*test_sim_cuda.cu:[0-9]+: argument 1 is the pointer 0x[0-9a-f]+, [^\n]*illegal address.*hostptr: cudaErrorIllegalAddress")
+gpuh_sim_test(sim.cuda.assert ${sim_cuda} ARGS assert EXPECT
+  "test_sim_cuda.cu:[0-9]+: [^\n]*assert_kernel[^\n]*: block: \\[1,0,0\\], thread: \\[5,0,0\\] Assertion [^\n]* failed.*assert: cudaErrorAssert")
+gpuh_sim_test(sim.cuda.dp ${sim_cuda} ARGS dp EXPECT
+  "kernel child_kernel launched at [^\n]* from inside kernel parent_kernel [^\n]*dynamic parallelism is not simulated.*dp: cudaErrorNotSupported")
+
+gpuh_simcc_program(sim_c_main SOURCES ${src}/tests/sim_c_main.c ${src}/tests/sim_c_kernels.cu
+                   FLAGS -I${src} -std=c99 ${gpuh_c_warnings})
+gpuh_sim_test(sim.simcc.c ${CMAKE_CURRENT_BINARY_DIR}/sim_c_main${CMAKE_EXECUTABLE_SUFFIX} EXPECT "sim_c_main: PASS")
+
+# The vendored samples: folder, sources (as the sample's CMakeLists.txt lists
+# them), and the sample's own options that shrink its work.
+set(vendored ${src}/tests/samples/vendored)
+set(gpuh_samples
+  "0_Introduction/vectorAdd|vectorAdd.cu|"
+  "0_Introduction/clock|clock.cu|"
+  "0_Introduction/asyncAPI|asyncAPI.cu|"
+  "0_Introduction/simpleAssert|simpleAssert.cu|"
+  "0_Introduction/simpleAtomicIntrinsics|simpleAtomicIntrinsics.cu,simpleAtomicIntrinsics_cpu.cpp|"
+  "0_Introduction/simpleCooperativeGroups|simpleCooperativeGroups.cu|"
+  "0_Introduction/simpleCubemapTexture|simpleCubemapTexture.cu|"
+  "0_Introduction/simpleLayeredTexture|simpleLayeredTexture.cu|"
+  "0_Introduction/simpleOccupancy|simpleOccupancy.cu|"
+  "0_Introduction/simpleTemplates|simpleTemplates.cu|"
+  "0_Introduction/simpleVoteIntrinsics|simpleVoteIntrinsics.cu|"
+  "0_Introduction/template|template.cu,template_cpu.cpp|"
+  "0_Introduction/matrixMul|matrixMul.cu|-wA=64,-hA=64,-wB=64,-hB=64"
+  "0_Introduction/systemWideAtomics|systemWideAtomics.cu|"
+  "2_Concepts_and_Techniques/threadFenceReduction|threadFenceReduction.cu|"
+  "2_Concepts_and_Techniques/reductionMultiBlockCG|reductionMultiBlockCG.cu|-n=1000000")
+foreach(entry IN LISTS gpuh_samples)
+  string(REPLACE "|" ";" parts "${entry}")
+  list(GET parts 0 dir)
+  list(GET parts 1 files)
+  list(GET parts 2 opts)
+  get_filename_component(name ${dir} NAME)
+  string(REPLACE "," ";" files "${files}")
+  string(REPLACE "," ";" opts "${opts}")
+  set(srcs "")
+  foreach(f IN LISTS files)
+    list(APPEND srcs ${vendored}/Samples/${dir}/${f})
+  endforeach()
+  gpuh_simcc_program(sample_${name} SOURCES ${srcs} FLAGS -I${vendored}/Common)
+  add_test(NAME samples.${name} COMMAND ${CMAKE_CURRENT_BINARY_DIR}/sample_${name}${CMAKE_EXECUTABLE_SUFFIX} ${opts}
+           WORKING_DIRECTORY ${vendored}/Samples/${dir})
+  set_tests_properties(samples.${name} PROPERTIES LABELS samples TIMEOUT 300
+                       FAIL_REGULAR_EXPRESSION "FAIL|Test failed|[Mm]ismatch|Waiving")
+endforeach()

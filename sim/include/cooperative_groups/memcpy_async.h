@@ -1,0 +1,2 @@
+/* Stand-in for CUDA's <cooperative_groups/memcpy_async.h>: all of it is in the simulator's <cooperative_groups.h>. */
+#include "../cooperative_groups.h"

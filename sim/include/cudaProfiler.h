@@ -1,0 +1,2 @@
+/* Stand-in for CUDA's <cudaProfiler.h> on gpuh's CPU simulator, which does not support it. */
+#error "gpuh simulator: the driver API is not simulated"

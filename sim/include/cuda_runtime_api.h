@@ -1,0 +1,2 @@
+/* Stand-in for CUDA's <cuda_runtime_api.h> on gpuh's CPU simulator: it comes with the stand-in <cuda_runtime.h>. */
+#include "cuda_runtime.h"

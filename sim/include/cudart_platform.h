@@ -1,0 +1,2 @@
+/* Stand-in for CUDA's <cudart_platform.h> on gpuh's CPU simulator: what it declares comes from gpuh_sim.h. */
+#include "gpuh_sim.h"

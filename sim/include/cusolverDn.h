@@ -1,0 +1,2 @@
+/* Stand-in for CUDA's <cusolverDn.h> on gpuh's CPU simulator, which does not support it. */
+#error "gpuh simulator: cuSOLVER is not simulated"

@@ -1,0 +1,388 @@
+/* gpuh_sim_runtime.h - more of the CUDA runtime API on gpuh's CPU simulator:
+   the calls real programs make beyond what gpuh itself uses (C++ overloads
+   with CUDA's default arguments, device flags, limits, stream attributes and
+   callbacks, peer queries of the one device, system- and block-scope
+   atomics, umin/umax). Included by the simulator's stand-in <cuda_runtime.h>;
+   semantics from the CUDA Runtime API reference. */
+#ifndef GPUH_SIM_RUNTIME_H
+#define GPUH_SIM_RUNTIME_H
+#include "gpuh_sim.h"
+
+#ifndef CUDART_CB
+#define CUDART_CB
+#endif
+/* A kernel parameter read in place, never copied: here every thread has its
+   bytewise copy, which the kernel cannot tell apart. */
+#ifndef __grid_constant__
+#define __grid_constant__
+#endif
+#define cudaDeviceScheduleAuto 0x00
+#define cudaDeviceScheduleSpin 0x01
+#define cudaDeviceScheduleYield 0x02
+#define cudaDeviceScheduleBlockingSync 0x04
+#define cudaDeviceBlockingSync 0x04
+#define cudaDeviceMapHost 0x08
+#define cudaDeviceLmemResizeToMax 0x10
+#define cudaHostRegisterIoMemory 0x04
+#define cudaHostRegisterReadOnly 0x08
+#define cudaOccupancyDefault 0x00
+#define cudaOccupancyDisableCachingOverride 0x01
+
+/* ---- Overloads with CUDA's default arguments (cuda_runtime.h's C++ API). */
+inline cudaError_t cudaEventRecord(cudaEvent_t event) { return cudaEventRecord(event, 0); }
+inline cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t bytes, enum cudaMemcpyKind kind)
+{
+    return cudaMemcpyAsync(dst, src, bytes, kind, 0);
+}
+inline cudaError_t cudaMemsetAsync(void *ptr, int value, size_t bytes) { return cudaMemsetAsync(ptr, value, bytes, 0); }
+inline cudaError_t cudaMemcpy2DAsync(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
+                                     size_t height, enum cudaMemcpyKind kind)
+{
+    return cudaMemcpy2DAsync(dst, dpitch, src, spitch, width, height, kind, 0);
+}
+inline cudaError_t cudaMemPrefetchAsync(const void *ptr, size_t bytes, struct cudaMemLocation location,
+                                        unsigned int flags)
+{
+    return cudaMemPrefetchAsync(ptr, bytes, location, flags, 0);
+}
+/* Managed memory is host memory here, visible to every stream: attaching changes nothing. */
+inline cudaError_t cudaStreamAttachMemAsync(cudaStream_t, void *ptr, size_t length = 0,
+                                            unsigned int flags = cudaMemAttachGlobal)
+{
+    (void)length;
+    if (ptr == NULL || (flags != cudaMemAttachGlobal && flags != cudaMemAttachHost && flags != 0x04))
+        return gpuh_sim_impl::ret(cudaErrorInvalidValue);
+    return cudaSuccess;
+}
+inline cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event)
+{
+    return cudaStreamWaitEvent(stream, event, 0);
+}
+inline cudaError_t cudaHostAlloc(void **p, size_t bytes) { return cudaHostAlloc(p, bytes, 0); }
+inline cudaError_t cudaMallocHost(void **p, size_t bytes, unsigned int flags) { return cudaHostAlloc(p, bytes, flags); }
+template <class T> inline cudaError_t cudaMallocHost(T **p, size_t bytes, unsigned int flags)
+{
+    return cudaHostAlloc(reinterpret_cast<void **>(p), bytes, flags);
+}
+template <class T> inline cudaError_t cudaHostGetDevicePointer(T **device_ptr, void *host_ptr, unsigned int flags)
+{
+    return cudaHostGetDevicePointer(reinterpret_cast<void **>(device_ptr), host_ptr, flags);
+}
+template <class T> inline cudaError_t cudaMallocAsync(T **p, size_t bytes) { return cudaMallocAsync(p, bytes, 0); }
+inline cudaError_t cudaFreeAsync(void *p) { return cudaFreeAsync(p, 0); }
+template <class T> inline cudaError_t cudaMemcpyToSymbolAsync(T &symbol, const void *src, size_t bytes,
+                                                              size_t offset = 0,
+                                                              enum cudaMemcpyKind kind = cudaMemcpyHostToDevice,
+                                                              cudaStream_t stream = 0)
+{
+    (void)stream; /* work runs in order when issued */
+    return cudaMemcpyToSymbol(symbol, src, bytes, offset, kind);
+}
+template <class T> inline cudaError_t cudaMemcpyFromSymbolAsync(void *dst, const T &symbol, size_t bytes,
+                                                                size_t offset = 0,
+                                                                enum cudaMemcpyKind kind = cudaMemcpyDeviceToHost,
+                                                                cudaStream_t stream = 0)
+{
+    (void)stream;
+    return cudaMemcpyFromSymbol(dst, symbol, bytes, offset, kind);
+}
+/* A __device__ variable's address and size (it is a global of the program here). */
+template <class T> inline cudaError_t cudaGetSymbolAddress(void **p, const T &symbol)
+{
+    if (p == NULL)
+        return gpuh_sim_impl::ret(cudaErrorInvalidValue);
+    *p = const_cast<void *>(static_cast<const void *>(&symbol));
+    return cudaSuccess;
+}
+template <class T> inline cudaError_t cudaGetSymbolSize(size_t *size, const T &)
+{
+    if (size == NULL)
+        return gpuh_sim_impl::ret(cudaErrorInvalidValue);
+    *size = sizeof(T);
+    return cudaSuccess;
+}
+namespace gpuh_sim_impl {
+/* The block size (a multiple of 32, at most limit) that keeps the most threads
+   resident on an SM, and the grid that fills the device with it. */
+template <class F> inline cudaError_t potential_block(int *min_grid, int *block, int limit, F blocks_at)
+{
+    int best = 0, best_b = 0, sms = 0;
+    if (min_grid == NULL || block == NULL)
+        return ret(cudaErrorInvalidValue);
+    cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0);
+    for (int b = 32; b <= (limit > 0 ? limit : 1024); b += 32) {
+        int n = 0;
+        cudaError_t err = blocks_at(&n, b);
+        if (err != cudaSuccess)
+            return err;
+        if (n * b > best) {
+            best = n * b;
+            best_b = b;
+        }
+    }
+    *block = best_b;
+    *min_grid = best_b ? best / best_b * sms : 0;
+    return cudaSuccess;
+}
+} /* namespace gpuh_sim_impl */
+/* The occupancy calls given the kernel as a void pointer, or a shared-memory size per block size. */
+inline cudaError_t cudaOccupancyMaxPotentialBlockSize(int *min_grid, int *block, const void *f, size_t shmem = 0,
+                                                      int limit = 0)
+{
+    return gpuh_sim_impl::potential_block(min_grid, block, limit, [=](int *n, int b) {
+        return cudaOccupancyMaxActiveBlocksPerMultiprocessor(n, f, b, shmem);
+    });
+}
+inline cudaError_t cudaOccupancyMaxPotentialBlockSize(int *min_grid, int *block, void *f, size_t shmem = 0,
+                                                      int limit = 0)
+{
+    return cudaOccupancyMaxPotentialBlockSize(min_grid, block, static_cast<const void *>(f), shmem, limit);
+}
+template <class F, class S>
+inline cudaError_t cudaOccupancyMaxPotentialBlockSizeVariableSMem(int *min_grid, int *block, F f, S shmem_of,
+                                                                  int limit = 0)
+{
+    return gpuh_sim_impl::potential_block(min_grid, block, limit, [=](int *n, int b) {
+        return cudaOccupancyMaxActiveBlocksPerMultiprocessor(n, f, b, static_cast<size_t>(shmem_of(b)));
+    });
+}
+template <class F>
+inline cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int *blocks, F f, int block_size,
+                                                                          size_t shmem, unsigned int flags)
+{
+    (void)flags;
+    return cudaOccupancyMaxActiveBlocksPerMultiprocessor(blocks, f, block_size, shmem);
+}
+template <class F> inline cudaError_t cudaFuncSetCacheConfig(F, int) { return cudaSuccess; }
+template <class F> inline cudaError_t cudaFuncSetSharedMemConfig(F, int) { return cudaSuccess; }
+enum cudaFuncCache { cudaFuncCachePreferNone = 0, cudaFuncCachePreferShared = 1, cudaFuncCachePreferL1 = 2,
+                     cudaFuncCachePreferEqual = 3 };
+inline cudaError_t cudaDeviceSetCacheConfig(enum cudaFuncCache) { return cudaSuccess; }
+
+/* ---- Device flags: recorded and returned; the simulator behaves the same
+   under each (host memory is always mapped). */
+namespace gpuh_sim_impl {
+inline unsigned &device_flags()
+{
+    static unsigned f = 0;
+    return f;
+}
+} /* namespace gpuh_sim_impl */
+inline cudaError_t cudaSetDeviceFlags(unsigned int flags)
+{
+    if (flags & ~0x1fu)
+        return gpuh_sim_impl::ret(cudaErrorInvalidValue);
+    gpuh_sim_impl::device_flags() = flags;
+    return cudaSuccess;
+}
+inline cudaError_t cudaGetDeviceFlags(unsigned int *flags)
+{
+    if (flags == NULL)
+        return gpuh_sim_impl::ret(cudaErrorInvalidValue);
+    *flags = gpuh_sim_impl::device_flags() | cudaDeviceMapHost;
+    return cudaSuccess;
+}
+inline cudaError_t cudaSetValidDevices(int *, int) { return cudaSuccess; }
+inline cudaError_t cudaChooseDevice(int *device, const struct cudaDeviceProp *)
+{
+    if (device == NULL)
+        return gpuh_sim_impl::ret(cudaErrorInvalidValue);
+    *device = 0;
+    return cudaSuccess;
+}
+inline cudaError_t cudaThreadSynchronize() { return cudaDeviceSynchronize(); }
+
+/* ---- Limits: recorded and returned (the simulator has no fixed heap or stack
+   for them to size). */
+enum cudaLimit {
+    cudaLimitStackSize = 0x00,
+    cudaLimitPrintfFifoSize = 0x01,
+    cudaLimitMallocHeapSize = 0x02,
+    cudaLimitDevRuntimeSyncDepth = 0x03,
+    cudaLimitDevRuntimePendingLaunchCount = 0x04,
+    cudaLimitMaxL2FetchGranularity = 0x05,
+    cudaLimitPersistingL2CacheSize = 0x06
+};
+namespace gpuh_sim_impl {
+inline size_t *limits()
+{
+    static size_t v[7] = {1024, 1 << 20, 8 << 20, 2, 2048, 64, 0};
+    return v;
+}
+} /* namespace gpuh_sim_impl */
+inline cudaError_t cudaDeviceSetLimit(enum cudaLimit limit, size_t value)
+{
+    if (static_cast<unsigned>(limit) > 6u)
+        return gpuh_sim_impl::ret(cudaErrorInvalidValue);
+    gpuh_sim_impl::limits()[limit] = value;
+    return cudaSuccess;
+}
+inline cudaError_t cudaDeviceGetLimit(size_t *value, enum cudaLimit limit)
+{
+    if (value == NULL || static_cast<unsigned>(limit) > 6u)
+        return gpuh_sim_impl::ret(cudaErrorInvalidValue);
+    *value = gpuh_sim_impl::limits()[limit];
+    return cudaSuccess;
+}
+inline cudaError_t cudaCtxResetPersistingL2Cache() { return cudaSuccess; }
+
+/* ---- Stream attributes (an L2 access-policy window: accepted, no effect on a CPU). */
+enum cudaAccessProperty { cudaAccessPropertyNormal = 0, cudaAccessPropertyStreaming = 1,
+                          cudaAccessPropertyPersisting = 2 };
+struct cudaAccessPolicyWindow {
+    void *base_ptr;
+    size_t num_bytes;
+    float hitRatio;
+    enum cudaAccessProperty hitProp, missProp;
+};
+enum cudaLaunchAttributeID { cudaLaunchAttributeAccessPolicyWindow = 1, cudaLaunchAttributeCooperative = 2,
+                             cudaLaunchAttributeSynchronizationPolicy = 3, cudaLaunchAttributePriority = 8 };
+typedef enum cudaLaunchAttributeID cudaStreamAttrID;
+#define cudaStreamAttributeAccessPolicyWindow cudaLaunchAttributeAccessPolicyWindow
+#define cudaStreamAttributeSynchronizationPolicy cudaLaunchAttributeSynchronizationPolicy
+#define cudaStreamAttributePriority cudaLaunchAttributePriority
+union cudaLaunchAttributeValue {
+    char pad[64];
+    struct cudaAccessPolicyWindow accessPolicyWindow;
+    int cooperative;
+    int priority;
+};
+typedef union cudaLaunchAttributeValue cudaStreamAttrValue;
+inline cudaError_t cudaStreamSetAttribute(cudaStream_t, cudaStreamAttrID, const cudaStreamAttrValue *value)
+{
+    return value == NULL ? gpuh_sim_impl::ret(cudaErrorInvalidValue) : cudaSuccess;
+}
+inline cudaError_t cudaStreamGetAttribute(cudaStream_t, cudaStreamAttrID, cudaStreamAttrValue *value)
+{
+    if (value == NULL)
+        return gpuh_sim_impl::ret(cudaErrorInvalidValue);
+    memset(value, 0, sizeof *value);
+    return cudaSuccess;
+}
+
+/* ---- Stream callbacks: cudaStreamAddCallback runs the callback after the
+   stream's earlier work, with the stream's status, as CUDA does. */
+typedef void (*cudaStreamCallback_t)(cudaStream_t stream, cudaError_t status, void *user_data);
+namespace gpuh_sim_impl {
+struct stream_callback {
+    cudaStreamCallback_t fn;
+    cudaStream_t stream;
+    void *data;
+};
+inline void run_stream_callback(void *p)
+{
+    stream_callback *c = static_cast<stream_callback *>(p);
+    c->fn(c->stream, cudaSuccess, c->data);
+    delete c;
+}
+} /* namespace gpuh_sim_impl */
+inline cudaError_t cudaStreamAddCallback(cudaStream_t stream, cudaStreamCallback_t fn, void *data, unsigned int flags)
+{
+    if (fn == NULL || flags != 0)
+        return gpuh_sim_impl::ret(cudaErrorInvalidValue);
+    gpuh_sim_impl::stream_callback *c = new gpuh_sim_impl::stream_callback();
+    c->fn = fn;
+    c->stream = stream;
+    c->data = data;
+    cudaError_t e = cudaLaunchHostFunc(stream, gpuh_sim_impl::run_stream_callback, c);
+    if (e != cudaSuccess)
+        delete c;
+    return e;
+}
+
+/* ---- Peers: gpuh_sim.h presents GPUH_SIM_DEVICES devices that all reach
+   one another (SEVERAL DEVICES there); their attributes say so. */
+enum cudaDeviceP2PAttr {
+    cudaDevP2PAttrPerformanceRank = 1,
+    cudaDevP2PAttrAccessSupported = 2,
+    cudaDevP2PAttrNativeAtomicSupported = 3,
+    cudaDevP2PAttrCudaArrayAccessSupported = 4
+};
+inline cudaError_t cudaDeviceGetP2PAttribute(int *value, enum cudaDeviceP2PAttr attr, int src, int dst)
+{
+    int can = 0;
+    if (value == NULL)
+        return gpuh_sim_impl::ret(cudaErrorInvalidValue);
+    const cudaError_t err = cudaDeviceCanAccessPeer(&can, src, dst);
+    if (err != cudaSuccess)
+        return err;
+    *value = attr == cudaDevP2PAttrPerformanceRank ? 0 : can;
+    return cudaSuccess;
+}
+
+/* ---- Device functions: scoped atomics (every simulated atomic is already
+   system-wide). umin/umax & co. are in gpuh_sim_cu.h: CUDA declares them for
+   .cu files only, and host .cpp files define their own. */
+#define GPUH_IMPL_SIM_SCOPED(op)                                                                                       \
+    template <class T, class... U> inline auto op##_system(T *a, U... v) -> decltype(op(a, v...)) { return op(a, v...); } \
+    template <class T, class... U> inline auto op##_block(T *a, U... v) -> decltype(op(a, v...)) { return op(a, v...); }
+GPUH_IMPL_SIM_SCOPED(atomicAdd)
+GPUH_IMPL_SIM_SCOPED(atomicSub)
+GPUH_IMPL_SIM_SCOPED(atomicExch)
+GPUH_IMPL_SIM_SCOPED(atomicMin)
+GPUH_IMPL_SIM_SCOPED(atomicMax)
+GPUH_IMPL_SIM_SCOPED(atomicInc)
+GPUH_IMPL_SIM_SCOPED(atomicDec)
+GPUH_IMPL_SIM_SCOPED(atomicCAS)
+GPUH_IMPL_SIM_SCOPED(atomicAnd)
+GPUH_IMPL_SIM_SCOPED(atomicOr)
+GPUH_IMPL_SIM_SCOPED(atomicXor)
+#undef GPUH_IMPL_SIM_SCOPED
+
+/* ---- Memory pools: gpuh_sim.h simulates created pools (MEMORY POOLS there);
+   here, the device's default and current pool for programs that ask for
+   them: one pool, created on first use, that cudaDeviceSetMemPool can replace. */
+namespace gpuh_sim_impl {
+inline cudaMemPool_t &current_pool()
+{
+    static cudaMemPool_t current = [] {
+        cudaMemPoolProps props;
+        memset(&props, 0, sizeof props);
+        props.allocType = cudaMemAllocationTypePinned;
+        props.location.type = cudaMemLocationTypeDevice;
+        cudaMemPool_t p = NULL;
+        cudaMemPoolCreate(&p, &props);
+        return p;
+    }();
+    return current;
+}
+inline cudaMemPool_t default_pool()
+{
+    static cudaMemPool_t first = current_pool();
+    return first;
+}
+} /* namespace gpuh_sim_impl */
+inline cudaError_t cudaDeviceGetDefaultMemPool(cudaMemPool_t *pool, int device)
+{
+    if (pool == NULL)
+        return gpuh_sim_impl::ret(cudaErrorInvalidValue);
+    if (device != 0)
+        return gpuh_sim_impl::ret(cudaErrorInvalidDevice);
+    *pool = gpuh_sim_impl::default_pool();
+    return cudaSuccess;
+}
+inline cudaError_t cudaDeviceGetMemPool(cudaMemPool_t *pool, int device)
+{
+    if (pool == NULL)
+        return gpuh_sim_impl::ret(cudaErrorInvalidValue);
+    if (device != 0)
+        return gpuh_sim_impl::ret(cudaErrorInvalidDevice);
+    *pool = gpuh_sim_impl::current_pool();
+    return cudaSuccess;
+}
+inline cudaError_t cudaDeviceSetMemPool(int device, cudaMemPool_t pool)
+{
+    if (pool == NULL)
+        return gpuh_sim_impl::ret(cudaErrorInvalidValue);
+    if (device != 0)
+        return gpuh_sim_impl::ret(cudaErrorInvalidDevice);
+    gpuh_sim_impl::current_pool() = pool;
+    return cudaSuccess;
+}
+template <class T>
+inline cudaError_t cudaMallocFromPoolAsync(T **p, size_t bytes, cudaMemPool_t pool, cudaStream_t stream)
+{
+    return cudaMallocFromPoolAsync(reinterpret_cast<void **>(p), bytes, pool, stream);
+}
+
+#endif /* GPUH_SIM_RUNTIME_H */

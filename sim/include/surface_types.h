@@ -1,0 +1,2 @@
+/* Stand-in for CUDA's <surface_types.h> on gpuh's CPU simulator: it comes with the stand-in <cuda_runtime.h>. */
+#include "cuda_runtime.h"

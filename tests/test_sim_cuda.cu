@@ -1,0 +1,564 @@
+/* CUDA programs as people write them, on the simulator (through tools/gpuh-simcc)
+   and on a GPU (nvcc): the same checks, so that the simulator's answers are
+   the GPU's. Each case names the CUDA behaviour it checks (CUDA C++
+   Programming Guide) and fails loudly.
+
+     test_sim_cuda            every portable case; exit 1 on a failure, 77 with no device
+     test_sim_cuda hostptr    a malloc'd pointer given to a kernel (simulator: reported, launch fails)
+     test_sim_cuda assert     a failing device assert(): cudaErrorAssert, block and thread printed
+     test_sim_cuda dp         a launch from inside a kernel (simulator: reported, launch fails) */
+#include <cassert>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <random>
+#include <vector>
+
+#include <cooperative_groups.h>
+#include <cooperative_groups/reduce.h>
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+namespace cg = cooperative_groups;
+
+static int failures = 0;
+#define CHECK(cond, ...)                                                                                               \
+    do {                                                                                                               \
+        if (!(cond)) {                                                                                                 \
+            printf("FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond);                                                     \
+            printf(__VA_ARGS__);                                                                                       \
+            printf("\n");                                                                                              \
+            ++failures;                                                                                                \
+        }                                                                                                              \
+    } while (0)
+#define CUDA_OK(call) CHECK((call) == cudaSuccess, "%s", cudaGetErrorName(cudaGetLastError()))
+
+static std::mt19937 rng(std::random_device{}());
+
+/* ---- cudaMemcpyToSymbol / FromSymbol into __constant__ and __device__ variables. */
+__constant__ float c_table[37];
+__device__ int d_total;
+__global__ void table_kernel(float *out, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) {
+        out[i] = c_table[i % 37] * 2.0f;
+        atomicAdd(&d_total, 1);
+    }
+}
+static void test_symbols()
+{
+    float h[37], out_h[100];
+    std::uniform_real_distribution<float> u(-10, 10);
+    for (int i = 0; i < 37; ++i)
+        h[i] = u(rng);
+    CUDA_OK(cudaMemcpyToSymbol(c_table, h, sizeof h));
+    float patch[3] = {1.5f, 2.5f, 3.5f};
+    CUDA_OK(cudaMemcpyToSymbol(c_table, patch, sizeof patch, 30 * sizeof(float)));
+    memcpy(h + 30, patch, sizeof patch);
+    int zero = 0;
+    CUDA_OK(cudaMemcpyToSymbol(d_total, &zero, sizeof zero));
+    float *out;
+    CUDA_OK(cudaMalloc(&out, sizeof out_h));
+    CUDA_OK(cudaMemset(out, 0xff, sizeof out_h));
+    table_kernel<<<4, 32>>>(out, 100);
+    CUDA_OK(cudaGetLastError());
+    CUDA_OK(cudaMemcpy(out_h, out, sizeof out_h, cudaMemcpyDeviceToHost));
+    int bad = 0;
+    for (int i = 0; i < 100; ++i)
+        bad += out_h[i] != h[i % 37] * 2.0f;
+    CHECK(bad == 0, "%d of 100 values read from a __constant__ array are wrong", bad);
+    int total = -1;
+    CUDA_OK(cudaMemcpyFromSymbol(&total, d_total, sizeof total));
+    CHECK(total == 100, "__device__ counter %d, expected 100", total);
+    float back[37];
+    CUDA_OK(cudaMemcpyFromSymbol(back, c_table, sizeof back));
+    CHECK(memcmp(back, h, sizeof h) == 0, "the __constant__ array read back differs");
+    /* beyond the variable's end: an error, nothing copied */
+    CHECK(cudaMemcpyToSymbol(c_table, h, sizeof h, 4) == cudaErrorInvalidValue, "a copy past the end");
+    cudaGetLastError();
+    CUDA_OK(cudaFree(out));
+}
+
+/* ---- A launch configuration with a comma inside a comment; a kernel with a default argument. */
+__global__ void scale_kernel(float *p, int n, float factor = 3.0f)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n)
+        p[i] *= factor;
+}
+static void test_launch_syntax()
+{
+    const int n = 1000;
+    std::vector<float> h(n), r(n);
+    std::uniform_real_distribution<float> u(-1, 1);
+    for (int i = 0; i < n; ++i)
+        h[i] = u(rng);
+    float *d;
+    CUDA_OK(cudaMalloc(&d, n * sizeof(float)));
+    CUDA_OK(cudaMemcpy(d, h.data(), n * sizeof(float), cudaMemcpyHostToDevice));
+    int blocks = (n + 127) / 128;
+    scale_kernel<<<blocks, 128 /* 480, 128 */>>>(d, n); /* the default factor, 3 */
+    CUDA_OK(cudaGetLastError());
+    scale_kernel<<<blocks, 128>>>(d, n, 0.5f);
+    CUDA_OK(cudaGetLastError());
+    CUDA_OK(cudaMemcpy(r.data(), d, n * sizeof(float), cudaMemcpyDeviceToHost));
+    int bad = 0;
+    for (int i = 0; i < n; ++i)
+        bad += r[i] != h[i] * 3.0f * 0.5f;
+    CHECK(bad == 0, "%d of %d wrong after the two launches", bad, n);
+    CUDA_OK(cudaFree(d));
+}
+
+/* ---- atomicAnd/Or/Xor with an operand of another integer type (CUDA's overloads convert it). */
+__global__ void bits_kernel(int *word, unsigned long long *wide)
+{
+    const unsigned bit = 1u << (threadIdx.x % 32);
+    atomicOr(word, bit);
+    atomicAnd(word, ~(1u << 31));
+    atomicXor(wide, 1ull << threadIdx.x);
+}
+static void test_bit_atomics()
+{
+    int *w;
+    unsigned long long *x;
+    CUDA_OK(cudaMalloc(&w, sizeof(int)));
+    CUDA_OK(cudaMalloc(&x, sizeof(unsigned long long)));
+    CUDA_OK(cudaMemset(w, 0, sizeof(int)));
+    CUDA_OK(cudaMemset(x, 0, sizeof(unsigned long long)));
+    bits_kernel<<<1, 48>>>(w, x);
+    CUDA_OK(cudaGetLastError());
+    int hw = 0;
+    unsigned long long hx = 0;
+    CUDA_OK(cudaMemcpy(&hw, w, sizeof hw, cudaMemcpyDeviceToHost));
+    CUDA_OK(cudaMemcpy(&hx, x, sizeof hx, cudaMemcpyDeviceToHost));
+    CHECK(hw == 0x7fffffff, "atomicOr/atomicAnd gave %#x", hw);
+    CHECK(hx == (1ull << 48) - 1, "atomicXor gave %#llx", hx);
+    CUDA_OK(cudaFree(w));
+    CUDA_OK(cudaFree(x));
+}
+
+/* ---- Kernel arguments: copied once per launch, bytewise; no destructor runs on
+   the device; every thread has its own copy of a by-value parameter. */
+struct counted {
+    int *data;
+    int base;
+    static int destructions;
+    __host__ __device__ counted(int *d, int b) : data(d), base(b) {}
+    __host__ __device__ counted(const counted &o) : data(o.data), base(o.base) {}
+    __host__ __device__ ~counted()
+    {
+#ifndef __CUDA_ARCH__
+        ++destructions; /* a device destructor would count here on the simulator */
+#endif
+    }
+};
+int counted::destructions = 0;
+__global__ void counted_kernel(counted c)
+{
+    c.base += static_cast<int>(threadIdx.x); /* this thread's copy only */
+    c.data[blockIdx.x * blockDim.x + threadIdx.x] = c.base;
+}
+static void test_argument_copies()
+{
+    const int threads = 256, blocks = 3;
+    int *d;
+    CUDA_OK(cudaMalloc(&d, threads * blocks * sizeof(int)));
+    const int base = static_cast<int>(rng() % 1000);
+    {
+        counted c(d, base);
+        counted::destructions = 0;
+        counted_kernel<<<blocks, threads>>>(c);
+        CUDA_OK(cudaGetLastError());
+        CUDA_OK(cudaDeviceSynchronize());
+        CHECK(counted::destructions < 8, "%d destructor calls for one launch of %d threads", counted::destructions,
+              threads * blocks);
+    }
+    std::vector<int> h(threads * blocks);
+    CUDA_OK(cudaMemcpy(h.data(), d, h.size() * sizeof(int), cudaMemcpyDeviceToHost));
+    int bad = 0;
+    for (int i = 0; i < threads * blocks; ++i)
+        bad += h[i] != base + i % threads;
+    CHECK(bad == 0, "%d threads saw another thread's change to their parameter", bad);
+    CUDA_OK(cudaFree(d));
+}
+
+/* ---- Template kernels launched with deduced arguments; an array of kernel pointers. */
+template <class T> __global__ void fill_kernel(T *p, T value, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n)
+        p[i] = value;
+}
+__global__ void add_one(int *p) { p[threadIdx.x] += 1; }
+__global__ void add_ten(int *p) { p[threadIdx.x] += 10; }
+static void test_kernel_forms()
+{
+    const int n = 77;
+    double *d;
+    CUDA_OK(cudaMalloc(&d, n * sizeof(double)));
+    const double v = std::uniform_real_distribution<double>(1, 2)(rng);
+    fill_kernel<<<2, 64>>>(d, v, n); /* T = double, deduced */
+    CUDA_OK(cudaGetLastError());
+    std::vector<double> h(n);
+    CUDA_OK(cudaMemcpy(h.data(), d, n * sizeof(double), cudaMemcpyDeviceToHost));
+    int bad = 0;
+    for (int i = 0; i < n; ++i)
+        bad += h[i] != v;
+    CHECK(bad == 0, "deduced template launch: %d wrong", bad);
+    int *p;
+    CUDA_OK(cudaMalloc(&p, 32 * sizeof(int)));
+    CUDA_OK(cudaMemset(p, 0, 32 * sizeof(int)));
+    void (*table[2])(int *) = {add_one, add_ten};
+    for (int k = 0; k < 2; ++k)
+        table[k]<<<1, 32>>>(p);
+    CUDA_OK(cudaGetLastError());
+    int hp[32];
+    CUDA_OK(cudaMemcpy(hp, p, sizeof hp, cudaMemcpyDeviceToHost));
+    CHECK(hp[0] == 11 && hp[31] == 11, "launches through a table of kernels gave %d, %d", hp[0], hp[31]);
+    CUDA_OK(cudaFree(d));
+    CUDA_OK(cudaFree(p));
+}
+
+/* ---- threadIdx & co. are variables, not macros: host code may use their names. */
+static int host_names()
+{
+    int blockDim = 3, threadIdx = 4; /* legal host code in CUDA */
+    dim3 gridDim(2, 1, 1);
+    return blockDim * threadIdx + static_cast<int>(gridDim.x);
+}
+
+/* ---- Cooperative groups: tiles, shuffles, reduce, ballot, partitions, grid sync. */
+__global__ void groups_kernel(const int *in, int *tile_sums, int *ballots, int *part_sizes)
+{
+    cg::thread_block block = cg::this_thread_block();
+    cg::thread_block_tile<16> tile = cg::tiled_partition<16>(block);
+    const int v = in[block.thread_rank()];
+    const int sum = cg::reduce(tile, v, cg::plus<int>());
+    const int first = tile.shfl(v, 0);
+    const unsigned odd = tile.ballot(v & 1);
+    cg::coalesced_group same = cg::binary_partition(tile, v & 1);
+    if (tile.thread_rank() == 0) {
+        tile_sums[tile.meta_group_rank()] = sum + 0 * first;
+        ballots[tile.meta_group_rank()] = static_cast<int>(odd);
+    }
+    part_sizes[block.thread_rank()] = static_cast<int>(same.size());
+    cg::thread_group dyn = cg::tiled_partition(block, 8);
+    block.sync();
+    if (dyn.thread_rank() == 0 && dyn.size() != 8)
+        part_sizes[block.thread_rank()] = -1;
+}
+__global__ void multi_warp_kernel(const int *in, int *out)
+{
+    __shared__ cg::block_tile_memory<256> scratch;
+    cg::thread_block cta = cg::this_thread_block(scratch);
+    cg::thread_block_tile<64> tile = cg::tiled_partition<64>(cta);
+    const int s = cg::reduce(tile, in[threadIdx.x], cg::plus<int>());
+    if (tile.thread_rank() == 0)
+        out[tile.meta_group_rank()] = s;
+}
+__global__ void coalesced_kernel(const int *in, int *rank, int *size)
+{
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    rank[i] = size[i] = -1;
+    if (in[i] & 1) { /* the odd lanes of each warp, in lane order */
+        cg::coalesced_group odd = cg::coalesced_threads();
+        rank[i] = static_cast<int>(odd.thread_rank());
+        size[i] = static_cast<int>(odd.size());
+        if (odd.shfl(i, 0) > i) /* rank 0 is the group's lowest lane */
+            rank[i] = -2;
+    }
+}
+__global__ void grid_sum_kernel(const int *in, int n, int *partial, int *total)
+{
+    cg::grid_group grid = cg::this_grid();
+    int s = 0;
+    for (int i = static_cast<int>(grid.thread_rank()); i < n; i += static_cast<int>(grid.size()))
+        s += in[i];
+    atomicAdd(&partial[blockIdx.x], s);
+    grid.sync(); /* every block's partial sum is in */
+    if (grid.thread_rank() == 0) {
+        int t = 0;
+        for (unsigned b = 0; b < gridDim.x; ++b)
+            t += partial[b];
+        *total = t;
+    }
+}
+static void test_groups()
+{
+    const int n = 64;
+    std::vector<int> h(n);
+    for (int i = 0; i < n; ++i)
+        h[i] = static_cast<int>(rng() % 100);
+    int *in, *sums, *ballots, *sizes;
+    CUDA_OK(cudaMalloc(&in, n * sizeof(int)));
+    CUDA_OK(cudaMalloc(&sums, 4 * sizeof(int)));
+    CUDA_OK(cudaMalloc(&ballots, 4 * sizeof(int)));
+    CUDA_OK(cudaMalloc(&sizes, n * sizeof(int)));
+    CUDA_OK(cudaMemcpy(in, h.data(), n * sizeof(int), cudaMemcpyHostToDevice));
+    groups_kernel<<<1, n>>>(in, sums, ballots, sizes);
+    CUDA_OK(cudaGetLastError());
+    int hs[4], hb[4];
+    std::vector<int> hz(n);
+    CUDA_OK(cudaMemcpy(hs, sums, sizeof hs, cudaMemcpyDeviceToHost));
+    CUDA_OK(cudaMemcpy(hb, ballots, sizeof hb, cudaMemcpyDeviceToHost));
+    CUDA_OK(cudaMemcpy(hz.data(), sizes, n * sizeof(int), cudaMemcpyDeviceToHost));
+    for (int t = 0; t < 4; ++t) {
+        int s = 0, odd = 0;
+        unsigned b = 0;
+        for (int k = 0; k < 16; ++k) {
+            s += h[t * 16 + k];
+            odd += h[t * 16 + k] & 1;
+            b |= static_cast<unsigned>(h[t * 16 + k] & 1) << k;
+        }
+        CHECK(hs[t] == s, "tile %d: reduce gave %d, expected %d", t, hs[t], s);
+        CHECK(static_cast<unsigned>(hb[t]) == b, "tile %d: ballot %#x, expected %#x", t, hb[t], b);
+        for (int k = 0; k < 16; ++k) {
+            const int want = (h[t * 16 + k] & 1) ? odd : 16 - odd;
+            CHECK(hz[t * 16 + k] == want, "thread %d: binary_partition size %d, expected %d", t * 16 + k,
+                  hz[t * 16 + k], want);
+        }
+    }
+    {
+        std::vector<int> r(n), z(n);
+        int *rank, *size;
+        CUDA_OK(cudaMalloc(&rank, n * sizeof(int)));
+        CUDA_OK(cudaMalloc(&size, n * sizeof(int)));
+        coalesced_kernel<<<1, n>>>(in, rank, size);
+        CUDA_OK(cudaGetLastError());
+        CUDA_OK(cudaMemcpy(r.data(), rank, n * sizeof(int), cudaMemcpyDeviceToHost));
+        CUDA_OK(cudaMemcpy(z.data(), size, n * sizeof(int), cudaMemcpyDeviceToHost));
+        for (int wbase = 0; wbase < n; wbase += 32) {
+            int odd = 0, seen = 0;
+            for (int k = 0; k < 32; ++k)
+                odd += h[wbase + k] & 1;
+            for (int k = 0; k < 32; ++k) {
+                const int i = wbase + k;
+                if (h[i] & 1) {
+                    CHECK(r[i] == seen && z[i] == odd, "lane %d: coalesced rank %d size %d, expected %d of %d", i,
+                          r[i], z[i], seen, odd);
+                    ++seen;
+                } else {
+                    CHECK(r[i] == -1 && z[i] == -1, "lane %d did not take the branch", i);
+                }
+            }
+        }
+        CUDA_OK(cudaFree(rank));
+        CUDA_OK(cudaFree(size));
+    }
+    {
+        std::vector<int> hin(256);
+        int want[4] = {0, 0, 0, 0}, got[4] = {-1, -1, -1, -1};
+        for (int i = 0; i < 256; ++i)
+            want[i / 64] += hin[i] = static_cast<int>(rng() % 1000);
+        int *din, *dout;
+        CUDA_OK(cudaMalloc(&din, 256 * sizeof(int)));
+        CUDA_OK(cudaMalloc(&dout, 4 * sizeof(int)));
+        CUDA_OK(cudaMemcpy(din, hin.data(), 256 * sizeof(int), cudaMemcpyHostToDevice));
+        multi_warp_kernel<<<1, 256>>>(din, dout);
+        CUDA_OK(cudaGetLastError());
+        CUDA_OK(cudaMemcpy(got, dout, sizeof got, cudaMemcpyDeviceToHost));
+        for (int t = 0; t < 4; ++t)
+            CHECK(got[t] == want[t], "64-thread tile %d: reduce gave %d, expected %d", t, got[t], want[t]);
+        CUDA_OK(cudaFree(din));
+        CUDA_OK(cudaFree(dout));
+    }
+    int coop = 0;
+    CUDA_OK(cudaDeviceGetAttribute(&coop, cudaDevAttrCooperativeLaunch, 0));
+    if (coop) {
+        const int m = 10007, grid = 4;
+        std::vector<int> hm(m);
+        long long want = 0;
+        for (int i = 0; i < m; ++i)
+            want += hm[i] = static_cast<int>(rng() % 1000);
+        int *dm, *partial, *total;
+        CUDA_OK(cudaMalloc(&dm, m * sizeof(int)));
+        CUDA_OK(cudaMalloc(&partial, grid * sizeof(int)));
+        CUDA_OK(cudaMalloc(&total, sizeof(int)));
+        CUDA_OK(cudaMemcpy(dm, hm.data(), m * sizeof(int), cudaMemcpyHostToDevice));
+        CUDA_OK(cudaMemset(partial, 0, grid * sizeof(int)));
+        CUDA_OK(cudaMemset(total, 0xff, sizeof(int)));
+        int mm = m;
+        void *args[] = {&dm, &mm, &partial, &total};
+        CUDA_OK(cudaLaunchCooperativeKernel((void *)grid_sum_kernel, dim3(grid), dim3(128), args, 0, 0));
+        int ht = 0;
+        CUDA_OK(cudaMemcpy(&ht, total, sizeof ht, cudaMemcpyDeviceToHost));
+        CHECK(ht == want, "grid-wide sum after this_grid().sync(): %d, expected %lld", ht, want);
+        CUDA_OK(cudaFree(dm));
+        CUDA_OK(cudaFree(partial));
+        CUDA_OK(cudaFree(total));
+    }
+    CUDA_OK(cudaFree(in));
+    CUDA_OK(cudaFree(sums));
+    CUDA_OK(cudaFree(ballots));
+    CUDA_OK(cudaFree(sizes));
+}
+
+/* ---- Textures: point and linear fetches of a 2D float array, clamped at the edges. */
+__global__ void tex_kernel(cudaTextureObject_t t, float *out, int w, int h)
+{
+    int x = threadIdx.x, y = blockIdx.x;
+    if (x < w && y < h)
+        out[y * w + x] = tex2D<float>(t, x + 0.75f, y + 0.5f);
+}
+static void test_textures()
+{
+    const int w = 13, h = 5;
+    std::vector<float> img(w * h), out(w * h);
+    for (int i = 0; i < w * h; ++i)
+        img[i] = static_cast<float>(rng() % 1000) / 8.0f;
+    cudaChannelFormatDesc desc = cudaCreateChannelDesc<float>();
+    cudaArray_t arr = NULL;
+    CUDA_OK(cudaMallocArray(&arr, &desc, w, h));
+    CUDA_OK(cudaMemcpy2DToArray(arr, 0, 0, img.data(), w * sizeof(float), w * sizeof(float), h,
+                                cudaMemcpyHostToDevice));
+    cudaResourceDesc res;
+    memset(&res, 0, sizeof res);
+    res.resType = cudaResourceTypeArray;
+    res.res.array.array = arr;
+    cudaTextureDesc td;
+    memset(&td, 0, sizeof td);
+    td.addressMode[0] = td.addressMode[1] = cudaAddressModeClamp;
+    td.filterMode = cudaFilterModeLinear;
+    td.readMode = cudaReadModeElementType;
+    cudaTextureObject_t t = 0;
+    CUDA_OK(cudaCreateTextureObject(&t, &res, &td, NULL));
+    float *d;
+    CUDA_OK(cudaMalloc(&d, w * h * sizeof(float)));
+    tex_kernel<<<h, w>>>(t, d, w, h);
+    CUDA_OK(cudaGetLastError());
+    CUDA_OK(cudaMemcpy(out.data(), d, w * h * sizeof(float), cudaMemcpyDeviceToHost));
+    /* x + 0.75 is a quarter of the way from texel x to texel x + 1 (the last one clamped) */
+    double err = 0;
+    for (int y = 0; y < h; ++y)
+        for (int x = 0; x < w; ++x) {
+            const double a = img[y * w + x], b = img[y * w + (x + 1 < w ? x + 1 : x)];
+            err = fmax(err, fabs(out[y * w + x] - (a + 0.25 * (b - a))));
+        }
+    CHECK(err < 1e-3, "linear texture fetch off by %g", err);
+    CUDA_OK(cudaDestroyTextureObject(t));
+    CUDA_OK(cudaFreeArray(arr));
+    CUDA_OK(cudaFree(d));
+}
+
+/* ---- Half precision: conversions round to nearest even; every half survives a round trip. */
+__global__ void half_kernel(const __half2 *a, const __half2 *b, __half2 *c, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n)
+        c[i] = __hfma2(a[i], b[i], c[i]);
+}
+static void test_half()
+{
+    int bad = 0;
+    for (unsigned u = 0; u < 65536; ++u) {
+        __half_raw r;
+        r.x = static_cast<unsigned short>(u);
+        const float f = __half2float(__half(r));
+        if (f == f && __half_as_ushort(__float2half(f)) != u)
+            ++bad;
+    }
+    CHECK(bad == 0, "%d halves changed in a round trip through float", bad);
+    CHECK(__half_as_ushort(__float2half(1.0f + 1.0f / 2048)) == 0x3c00, "a tie rounds to even (down)");
+    CHECK(__half_as_ushort(__float2half(1.0f + 3.0f / 2048)) == 0x3c02, "a tie rounds to even (up)");
+    CHECK(__half_as_ushort(__float2half(65519.0f)) == 0x7bff && __half_as_ushort(__float2half(65520.0f)) == 0x7c00,
+          "the largest half and overflow");
+    CHECK(__half_as_ushort(__float2half(5.9604645e-8f)) == 0x0001, "the smallest subnormal");
+    const int n = 100;
+    std::vector<__half2> a(n), b(n), c(n), r(n);
+    std::uniform_real_distribution<float> u(-4, 4);
+    for (int i = 0; i < n; ++i) {
+        a[i] = __floats2half2_rn(u(rng), u(rng));
+        b[i] = __floats2half2_rn(u(rng), u(rng));
+        c[i] = __floats2half2_rn(u(rng), u(rng));
+    }
+    __half2 *d;
+    CUDA_OK(cudaMalloc(&d, 3 * n * sizeof(__half2)));
+    CUDA_OK(cudaMemcpy(d, a.data(), n * sizeof(__half2), cudaMemcpyHostToDevice));
+    CUDA_OK(cudaMemcpy(d + n, b.data(), n * sizeof(__half2), cudaMemcpyHostToDevice));
+    CUDA_OK(cudaMemcpy(d + 2 * n, c.data(), n * sizeof(__half2), cudaMemcpyHostToDevice));
+    half_kernel<<<1, 128>>>(d, d + n, d + 2 * n, n);
+    CUDA_OK(cudaGetLastError());
+    CUDA_OK(cudaMemcpy(r.data(), d + 2 * n, n * sizeof(__half2), cudaMemcpyDeviceToHost));
+    bad = 0;
+    for (int i = 0; i < n; ++i) { /* fma of halves is exact in double: one rounding, as the hardware's */
+        const double x = static_cast<double>(__low2float(a[i])) * __low2float(b[i]) + __low2float(c[i]);
+        bad += __half_as_ushort(__low2half(r[i])) != __half_as_ushort(__double2half(x));
+    }
+    CHECK(bad == 0, "%d of %d __hfma2 results not the correctly rounded fma", bad, n);
+    CUDA_OK(cudaFree(d));
+}
+
+/* ---- Diagnostics, each in a process of its own (they leave a sticky error). */
+__global__ void write_kernel(float *p) { p[threadIdx.x] = 1.0f; }
+__global__ void assert_kernel(int *p)
+{
+    assert(!(blockIdx.x == 1 && threadIdx.x == 5));
+    p[blockIdx.x * blockDim.x + threadIdx.x] = 1;
+}
+#ifndef __CUDACC__
+__global__ void child_kernel(int *p) { p[0] = 1; }
+__global__ void parent_kernel(int *p)
+{
+    if (threadIdx.x == 0)
+        child_kernel<<<1, 1>>>(p);
+}
+#endif
+
+static int diagnostic(const char *what)
+{
+    if (strcmp(what, "hostptr") == 0) {
+        float *host = static_cast<float *>(malloc(64 * sizeof(float)));
+        write_kernel<<<1, 64>>>(host);
+        cudaError_t e = cudaDeviceSynchronize();
+        if (e == cudaSuccess)
+            e = cudaGetLastError();
+        printf("hostptr: %s\n", cudaGetErrorName(e));
+        free(host);
+        return e == cudaErrorIllegalAddress ? 0 : 1;
+    }
+    if (strcmp(what, "assert") == 0) {
+        int *d;
+        cudaMalloc(&d, 4 * 32 * sizeof(int));
+        assert_kernel<<<4, 32>>>(d);
+        cudaError_t e = cudaDeviceSynchronize();
+        printf("assert: %s\n", cudaGetErrorName(e));
+        return e == cudaErrorAssert ? 0 : 1;
+    }
+#ifndef __CUDACC__
+    if (strcmp(what, "dp") == 0) {
+        int *d;
+        cudaMalloc(&d, sizeof(int));
+        parent_kernel<<<1, 32>>>(d);
+        cudaError_t e = cudaDeviceSynchronize();
+        if (e == cudaSuccess)
+            e = cudaGetLastError();
+        printf("dp: %s\n", cudaGetErrorName(e));
+        return e == cudaErrorNotSupported ? 0 : 1;
+    }
+#endif
+    printf("unknown case %s\n", what);
+    return 2;
+}
+
+int main(int argc, char **argv)
+{
+    int devices = 0;
+    if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
+        printf("no CUDA device: skipped\n");
+        return 77;
+    }
+    if (argc > 1)
+        return diagnostic(argv[1]);
+    CHECK(host_names() == 14, "host variables named blockDim and threadIdx");
+    test_symbols();
+    test_launch_syntax();
+    test_bit_atomics();
+    test_argument_copies();
+    test_kernel_forms();
+    test_groups();
+    test_textures();
+    test_half();
+    printf("test_sim_cuda: %s (%d failures)\n", failures ? "FAIL" : "PASS", failures);
+    return failures ? 1 : 0;
+}
