@@ -2,13 +2,17 @@
 # The one GPU call: builds everything for sm_90, runs every test and example,
 # runs compute-sanitizer over the tests and the examples, and prints a summary
 # table last. Run from the repository root on a machine with a CUDA GPU:
-#   scripts/gpu_check.sh [--no-sanitizer] [--san-jobs N] [--san-timeout S] [--bench]
-#   (logs: $OUT if set, else build-gpu/logs)
+#   scripts/gpu_check.sh [--no-sanitizer] [--no-tests] [--san-jobs N] [--san-timeout S] [--bench]
+#   (logs: $OUT if set, else build-gpu/logs). --no-tests leaves out CTest and
+#   the examples, so that the sanitizer (or the bench) can run as a call of its
+#   own on a warm machine, whose build-gpu is kept. The simulator's builds are
+#   left out: CI runs them.
 set -u
-sanitize=1 bench=0 san_jobs=4 san_timeout=240
+sanitize=1 bench=0 tests=1 san_jobs=4 san_timeout=240
 while [ $# -gt 0 ]; do
   case $1 in
     --no-sanitizer) sanitize=0 ;;
+    --no-tests) tests=0 ;;
     --bench) bench=1 ;;
     --san-jobs) san_jobs=$2; shift ;;
     --san-timeout) san_timeout=$2; shift ;;
@@ -26,7 +30,7 @@ row() { rows+=("$(printf '%-42s %-6s %s' "$1" "$2" "$3")"); }
 nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.max.sm --format=csv,noheader || true
 
 t0=$SECONDS
-if cmake -B $build -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 -DGPUH_BUILD_BENCH=$([ $bench = 1 ] && echo ON || echo OFF) >"$logs/build.log" 2>&1 &&
+if cmake -B $build -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 -DGPUH_BUILD_SIM=OFF -DGPUH_BUILD_BENCH=$([ $bench = 1 ] && echo ON || echo OFF) >"$logs/build.log" 2>&1 &&
    cmake --build $build -j "$(nproc)" >>"$logs/build.log" 2>&1; then
   row "build (sm_90, Release)" PASS "$((SECONDS - t0)) s"
 else
@@ -36,28 +40,34 @@ else
   exit 1
 fi
 
-# Every test and example through CTest; on a GPU machine nothing may skip.
-t0=$SECONDS
-# fuzz, tsan, asan, samples: CPU-only suites, run by CI (.ci/run)
-ctest --test-dir $build --output-on-failure -LE "fuzz|tsan|asan|samples" >"$logs/ctest.log" 2>&1
-ctest_rc=$?
-summary=$(grep -E "tests passed|tests failed" "$logs/ctest.log" | tail -1)
-skips=$(grep -c "Not Run\|Skipped" "$logs/ctest.log")
-if [ $ctest_rc -eq 0 ] && [ "$skips" -eq 0 ]; then st=PASS; else st=FAIL; fi
-row "ctest (all tests and examples)" $st "$summary, $skips skipped, $((SECONDS - t0)) s"
-grep -E "^ *[0-9]+/[0-9]+ Test" "$logs/ctest.log"
-
-# Each example's own verdict line; all their output goes to examples.log.
 examples=(01_thread_hierarchy 02_device_list 03_vector_add_four_ways 04_reduction 05_matmul_naive_vs_tiled
-          06_row_norms 07_from_c 08_reduction_ladder 09_stream_timeline 10_sgemm_ladder 13_dense_network)
-for ex in "${examples[@]}"; do
-  ./$build/$ex >"$build/example.out" 2>&1
-  rc=$?
-  { echo "==== $ex (exit $rc)"; cat "$build/example.out"; } >>"$logs/examples.log"
-  verdict=$(grep -E "^Result = " "$build/example.out" | tail -1)
-  [ $rc -eq 0 ] && st=PASS || st=FAIL
-  row "example $ex" $st "${verdict:-no Result line} (exit $rc)"
-done
+          06_row_norms 07_from_c 08_reduction_ladder 09_stream_timeline 10_sgemm_ladder 13_dense_network
+          14_data_parallel)
+if [ $tests = 1 ]; then
+  # Every test and example through CTest; on a GPU machine nothing may skip.
+  t0=$SECONDS
+  # fuzz, tsan, asan, samples: CPU-only suites, run by CI (.ci/run)
+  ctest --test-dir $build --output-on-failure -LE "fuzz|tsan|asan|samples" >"$logs/ctest.log" 2>&1
+  ctest_rc=$?
+  summary=$(grep -E "tests passed|tests failed" "$logs/ctest.log" | tail -1)
+  # The tests of several GPUs (their names hold "multi") may skip on a machine with one.
+  gpus=$(nvidia-smi -L 2>/dev/null | grep -c "^GPU")
+  if [ "$gpus" -ge 2 ]; then multi_skip='^$'; else multi_skip='multi'; fi
+  skips=$(grep "Not Run\|Skipped" "$logs/ctest.log" | grep -vc "$multi_skip")
+  if [ $ctest_rc -eq 0 ] && [ "$skips" -eq 0 ]; then st=PASS; else st=FAIL; fi
+  row "ctest (all tests and examples)" $st "$summary, $skips skipped, $((SECONDS - t0)) s"
+  grep -E "^ *[0-9]+/[0-9]+ Test" "$logs/ctest.log"
+
+  # Each example's own verdict line; all their output goes to examples.log.
+  for ex in "${examples[@]}"; do
+    ./$build/$ex >"$build/example.out" 2>&1
+    rc=$?
+    { echo "==== $ex (exit $rc)"; cat "$build/example.out"; } >>"$logs/examples.log"
+    verdict=$(grep -E "^Result = " "$build/example.out" | tail -1)
+    [ $rc -eq 0 ] && st=PASS || st=FAIL
+    row "example $ex" $st "${verdict:-no Result line} (exit $rc)"
+  done
+fi
 
 # compute-sanitizer: memcheck (with --leak-check full), racecheck, initcheck and
 # synccheck, each over every GPU test and every example, in quick mode
@@ -68,6 +78,7 @@ done
 # must catch it. Logs: $build/sanitizer/<tool>.<program>.log, all of them
 # in sanitizer.log; the table is printed last.
 san_programs=(test_kernels test_helpers test_streams test_bad_input test_host test_link "test_leak --child=clean" test_pool
+              test_threads test_multi
               "${examples[@]}")
 # These call the CUDA API with bad input on purpose (allocations larger than
 # the device, a raw launch of 2048 threads, freeing a pointer twice, timing an
