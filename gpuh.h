@@ -1358,6 +1358,7 @@ GPUH_DEF cudaError_t gpuh_impl_check_memory(const char *fn, const char *arg, con
     struct cudaPointerAttributes attr;
     gpuh_impl_record r;
     const char *is = NULL;
+    memset(&r, 0, sizeof r); /* gcc cannot see that a found record is filled */
     if (gpuh_impl_ledger_find(p, &r)) {
         const size_t offset = gpuh_impl_address(p) - gpuh_impl_address(r.ptr);
         const size_t room = elem_size > 0 ? (r.bytes - offset) / elem_size : count;
