@@ -1308,6 +1308,7 @@ GPUH_DEF int gpuh_impl_ledger_find(const void *p, gpuh_impl_record *out)
     const uintptr_t a = gpuh_impl_address(p);
     int found = 0;
     size_t i;
+    memset(out, 0, sizeof *out); /* filled even when nothing is found: no reader sees garbage */
     GPUH_IMPL_LOCK();
     for (i = 0; i < s->live_count && !found; ++i) {
         const uintptr_t start = gpuh_impl_address(s->records[i].ptr);
@@ -1358,7 +1359,6 @@ GPUH_DEF cudaError_t gpuh_impl_check_memory(const char *fn, const char *arg, con
     struct cudaPointerAttributes attr;
     gpuh_impl_record r;
     const char *is = NULL;
-    memset(&r, 0, sizeof r); /* gcc cannot see that a found record is filled */
     if (gpuh_impl_ledger_find(p, &r)) {
         const size_t offset = gpuh_impl_address(p) - gpuh_impl_address(r.ptr);
         const size_t room = elem_size > 0 ? (r.bytes - offset) / elem_size : count;
