@@ -33,7 +33,7 @@
 typedef struct worker {
     int id;
     int failures;
-    char first_failure[512];
+    char first_failure[1200]; /* room for two details and the words around them */
 } worker;
 
 static void note_failure(worker *w, const char *what, const char *got, const char *want)
