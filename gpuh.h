@@ -2752,7 +2752,9 @@ GPUH_DEF cudaError_t gpuh_devices_close(gpuh_devices *set);
    ordinals, as CUDA_VISIBLE_DEVICES numbers them), or with ids NULL the
    first `count` visible devices, all of them when count ≤ 0. Creates one
    non-blocking stream and GPUH_DEVICES_SCRATCH_BYTES of scratch per device
-   and enables peer access for every ordered pair that
+   (non-blocking: work on the legacy default stream, such as cudaMemset or a
+   launch with stream 0, is not ordered before the set's work; synchronise
+   the device, or use the set's streams), and enables peer access for every ordered pair that
    cudaDeviceCanAccessPeer allows (see gpuh_devices_report_peers for the
    others). On error the set is empty. Errors: cudaErrorInvalidValue (set
    NULL, ids with count ≤ 0, more than GPUH_MAX_DEVICES, a device listed

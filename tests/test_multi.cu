@@ -177,6 +177,7 @@ static void test_shards(void)
             TEST_CUDA(cudaSetDevice(set.id[i]));
             TEST_CUDA(gpuh_device_array(&d_all, n));
             TEST_CUDA(cudaMemset(d_all, 0xff, n * sizeof(float)));
+            TEST_CUDA(cudaDeviceSynchronize()); /* the set's streams do not wait for the legacy stream */
             TEST_CUDA(gpuh_shards_gather(&sh, &set, i, d_all));
             TEST_CUDA(gpuh_copy_to_host(g.data(), d_all, n));
             TEST_ASSERT(memcmp(g.data(), h.data(), n * sizeof(float)) == 0, "n = %zu: gather onto index %d", n, i);
@@ -186,6 +187,7 @@ static void test_shards(void)
             if (k > 0) {
                 const float *src = static_cast<const float *>(sh.ptr[last]);
                 TEST_CUDA(cudaMemset(d_all, 0xff, n * sizeof(float)));
+                TEST_CUDA(cudaDeviceSynchronize());
                 TEST_CUDA(gpuh_copy_peer(d_all, src, k, set.stream[i]));
                 TEST_CUDA(cudaStreamSynchronize(set.stream[i]));
                 TEST_CUDA(gpuh_copy_to_host(g.data(), d_all, k));
@@ -432,6 +434,7 @@ template <typename T> struct per_device {
                 TEST_CUDA(gpuh_copy_to_device(p, h[i].data(), count));
             else
                 TEST_CUDA(cudaMemset(p, 0xff, out_count * sizeof(T))); /* poison */
+            TEST_CUDA(cudaDeviceSynchronize()); /* before the set's (non-blocking) streams use it */
             d[i] = p;
         }
         cudaSetDevice(0);
