@@ -302,8 +302,8 @@ void fuzz_gemm(reader &in)
         if (runs && elems > 0 && cudaMemcpy(m[i], h[i], elems * sizeof(float), cudaMemcpyHostToDevice) != cudaSuccess)
             abort();
     }
-    const cudaError_t check = gpuh_impl_gemm_check("gpuh_gemm", M, N, K, m[0], ld[0], m[1], ld[1], m[2], ld[2],
-                                                   sizeof(float));
+    const cudaError_t check = gpuh_impl_gemm_check("gpuh_gemm", GPUH_OP_N, GPUH_OP_N, M, N, K, m[0], ld[0], m[1],
+                                                   ld[1], m[2], ld[2], sizeof(float));
     expect("gpuh_impl_gemm_check", check, ok);
     if (!ok || M == 0 || N == 0 || runs) {
         const float alpha = 1.5f, beta = runs ? -0.5f : 0.0f;
