@@ -1300,12 +1300,11 @@ GPUH_DEF int gpuh_impl_ledger_remove(const void *ptr)
     return kind;
 }
 
-/* Copies into *out the ledger entry whose bytes hold p (start <= p < end);
-   returns 1 if there is one, else 0. */
-GPUH_DEF int gpuh_impl_ledger_find(const void *p, gpuh_impl_record *out)
+/* Copies into *out the ledger entry whose bytes hold the address a (start <=
+   a < end); returns 1 if there is one, else 0. */
+GPUH_DEF int gpuh_impl_ledger_find_at(uintptr_t a, gpuh_impl_record *out)
 {
     const gpuh_impl_state *s = &gpuh_impl_state_v;
-    const uintptr_t a = gpuh_impl_address(p);
     int found = 0;
     size_t i;
     memset(out, 0, sizeof *out); /* filled even when nothing is found: no reader sees garbage */
@@ -1319,6 +1318,12 @@ GPUH_DEF int gpuh_impl_ledger_find(const void *p, gpuh_impl_record *out)
     }
     GPUH_IMPL_UNLOCK();
     return found;
+}
+
+/* gpuh_impl_ledger_find_at for the pointer p. */
+GPUH_DEF int gpuh_impl_ledger_find(const void *p, gpuh_impl_record *out)
+{
+    return gpuh_impl_ledger_find_at(gpuh_impl_address(p), out);
 }
 
 /* The largest power of two dividing an element type's alignment, as the
@@ -1344,6 +1349,45 @@ GPUH_DEF cudaError_t gpuh_impl_check_aligned(const void *p, size_t align, const 
     return cudaSuccess;
 }
 
+/* cudaSuccess if `count` elements of elem_size bytes at p fit in the gpuh
+   allocation r that holds p; else cudaErrorInvalidValue, the detail naming
+   fn, arg, where p lies in r and both sizes (in bytes when elem_size is 1). */
+GPUH_DEF cudaError_t gpuh_impl_check_room(const char *fn, const char *arg, const void *p,
+                                          const gpuh_impl_record *r, size_t count, size_t elem_size)
+{
+    const size_t offset = gpuh_impl_address(p) - gpuh_impl_address(r->ptr);
+    const size_t room = elem_size > 0 ? (r->bytes - offset) / elem_size : count;
+    if (count <= room)
+        return cudaSuccess;
+    if (elem_size == 1)
+        return gpuh_fail(cudaErrorInvalidValue,
+                         "%s: %s %p is %zu bytes into a %zu-byte %s allocation from %s:%d, which leaves %zu "
+                         "bytes; %zu bytes are needed",
+                         fn, arg, p, offset, r->bytes, gpuh_impl_kind_name(r->kind), r->file, r->line, room, count);
+    return gpuh_fail(cudaErrorInvalidValue,
+                     "%s: %s %p is %zu bytes into a %zu-byte %s allocation from %s:%d, which leaves room "
+                     "for %zu elements of %zu bytes; the count is %zu",
+                     fn, arg, p, offset, r->bytes, gpuh_impl_kind_name(r->kind), r->file, r->line, room, elem_size,
+                     count);
+}
+
+/* gpuh_impl_check_extent(p, count, elem_size, fn, arg): for the kernels'
+   launchers: refuses `count` elements at p that run past the end of the gpuh
+   allocation holding p (both sizes in the detail, as
+   gpuh_impl_check_room says them); memory gpuh did not allocate passes. One
+   scan of the ledger and no CUDA call, cheap beside a launch. */
+GPUH_DEF cudaError_t gpuh_impl_check_extent(const void *p, size_t count, size_t elem_size, const char *fn,
+                                            const char *arg)
+{
+    gpuh_impl_record r;
+    if (count == 0)
+        return cudaSuccess;
+    /* p inside an allocation, or just past the end of one (room for nothing) */
+    if (gpuh_impl_ledger_find(p, &r) || (p != NULL && gpuh_impl_ledger_find_at(gpuh_impl_address(p) - 1, &r)))
+        return gpuh_impl_check_room(fn, arg, p, &r, count, elem_size);
+    return cudaSuccess;
+}
+
 /* What memory a helper's pointer must be. */
 enum { GPUH_IMPL_WANT_DEVICE = 1, GPUH_IMPL_WANT_HOST = 2, GPUH_IMPL_WANT_MANAGED = 3 };
 
@@ -1360,26 +1404,13 @@ GPUH_DEF cudaError_t gpuh_impl_check_memory(const char *fn, const char *arg, con
     gpuh_impl_record r;
     const char *is = NULL;
     if (gpuh_impl_ledger_find(p, &r)) {
-        const size_t offset = gpuh_impl_address(p) - gpuh_impl_address(r.ptr);
-        const size_t room = elem_size > 0 ? (r.bytes - offset) / elem_size : count;
         if ((want == GPUH_IMPL_WANT_DEVICE && r.kind == GPUH_IMPL_PINNED) ||
             (want == GPUH_IMPL_WANT_HOST && r.kind == GPUH_IMPL_DEVICE) ||
             (want == GPUH_IMPL_WANT_MANAGED && r.kind != GPUH_IMPL_MANAGED))
             return gpuh_fail(cudaErrorInvalidValue,
                              "%s: %s %p is %s memory (the gpuh allocation from %s:%d), where %s memory is needed",
                              fn, arg, p, gpuh_impl_kind_name(r.kind), r.file, r.line, wanted[want]);
-        if (count > room && elem_size == 1)
-            return gpuh_fail(cudaErrorInvalidValue,
-                             "%s: %s %p is %zu bytes into a %zu-byte %s allocation from %s:%d, which leaves %zu "
-                             "bytes; %zu bytes are needed",
-                             fn, arg, p, offset, r.bytes, gpuh_impl_kind_name(r.kind), r.file, r.line, room, count);
-        if (count > room)
-            return gpuh_fail(cudaErrorInvalidValue,
-                             "%s: %s %p is %zu bytes into a %zu-byte %s allocation from %s:%d, which leaves room "
-                             "for %zu elements of %zu bytes; the count is %zu",
-                             fn, arg, p, offset, r.bytes, gpuh_impl_kind_name(r.kind), r.file, r.line, room,
-                             elem_size, count);
-        return cudaSuccess;
+        return gpuh_impl_check_room(fn, arg, p, &r, count, elem_size);
     }
     if (cudaPointerGetAttributes(&attr, p) != cudaSuccess) {
         cudaGetLastError(); /* no verdict: the copy itself will say what is wrong */

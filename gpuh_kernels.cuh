@@ -587,10 +587,13 @@ cudaError_t gpuh_vector_add(const T *d_a, const T *d_b, T *d_c, size_t n, cudaSt
         return gpuh_fail(cudaErrorInvalidValue, "gpuh_vector_add: %s is NULL (n %zu)",
                               d_a == NULL ? "d_a" : d_b == NULL ? "d_b" : "d_c", n);
     const void *ptrs[3] = {d_a, d_b, d_c};
-    for (int i = 0; i < 3; ++i) /* the kernel's element loads need it (a misaligned one faults) */
-        if ((uintptr_t)ptrs[i] % sizeof(T) != 0)
-            return gpuh_fail(cudaErrorInvalidValue, "gpuh_vector_add: d_%c %p is not aligned to %zu bytes", 'a' + i,
-                                  ptrs[i], sizeof(T));
+    const char *names[3] = {"d_a", "d_b", "d_c"};
+    for (int i = 0; i < 3; ++i) { /* a misaligned element load faults; n past a gpuh allocation is refused */
+        const cudaError_t err = gpuh_impl_check_aligned(ptrs[i], sizeof(T), "gpuh_vector_add", names[i]);
+        if (err != cudaSuccess ||
+            gpuh_impl_check_extent(ptrs[i], n, sizeof(T), "gpuh_vector_add", names[i]) != cudaSuccess)
+            return err != cudaSuccess ? err : cudaErrorInvalidValue;
+    }
     if (blocks > GPUH_MAX_GRID_X) /* past the grid limit the loops stride */
         blocks = GPUH_MAX_GRID_X;
     if (vectors)
@@ -781,6 +784,13 @@ cudaError_t gpuh_impl_reduce(const char *fn, const T *d_a, const T *d_b, size_t 
             return cudaMemsetAsync(d_out, 0, sizeof(T), stream);
         return gpuh_fail(cudaErrorInvalidValue, "%s: n is 0 and the operation has no identity", fn);
     }
+    /* a misaligned element load faults; n past the end of a gpuh allocation is refused */
+    if ((err = gpuh_impl_check_aligned(d_a, sizeof(T), fn, "the input")) != cudaSuccess ||
+        (err = gpuh_impl_check_aligned(d_b, sizeof(T), fn, "the second input")) != cudaSuccess ||
+        (err = gpuh_impl_check_extent(d_a, n, sizeof(T), fn, "the input")) != cudaSuccess ||
+        (Map::inputs == 2 && (err = gpuh_impl_check_extent(d_b, n, sizeof(T), fn, "the second input")) != cudaSuccess) ||
+        (err = gpuh_impl_check_extent(d_out, 1, sizeof(T), fn, "d_out")) != cudaSuccess)
+        return err;
     if (blocks <= 1)
         return gpuh_impl_reduce_pass<Op, Map, Post>(d_a, d_b, n, d_out, 1, stream);
     if (d_temp == NULL)
@@ -789,6 +799,8 @@ cudaError_t gpuh_impl_reduce(const char *fn, const T *d_a, const T *d_b, size_t 
     if ((uintptr_t)d_temp % sizeof(T) != 0)
         return gpuh_fail(cudaErrorInvalidValue, "%s: d_temp %p is not aligned to %zu bytes", fn, d_temp,
                               sizeof(T));
+    if ((err = gpuh_impl_check_extent(d_temp, GPUH_REDUCE_TEMP_BYTES, 1, fn, "d_temp")) != cudaSuccess)
+        return err;
     if (blocks > GPUH_REDUCE_MAX_BLOCKS)
         blocks = GPUH_REDUCE_MAX_BLOCKS;
     T *d_partials = static_cast<T *>(d_temp);

@@ -308,6 +308,40 @@ static void test_vector_add_int_wrap()
     TEST_CUDA(gpuh_free(c));
 }
 
+/* A count past the end of the gpuh allocation an argument points into is
+   refused by the launchers, the argument and both sizes named, before any
+   kernel reads or writes past it. */
+static void test_launch_past_allocation()
+{
+    dev_array<float> a(1000), b(1000), c(1000), out(1);
+    dev_array<unsigned char> temp(GPUH_REDUCE_TEMP_BYTES / 2);
+    if (!a.ok() || !b.ok() || !c.ok() || !out.ok() || !temp.ok())
+        return;
+    gpuh_test_clear_detail();
+    TEST_ERR(gpuh_vector_add(a.p, b.p, c.p, 2000), cudaErrorInvalidValue);
+    TEST_CONTAINS(gpuh_error_detail(), "gpuh_vector_add: d_a");
+    TEST_CONTAINS(gpuh_error_detail(), "which leaves room for 1000 elements of 4 bytes; the count is 2000");
+    gpuh_test_clear_detail();
+    TEST_ERR(gpuh_vector_add(a.p, b.p, c.p + 10, 995), cudaErrorInvalidValue);
+    TEST_CONTAINS(gpuh_error_detail(), "d_c");
+    TEST_CONTAINS(gpuh_error_detail(), "is 40 bytes into a 4000-byte device allocation");
+    gpuh_test_clear_detail();
+    TEST_ERR(gpuh_dot(a.p, b.p + 1, 1000, out.p, static_cast<void *>(nullptr)), cudaErrorInvalidValue);
+    TEST_CONTAINS(gpuh_error_detail(), "gpuh_dot: the second input");
+    gpuh_test_clear_detail();
+    TEST_ERR(gpuh_sum(a.p, 1000, out.p + 1, static_cast<void *>(nullptr)), cudaErrorInvalidValue);
+    TEST_CONTAINS(gpuh_error_detail(), "gpuh_sum: d_out");
+    const size_t big = (size_t)GPUH_REDUCE_BLOCK * GPUH_REDUCE_UNROLL * 4 + 1; /* two blocks of float4: scratch */
+    dev_array<float> x(big);
+    if (x.ok()) {
+        gpuh_test_clear_detail();
+        TEST_ERR(gpuh_sum(x.p, big, out.p, static_cast<void *>(temp.p)), cudaErrorInvalidValue);
+        TEST_CONTAINS(gpuh_error_detail(), "gpuh_sum: d_temp");
+    }
+    TEST_CUDA(gpuh_vector_add(a.p, b.p, c.p, 1000)); /* the whole arrays still work */
+    TEST_CUDA(cudaDeviceSynchronize());
+}
+
 /* An element pointer that is not aligned to its type (a precondition of
    every kernel) is refused with the argument named, not run. */
 static void test_vector_add_misaligned()
@@ -325,14 +359,14 @@ static void test_vector_add_misaligned()
         gpuh_test_clear_detail();
         TEST_ERR(gpuh_vector_add(x.a, x.b, x.c, 64), cudaErrorInvalidValue);
         TEST_CONTAINS(gpuh_error_detail(), x.name);
-        TEST_CONTAINS(gpuh_error_detail(), "not aligned to 4 bytes");
+        TEST_CONTAINS(gpuh_error_detail(), "not aligned to its element type (4 bytes)");
     }
     gpuh_test_clear_detail();
     TEST_ERR(gpuh_vector_add_f64(reinterpret_cast<const double *>(a.p + 1), reinterpret_cast<const double *>(b.p),
                                  reinterpret_cast<double *>(c.p), 8, 0),
              cudaErrorInvalidValue);
     TEST_CONTAINS(gpuh_error_detail(), "d_a");
-    TEST_CONTAINS(gpuh_error_detail(), "not aligned to 8 bytes");
+    TEST_CONTAINS(gpuh_error_detail(), "not aligned to its element type (8 bytes)");
     TEST_CUDA(cudaDeviceSynchronize());
 }
 
@@ -1537,6 +1571,7 @@ int main()
     test_vector_add_in_place();
     test_vector_add_int_wrap();
     test_vector_add_misaligned();
+    test_launch_past_allocation();
 
     test_reductions<float>();
     test_reductions<double>();
