@@ -33,7 +33,7 @@ int main(void)
 {
     const char *why;
     if (gpuh_device_count(&why) == 0) {
-        printf("no CUDA device: %s\n", why);
+        printf("no CUDA device: %s\n%s\n", why, GPUH_SIM_TWIN_HINT("02_device_list"));
         return 77;
     }
     const char *quick_env = getenv("GPUH_TEST_QUICK"); /* quick mode: see the top comment */

@@ -41,7 +41,7 @@ int main(void)
 {
     const char *why;
     if (gpuh_device_count(&why) == 0) {
-        printf("no CUDA device: %s\n", why);
+        printf("no CUDA device: %s\n%s\n", why, GPUH_SIM_TWIN_HINT("04_reduction"));
         return 77;
     }
     const unsigned long long seed = gpuh_random_seed(); /* GPUH_SEED repeats a run */

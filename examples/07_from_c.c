@@ -43,7 +43,7 @@ int main(void)
     size_t i, j, k;
 
     if (gpuh_device_count(&why) == 0) {
-        printf("no CUDA device: %s\n", why);
+        printf("no CUDA device: %s\n%s\n", why, GPUH_SIM_TWIN_HINT("07_from_c"));
         return 77;
     }
     seed = gpuh_random_seed(); /* GPUH_SEED repeats a run */

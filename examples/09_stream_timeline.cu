@@ -249,7 +249,7 @@ int main(void)
 {
     const char *why;
     if (gpuh_device_count(&why) == 0) {
-        printf("no CUDA device: %s\n", why);
+        printf("no CUDA device: %s\n%s\n", why, GPUH_SIM_TWIN_HINT("09_stream_timeline"));
         return 77;
     }
 #ifdef GPUH_SIM

@@ -143,7 +143,7 @@ int main(void)
     gpuh_devices all, one;
     double t_all = 0, t_one = 0;
     if (gpuh_device_count(&reason) == 0) {
-        printf("no CUDA device: %s\n", reason);
+        printf("no CUDA device: %s\n%s\n", reason, GPUH_SIM_TWIN_HINT("14_data_parallel"));
         return 77;
     }
     setenv("NCCL_NVLS_ENABLE", "0", 0); /* NVLink multicast off unless the caller says otherwise */
