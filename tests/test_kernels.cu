@@ -1089,7 +1089,7 @@ static cudaError_t gemm_on_path(gemm_path path, gpuh_op oa, gpuh_op ob, size_t M
 
 template <typename T>
 static void check_gemm_op(gemm_path path, gpuh_op oa, gpuh_op ob, size_t M, size_t N, size_t K, size_t pad,
-                          size_t off, double alpha, double beta)
+                          size_t off, double alpha, double beta, bool want_split = false)
 {
     const bool ta = oa == GPUH_OP_T, tb = ob == GPUH_OP_T;
     const size_t ra = ta ? K : M, ca = ta ? M : K, rb = tb ? N : K, cb = tb ? K : N; /* as stored */
@@ -1108,7 +1108,22 @@ static void check_gemm_op(gemm_path path, gpuh_op oa, gpuh_op ob, size_t M, size
     if (!TEST_CUDA(gemm_on_path<T>(path, oa, ob, M, N, K, T(alpha), A.p + off, lda, B.p + off, ldb, T(beta),
                                    C.p + off, ldc)))
         return;
+    const char *last = gpuh_last_launch().kernel;
+    if (want_split) /* split-K ends with its second pass */
+        TEST_ASSERT(last != nullptr && strstr(last, "split_reduce") != nullptr,
+                    "gemm<%s> M %zu N %zu K %zu: not split-K (last launch %s)", type_name<T>(), M, N, K, last);
     std::vector<T> got = download(C.p, nc);
+    if (want_split) { /* the slices are added in a fixed order: the same bits on every call */
+        size_t differ = 0;
+        for (int run = 0; run < 3; ++run) {
+            TEST_CUDA(cudaMemcpy(C.p, hC.data(), nc * sizeof(T), cudaMemcpyHostToDevice));
+            TEST_CUDA(gemm_on_path<T>(path, oa, ob, M, N, K, T(alpha), A.p + off, lda, B.p + off, ldb, T(beta),
+                                      C.p + off, ldc));
+            differ += memcmp(download(C.p, nc).data(), got.data(), nc * sizeof(T)) != 0;
+        }
+        TEST_ASSERT(differ == 0, "gemm<%s> split-K M %zu N %zu K %zu: %zu of 3 repeats differ", type_name<T>(), M, N,
+                    K, differ);
+    }
     std::vector<double> want(M * N);
     std::vector<T> out(M * N);
     for (size_t i = 0; i < M; ++i)
@@ -1170,6 +1185,13 @@ template <typename T> static void test_gemm_ops()
         check_gemm_op<T>(PATH_DEFAULT, oa, ob, L, 1, K, draw(1, 3), 1, 2, -0.5);
         check_gemm_op<T>(PATH_DEFAULT, oa, ob, 1, 1, K, 0, 0, 1, 0.5);
         check_gemm_op<T>(PATH_DEFAULT, oa, ob, draw(2, most), draw(2, most), 1, draw(0, 3), 0, 1, 0);
+        /* split-K: a C of a few tiles and a long K (each tile family, beta, odd leading dimensions) */
+        for (gemm_path path : paths) {
+            const size_t kk = quick ? draw(1200, 2000) : draw(3000, 9000);
+            check_gemm_op<T>(path, oa, ob, draw(2, 64), draw(2, 64), kk, draw(0, 3), 0, 1, 0, true);
+            check_gemm_op<T>(path, oa, ob, draw(2, 60), draw(2, 60), kk, draw(1, 5), 1, -0.5, 1.5, true);
+            n += 2;
+        }
         n += 6 + !quick;
     }
     printf("gemm<%s> with transposes: %zu shapes (NN, NT, TN, TT; each path)\n", type_name<T>(), n);
