@@ -385,8 +385,8 @@ cudaError_t gpuh_gemm_with(gpuh_op op_a, gpuh_op op_b, size_t M, size_t N, size_
    memory as one 16-byte vector, and the 8 (or 4) lanes that differ in them
    read consecutive vectors: no bank conflicts. MIN_BLOCKS: blocks per SM
    promised to __launch_bounds__ (it caps the registers at 64K / (threads ·
-   MIN_BLOCKS)). Shipped: gpuh_sgemm_big, gpuh_sgemm_small, gpuh_dgemm_simt
-   ([SECTION: GEMM TUNING]). */
+   MIN_BLOCKS)). Shipped: gpuh_sgemm_big, gpuh_sgemm_small, gpuh_sgemm_wide,
+   gpuh_sgemm_tall, gpuh_dgemm_simt ([SECTION: GEMM TUNING]). */
 template <int BM_, int BN_, int BK_, int WARPS_M_, int WARPS_N_, int LANES_M_, int MIN_BLOCKS_>
 struct gpuh_gemm_simt_config {
     enum {
@@ -1709,6 +1709,11 @@ typedef gpuh_gemm_simt_config<64, 64, 16, 2, 4, 8, 2> gpuh_sgemm_small;   /* 4 �
 typedef gpuh_gemm_dmma_config<64, 128, 16, 2, 2, 3, 2> gpuh_dgemm_big;
 typedef gpuh_gemm_dmma_config<64, 64, 16, 2, 2, 3, 3> gpuh_dgemm_small;
 typedef gpuh_gemm_simt_config<64, 64, 16, 2, 4, 8, 2> gpuh_dgemm_simt;    /* double without FP64 tensor cores */
+/* Narrow tiles for a C of at most 16 rows (wide) or 16 columns (tall):
+   64 threads, 8 × 4 (4 × 8) per thread; Small's 64-row (column) tile would
+   compute mostly rows (columns) that do not exist. */
+typedef gpuh_gemm_simt_config<16, 128, 16, 1, 2, 2, 4> gpuh_sgemm_wide;
+typedef gpuh_gemm_simt_config<128, 16, 16, 2, 1, 16, 4> gpuh_sgemm_tall;
 
 /* Small tiles do less work per SM and per cycle than big ones: their
    blocks reread more of A and B per multiply-add. The launcher weighs their
@@ -1716,6 +1721,9 @@ typedef gpuh_gemm_simt_config<64, 64, 16, 2, 4, 8, 2> gpuh_dgemm_simt;    /* dou
    big ones as bench/gemm_tune.cu measures it, for double too (where small
    tiles lose less); the figures: bench/results/NOTES.md. */
 #define GPUH_GEMM_SMALL_RATE 0.7
+/* The same for the narrow tiles (gpuh_sgemm_wide 0.60, gpuh_sgemm_tall 0.65
+   of the big tiles' rate at 4096 × 4096 × 1024 on an H200). */
+#define GPUH_GEMM_NARROW_RATE 0.6
 
 /* Split-K's costs, in the launcher's unit (multiply-adds per SM at the big
    tiles' rate): a block's fixed cost beside its share of K (its prologue,
@@ -1750,10 +1758,12 @@ typedef gpuh_gemm_simt_config<64, 64, 16, 2, 4, 8, 2> gpuh_dgemm_simt;    /* dou
      split   = S > 1: (2S + 1)·M·N·elem bytes (the slices written, read
                back, C written) · GPUH_GEMM_MACS_PER_BYTE / SMs
                + GPUH_GEMM_SPLIT_FIXED (the second launch, the workspace).
-   The candidates: cover a (big tiles) and c (small tiles) with S = 1 ..
-   GPUH_GEMM_MAX_SPLITS (only the S that leave no slice empty), and cover b
-   (big tiles and small strips, S = 1); the cheapest wins, ties to the
-   earlier. A C with few tiles and a long K (159 × 65 × 1619: 6 small tiles
+   The candidates: cover a (big tiles), c (small tiles) and, in gpuh_gemm's
+   float configurations, w and t (narrow tiles of 16 rows or 16 columns,
+   rate GPUH_GEMM_NARROW_RATE: a C of a few rows or columns wastes less of
+   them than of a 64 × 64 tile), each with S = 1 .. GPUH_GEMM_MAX_SPLITS
+   (only the S that leave no slice empty), and cover b (big tiles and small
+   strips, S = 1); the cheapest wins, ties to the earlier. A C with few tiles and a long K (159 × 65 × 1619: 6 small tiles
    on 264 slots) then takes tens of slices and fills the GPU in one wave; a
    C that fills the GPU (4096³: 512 big tiles, 97 % of 4 waves) stays whole,
    since splitting adds waves and bytes. No size is named anywhere: the
@@ -2028,10 +2038,55 @@ static inline size_t gpuh_impl_gemm_part_of(const gpuh_impl_gemm_args<T> &a, boo
     return (size_t)pt.tiles_m * pt.tiles_n;
 }
 
-/* gpuh_gemm_with: see [SECTION: GEMM]. */
-template <typename Big, typename Small, typename T>
-cudaError_t gpuh_gemm_with(gpuh_op op_a, gpuh_op op_b, size_t M, size_t N, size_t K, T alpha, const T *d_A,
-                           size_t lda, const T *d_B, size_t ldb, T beta, T *d_C, size_t ldc, cudaStream_t stream)
+/* Launches the plan's cover ('a' Big, 'c' Small, 'w' Wide, 't' Tall: one
+   part, all of C) over all of K or in its slices (split-K: the workspace,
+   the tiled kernel, the reduce kernel, the workspace freed). */
+template <typename Big, typename Small, typename Wide, typename Tall, typename T>
+static inline cudaError_t gpuh_impl_gemm_whole(const gpuh_impl_gemm_plan &plan, gpuh_impl_gemm_args<T> &a, bool vec,
+                                               bool ta, bool tb, size_t M, size_t N, const T *d_A, const T *d_B,
+                                               T *d_C, int dev, int sms, cudaStream_t stream)
+{
+    const int c = plan.cover;
+    const size_t bm = c == 'a' ? (size_t)Big::BM : c == 'c' ? (size_t)Small::BM : c == 'w' ? (size_t)Wide::BM
+                                                                                              : (size_t)Tall::BM;
+    const size_t bn = c == 'a' ? (size_t)Big::BN : c == 'c' ? (size_t)Small::BN : c == 'w' ? (size_t)Wide::BN
+                                                                                              : (size_t)Tall::BN;
+    const size_t tiles = gpuh_impl_gemm_part_of(a, ta, tb, a.part[0], 0, 0, M, N, bm, bn, d_A, d_B, d_C);
+    size_t splits = plan.splits;
+    a.part[1] = a.part[0];
+    a.part0_tiles = a.tiles = (unsigned)tiles;
+    if (splits > 1) {
+        a.ldw = (N + 3) / 4 * 4, a.k_chunk = plan.k_chunk;
+        if (gpuh_impl_gemm_workspace((void **)&a.work, splits * M * a.ldw * sizeof(T), dev, stream) != cudaSuccess) {
+            (void)cudaGetLastError(); /* not sticky: fall back on one slice */
+            a.work = NULL, a.k_chunk = a.K, splits = 1;
+        }
+    }
+    const unsigned blocks = (unsigned)(tiles * splits);
+    cudaError_t err = c == 'a'   ? gpuh_impl_gemm_launch(Big(), a, vec, ta, tb, blocks, stream)
+                      : c == 'c' ? gpuh_impl_gemm_launch(Small(), a, vec, ta, tb, blocks, stream)
+                      : c == 'w' ? gpuh_impl_gemm_launch(Wide(), a, vec, ta, tb, blocks, stream)
+                                 : gpuh_impl_gemm_launch(Tall(), a, vec, ta, tb, blocks, stream);
+    if (a.work == NULL)
+        return err;
+    if (err == cudaSuccess) {
+        const size_t groups = M * ((N + 3) / 4), most = (size_t)sms * 16;
+        const size_t rblocks = gpuh_ceil_div(groups, GPUH_GEMM_REDUCE_BLOCK);
+        err = GPUH_LAUNCH(gpuh_gemm_split_reduce_kernel<T>, (unsigned)(rblocks < most ? rblocks : most),
+                          GPUH_GEMM_REDUCE_BLOCK, 0, stream, a.work, (unsigned)splits, M, N, a.ldw, a.alpha, a.beta,
+                          d_C, a.ldc);
+    }
+    const cudaError_t freed = cudaFreeAsync(a.work, stream);
+    return err != cudaSuccess ? err : freed;
+}
+
+/* The launcher behind gpuh_gemm_with and gpuh_gemm: the checks, the plan
+   (the cost model of [SECTION: GEMM DISPATCH]) and its launches. Wide and
+   Tall: configurations for a C of few rows (Wide::BM small) or few columns
+   (Tall::BN small); gpuh_gemm_with passes Small for both. */
+template <typename Big, typename Small, typename Wide, typename Tall, typename T>
+cudaError_t gpuh_impl_gemm_run(gpuh_op op_a, gpuh_op op_b, size_t M, size_t N, size_t K, T alpha, const T *d_A,
+                               size_t lda, const T *d_B, size_t ldb, T beta, T *d_C, size_t ldc, cudaStream_t stream)
 {
     const size_t w = 16 / sizeof(T); /* elements per 16 bytes */
     gpuh_impl_gemm_args<T> a;
@@ -2077,36 +2132,20 @@ cudaError_t gpuh_gemm_with(gpuh_op op_a, gpuh_op op_b, size_t M, size_t N, size_
                           N, K, sizeof(T), (size_t)sms);
     gpuh_impl_gemm_splits(plan, 'c', gpuh_ceil_div(M, s_m) * gpuh_ceil_div(N, s_n), small_slots, small_work,
                           Small::BK, M, N, K, sizeof(T), (size_t)sms);
+    /* the narrow tiles (where their grid fits): a C of few rows or columns */
+    const size_t wide_tiles = gpuh_ceil_div(M, Wide::BM), tall_tiles = gpuh_ceil_div(N, Tall::BN);
+    if (wide_tiles <= GPUH_MAX_GRID_X / gpuh_ceil_div(N, Wide::BN))
+        gpuh_impl_gemm_splits(plan, 'w', wide_tiles * gpuh_ceil_div(N, Wide::BN), (size_t)sms * Wide::MIN_BLOCKS,
+                              (double)(Wide::BM * Wide::BN * Wide::MIN_BLOCKS) / GPUH_GEMM_NARROW_RATE, Wide::BK, M,
+                              N, K, sizeof(T), (size_t)sms);
+    if (tall_tiles <= GPUH_MAX_GRID_X / gpuh_ceil_div(M, Tall::BM))
+        gpuh_impl_gemm_splits(plan, 't', tall_tiles * gpuh_ceil_div(M, Tall::BM), (size_t)sms * Tall::MIN_BLOCKS,
+                              (double)(Tall::BM * Tall::BN * Tall::MIN_BLOCKS) / GPUH_GEMM_NARROW_RATE, Tall::BK, M,
+                              N, K, sizeof(T), (size_t)sms);
 
-    if (plan.cover != 'b') { /* a or c: one part, all of C, in K's slices */
-        const bool small = plan.cover == 'c';
-        const size_t tiles = gpuh_impl_gemm_part_of(a, ta, tb, a.part[0], 0, 0, M, N, small ? s_m : b_m,
-                                                    small ? s_n : b_n, d_A, d_B, d_C);
-        a.part[1] = a.part[0];
-        a.part0_tiles = a.tiles = (unsigned)tiles;
-        if (plan.splits > 1) {
-            a.ldw = (N + 3) / 4 * 4, a.k_chunk = plan.k_chunk;
-            if (gpuh_impl_gemm_workspace((void **)&a.work, plan.splits * M * a.ldw * sizeof(T), dev, stream) !=
-                cudaSuccess) {
-                (void)cudaGetLastError(); /* not sticky: fall back on one slice */
-                a.work = NULL, a.k_chunk = K, plan.splits = 1;
-            }
-        }
-        const unsigned blocks = (unsigned)(tiles * plan.splits);
-        err = small ? gpuh_impl_gemm_launch(Small(), a, vec, ta, tb, blocks, stream)
-                    : gpuh_impl_gemm_launch(Big(), a, vec, ta, tb, blocks, stream);
-        if (a.work == NULL)
-            return err;
-        if (err == cudaSuccess) {
-            const size_t groups = M * ((N + 3) / 4), most = (size_t)sms * 16;
-            const size_t rblocks = gpuh_ceil_div(groups, GPUH_GEMM_REDUCE_BLOCK);
-            err = GPUH_LAUNCH(gpuh_gemm_split_reduce_kernel<T>, (unsigned)(rblocks < most ? rblocks : most),
-                              GPUH_GEMM_REDUCE_BLOCK, 0, stream, a.work, (unsigned)plan.splits, M, N, a.ldw, alpha,
-                              beta, d_C, ldc);
-        }
-        const cudaError_t freed = cudaFreeAsync(a.work, stream);
-        return err != cudaSuccess ? err : freed;
-    }
+    if (plan.cover != 'b')
+        return gpuh_impl_gemm_whole<Big, Small, Wide, Tall>(plan, a, vec, ta, tb, M, N, d_A, d_B, d_C, dev, sms,
+                                                            stream);
     /* b: whole big tiles, then the strips in one launch: below the big tiles
        (all N columns), and right of them. */
     a.part0_tiles = a.tiles =
@@ -2127,6 +2166,15 @@ cudaError_t gpuh_gemm_with(gpuh_op op_a, gpuh_op op_b, size_t M, size_t N, size_
     return gpuh_impl_gemm_launch(Small(), a, vec, ta, tb, a.tiles, stream);
 }
 
+/* gpuh_gemm_with: see [SECTION: GEMM]. */
+template <typename Big, typename Small, typename T>
+cudaError_t gpuh_gemm_with(gpuh_op op_a, gpuh_op op_b, size_t M, size_t N, size_t K, T alpha, const T *d_A,
+                           size_t lda, const T *d_B, size_t ldb, T beta, T *d_C, size_t ldc, cudaStream_t stream)
+{
+    return gpuh_impl_gemm_run<Big, Small, Small, Small, T>(op_a, op_b, M, N, K, alpha, d_A, lda, d_B, ldb, beta,
+                                                            d_C, ldc, stream);
+}
+
 template <typename Big, typename Small, typename T>
 cudaError_t gpuh_gemm_with(size_t M, size_t N, size_t K, T alpha, const T *d_A, size_t lda, const T *d_B,
                            size_t ldb, T beta, T *d_C, size_t ldc, cudaStream_t stream)
@@ -2143,8 +2191,8 @@ template <> struct gpuh_impl_gemm_default<float> {
                            size_t lda, const float *d_B, size_t ldb, float beta, float *d_C, size_t ldc,
                            cudaStream_t stream)
     {
-        return gpuh_gemm_with<gpuh_sgemm_big, gpuh_sgemm_small>(op_a, op_b, M, N, K, alpha, d_A, lda, d_B, ldb, beta,
-                                                                d_C, ldc, stream);
+        return gpuh_impl_gemm_run<gpuh_sgemm_big, gpuh_sgemm_small, gpuh_sgemm_wide, gpuh_sgemm_tall, float>(
+            op_a, op_b, M, N, K, alpha, d_A, lda, d_B, ldb, beta, d_C, ldc, stream);
     }
 };
 template <> struct gpuh_impl_gemm_default<double> {

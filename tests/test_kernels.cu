@@ -1061,29 +1061,38 @@ template <typename T> static void test_gemm_unused_ld()
    (some by a multiple of 16 bytes, some odd: the 16-byte and the scalar
    loads), pointers sometimes moved off alignment; C's padding and the
    elements before it are poisoned or random and must not change. */
-enum gemm_path { PATH_DEFAULT, PATH_BIG, PATH_SMALL, PATH_SIMT_DOUBLE };
-static const char *const gemm_path_name[] = {"default", "big tiles", "small tiles", "CUDA-core double"};
+enum gemm_path { PATH_DEFAULT, PATH_BIG, PATH_SMALL, PATH_SIMT_DOUBLE, PATH_WIDE, PATH_TALL };
+static const char *const gemm_path_name[] = {"default",          "big tiles",  "small tiles",
+                                             "CUDA-core double", "wide tiles", "tall tiles"};
+
+/* One configuration pair, for every path: gpuh_gemm_with<Cfg, Cfg>. */
+template <typename Cfg, typename T>
+static cudaError_t gemm_with_one(gpuh_op oa, gpuh_op ob, size_t M, size_t N, size_t K, T alpha, const T *A,
+                                 size_t lda, const T *B, size_t ldb, T beta, T *C, size_t ldc)
+{
+    return gpuh_gemm_with<Cfg, Cfg>(oa, ob, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+}
 
 template <typename T>
 static cudaError_t gemm_on_path(gemm_path path, gpuh_op oa, gpuh_op ob, size_t M, size_t N, size_t K, T alpha,
                                 const T *A, size_t lda, const T *B, size_t ldb, T beta, T *C, size_t ldc)
 {
-    if constexpr (std::is_same<T, float>::value) {
-        if (path == PATH_BIG)
-            return gpuh_gemm_with<gpuh_sgemm_big, gpuh_sgemm_big>(oa, ob, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
-        if (path == PATH_SMALL)
-            return gpuh_gemm_with<gpuh_sgemm_small, gpuh_sgemm_small>(oa, ob, M, N, K, alpha, A, lda, B, ldb, beta, C,
-                                                                      ldc);
-    } else {
-        if (path == PATH_BIG)
-            return gpuh_gemm_with<gpuh_dgemm_big, gpuh_dgemm_big>(oa, ob, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
-        if (path == PATH_SMALL)
-            return gpuh_gemm_with<gpuh_dgemm_small, gpuh_dgemm_small>(oa, ob, M, N, K, alpha, A, lda, B, ldb, beta, C,
-                                                                      ldc);
-        if (path == PATH_SIMT_DOUBLE)
-            return gpuh_gemm_with<gpuh_dgemm_simt, gpuh_dgemm_simt>(oa, ob, M, N, K, alpha, A, lda, B, ldb, beta, C,
-                                                                    ldc);
-    }
+    typedef cudaError_t (*fn)(gpuh_op, gpuh_op, size_t, size_t, size_t, T, const T *, size_t, const T *, size_t, T,
+                              T *, size_t);
+    fn f = nullptr;
+    if constexpr (std::is_same<T, float>::value)
+        f = path == PATH_BIG     ? gemm_with_one<gpuh_sgemm_big, T>
+            : path == PATH_SMALL ? gemm_with_one<gpuh_sgemm_small, T>
+            : path == PATH_WIDE  ? gemm_with_one<gpuh_sgemm_wide, T>
+            : path == PATH_TALL  ? gemm_with_one<gpuh_sgemm_tall, T>
+                                 : nullptr;
+    else
+        f = path == PATH_BIG           ? gemm_with_one<gpuh_dgemm_big, T>
+            : path == PATH_SMALL       ? gemm_with_one<gpuh_dgemm_small, T>
+            : path == PATH_SIMT_DOUBLE ? gemm_with_one<gpuh_dgemm_simt, T>
+                                       : nullptr;
+    if (f != nullptr)
+        return f(oa, ob, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
     return gpuh_gemm(oa, ob, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
 }
 
@@ -1164,6 +1173,8 @@ template <typename T> static void test_gemm_ops()
         paths.insert(paths.end(), {PATH_BIG, PATH_SMALL});
     if (!is_f)
         paths.push_back(PATH_SIMT_DOUBLE);
+    else
+        paths.insert(paths.end(), {PATH_WIDE, PATH_TALL});
     size_t n = 0;
     for (int op = 0; op < 4; ++op) {
         const gpuh_op oa = op & 2 ? GPUH_OP_T : GPUH_OP_N, ob = op & 1 ? GPUH_OP_T : GPUH_OP_N;
