@@ -896,6 +896,7 @@ template <typename T> struct gpuh_impl_gemm_args {
     T alpha, beta;
     T *work;
     size_t k_chunk, ldw;
+    bool vec_c; /* C 16-byte aligned, ldc a multiple of 16 bytes: 16-byte stores */
 };
 
 /* This block's part of C and its tile (tm, tn) there. Consecutive blocks walk
@@ -934,7 +935,7 @@ __device__ __forceinline__ gpuh_impl_gemm_out<T> gpuh_impl_gemm_split(const gpuh
 {
     gpuh_impl_gemm_out<T> o;
     if (p.work == NULL) {
-        o.C = NULL, o.ldc = p.ldc, o.k_begin = 0, o.k_end = p.K, o.alpha = p.alpha, o.beta = p.beta, o.vec = VEC;
+        o.C = NULL, o.ldc = p.ldc, o.k_begin = 0, o.k_end = p.K, o.alpha = p.alpha, o.beta = p.beta, o.vec = p.vec_c;
         o.tile = blockIdx.x;
         return o;
     }
@@ -1738,6 +1739,10 @@ typedef gpuh_gemm_simt_config<128, 16, 16, 2, 1, 16, 4> gpuh_sgemm_tall;
 #define GPUH_GEMM_SPLIT_FIXED 8e5
 /* Most slices of K a split-K launch cuts, and the reduce kernel's block. */
 #define GPUH_GEMM_MAX_SPLITS 64
+/* The fraction of the tiled kernels' rate that element loads of A and B
+   (unaligned matrices) cost, against 16-byte loads: 4097³ against 4096³ on
+   an H200. Above it gpuh_gemm copies A or B to aligned memory first. */
+#define GPUH_GEMM_SCALAR_LOSS 0.1
 #define GPUH_GEMM_REDUCE_BLOCK 256
 
 /* ===========================================================================
@@ -1763,7 +1768,11 @@ typedef gpuh_gemm_simt_config<128, 16, 16, 2, 1, 16, 4> gpuh_sgemm_tall;
    rate GPUH_GEMM_NARROW_RATE: a C of a few rows or columns wastes less of
    them than of a 64 × 64 tile), each with S = 1 .. GPUH_GEMM_MAX_SPLITS
    (only the S that leave no slice empty), and cover b (big tiles and small
-   strips, S = 1); the cheapest wins, ties to the earlier. A C with few tiles and a long K (159 × 65 × 1619: 6 small tiles
+   strips, S = 1), and the hybrid on a and c (gpuh_impl_gemm_bands): where
+   the tiles leave a ragged last wave, the tile rows (or columns) that fill
+   whole waves run whole and the rest, split along K, fills the last wave
+   (as Stream-K's "data-parallel + split" schedule does, in two launches);
+   the cheapest wins, ties to the earlier. A C with few tiles and a long K (159 × 65 × 1619: 6 small tiles
    on 264 slots) then takes tens of slices and fills the GPU in one wave; a
    C that fills the GPU (4096³: 512 big tiles, 97 % of 4 waves) stays whole,
    since splitting adds waves and bytes. No size is named anywhere: the
@@ -1990,6 +1999,8 @@ struct gpuh_impl_gemm_plan {
     int cover;
     size_t splits, k_chunk;
     double cost;
+    int band;  /* 'r' / 'c': rows / columns [0, dp) of C first, whole; the rest after, in `splits` slices */
+    size_t dp;
 };
 
 /* Tries splitting K in 2 .. GPUH_GEMM_MAX_SPLITS slices on a cover of
@@ -2017,6 +2028,40 @@ static inline void gpuh_impl_gemm_splits(gpuh_impl_gemm_plan &best, int cover, s
                         (double)sms + GPUH_GEMM_SPLIT_FIXED;
         if (cost < best.cost)
             best.cover = cover, best.splits = n, best.k_chunk = chunk, best.cost = cost;
+    }
+}
+
+/* Tries the hybrid of whole tiles and split-K on one configuration's cover
+   (bm × bn tiles, `slots` blocks at once, `work` per element of K): where
+   the tiles fill a ragged last wave, the first w whole waves' worth of tile
+   rows (or columns) of C run whole, and the rest, too few tiles for a wave,
+   is split along K (gpuh_impl_gemm_splits) so that its blocks fill the last
+   wave; kept in `best` where it costs less. w: the waves the tiles fill
+   whole, or one fewer (the rest then has more tiles to share out). */
+static inline void gpuh_impl_gemm_bands(gpuh_impl_gemm_plan &best, int cover, size_t bm, size_t bn, size_t slots,
+                                        double work, size_t bk, size_t M, size_t N, size_t K, size_t elem, size_t sms)
+{
+    const size_t tm = gpuh_ceil_div(M, bm), tn = gpuh_ceil_div(N, bn), tiles = tm * tn;
+    const double k_cost = (double)K + GPUH_GEMM_K_OVERHEAD;
+    int o;
+    size_t w;
+    if (K == 0 || tiles <= slots)
+        return; /* one wave or less: split-K alone serves */
+    for (o = 0; o < 2; ++o) { /* bands of tile rows, then of tile columns */
+        const size_t lines = o ? tn : tm, per = o ? tm : tn; /* lines of tiles, tiles per line */
+        for (w = tiles / slots; w >= 1 && w + 1 >= tiles / slots; --w) {
+            const size_t dp = w * slots / per; /* whole lines in w waves */
+            if (dp == 0 || dp >= lines)
+                continue;
+            gpuh_impl_gemm_plan rest;
+            rest.cover = cover, rest.splits = 1, rest.k_chunk = K;
+            rest.cost = gpuh_impl_gemm_waves((lines - dp) * per, slots, work) * k_cost;
+            gpuh_impl_gemm_splits(rest, cover, (lines - dp) * per, slots, work, bk, o ? M : M - dp * bm,
+                                  o ? N - dp * bn : N, K, elem, sms);
+            rest.cost += gpuh_impl_gemm_waves(dp * per, slots, work) * k_cost;
+            if (rest.splits > 1 && rest.cost < best.cost)
+                best = rest, best.band = o ? 'c' : 'r', best.dp = dp * (o ? bn : bm);
+        }
     }
 }
 
@@ -2086,7 +2131,52 @@ static inline cudaError_t gpuh_impl_gemm_whole(const gpuh_impl_gemm_plan &plan, 
    (Tall::BN small); gpuh_gemm_with passes Small for both. */
 template <typename Big, typename Small, typename Wide, typename Tall, typename T>
 cudaError_t gpuh_impl_gemm_run(gpuh_op op_a, gpuh_op op_b, size_t M, size_t N, size_t K, T alpha, const T *d_A,
-                               size_t lda, const T *d_B, size_t ldb, T beta, T *d_C, size_t ldc, cudaStream_t stream)
+                               size_t lda, const T *d_B, size_t ldb, T beta, T *d_C, size_t ldc, cudaStream_t stream,
+                               bool may_stage = true);
+
+/* Copies A and / or B, whichever is not 16-byte aligned (its pointer or its
+   leading dimension), into aligned workspaces (gpuh's pool; rows padded to a
+   multiple of 16 bytes, by cudaMemcpy2DAsync, at the copy engines' or
+   the memory's full rate), runs the product on them with 16-byte loads, and
+   frees the workspaces (stream-ordered). C keeps its leading dimension.
+   Where a workspace cannot be had, the product runs on the matrices as they
+   are (element loads). */
+template <typename Big, typename Small, typename Wide, typename Tall, typename T>
+static inline cudaError_t gpuh_impl_gemm_staged(gpuh_op op_a, gpuh_op op_b, size_t M, size_t N, size_t K, T alpha,
+                                                const T *d_A, size_t lda, const T *d_B, size_t ldb, T beta, T *d_C,
+                                                size_t ldc, int dev, cudaStream_t stream)
+{
+    const size_t w = 16 / sizeof(T);
+    const bool ta = op_a == GPUH_OP_T, tb = op_b == GPUH_OP_T;
+    const size_t ra = ta ? K : M, ca = ta ? M : K, rb = tb ? N : K, cb = tb ? K : N; /* as stored */
+    const bool move_a = (uintptr_t)d_A % 16 != 0 || lda % w != 0, move_b = (uintptr_t)d_B % 16 != 0 || ldb % w != 0;
+    const size_t la = move_a ? gpuh_ceil_div(ca, w) * w : lda, lb = move_b ? gpuh_ceil_div(cb, w) * w : ldb;
+    T *sa = NULL, *sb = NULL;
+    cudaError_t err = cudaSuccess;
+    if (move_a && (err = gpuh_impl_gemm_workspace((void **)&sa, ra * la * sizeof(T), dev, stream)) == cudaSuccess)
+        err = cudaMemcpy2DAsync(sa, la * sizeof(T), d_A, lda * sizeof(T), ca * sizeof(T), ra, cudaMemcpyDeviceToDevice,
+                                stream);
+    if (err == cudaSuccess && move_b &&
+        (err = gpuh_impl_gemm_workspace((void **)&sb, rb * lb * sizeof(T), dev, stream)) == cudaSuccess)
+        err = cudaMemcpy2DAsync(sb, lb * sizeof(T), d_B, ldb * sizeof(T), cb * sizeof(T), rb, cudaMemcpyDeviceToDevice,
+                                stream);
+    if (err == cudaSuccess)
+        err = gpuh_impl_gemm_run<Big, Small, Wide, Tall, T>(op_a, op_b, M, N, K, alpha, move_a ? sa : d_A, la,
+                                                            move_b ? sb : d_B, lb, beta, d_C, ldc, stream, false);
+    else {
+        (void)cudaGetLastError(); /* not sticky: no staging */
+        err = gpuh_impl_gemm_run<Big, Small, Wide, Tall, T>(op_a, op_b, M, N, K, alpha, d_A, lda, d_B, ldb, beta, d_C,
+                                                            ldc, stream, false);
+    }
+    const cudaError_t fa = sa != NULL ? cudaFreeAsync(sa, stream) : cudaSuccess;
+    const cudaError_t fb = sb != NULL ? cudaFreeAsync(sb, stream) : cudaSuccess;
+    return err != cudaSuccess ? err : fa != cudaSuccess ? fa : fb;
+}
+
+template <typename Big, typename Small, typename Wide, typename Tall, typename T>
+cudaError_t gpuh_impl_gemm_run(gpuh_op op_a, gpuh_op op_b, size_t M, size_t N, size_t K, T alpha, const T *d_A,
+                               size_t lda, const T *d_B, size_t ldb, T beta, T *d_C, size_t ldc, cudaStream_t stream,
+                               bool may_stage)
 {
     const size_t w = 16 / sizeof(T); /* elements per 16 bytes */
     gpuh_impl_gemm_args<T> a;
@@ -2095,15 +2185,24 @@ cudaError_t gpuh_impl_gemm_run(gpuh_op op_a, gpuh_op op_b, size_t M, size_t N, s
     if (err != cudaSuccess || M == 0 || N == 0)
         return err;
     const bool ta = op_a == GPUH_OP_T, tb = op_b == GPUH_OP_T;
-    const bool vec = (uintptr_t)d_A % 16 == 0 && (uintptr_t)d_B % 16 == 0 && (uintptr_t)d_C % 16 == 0 &&
-                     lda % w == 0 && ldb % w == 0 && ldc % w == 0;
+    /* vec: 16-byte loads of A and B; C's stores are 16 bytes wide where C allows (vec_c) */
+    const bool vec = (uintptr_t)d_A % 16 == 0 && (uintptr_t)d_B % 16 == 0 && lda % w == 0 && ldb % w == 0;
     a.K = K, a.lda = lda, a.ldb = ldb, a.ldc = ldc, a.alpha = alpha, a.beta = beta;
-    a.work = NULL, a.k_chunk = K, a.ldw = 0, a.tiles = 0;
+    a.work = NULL, a.k_chunk = K, a.ldw = 0, a.tiles = 0, a.vec_c = (uintptr_t)d_C % 16 == 0 && ldc % w == 0;
     if ((err = cudaGetDevice(&dev)) != cudaSuccess ||
         (err = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev)) != cudaSuccess)
         return gpuh_fail(err, "gpuh_gemm: no current device: %s", cudaGetErrorString(err));
     if ((M == 1 || N == 1) && K > 0) /* a matrix-vector product, bound by memory */
         return gpuh_impl_gemv(a, ta, tb, M, N, d_A, d_B, d_C, stream);
+    /* A or B not 16-byte aligned: element loads cost the kernel a fraction
+       GPUH_GEMM_SCALAR_LOSS of its rate; an aligned copy of the matrix costs
+       its bytes twice (read, write). Copy where that is cheaper, in the cost
+       model's unit (multiply-adds per SM). */
+    if (!vec && may_stage && K > 0 &&
+        (double)M * (double)N * (double)K * GPUH_GEMM_SCALAR_LOSS >
+            2.0 * (double)((M + N) * K * sizeof(T)) * GPUH_GEMM_MACS_PER_BYTE + GPUH_GEMM_SPLIT_FIXED * sms)
+        return gpuh_impl_gemm_staged<Big, Small, Wide, Tall, T>(op_a, op_b, M, N, K, alpha, d_A, lda, d_B, ldb, beta,
+                                                                d_C, ldc, dev, stream);
 
     /* Every tile is a block of a 1-D grid: at most 2^31 - 1 of them. */
     const size_t s_m = Small::BM, s_n = Small::BN, b_m = Big::BM, b_n = Big::BN;
@@ -2120,7 +2219,7 @@ cudaError_t gpuh_impl_gemm_run(gpuh_op op_a, gpuh_op op_b, size_t M, size_t N, s
                                gpuh_ceil_div(mi, s_m) * gpuh_ceil_div(N - ni, s_n);
     const double k_cost = (double)K + GPUH_GEMM_K_OVERHEAD;
     gpuh_impl_gemm_plan plan;
-    plan.cover = 'a', plan.splits = 1, plan.k_chunk = K;
+    plan.cover = 'a', plan.splits = 1, plan.k_chunk = K, plan.band = 0, plan.dp = 0;
     plan.cost = gpuh_impl_gemm_waves(gpuh_ceil_div(M, b_m) * gpuh_ceil_div(N, b_n), big_slots, big_work) * k_cost;
     if (mi > 0 && ni > 0) { /* b needs at least one whole big tile */
         const double cost_b = (gpuh_impl_gemm_waves((mi / b_m) * (ni / b_n), big_slots, big_work) +
@@ -2132,6 +2231,8 @@ cudaError_t gpuh_impl_gemm_run(gpuh_op op_a, gpuh_op op_b, size_t M, size_t N, s
                           N, K, sizeof(T), (size_t)sms);
     gpuh_impl_gemm_splits(plan, 'c', gpuh_ceil_div(M, s_m) * gpuh_ceil_div(N, s_n), small_slots, small_work,
                           Small::BK, M, N, K, sizeof(T), (size_t)sms);
+    gpuh_impl_gemm_bands(plan, 'a', b_m, b_n, big_slots, big_work, Big::BK, M, N, K, sizeof(T), (size_t)sms);
+    gpuh_impl_gemm_bands(plan, 'c', s_m, s_n, small_slots, small_work, Small::BK, M, N, K, sizeof(T), (size_t)sms);
     /* the narrow tiles (where their grid fits): a C of few rows or columns */
     const size_t wide_tiles = gpuh_ceil_div(M, Wide::BM), tall_tiles = gpuh_ceil_div(N, Tall::BN);
     if (wide_tiles <= GPUH_MAX_GRID_X / gpuh_ceil_div(N, Wide::BN))
@@ -2143,6 +2244,22 @@ cudaError_t gpuh_impl_gemm_run(gpuh_op op_a, gpuh_op op_b, size_t M, size_t N, s
                               (double)(Tall::BM * Tall::BN * Tall::MIN_BLOCKS) / GPUH_GEMM_NARROW_RATE, Tall::BK, M,
                               N, K, sizeof(T), (size_t)sms);
 
+    if (plan.band != 0) { /* rows (columns) [0, dp) whole, then the rest in slices of K */
+        const bool rows = plan.band == 'r';
+        gpuh_impl_gemm_plan first = plan;
+        gpuh_impl_gemm_args<T> a1 = a;
+        gpuh_impl_gemm_part<T> rest;
+        first.splits = 1, first.k_chunk = K;
+        err = gpuh_impl_gemm_whole<Big, Small, Wide, Tall>(first, a1, vec, ta, tb, rows ? plan.dp : M,
+                                                           rows ? N : plan.dp, d_A, d_B, d_C, dev, sms, stream);
+        if (err != cudaSuccess)
+            return err;
+        (void)gpuh_impl_gemm_part_of(a, ta, tb, rest, rows ? plan.dp : 0, rows ? 0 : plan.dp, 1, 1, 1, 1, d_A, d_B,
+                                     d_C);
+        return gpuh_impl_gemm_whole<Big, Small, Wide, Tall>(plan, a, vec, ta, tb, rows ? M - plan.dp : M,
+                                                            rows ? N : N - plan.dp, rest.A, rest.B, rest.C, dev,
+                                                            sms, stream);
+    }
     if (plan.cover != 'b')
         return gpuh_impl_gemm_whole<Big, Small, Wide, Tall>(plan, a, vec, ta, tb, M, N, d_A, d_B, d_C, dev, sms,
                                                             stream);

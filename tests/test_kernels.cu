@@ -1133,17 +1133,20 @@ static void check_gemm_op(gemm_path path, gpuh_op oa, gpuh_op ob, size_t M, size
         TEST_ASSERT(differ == 0, "gemm<%s> split-K M %zu N %zu K %zu: %zu of 3 repeats differ", type_name<T>(), M, N,
                     K, differ);
     }
-    std::vector<double> want(M * N);
-    std::vector<T> out(M * N);
-    for (size_t i = 0; i < M; ++i)
+    /* The reference on every row up to 2^29 multiply-adds; past that on 61
+       rows spread over C (and its last), to keep the host's share short. */
+    const size_t stride = M * N * K > (1u << 29) ? M / 61 + 1 : 1;
+    std::vector<double> want;
+    std::vector<T> out;
+    for (size_t i = 0; i < M; i = (i + stride < M || i == M - 1) ? i + stride : M - 1)
         for (size_t j = 0; j < N; ++j) {
             double sum = 0;
             for (size_t k = 0; k < K; ++k)
                 sum += (double)hA[off + (ta ? k * lda + i : i * lda + k)] *
                        (double)hB[off + (tb ? j * ldb + k : k * ldb + j)];
             const size_t at = off + i * ldc + j;
-            want[i * N + j] = alpha * sum + (beta != 0 ? beta * (double)hC[at] : 0.0);
-            out[i * N + j] = got[at];
+            want.push_back(alpha * sum + (beta != 0 ? beta * (double)hC[at] : 0.0));
+            out.push_back(got[at]);
         }
     size_t changed = 0;
     for (size_t i = 0; i < nc; ++i)
@@ -1185,9 +1188,16 @@ template <typename T> static void test_gemm_ops()
                 check_gemm_op<T>(path, oa, ob, draw(2, most), draw(2, most), draw(1, most_k), pad, off,
                                  rep == 1 ? -1.5 : 1.0, rep == 0 ? 0.0 : 0.75);
             }
-        /* a big-tile interior with ragged strips (the default's cover b), on the GPU only: large for the simulator */
-        if (!quick)
+        /* a big-tile interior with ragged strips (the default's cover b), and a C whose big tiles fill one wave
+           and a few more on 132 SMs (the hybrid: whole tiles, then the rest split along K), on the GPU only:
+           large for the simulator */
+        if (!quick) {
             check_gemm_op<T>(PATH_DEFAULT, oa, ob, 1000 + draw(1, 255), 600 + draw(1, 127), draw(200, 700), 0, 0, 1, 0);
+            check_gemm_op<T>(PATH_DEFAULT, oa, ob, 1536 - draw(0, 40), 2944 - draw(0, 40), draw(1400, 2000), draw(0, 2),
+                             0, 1, 0.5, true);
+            /* odd leading dimensions and a product large enough for an aligned copy of A and B */
+            check_gemm_op<T>(PATH_DEFAULT, oa, ob, 2000 + draw(0, 99), 2000 + draw(0, 99), 1000, draw(1, 3), 1, 1, 0);
+        }
         /* the matrix-vector kernels (C of one row, one column, both: a dot product), K = 1 */
         const size_t L = draw(100, quick ? 300 : 3000), K = draw(1, quick ? 200 : 2000);
         check_gemm_op<T>(PATH_DEFAULT, oa, ob, 1, L, K, 0, 0, 1, 0);
@@ -1203,7 +1213,7 @@ template <typename T> static void test_gemm_ops()
             check_gemm_op<T>(path, oa, ob, draw(2, 60), draw(2, 60), kk, draw(1, 5), 1, -0.5, 1.5, true);
             n += 2;
         }
-        n += 6 + !quick;
+        n += 6 + 3 * !quick;
     }
     printf("gemm<%s> with transposes: %zu shapes (NN, NT, TN, TT; each path)\n", type_name<T>(), n);
 }
