@@ -16,8 +16,13 @@
    K = 0, gemm against cuBLAS
    (4097³, 1000 × 3000 × 500, vectors, K = 1, tall and wide, padded and odd
    leading dimensions, offset pointers, alpha and beta, NaN in C with
-   beta = 0, M = 2^20 + 1) and its argument errors, NULL-pointer errors,
-   the C entry points, and n = 2^31 + 17.
+   beta = 0, M = 2^20 + 1) and its argument errors; gemm with transposes
+   (NN, NT, TN, TT) on every path (big, small, wide and tall tiles, the
+   FP64 tensor-core and CUDA-core double kernels, the matrix-vector kernels,
+   split-K with its bitwise repeats, the hybrid of whole tiles and split-K,
+   aligned copies of unaligned matrices) against a float64 host reference,
+   also on the simulator; NULL-pointer errors, the C entry points, and
+   n = 2^31 + 17.
 
    nvcc -std=c++17 -arch=sm_90 -DGPUH_USE_CURAND -I. tests/test_kernels.cu -lcurand -lcublas
 */
