@@ -34,6 +34,7 @@
 #include <cublas_v2.h>
 #endif
 
+#include <algorithm>
 #include <climits>
 #include <cmath>
 #include <limits>
@@ -1143,16 +1144,24 @@ static void check_gemm_op(gemm_path path, gpuh_op oa, gpuh_op ob, size_t M, size
     const size_t stride = M * N * K > (1u << 29) ? M / 61 + 1 : 1;
     std::vector<double> want;
     std::vector<T> out;
-    for (size_t i = 0; i < M; i = (i + stride < M || i == M - 1) ? i + stride : M - 1)
-        for (size_t j = 0; j < N; ++j) {
-            double sum = 0;
+    std::vector<double> a_row(K), sums(N);
+    for (size_t i = 0; i < M; i = (i + stride < M || i == M - 1) ? i + stride : M - 1) {
+        /* op(A)'s row i, then its products with op(B), reading B along its stored rows (the host's caches) */
+        for (size_t k = 0; k < K; ++k)
+            a_row[k] = (double)hA[off + (ta ? k * lda + i : i * lda + k)];
+        std::fill(sums.begin(), sums.end(), 0.0);
+        for (size_t j = 0; tb && j < N; ++j)
             for (size_t k = 0; k < K; ++k)
-                sum += (double)hA[off + (ta ? k * lda + i : i * lda + k)] *
-                       (double)hB[off + (tb ? j * ldb + k : k * ldb + j)];
+                sums[j] += a_row[k] * (double)hB[off + j * ldb + k];
+        for (size_t k = 0; !tb && k < K; ++k)
+            for (size_t j = 0; j < N; ++j)
+                sums[j] += a_row[k] * (double)hB[off + k * ldb + j];
+        for (size_t j = 0; j < N; ++j) {
             const size_t at = off + i * ldc + j;
-            want.push_back(alpha * sum + (beta != 0 ? beta * (double)hC[at] : 0.0));
+            want.push_back(alpha * sums[j] + (beta != 0 ? beta * (double)hC[at] : 0.0));
             out.push_back(got[at]);
         }
+    }
     size_t changed = 0;
     for (size_t i = 0; i < nc; ++i)
         if (i < off || (i - off) % ldc >= N)
