@@ -297,7 +297,9 @@ template <typename Op, typename T> __device__ __forceinline__ T gpuh_block_reduc
    elements). Any M, N, K ≥ 0: M or N = 0 does nothing; K = 0 gives
    C = beta·C. beta == 0 never reads C (NaN there does not leak). C must not
    overlap A or B. Fastest with 16-byte-aligned pointers and leading
-   dimensions that are multiples of 16 bytes; any others take scalar loads.
+   dimensions that are multiples of 16 bytes; otherwise a large product
+   first copies A or B to aligned workspace (gpuh's memory pool, on
+   `stream`), a small one reads them element by element.
    float runs on the CUDA cores (FFMA, no TF32); double on the FP64 tensor
    cores on sm_90 (double-precision arithmetic throughout), on the CUDA
    cores elsewhere; a C of one row or one column (M = 1 or N = 1, K > 0) on
@@ -306,12 +308,16 @@ template <typename Op, typename T> __device__ __forceinline__ T gpuh_block_reduc
    along K (split-K: the slices' sums go to a workspace taken on `stream`
    from gpuh's memory pool and freed there with cudaFreeAsync, then one more
    kernel adds them in a fixed order; see gpuh_gemm_with). Deterministic:
-   same inputs, shape and GPU model, same bits. Errors: cudaErrorInvalidValue (a leading dimension below
-   the row length, a matrix whose extent overflows size_t, NULL with a
-   non-empty matrix, more than 2^31 - 1 tiles), launch errors; the detail
-   (gpuh_error_detail) names the argument and its value.
+   same inputs, shape and SM count, same bits. Errors:
+   cudaErrorInvalidValue (a leading dimension below the row length, a
+   matrix whose extent overflows size_t, NULL with a non-empty matrix, more
+   than 2^31 - 1 tiles), launch errors, cudaFreeAsync's errors; the detail
+   (gpuh_error_detail) names the argument and its value. A workspace that
+   cannot be had is no error: the product then runs without it.
    Idea: BLAS xGEMM (argument order); CUTLASS's SIMT GEMM and S. Boehm's
    "How to Optimize a CUDA Matmul Kernel" worklog (tiling, warp tiles);
+   split-K and Stream-K's data-parallel + split schedule (Osama et al.,
+   PPoPP 2023);
    the PTX ISA's mma.sync for FP64. */
 template <typename T>
 cudaError_t gpuh_gemm(size_t M, size_t N, size_t K, T alpha, const T *d_A, size_t lda, const T *d_B, size_t ldb,
@@ -361,7 +367,10 @@ cudaError_t gpuh_matmul(const T *d_A, const T *d_B, T *d_C, size_t M, size_t N, 
         with a long K): the blocks write their slices' sums to a workspace
         (gpuh's memory pool, GPUH_GEMM_POOL_KEEP, on `stream`; where that
         fails, no split), and gpuh_gemm_split_reduce_kernel adds them in order and
-        applies alpha and beta (no atomics: the same bits every call).
+        applies alpha and beta (no atomics: the same bits every call);
+     the hybrid on a or c: where the tiles leave a ragged last wave, the
+        tile rows (or columns) that fill whole waves run whole, the rest
+        split along K so that it fills the last wave.
    Ties go to the earlier cover. A C of one row or one column (K > 0) goes
    to the matrix-vector kernels, whatever Big and Small are.
    Arguments, errors: gpuh_gemm. */
@@ -1167,9 +1176,12 @@ template <typename T, typename Cfg, bool VEC, bool TA, bool TB> struct gpuh_impl
    Interior tiles load and store without bounds checks; a tile on the edge
    of the part (or the last, partial step of K) loads zeros for elements past
    the edge, which add nothing, and stores only the elements inside C.
-   VEC: A, B, C 16-byte aligned and lda, ldb, ldc multiples of 4 floats
-   (2 doubles), so interior tiles use 16-byte loads and stores; otherwise (an
-   odd leading dimension such as 4097, an offset pointer) scalar ones.
+   VEC: A, B 16-byte aligned and lda, ldb multiples of 4 floats (2 doubles),
+   so interior tiles use 16-byte loads; otherwise (an odd leading dimension
+   such as 4097, an offset pointer) scalar ones. C's stores are 16 bytes
+   wide where C allows it (p.vec_c, a run-time flag), else scalar.
+   Split-K (p.work): the block sums its slice of K and writes the raw sums
+   to its slice of the workspace (gpuh_impl_gemm_split).
    Grid: 1-D, one block per tile of both parts; block: Cfg::THREADS;
    dynamic shared memory SMEM_ELEMS = 2 · BK · (BM + BN + 8) elements.
    Registers, shared memory and no spills of each shipped configuration:
