@@ -100,6 +100,13 @@
    matrix-vector kernels' threads per block, columns of C per block of the
    row kernel, and loads in flight per thread. */
 #define GPUH_GEMM_GROUP_M 8
+/* GEMM split-K: bytes of workspace gpuh's memory pool keeps on each device
+   between calls (its release threshold), so that repeated products of a
+   shape pay for no allocation; more is taken when needed and given back at
+   the next synchronisation. Overridable; default 256 MiB. */
+#ifndef GPUH_GEMM_POOL_KEEP
+#define GPUH_GEMM_POOL_KEEP (256u << 20)
+#endif
 #define GPUH_GEMV_BLOCK 512
 #define GPUH_GEMV_COLS 32
 #define GPUH_GEMV_UNROLL 8
@@ -290,18 +297,27 @@ template <typename Op, typename T> __device__ __forceinline__ T gpuh_block_reduc
    elements). Any M, N, K ≥ 0: M or N = 0 does nothing; K = 0 gives
    C = beta·C. beta == 0 never reads C (NaN there does not leak). C must not
    overlap A or B. Fastest with 16-byte-aligned pointers and leading
-   dimensions that are multiples of 16 bytes; any others take scalar loads.
+   dimensions that are multiples of 16 bytes; otherwise a large product
+   first copies A or B to aligned workspace (gpuh's memory pool, on
+   `stream`), a small one reads them element by element.
    float runs on the CUDA cores (FFMA, no TF32); double on the FP64 tensor
    cores on sm_90 (double-precision arithmetic throughout), on the CUDA
    cores elsewhere; a C of one row or one column (M = 1 or N = 1, K > 0) on
    the matrix-vector kernels (gpuh_gemv_row_kernel, gpuh_gemv_col_kernel),
-   which stream A or B once. Deterministic: same inputs and
-   shape, same bits. Errors: cudaErrorInvalidValue (a leading dimension below
-   the row length, a matrix whose extent overflows size_t, NULL with a
-   non-empty matrix, more than 2^31 - 1 tiles), launch errors; the detail
-   (gpuh_error_detail) names the argument and its value.
+   which stream A or B once. A C of too few tiles to fill the GPU is split
+   along K (split-K: the slices' sums go to a workspace taken on `stream`
+   from gpuh's memory pool and freed there with cudaFreeAsync, then one more
+   kernel adds them in a fixed order; see gpuh_gemm_with). Deterministic:
+   same inputs, shape and SM count, same bits. Errors:
+   cudaErrorInvalidValue (a leading dimension below the row length, a
+   matrix whose extent overflows size_t, NULL with a non-empty matrix, more
+   than 2^31 - 1 tiles), launch errors, cudaFreeAsync's errors; the detail
+   (gpuh_error_detail) names the argument and its value. A workspace that
+   cannot be had is no error: the product then runs without it.
    Idea: BLAS xGEMM (argument order); CUTLASS's SIMT GEMM and S. Boehm's
    "How to Optimize a CUDA Matmul Kernel" worklog (tiling, warp tiles);
+   split-K and Stream-K's data-parallel + split schedule (Osama et al.,
+   PPoPP 2023);
    the PTX ISA's mma.sync for FP64. */
 template <typename T>
 cudaError_t gpuh_gemm(size_t M, size_t N, size_t K, T alpha, const T *d_A, size_t lda, const T *d_B, size_t ldb,
@@ -336,15 +352,25 @@ cudaError_t gpuh_matmul(const T *d_A, const T *d_B, T *d_C, size_t M, size_t N, 
 
 /* gpuh_gemm_with<Big, Small>: gpuh_gemm with chosen tile configurations
    (gpuh_gemm_simt_config, or gpuh_gemm_dmma_config for double), for tuning.
-   It picks the cheapest of three covers of C, counting the waves of blocks
-   each needs on this GPU (MIN_BLOCKS blocks of a configuration per SM):
+   It picks the cheapest of three covers of C and of split-K on covers a and
+   c, counting the waves of blocks each needs on this GPU (MIN_BLOCKS blocks
+   of a configuration per SM; the model: [SECTION: GEMM DISPATCH]):
      a. Big tiles everywhere, the last row and column of tiles partly empty;
      b. Big tiles where they fit whole, and the bottom and right strips left
         over (fewer than Big::BM rows, Big::BN columns) in one launch of
         Small: a 4097³ product is then not a 4096³ one plus a whole extra
         wave of nearly empty big tiles;
      c. Small tiles everywhere: more, smaller blocks keep every SM busy when
-        C holds too few big tiles (1024², or one row times a matrix).
+        C holds too few big tiles (1024², or one row times a matrix);
+     split-K on a or c: each tile's sum over K cut in S slices, S blocks per
+        tile, when C holds too few tiles for the GPU (a medium or skinny C
+        with a long K): the blocks write their slices' sums to a workspace
+        (gpuh's memory pool, GPUH_GEMM_POOL_KEEP, on `stream`; where that
+        fails, no split), and gpuh_gemm_split_reduce_kernel adds them in order and
+        applies alpha and beta (no atomics: the same bits every call);
+     the hybrid on a or c: where the tiles leave a ragged last wave, the
+        tile rows (or columns) that fill whole waves run whole, the rest
+        split along K so that it fills the last wave.
    Ties go to the earlier cover. A C of one row or one column (K > 0) goes
    to the matrix-vector kernels, whatever Big and Small are.
    Arguments, errors: gpuh_gemm. */
@@ -368,8 +394,8 @@ cudaError_t gpuh_gemm_with(gpuh_op op_a, gpuh_op op_b, size_t M, size_t N, size_
    memory as one 16-byte vector, and the 8 (or 4) lanes that differ in them
    read consecutive vectors: no bank conflicts. MIN_BLOCKS: blocks per SM
    promised to __launch_bounds__ (it caps the registers at 64K / (threads ·
-   MIN_BLOCKS)). Shipped: gpuh_sgemm_big, gpuh_sgemm_small, gpuh_dgemm_simt
-   ([SECTION: GEMM TUNING]). */
+   MIN_BLOCKS)). Shipped: gpuh_sgemm_big, gpuh_sgemm_small, gpuh_sgemm_wide,
+   gpuh_sgemm_tall, gpuh_dgemm_simt ([SECTION: GEMM TUNING]). */
 template <int BM_, int BN_, int BK_, int WARPS_M_, int WARPS_N_, int LANES_M_, int MIN_BLOCKS_>
 struct gpuh_gemm_simt_config {
     enum {
@@ -878,12 +904,20 @@ template <typename T> struct gpuh_impl_gemm_part {
     size_t M, N;
     unsigned tiles_m, tiles_n;
 };
-/* A launch's arguments: blocks [0, part0_tiles) do part[0], the rest part[1]. */
+/* A launch's arguments: of each `tiles` consecutive blocks, [0, part0_tiles)
+   do part[0], the rest part[1]. Split-K (work not NULL; one part, all of C):
+   block b does tile b % tiles over K's slice [s·k_chunk, (s + 1)·k_chunk),
+   s = b / tiles, and writes its raw sums to slice s of the workspace (each
+   slice part[0].M rows of ldw elements, ldw a multiple of 4), which
+   gpuh_gemm_split_reduce_kernel then adds up in order into C. */
 template <typename T> struct gpuh_impl_gemm_args {
     gpuh_impl_gemm_part<T> part[2];
-    unsigned part0_tiles;
+    unsigned part0_tiles, tiles;
     size_t K, lda, ldb, ldc;
     T alpha, beta;
+    T *work;
+    size_t k_chunk, ldw;
+    bool vec_c; /* C 16-byte aligned, ldc a multiple of 16 bytes: 16-byte stores */
 };
 
 /* This block's part of C and its tile (tm, tn) there. Consecutive blocks walk
@@ -892,18 +926,46 @@ template <typename T> struct gpuh_impl_gemm_args {
    blocks in flight then read a few rows of A and a few columns of B, which
    stay in L2, instead of one row of A and every column of B. */
 template <typename T>
-__device__ __forceinline__ gpuh_impl_gemm_part<T> gpuh_impl_gemm_tile(const gpuh_impl_gemm_args<T> &p,
+__device__ __forceinline__ gpuh_impl_gemm_part<T> gpuh_impl_gemm_tile(const gpuh_impl_gemm_args<T> &p, unsigned b,
                                                                      unsigned &tm, unsigned &tn)
 {
-    const bool second = blockIdx.x >= p.part0_tiles;
+    const bool second = b >= p.part0_tiles;
     const gpuh_impl_gemm_part<T> g = second ? p.part[1] : p.part[0];
-    const unsigned long long id = blockIdx.x - (second ? p.part0_tiles : 0u);
+    const unsigned long long id = b - (second ? p.part0_tiles : 0u);
     const unsigned long long width = (unsigned long long)GPUH_GEMM_GROUP_M * g.tiles_n;
     const unsigned long long first = id / width * GPUH_GEMM_GROUP_M;
     const unsigned long long rows = g.tiles_m - first < GPUH_GEMM_GROUP_M ? g.tiles_m - first : GPUH_GEMM_GROUP_M;
     tm = (unsigned)(first + id % width % rows);
     tn = (unsigned)(id % width / rows);
     return g;
+}
+
+/* Where a block's sums go and the part of K it sums over. Without split-K:
+   C of its part, with alpha and beta, over all of K. With split-K: block b
+   sums K's slice s = b / tiles into slice s of the workspace, raw (alpha 1,
+   beta 0, rows of ldw, 16-byte aligned: `vec`). */
+template <typename T> struct gpuh_impl_gemm_out {
+    T *C;
+    size_t ldc, k_begin, k_end;
+    T alpha, beta;
+    bool vec;
+    unsigned tile; /* the block's tile number, for gpuh_impl_gemm_tile */
+};
+template <typename T, bool VEC>
+__device__ __forceinline__ gpuh_impl_gemm_out<T> gpuh_impl_gemm_split(const gpuh_impl_gemm_args<T> &p)
+{
+    gpuh_impl_gemm_out<T> o;
+    if (p.work == NULL) {
+        o.C = NULL, o.ldc = p.ldc, o.k_begin = 0, o.k_end = p.K, o.alpha = p.alpha, o.beta = p.beta, o.vec = p.vec_c;
+        o.tile = blockIdx.x;
+        return o;
+    }
+    const unsigned s = blockIdx.x / p.tiles;
+    o.tile = blockIdx.x - s * p.tiles;
+    o.k_begin = s * p.k_chunk;
+    o.k_end = p.K - o.k_begin < p.k_chunk ? p.K : o.k_begin + p.k_chunk;
+    o.C = p.work + s * p.part[0].M * p.ldw, o.ldc = p.ldw, o.alpha = T(1), o.beta = T(0), o.vec = true;
+    return o;
 }
 
 /* Four consecutive elements to or from 16-byte-aligned memory, as one float4
@@ -1126,9 +1188,12 @@ template <typename T, typename Cfg, bool VEC, bool TA, bool TB> struct gpuh_impl
    Interior tiles load and store without bounds checks; a tile on the edge
    of the part (or the last, partial step of K) loads zeros for elements past
    the edge, which add nothing, and stores only the elements inside C.
-   VEC: A, B, C 16-byte aligned and lda, ldb, ldc multiples of 4 floats
-   (2 doubles), so interior tiles use 16-byte loads and stores; otherwise (an
-   odd leading dimension such as 4097, an offset pointer) scalar ones.
+   VEC: A, B 16-byte aligned and lda, ldb multiples of 4 floats (2 doubles),
+   so interior tiles use 16-byte loads; otherwise (an odd leading dimension
+   such as 4097, an offset pointer) scalar ones. C's stores are 16 bytes
+   wide where C allows it (p.vec_c, a run-time flag), else scalar.
+   Split-K (p.work): the block sums its slice of K and writes the raw sums
+   to its slice of the workspace (gpuh_impl_gemm_split).
    Grid: 1-D, one block per tile of both parts; block: Cfg::THREADS;
    dynamic shared memory SMEM_ELEMS = 2 · BK · (BM + BN + 8) elements.
    Registers, shared memory and no spills of each shipped configuration:
@@ -1146,8 +1211,11 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS)
     b_slice *const s_B = reinterpret_cast<b_slice *>(smem + 2 * BK * (BM + PAD)); /* then two more */
 
     unsigned tm, tn;
-    const gpuh_impl_gemm_part<T> g = gpuh_impl_gemm_tile(p, tm, tn);
-    const size_t m0 = (size_t)tm * BM, n0 = (size_t)tn * BN, K = p.K;
+    gpuh_impl_gemm_out<T> out = gpuh_impl_gemm_split<T, VEC>(p);
+    const gpuh_impl_gemm_part<T> g = gpuh_impl_gemm_tile(p, out.tile, tm, tn);
+    if (out.C == NULL)
+        out.C = g.C;
+    const size_t m0 = (size_t)tm * BM, n0 = (size_t)tn * BN, K = out.k_end, k_begin = out.k_begin;
     const bool full_mn = m0 + BM <= g.M && n0 + BN <= g.N;
     const int tid = threadIdx.x, lane = tid % 32, warp = tid / 32;
     const int wm0 = warp / Cfg::WARPS_N * WM, wn0 = warp % Cfg::WARPS_N * WN; /* the warp's piece */
@@ -1163,9 +1231,9 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS)
 
     const gpuh_impl_simt_loader<T, Cfg, VEC, TA, TB> slice = {full_mn, K, tid, g, p, m0, r_a, n0, r_b};
 
-    const size_t steps = K / BK + (K % BK != 0); /* slices of K, the last maybe partial */
+    const size_t steps = (K - k_begin + BK - 1) / BK; /* slices of K, the last maybe partial */
     if (steps > 0) {
-        slice.load(0);
+        slice.load(k_begin);
         slice.store(&s_A[0][0][0], &s_B[0][0][0]);
     }
     /* The first slice must be in shared memory before anyone reads it. */
@@ -1173,7 +1241,7 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS)
     for (size_t s = 0; s < steps; ++s) {
         const int buf = (int)(s % 2);
         if (s + 1 < steps)
-            slice.load((s + 1) * BK); /* in flight during the arithmetic below */
+            slice.load(k_begin + (s + 1) * BK); /* in flight during the arithmetic below */
         /* Unrolled by 8, not by BK: a fully unrolled BK = 16 step of the
            shipped configuration is larger than the instruction cache, and
            the warps then stall waiting for instructions (ncu's figures and
@@ -1207,26 +1275,26 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS)
         const size_t row = m0 + wm0 + i / 4 * (WM / RM) + lm * 4 + i % 4;
 #pragma unroll
         for (int r = 0; r < RN; ++r) {
-            const size_t col = n0 + wn0 + r * (WN / RN) + ln * 4, at = row * p.ldc + col;
+            const size_t col = n0 + wn0 + r * (WN / RN) + ln * 4, at = row * out.ldc + col;
             T v[4];
 #pragma unroll
             for (int j = 0; j < 4; ++j)
-                v[j] = p.alpha * acc[i][4 * r + j];
-            if (full_mn && VEC) {
-                T *dst = g.C + at;
-                if (p.beta != T(0)) {
+                v[j] = out.alpha * acc[i][4 * r + j];
+            if (full_mn && out.vec) {
+                T *dst = out.C + at;
+                if (out.beta != T(0)) {
                     T c[4];
                     gpuh_impl_ld4(dst, c);
 #pragma unroll
                     for (int j = 0; j < 4; ++j)
-                        v[j] += p.beta * c[j];
+                        v[j] += out.beta * c[j];
                 }
                 gpuh_impl_st4(dst, v);
             } else {
 #pragma unroll
                 for (int j = 0; j < 4; ++j)
                     if (full_mn || (row < g.M && col + j < g.N))
-                        g.C[at + j] = p.beta == T(0) ? v[j] : v[j] + p.beta * g.C[at + j];
+                        out.C[at + j] = out.beta == T(0) ? v[j] : v[j] + out.beta * out.C[at + j];
             }
         }
     }
@@ -1257,24 +1325,25 @@ template <typename Cfg, bool TA, bool TB> struct gpuh_impl_dmma_layout {
 };
 
 /* Issues the copies of one slice of op(A) and op(B), from column (row) k0 of
-   K, into the stage at s_stage: gpuh_impl_cp_slice on each operand as stored. */
+   K, into the stage at s_stage: gpuh_impl_cp_slice on each operand as stored;
+   zeros from column (row) K on (the end of the block's part of K). */
 template <typename Cfg, bool VEC, bool TA, bool TB>
 __device__ __forceinline__ void gpuh_impl_dmma_load(double *s_stage, const gpuh_impl_gemm_part<double> &g,
                                                     const gpuh_impl_gemm_args<double> &p, size_t m0, size_t n0,
-                                                    size_t k0, bool full_mn)
+                                                    size_t k0, size_t K, bool full_mn)
 {
     typedef gpuh_impl_dmma_layout<Cfg, TA, TB> L;
     enum { BM = Cfg::BM, BN = Cfg::BN, BK = Cfg::BK, THREADS = Cfg::THREADS };
-    const bool full = full_mn && k0 + BK <= p.K;
+    const bool full = full_mn && k0 + BK <= K;
     double *s_B = s_stage + L::A_ELEMS;
     if (TA)
-        gpuh_impl_cp_slice<double, BK, BM, L::LDA, THREADS, VEC>(s_stage, g.A, p.lda, k0, m0, p.K, g.M, full);
+        gpuh_impl_cp_slice<double, BK, BM, L::LDA, THREADS, VEC>(s_stage, g.A, p.lda, k0, m0, K, g.M, full);
     else
-        gpuh_impl_cp_slice<double, BM, BK, L::LDA, THREADS, VEC>(s_stage, g.A, p.lda, m0, k0, g.M, p.K, full);
+        gpuh_impl_cp_slice<double, BM, BK, L::LDA, THREADS, VEC>(s_stage, g.A, p.lda, m0, k0, g.M, K, full);
     if (TB)
-        gpuh_impl_cp_slice<double, BN, BK, L::LDB, THREADS, VEC>(s_B, g.B, p.ldb, n0, k0, g.N, p.K, full);
+        gpuh_impl_cp_slice<double, BN, BK, L::LDB, THREADS, VEC>(s_B, g.B, p.ldb, n0, k0, g.N, K, full);
     else
-        gpuh_impl_cp_slice<double, BK, BN, L::LDB, THREADS, VEC>(s_B, g.B, p.ldb, k0, n0, p.K, g.N, full);
+        gpuh_impl_cp_slice<double, BK, BN, L::LDB, THREADS, VEC>(s_B, g.B, p.ldb, k0, n0, K, g.N, full);
 }
 
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
@@ -1321,8 +1390,11 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS) gpuh_gemm_dmma_
     double *const s_all = gpuh_impl_dynamic_smem<double>(); /* stage s: s_A at s·STAGE, s_B after it */
 
     unsigned tm, tn;
-    const gpuh_impl_gemm_part<double> g = gpuh_impl_gemm_tile(p, tm, tn);
-    const size_t m0 = (size_t)tm * BM, n0 = (size_t)tn * BN, K = p.K;
+    gpuh_impl_gemm_out<double> out = gpuh_impl_gemm_split<double, VEC>(p);
+    const gpuh_impl_gemm_part<double> g = gpuh_impl_gemm_tile(p, out.tile, tm, tn);
+    if (out.C == NULL)
+        out.C = g.C;
+    const size_t m0 = (size_t)tm * BM, n0 = (size_t)tn * BN, K = out.k_end, k_begin = out.k_begin;
     const bool full_mn = m0 + BM <= g.M && n0 + BN <= g.N;
     const int tid = threadIdx.x, lane = tid % 32, warp = tid / 32, gi = lane / 4, ti = lane % 4;
     const int wm0 = warp / Cfg::WARPS_N * Cfg::WM, wn0 = warp % Cfg::WARPS_N * Cfg::WN;
@@ -1337,13 +1409,14 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS) gpuh_gemm_dmma_
                 acc[i][j][v] = 0.0;
 
 
-    const size_t steps = K / BK + (K % BK != 0); /* slices of K, the last maybe partial */
+    const size_t steps = (K - k_begin + BK - 1) / BK; /* slices of K, the last maybe partial */
     /* Prologue: slices 0 .. STAGES - 2 in flight, one commit group each (empty
        groups past the end keep the count that the wait relies on). */
 #pragma unroll
     for (int s = 0; s < STAGES - 1; ++s) {
         if ((size_t)s < steps)
-            gpuh_impl_dmma_load<Cfg, VEC, TA, TB>(s_all + s * L::STAGE, g, p, m0, n0, (size_t)s * BK, full_mn);
+            gpuh_impl_dmma_load<Cfg, VEC, TA, TB>(s_all + s * L::STAGE, g, p, m0, n0, k_begin + (size_t)s * BK, K,
+                                                  full_mn);
         gpuh_impl_cp_async_commit();
     }
     for (size_t s = 0; s < steps; ++s) {
@@ -1355,7 +1428,7 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS) gpuh_gemm_dmma_
         __syncthreads();
         if (s + STAGES - 1 < steps)
             gpuh_impl_dmma_load<Cfg, VEC, TA, TB>(s_all + (int)((s + STAGES - 1) % STAGES) * L::STAGE, g, p, m0,
-                                                  n0, (s + STAGES - 1) * BK, full_mn);
+                                                  n0, k_begin + (s + STAGES - 1) * BK, K, full_mn);
         gpuh_impl_cp_async_commit();
 
         const double *s_A = s_all + (int)(s % STAGES) * L::STAGE, *s_B = s_A + L::A_ELEMS;
@@ -1387,22 +1460,22 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS) gpuh_gemm_dmma_
 #pragma unroll
             for (int h = 0; h < 2; ++h) {
                 const size_t row = m0 + wm0 + i * 16 + gi + 8 * h, col = n0 + wn0 + j * 8 + 2 * ti;
-                const size_t at = row * p.ldc + col; /* an index: the row may not exist */
-                double v0 = p.alpha * acc[i][j][2 * h], v1 = p.alpha * acc[i][j][2 * h + 1];
-                if (full_mn && VEC) {
-                    double *dst = g.C + at;
-                    if (p.beta != 0.0) {
+                const size_t at = row * out.ldc + col; /* an index: the row may not exist */
+                double v0 = out.alpha * acc[i][j][2 * h], v1 = out.alpha * acc[i][j][2 * h + 1];
+                if (full_mn && out.vec) {
+                    double *dst = out.C + at;
+                    if (out.beta != 0.0) {
                         const double2 c = *reinterpret_cast<const double2 *>(dst);
-                        v0 += p.beta * c.x;
-                        v1 += p.beta * c.y;
+                        v0 += out.beta * c.x;
+                        v1 += out.beta * c.y;
                     }
                     *reinterpret_cast<double2 *>(dst) = make_double2(v0, v1);
                 } else if (full_mn || row < g.M) {
-                    double *dst = g.C + at;
+                    double *dst = out.C + at;
                     if (full_mn || col < g.N)
-                        dst[0] = p.beta == 0.0 ? v0 : v0 + p.beta * dst[0];
+                        dst[0] = out.beta == 0.0 ? v0 : v0 + out.beta * dst[0];
                     if (full_mn || col + 1 < g.N)
-                        dst[1] = p.beta == 0.0 ? v1 : v1 + p.beta * dst[1];
+                        dst[1] = out.beta == 0.0 ? v1 : v1 + out.beta * dst[1];
                 }
             }
 #else
@@ -1600,6 +1673,51 @@ __global__ void __launch_bounds__(GPUH_GEMV_BLOCK, 1) gpuh_gemv_row_kernel(const
     }
 }
 
+/* ---------------------------------------------------------------------------
+   Split-K's second pass. */
+
+/* gpuh_gemm_split_reduce_kernel: C[i][j] = alpha·(W_0[i][j] + W_1[i][j] +
+   ... + W_{S-1}[i][j]) + beta·C[i][j] over the M × N elements of C, where
+   W_s is slice s of the workspace the tiled kernels filled with their raw
+   sums over K's slice s (rows of ldw elements, ldw a multiple of 4, each
+   slice M·ldw elements on, 16-byte aligned). The slices are added in order,
+   with no atomics: the same inputs and shape give the same bits. Each thread
+   takes groups of 4 consecutive elements of a row (one 16-byte load per
+   slice where the group lies inside N), grid-stride. beta == 0 never reads
+   C. Grid: any; block: any (GPUH_GEMM_REDUCE_BLOCK). */
+template <typename T>
+__global__ void gpuh_gemm_split_reduce_kernel(const T *work, unsigned splits, size_t M, size_t N, size_t ldw,
+                                              T alpha, T beta, T *C, size_t ldc)
+{
+    const size_t groups = (N + 3) / 4, slice = M * ldw;
+    for (size_t q = gpuh_global_index(); q < M * groups; q += gpuh_grid_stride()) {
+        const size_t row = q / groups, c = q % groups * 4;
+        const T *w = work + row * ldw + c;
+        T sum[4] = {T(0), T(0), T(0), T(0)};
+        if (c + 4 <= N) {
+            gpuh_impl_ld4(w, sum);
+            for (unsigned s = 1; s < splits; ++s) {
+                T v[4];
+                gpuh_impl_ld4(w + s * slice, v);
+#pragma unroll
+                for (int j = 0; j < 4; ++j)
+                    sum[j] += v[j];
+            }
+        } else {
+            for (unsigned s = 0; s < splits; ++s)
+#pragma unroll
+                for (int j = 0; j < 4; ++j) /* unrolled: sum stays in registers */
+                    if (c + j < N)
+                        sum[j] = s == 0 ? w[j] : sum[j] + w[s * slice + j];
+        }
+        T *dst = C + row * ldc + c;
+#pragma unroll
+        for (int j = 0; j < 4; ++j)
+            if (c + j < N)
+                dst[j] = beta == T(0) ? alpha * sum[j] : alpha * sum[j] + beta * dst[j];
+    }
+}
+
 /* ===========================================================================
    [SECTION: GEMM TUNING]
    The shipped tile sizes and the launcher's one tuned constant. To retune:
@@ -1616,6 +1734,11 @@ typedef gpuh_gemm_simt_config<64, 64, 16, 2, 4, 8, 2> gpuh_sgemm_small;   /* 4 �
 typedef gpuh_gemm_dmma_config<64, 128, 16, 2, 2, 3, 2> gpuh_dgemm_big;
 typedef gpuh_gemm_dmma_config<64, 64, 16, 2, 2, 3, 3> gpuh_dgemm_small;
 typedef gpuh_gemm_simt_config<64, 64, 16, 2, 4, 8, 2> gpuh_dgemm_simt;    /* double without FP64 tensor cores */
+/* Narrow tiles for a C of at most 16 rows (wide) or 16 columns (tall):
+   64 threads, 8 × 4 (4 × 8) per thread; Small's 64-row (column) tile would
+   compute mostly rows (columns) that do not exist. */
+typedef gpuh_gemm_simt_config<16, 128, 16, 1, 2, 2, 4> gpuh_sgemm_wide;
+typedef gpuh_gemm_simt_config<128, 16, 16, 2, 1, 16, 4> gpuh_sgemm_tall;
 
 /* Small tiles do less work per SM and per cycle than big ones: their
    blocks reread more of A and B per multiply-add. The launcher weighs their
@@ -1623,11 +1746,61 @@ typedef gpuh_gemm_simt_config<64, 64, 16, 2, 4, 8, 2> gpuh_dgemm_simt;    /* dou
    big ones as bench/gemm_tune.cu measures it, for double too (where small
    tiles lose less); the figures: bench/results/NOTES.md. */
 #define GPUH_GEMM_SMALL_RATE 0.7
+/* The same for the narrow tiles (gpuh_sgemm_wide 0.60, gpuh_sgemm_tall 0.65
+   of the big tiles' rate at 4096 × 4096 × 1024 on an H200). */
+#define GPUH_GEMM_NARROW_RATE 0.6
+
+/* Split-K's costs, in the launcher's unit (multiply-adds per SM at the big
+   tiles' rate): a block's fixed cost beside its share of K (its prologue,
+   the pipeline's fill and drain, the epilogue), as elements of K; the
+   multiply-adds an SM does in the time the memory system moves one byte (an
+   H200 streams about 4 TB/s and does about 20·10^12 float or double
+   multiply-adds per second on the tiled kernels: 5); and the fixed cost of
+   the second launch with the workspace's allocation and free (about 5 µs),
+   in multiply-adds per SM. */
+#define GPUH_GEMM_K_OVERHEAD 48
+#define GPUH_GEMM_MACS_PER_BYTE 5.0
+#define GPUH_GEMM_SPLIT_FIXED 8e5
+/* Most slices of K a split-K launch cuts, and the reduce kernel's block. */
+#define GPUH_GEMM_MAX_SPLITS 64
+/* The fraction of the tiled kernels' rate that element loads of A and B
+   (unaligned matrices) cost, against 16-byte loads: 4097³ against 4096³ on
+   an H200. Above it gpuh_gemm copies A or B to aligned memory first. */
+#define GPUH_GEMM_SCALAR_LOSS 0.1
+#define GPUH_GEMM_REDUCE_BLOCK 256
 
 /* ===========================================================================
    [SECTION: GEMM DISPATCH]
    gpuh_gemm → gpuh_impl_gemm_default (the shipped configurations) →
    gpuh_gemm_with (checks, the cover of C) → gpuh_impl_gemm_launch → kernel.
+
+   The cost model. A C of one row or column goes to the matrix-vector
+   kernels (bound by memory). Otherwise every candidate launch is priced in
+   one unit, multiply-adds per SM at the big tiles' rate, from the shape
+   (M, N, K), the element size, the SM count and each configuration's tile
+   (BM × BN, BK) and blocks per SM (MIN_BLOCKS):
+     blocks  = tiles of the cover × S slices of K;
+     waves   = ceil(blocks / (SMs · MIN_BLOCKS));
+     compute = waves · BM·BN·MIN_BLOCKS / rate · (K/S rounded up to BK
+               + GPUH_GEMM_K_OVERHEAD), rate 1 for big tiles and
+               GPUH_GEMM_SMALL_RATE for small ones (they reread more);
+     split   = S > 1: (2S + 1)·M·N·elem bytes (the slices written, read
+               back, C written) · GPUH_GEMM_MACS_PER_BYTE / SMs
+               + GPUH_GEMM_SPLIT_FIXED (the second launch, the workspace).
+   The candidates: cover a (big tiles), c (small tiles) and, in gpuh_gemm's
+   float configurations, w and t (narrow tiles of 16 rows or 16 columns,
+   rate GPUH_GEMM_NARROW_RATE: a C of a few rows or columns wastes less of
+   them than of a 64 × 64 tile), each with S = 1 .. GPUH_GEMM_MAX_SPLITS
+   (only the S that leave no slice empty), and cover b (big tiles and small
+   strips, S = 1), and the hybrid on a and c (gpuh_impl_gemm_bands): where
+   the tiles leave a ragged last wave, the tile rows (or columns) that fill
+   whole waves run whole and the rest, split along K, fills the last wave
+   (as Stream-K's "data-parallel + split" schedule does, in two launches);
+   the cheapest wins, ties to the earlier. A C with few tiles and a long K (159 × 65 × 1619: 6 small tiles
+   on 264 slots) then takes tens of slices and fills the GPU in one wave; a
+   C that fills the GPU (4096³: 512 big tiles, 97 % of 4 waves) stays whole,
+   since splitting adds waves and bytes. No size is named anywhere: the
+   choice moves with the SM count and the configurations.
    =========================================================================== */
 
 /* Lets a kernel take `bytes` of dynamic shared memory: above 48 KiB a
@@ -1758,6 +1931,48 @@ static inline cudaError_t gpuh_impl_gemv(gpuh_impl_gemm_args<T> &a, bool ta, boo
     return GPUH_LAUNCH((gpuh_gemv_row_kernel<T, false>), (unsigned)blocks, GPUH_GEMV_BLOCK, 0, stream, a);
 }
 
+/* Split-K's workspace: `bytes` of device memory on `stream`, from gpuh's own
+   memory pool on device `dev` (created on first use, release threshold
+   GPUH_GEMM_POOL_KEEP; freed with cudaFreeAsync on the same stream). With
+   the default pool (release threshold 0) every call that follows a
+   synchronisation would map fresh memory, which costs tens of
+   microseconds; gpuh does not change the default pool's threshold, which
+   the rest of the program owns. Where no pool can be made (the simulator
+   has none), cudaMallocAsync. */
+#ifndef GPUH_SIM
+#define GPUH_IMPL_GEMM_POOLS 64 /* devices with a pool: 0 .. 63 */
+GPUH_IMPL_SHARED cudaMemPool_t gpuh_impl_gemm_pool_v[GPUH_IMPL_GEMM_POOLS];
+#endif
+static inline cudaError_t gpuh_impl_gemm_workspace(void **p, size_t bytes, int dev, cudaStream_t stream)
+{
+#ifndef GPUH_SIM
+    cudaMemPool_t pool = NULL;
+    if (dev >= 0 && dev < GPUH_IMPL_GEMM_POOLS) {
+        GPUH_IMPL_LOCK();
+        pool = gpuh_impl_gemm_pool_v[dev];
+        if (pool == NULL) {
+            cudaMemPoolProps props;
+            memset(&props, 0, sizeof props);
+            props.allocType = cudaMemAllocationTypePinned;
+            props.location.type = cudaMemLocationTypeDevice;
+            props.location.id = dev;
+            unsigned long long keep = GPUH_GEMM_POOL_KEEP;
+            if (cudaMemPoolCreate(&pool, &props) == cudaSuccess &&
+                cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep) == cudaSuccess)
+                gpuh_impl_gemm_pool_v[dev] = pool;
+            else
+                (void)cudaGetLastError(), pool = NULL; /* not sticky: cudaMallocAsync instead */
+        }
+        GPUH_IMPL_UNLOCK();
+    }
+    if (pool != NULL)
+        return cudaMallocFromPoolAsync(p, bytes, pool, stream);
+#else
+    (void)dev;
+#endif
+    return cudaMallocAsync(p, bytes, stream);
+}
+
 /* Checks gpuh_gemm's arguments (see there); elem: sizeof(T). */
 static inline cudaError_t gpuh_impl_gemm_check(const char *fn, int op_a, int op_b, size_t M, size_t N, size_t K,
                                                const void *A, size_t lda, const void *B, size_t ldb, const void *C,
@@ -1801,6 +2016,79 @@ static inline double gpuh_impl_gemm_waves(size_t tiles, size_t slots, double wor
     return tiles == 0 ? 0.0 : (double)((tiles + slots - 1) / slots) * work;
 }
 
+/* The launcher's choice: a cover of C ('a' big tiles, 'b' big tiles and
+   small strips, 'c' small tiles), the slices of K (split-K, a and c only)
+   and each slice's length, and its cost. */
+struct gpuh_impl_gemm_plan {
+    int cover;
+    size_t splits, k_chunk;
+    double cost;
+    int band;  /* 'r' / 'c': rows / columns [0, dp) of C first, whole; the rest after, in `splits` slices */
+    size_t dp;
+};
+
+/* Tries splitting K in 2 .. GPUH_GEMM_MAX_SPLITS slices on a cover of
+   `tiles` tiles (`slots` blocks at once, each doing `work` per element of
+   K, slices a multiple of bk long) and keeps it in `best` where it costs
+   less: the waves of tiles × slices blocks, each summing its slice plus
+   GPUH_GEMM_K_OVERHEAD, then the bytes split-K moves (the kernel writes
+   each slice's M × N sums, the second pass reads them and writes C) and its
+   fixed cost. Only the slice counts that leave no slice empty are tried. */
+static inline void gpuh_impl_gemm_splits(gpuh_impl_gemm_plan &best, int cover, size_t tiles, size_t slots,
+                                         double work, size_t bk, size_t M, size_t N, size_t K, size_t elem,
+                                         size_t sms)
+{
+    size_t s, last = 0;
+    for (s = 1; s <= GPUH_GEMM_MAX_SPLITS && K > 0; ++s) {
+        const size_t chunk = gpuh_ceil_div(gpuh_ceil_div(K, s), bk) * bk, n = gpuh_ceil_div(K, chunk);
+        if (n == last) /* the same cut as the last s */
+            continue;
+        last = n;
+        if (tiles * n > GPUH_MAX_GRID_X)
+            break;
+        double cost = gpuh_impl_gemm_waves(tiles * n, slots, work) * ((double)chunk + GPUH_GEMM_K_OVERHEAD);
+        if (n > 1)
+            cost += (double)(2 * n + 1) * (double)M * (double)N * (double)elem * GPUH_GEMM_MACS_PER_BYTE /
+                        (double)sms + GPUH_GEMM_SPLIT_FIXED;
+        if (cost < best.cost)
+            best.cover = cover, best.splits = n, best.k_chunk = chunk, best.cost = cost;
+    }
+}
+
+/* Tries the hybrid of whole tiles and split-K on one configuration's cover
+   (bm × bn tiles, `slots` blocks at once, `work` per element of K): where
+   the tiles fill a ragged last wave, the first w whole waves' worth of tile
+   rows (or columns) of C run whole, and the rest, too few tiles for a wave,
+   is split along K (gpuh_impl_gemm_splits) so that its blocks fill the last
+   wave; kept in `best` where it costs less. w: the waves the tiles fill
+   whole, or one fewer (the rest then has more tiles to share out). */
+static inline void gpuh_impl_gemm_bands(gpuh_impl_gemm_plan &best, int cover, size_t bm, size_t bn, size_t slots,
+                                        double work, size_t bk, size_t M, size_t N, size_t K, size_t elem, size_t sms)
+{
+    const size_t tm = gpuh_ceil_div(M, bm), tn = gpuh_ceil_div(N, bn), tiles = tm * tn;
+    const double k_cost = (double)K + GPUH_GEMM_K_OVERHEAD;
+    int o;
+    size_t w;
+    if (K == 0 || tiles <= slots)
+        return; /* one wave or less: split-K alone serves */
+    for (o = 0; o < 2; ++o) { /* bands of tile rows, then of tile columns */
+        const size_t lines = o ? tn : tm, per = o ? tm : tn; /* lines of tiles, tiles per line */
+        for (w = tiles / slots; w >= 1 && w + 1 >= tiles / slots; --w) {
+            const size_t dp = w * slots / per; /* whole lines in w waves */
+            if (dp == 0 || dp >= lines)
+                continue;
+            gpuh_impl_gemm_plan rest;
+            rest.cover = cover, rest.splits = 1, rest.k_chunk = K;
+            rest.cost = gpuh_impl_gemm_waves((lines - dp) * per, slots, work) * k_cost;
+            gpuh_impl_gemm_splits(rest, cover, (lines - dp) * per, slots, work, bk, o ? M : M - dp * bm,
+                                  o ? N - dp * bn : N, K, elem, sms);
+            rest.cost += gpuh_impl_gemm_waves(dp * per, slots, work) * k_cost;
+            if (rest.splits > 1 && rest.cost < best.cost)
+                best = rest, best.band = o ? 'c' : 'r', best.dp = dp * (o ? bn : bm);
+        }
+    }
+}
+
 /* Fills `pt` with rows [r0, r0 + m) and columns [c0, c0 + n) of C, in tiles
    of bm × bn (leading dimensions and K from `a`); returns its number of
    tiles. The part's A starts at op(A)'s row r0 (A's row, or Aᵀ's column),
@@ -1819,10 +2107,100 @@ static inline size_t gpuh_impl_gemm_part_of(const gpuh_impl_gemm_args<T> &a, boo
     return (size_t)pt.tiles_m * pt.tiles_n;
 }
 
-/* gpuh_gemm_with: see [SECTION: GEMM]. */
-template <typename Big, typename Small, typename T>
-cudaError_t gpuh_gemm_with(gpuh_op op_a, gpuh_op op_b, size_t M, size_t N, size_t K, T alpha, const T *d_A,
-                           size_t lda, const T *d_B, size_t ldb, T beta, T *d_C, size_t ldc, cudaStream_t stream)
+/* Launches the plan's cover ('a' Big, 'c' Small, 'w' Wide, 't' Tall: one
+   part, all of C) over all of K or in its slices (split-K: the workspace,
+   the tiled kernel, the reduce kernel, the workspace freed). */
+template <typename Big, typename Small, typename Wide, typename Tall, typename T>
+static inline cudaError_t gpuh_impl_gemm_whole(const gpuh_impl_gemm_plan &plan, gpuh_impl_gemm_args<T> &a, bool vec,
+                                               bool ta, bool tb, size_t M, size_t N, const T *d_A, const T *d_B,
+                                               T *d_C, int dev, int sms, cudaStream_t stream)
+{
+    const int c = plan.cover;
+    const size_t bm = c == 'a' ? (size_t)Big::BM : c == 'c' ? (size_t)Small::BM : c == 'w' ? (size_t)Wide::BM
+                                                                                              : (size_t)Tall::BM;
+    const size_t bn = c == 'a' ? (size_t)Big::BN : c == 'c' ? (size_t)Small::BN : c == 'w' ? (size_t)Wide::BN
+                                                                                              : (size_t)Tall::BN;
+    const size_t tiles = gpuh_impl_gemm_part_of(a, ta, tb, a.part[0], 0, 0, M, N, bm, bn, d_A, d_B, d_C);
+    size_t splits = plan.splits;
+    a.part[1] = a.part[0];
+    a.part0_tiles = a.tiles = (unsigned)tiles;
+    if (splits > 1) {
+        a.ldw = (N + 3) / 4 * 4, a.k_chunk = plan.k_chunk;
+        if (gpuh_impl_gemm_workspace((void **)&a.work, splits * M * a.ldw * sizeof(T), dev, stream) != cudaSuccess) {
+            (void)cudaGetLastError(); /* not sticky: fall back on one slice */
+            a.work = NULL, a.k_chunk = a.K, splits = 1;
+        }
+    }
+    const unsigned blocks = (unsigned)(tiles * splits);
+    cudaError_t err = c == 'a'   ? gpuh_impl_gemm_launch(Big(), a, vec, ta, tb, blocks, stream)
+                      : c == 'c' ? gpuh_impl_gemm_launch(Small(), a, vec, ta, tb, blocks, stream)
+                      : c == 'w' ? gpuh_impl_gemm_launch(Wide(), a, vec, ta, tb, blocks, stream)
+                                 : gpuh_impl_gemm_launch(Tall(), a, vec, ta, tb, blocks, stream);
+    if (a.work == NULL)
+        return err;
+    if (err == cudaSuccess) {
+        const size_t groups = M * ((N + 3) / 4), most = (size_t)sms * 16;
+        const size_t rblocks = gpuh_ceil_div(groups, GPUH_GEMM_REDUCE_BLOCK);
+        err = GPUH_LAUNCH(gpuh_gemm_split_reduce_kernel<T>, (unsigned)(rblocks < most ? rblocks : most),
+                          GPUH_GEMM_REDUCE_BLOCK, 0, stream, a.work, (unsigned)splits, M, N, a.ldw, a.alpha, a.beta,
+                          d_C, a.ldc);
+    }
+    const cudaError_t freed = cudaFreeAsync(a.work, stream);
+    return err != cudaSuccess ? err : freed;
+}
+
+/* The launcher behind gpuh_gemm_with and gpuh_gemm: the checks, the plan
+   (the cost model of [SECTION: GEMM DISPATCH]) and its launches. Wide and
+   Tall: configurations for a C of few rows (Wide::BM small) or few columns
+   (Tall::BN small); gpuh_gemm_with passes Small for both. */
+template <typename Big, typename Small, typename Wide, typename Tall, typename T>
+cudaError_t gpuh_impl_gemm_run(gpuh_op op_a, gpuh_op op_b, size_t M, size_t N, size_t K, T alpha, const T *d_A,
+                               size_t lda, const T *d_B, size_t ldb, T beta, T *d_C, size_t ldc, cudaStream_t stream,
+                               bool may_stage = true);
+
+/* Copies A and / or B, whichever is not 16-byte aligned (its pointer or its
+   leading dimension), into aligned workspaces (gpuh's pool; rows padded to a
+   multiple of 16 bytes, by cudaMemcpy2DAsync, at the copy engines' or
+   the memory's full rate), runs the product on them with 16-byte loads, and
+   frees the workspaces (stream-ordered). C keeps its leading dimension.
+   Where a workspace cannot be had, the product runs on the matrices as they
+   are (element loads). */
+template <typename Big, typename Small, typename Wide, typename Tall, typename T>
+static inline cudaError_t gpuh_impl_gemm_staged(gpuh_op op_a, gpuh_op op_b, size_t M, size_t N, size_t K, T alpha,
+                                                const T *d_A, size_t lda, const T *d_B, size_t ldb, T beta, T *d_C,
+                                                size_t ldc, int dev, cudaStream_t stream)
+{
+    const size_t w = 16 / sizeof(T);
+    const bool ta = op_a == GPUH_OP_T, tb = op_b == GPUH_OP_T;
+    const size_t ra = ta ? K : M, ca = ta ? M : K, rb = tb ? N : K, cb = tb ? K : N; /* as stored */
+    const bool move_a = (uintptr_t)d_A % 16 != 0 || lda % w != 0, move_b = (uintptr_t)d_B % 16 != 0 || ldb % w != 0;
+    const size_t la = move_a ? gpuh_ceil_div(ca, w) * w : lda, lb = move_b ? gpuh_ceil_div(cb, w) * w : ldb;
+    T *sa = NULL, *sb = NULL;
+    cudaError_t err = cudaSuccess;
+    if (move_a && (err = gpuh_impl_gemm_workspace((void **)&sa, ra * la * sizeof(T), dev, stream)) == cudaSuccess)
+        err = cudaMemcpy2DAsync(sa, la * sizeof(T), d_A, lda * sizeof(T), ca * sizeof(T), ra, cudaMemcpyDeviceToDevice,
+                                stream);
+    if (err == cudaSuccess && move_b &&
+        (err = gpuh_impl_gemm_workspace((void **)&sb, rb * lb * sizeof(T), dev, stream)) == cudaSuccess)
+        err = cudaMemcpy2DAsync(sb, lb * sizeof(T), d_B, ldb * sizeof(T), cb * sizeof(T), rb, cudaMemcpyDeviceToDevice,
+                                stream);
+    if (err == cudaSuccess)
+        err = gpuh_impl_gemm_run<Big, Small, Wide, Tall, T>(op_a, op_b, M, N, K, alpha, move_a ? sa : d_A, la,
+                                                            move_b ? sb : d_B, lb, beta, d_C, ldc, stream, false);
+    else {
+        (void)cudaGetLastError(); /* not sticky: no staging */
+        err = gpuh_impl_gemm_run<Big, Small, Wide, Tall, T>(op_a, op_b, M, N, K, alpha, d_A, lda, d_B, ldb, beta, d_C,
+                                                            ldc, stream, false);
+    }
+    const cudaError_t fa = sa != NULL ? cudaFreeAsync(sa, stream) : cudaSuccess;
+    const cudaError_t fb = sb != NULL ? cudaFreeAsync(sb, stream) : cudaSuccess;
+    return err != cudaSuccess ? err : fa != cudaSuccess ? fa : fb;
+}
+
+template <typename Big, typename Small, typename Wide, typename Tall, typename T>
+cudaError_t gpuh_impl_gemm_run(gpuh_op op_a, gpuh_op op_b, size_t M, size_t N, size_t K, T alpha, const T *d_A,
+                               size_t lda, const T *d_B, size_t ldb, T beta, T *d_C, size_t ldc, cudaStream_t stream,
+                               bool may_stage)
 {
     const size_t w = 16 / sizeof(T); /* elements per 16 bytes */
     gpuh_impl_gemm_args<T> a;
@@ -1831,14 +2209,24 @@ cudaError_t gpuh_gemm_with(gpuh_op op_a, gpuh_op op_b, size_t M, size_t N, size_
     if (err != cudaSuccess || M == 0 || N == 0)
         return err;
     const bool ta = op_a == GPUH_OP_T, tb = op_b == GPUH_OP_T;
-    const bool vec = (uintptr_t)d_A % 16 == 0 && (uintptr_t)d_B % 16 == 0 && (uintptr_t)d_C % 16 == 0 &&
-                     lda % w == 0 && ldb % w == 0 && ldc % w == 0;
+    /* vec: 16-byte loads of A and B; C's stores are 16 bytes wide where C allows (vec_c) */
+    const bool vec = (uintptr_t)d_A % 16 == 0 && (uintptr_t)d_B % 16 == 0 && lda % w == 0 && ldb % w == 0;
     a.K = K, a.lda = lda, a.ldb = ldb, a.ldc = ldc, a.alpha = alpha, a.beta = beta;
+    a.work = NULL, a.k_chunk = K, a.ldw = 0, a.tiles = 0, a.vec_c = (uintptr_t)d_C % 16 == 0 && ldc % w == 0;
     if ((err = cudaGetDevice(&dev)) != cudaSuccess ||
         (err = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev)) != cudaSuccess)
         return gpuh_fail(err, "gpuh_gemm: no current device: %s", cudaGetErrorString(err));
     if ((M == 1 || N == 1) && K > 0) /* a matrix-vector product, bound by memory */
         return gpuh_impl_gemv(a, ta, tb, M, N, d_A, d_B, d_C, stream);
+    /* A or B not 16-byte aligned: element loads cost the kernel a fraction
+       GPUH_GEMM_SCALAR_LOSS of its rate; an aligned copy of the matrix costs
+       its bytes twice (read, write). Copy where that is cheaper, in the cost
+       model's unit (multiply-adds per SM). */
+    if (!vec && may_stage && K > 0 &&
+        (double)M * (double)N * (double)K * GPUH_GEMM_SCALAR_LOSS >
+            2.0 * (double)((M + N) * K * sizeof(T)) * GPUH_GEMM_MACS_PER_BYTE + GPUH_GEMM_SPLIT_FIXED * sms)
+        return gpuh_impl_gemm_staged<Big, Small, Wide, Tall, T>(op_a, op_b, M, N, K, alpha, d_A, lda, d_B, ldb, beta,
+                                                                d_C, ldc, dev, stream);
 
     /* Every tile is a block of a 1-D grid: at most 2^31 - 1 of them. */
     const size_t s_m = Small::BM, s_n = Small::BN, b_m = Big::BM, b_n = Big::BN;
@@ -1853,23 +2241,56 @@ cudaError_t gpuh_gemm_with(gpuh_op op_a, gpuh_op op_b, size_t M, size_t N, size_
     const double small_work = (double)(s_m * s_n * Small::MIN_BLOCKS) / GPUH_GEMM_SMALL_RATE;
     const size_t strip_tiles = gpuh_ceil_div(M - mi, s_m) * gpuh_ceil_div(N, s_n) +
                                gpuh_ceil_div(mi, s_m) * gpuh_ceil_div(N - ni, s_n);
-    const double cost_a = gpuh_impl_gemm_waves(gpuh_ceil_div(M, b_m) * gpuh_ceil_div(N, b_n), big_slots, big_work);
-    const double cost_b = gpuh_impl_gemm_waves((mi / b_m) * (ni / b_n), big_slots, big_work) +
-                          gpuh_impl_gemm_waves(strip_tiles, small_slots, small_work);
-    const double cost_c = gpuh_impl_gemm_waves(gpuh_ceil_div(M, s_m) * gpuh_ceil_div(N, s_n), small_slots, small_work);
-    const bool split = mi > 0 && ni > 0 && cost_b < cost_a; /* b needs at least one whole big tile */
-    const bool small = cost_c < (split ? cost_b : cost_a);
-
-    if (small || !split) { /* c or a: one launch, one part, all of C */
-        a.part0_tiles = (unsigned)gpuh_impl_gemm_part_of(a, ta, tb, a.part[0], 0, 0, M, N, small ? s_m : b_m,
-                                                         small ? s_n : b_n, d_A, d_B, d_C);
-        a.part[1] = a.part[0];
-        return small ? gpuh_impl_gemm_launch(Small(), a, vec, ta, tb, a.part0_tiles, stream)
-                     : gpuh_impl_gemm_launch(Big(), a, vec, ta, tb, a.part0_tiles, stream);
+    const double k_cost = (double)K + GPUH_GEMM_K_OVERHEAD;
+    gpuh_impl_gemm_plan plan;
+    plan.cover = 'a', plan.splits = 1, plan.k_chunk = K, plan.band = 0, plan.dp = 0;
+    plan.cost = gpuh_impl_gemm_waves(gpuh_ceil_div(M, b_m) * gpuh_ceil_div(N, b_n), big_slots, big_work) * k_cost;
+    if (mi > 0 && ni > 0) { /* b needs at least one whole big tile */
+        const double cost_b = (gpuh_impl_gemm_waves((mi / b_m) * (ni / b_n), big_slots, big_work) +
+                               gpuh_impl_gemm_waves(strip_tiles, small_slots, small_work)) * k_cost;
+        if (cost_b < plan.cost)
+            plan.cover = 'b', plan.cost = cost_b;
     }
+    gpuh_impl_gemm_splits(plan, 'a', gpuh_ceil_div(M, b_m) * gpuh_ceil_div(N, b_n), big_slots, big_work, Big::BK, M,
+                          N, K, sizeof(T), (size_t)sms);
+    gpuh_impl_gemm_splits(plan, 'c', gpuh_ceil_div(M, s_m) * gpuh_ceil_div(N, s_n), small_slots, small_work,
+                          Small::BK, M, N, K, sizeof(T), (size_t)sms);
+    gpuh_impl_gemm_bands(plan, 'a', b_m, b_n, big_slots, big_work, Big::BK, M, N, K, sizeof(T), (size_t)sms);
+    gpuh_impl_gemm_bands(plan, 'c', s_m, s_n, small_slots, small_work, Small::BK, M, N, K, sizeof(T), (size_t)sms);
+    /* the narrow tiles (where their grid fits): a C of few rows or columns */
+    const size_t wide_tiles = gpuh_ceil_div(M, Wide::BM), tall_tiles = gpuh_ceil_div(N, Tall::BN);
+    if (wide_tiles <= GPUH_MAX_GRID_X / gpuh_ceil_div(N, Wide::BN))
+        gpuh_impl_gemm_splits(plan, 'w', wide_tiles * gpuh_ceil_div(N, Wide::BN), (size_t)sms * Wide::MIN_BLOCKS,
+                              (double)(Wide::BM * Wide::BN * Wide::MIN_BLOCKS) / GPUH_GEMM_NARROW_RATE, Wide::BK, M,
+                              N, K, sizeof(T), (size_t)sms);
+    if (tall_tiles <= GPUH_MAX_GRID_X / gpuh_ceil_div(M, Tall::BM))
+        gpuh_impl_gemm_splits(plan, 't', tall_tiles * gpuh_ceil_div(M, Tall::BM), (size_t)sms * Tall::MIN_BLOCKS,
+                              (double)(Tall::BM * Tall::BN * Tall::MIN_BLOCKS) / GPUH_GEMM_NARROW_RATE, Tall::BK, M,
+                              N, K, sizeof(T), (size_t)sms);
+
+    if (plan.band != 0) { /* rows (columns) [0, dp) whole, then the rest in slices of K */
+        const bool rows = plan.band == 'r';
+        gpuh_impl_gemm_plan first = plan;
+        gpuh_impl_gemm_args<T> a1 = a;
+        gpuh_impl_gemm_part<T> rest;
+        first.splits = 1, first.k_chunk = K;
+        err = gpuh_impl_gemm_whole<Big, Small, Wide, Tall>(first, a1, vec, ta, tb, rows ? plan.dp : M,
+                                                           rows ? N : plan.dp, d_A, d_B, d_C, dev, sms, stream);
+        if (err != cudaSuccess)
+            return err;
+        (void)gpuh_impl_gemm_part_of(a, ta, tb, rest, rows ? plan.dp : 0, rows ? 0 : plan.dp, 1, 1, 1, 1, d_A, d_B,
+                                     d_C);
+        return gpuh_impl_gemm_whole<Big, Small, Wide, Tall>(plan, a, vec, ta, tb, rows ? M - plan.dp : M,
+                                                            rows ? N : N - plan.dp, rest.A, rest.B, rest.C, dev,
+                                                            sms, stream);
+    }
+    if (plan.cover != 'b')
+        return gpuh_impl_gemm_whole<Big, Small, Wide, Tall>(plan, a, vec, ta, tb, M, N, d_A, d_B, d_C, dev, sms,
+                                                            stream);
     /* b: whole big tiles, then the strips in one launch: below the big tiles
        (all N columns), and right of them. */
-    a.part0_tiles = (unsigned)gpuh_impl_gemm_part_of(a, ta, tb, a.part[0], 0, 0, mi, ni, b_m, b_n, d_A, d_B, d_C);
+    a.part0_tiles = a.tiles =
+        (unsigned)gpuh_impl_gemm_part_of(a, ta, tb, a.part[0], 0, 0, mi, ni, b_m, b_n, d_A, d_B, d_C);
     a.part[1] = a.part[0];
     if ((err = gpuh_impl_gemm_launch(Big(), a, vec, ta, tb, a.part0_tiles, stream)) != cudaSuccess)
         return err;
@@ -1882,7 +2303,17 @@ cudaError_t gpuh_gemm_with(gpuh_op op_a, gpuh_op op_b, size_t M, size_t N, size_
     a.part[0] = strip[0];
     a.part[1] = strip[n - 1];
     a.part0_tiles = (unsigned)tiles[0];
-    return gpuh_impl_gemm_launch(Small(), a, vec, ta, tb, (unsigned)(tiles[0] + tiles[1]), stream);
+    a.tiles = (unsigned)(tiles[0] + tiles[1]);
+    return gpuh_impl_gemm_launch(Small(), a, vec, ta, tb, a.tiles, stream);
+}
+
+/* gpuh_gemm_with: see [SECTION: GEMM]. */
+template <typename Big, typename Small, typename T>
+cudaError_t gpuh_gemm_with(gpuh_op op_a, gpuh_op op_b, size_t M, size_t N, size_t K, T alpha, const T *d_A,
+                           size_t lda, const T *d_B, size_t ldb, T beta, T *d_C, size_t ldc, cudaStream_t stream)
+{
+    return gpuh_impl_gemm_run<Big, Small, Small, Small, T>(op_a, op_b, M, N, K, alpha, d_A, lda, d_B, ldb, beta,
+                                                            d_C, ldc, stream);
 }
 
 template <typename Big, typename Small, typename T>
@@ -1901,8 +2332,8 @@ template <> struct gpuh_impl_gemm_default<float> {
                            size_t lda, const float *d_B, size_t ldb, float beta, float *d_C, size_t ldc,
                            cudaStream_t stream)
     {
-        return gpuh_gemm_with<gpuh_sgemm_big, gpuh_sgemm_small>(op_a, op_b, M, N, K, alpha, d_A, lda, d_B, ldb, beta,
-                                                                d_C, ldc, stream);
+        return gpuh_impl_gemm_run<gpuh_sgemm_big, gpuh_sgemm_small, gpuh_sgemm_wide, gpuh_sgemm_tall, float>(
+            op_a, op_b, M, N, K, alpha, d_A, lda, d_B, ldb, beta, d_C, ldc, stream);
     }
 };
 template <> struct gpuh_impl_gemm_default<double> {

@@ -17,8 +17,13 @@
    K = 0, gemm against cuBLAS
    (4097³, 1000 × 3000 × 500, vectors, K = 1, tall and wide, padded and odd
    leading dimensions, offset pointers, alpha and beta, NaN in C with
-   beta = 0, M = 2^20 + 1) and its argument errors, NULL-pointer errors,
-   the C entry points, and n = 2^31 + 17.
+   beta = 0, M = 2^20 + 1) and its argument errors; gemm with transposes
+   (NN, NT, TN, TT) on every path (big, small, wide and tall tiles, the
+   FP64 tensor-core and CUDA-core double kernels, the matrix-vector kernels,
+   split-K with its bitwise repeats, the hybrid of whole tiles and split-K,
+   aligned copies of unaligned matrices) against a float64 host reference,
+   also on the simulator; NULL-pointer errors, the C entry points, and
+   n = 2^31 + 17.
 
    nvcc -std=c++17 -arch=sm_90 -DGPUH_USE_CURAND -I. tests/test_kernels.cu -lcurand -lcublas
 */
@@ -30,6 +35,7 @@
 #include <cublas_v2.h>
 #endif
 
+#include <algorithm>
 #include <climits>
 #include <cmath>
 #include <limits>
@@ -1107,35 +1113,44 @@ template <typename T> static void test_gemm_unused_ld()
    (some by a multiple of 16 bytes, some odd: the 16-byte and the scalar
    loads), pointers sometimes moved off alignment; C's padding and the
    elements before it are poisoned or random and must not change. */
-enum gemm_path { PATH_DEFAULT, PATH_BIG, PATH_SMALL, PATH_SIMT_DOUBLE };
-static const char *const gemm_path_name[] = {"default", "big tiles", "small tiles", "CUDA-core double"};
+enum gemm_path { PATH_DEFAULT, PATH_BIG, PATH_SMALL, PATH_SIMT_DOUBLE, PATH_WIDE, PATH_TALL };
+static const char *const gemm_path_name[] = {"default",          "big tiles",  "small tiles",
+                                             "CUDA-core double", "wide tiles", "tall tiles"};
+
+/* One configuration pair, for every path: gpuh_gemm_with<Cfg, Cfg>. */
+template <typename Cfg, typename T>
+static cudaError_t gemm_with_one(gpuh_op oa, gpuh_op ob, size_t M, size_t N, size_t K, T alpha, const T *A,
+                                 size_t lda, const T *B, size_t ldb, T beta, T *C, size_t ldc)
+{
+    return gpuh_gemm_with<Cfg, Cfg>(oa, ob, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+}
 
 template <typename T>
 static cudaError_t gemm_on_path(gemm_path path, gpuh_op oa, gpuh_op ob, size_t M, size_t N, size_t K, T alpha,
                                 const T *A, size_t lda, const T *B, size_t ldb, T beta, T *C, size_t ldc)
 {
-    if constexpr (std::is_same<T, float>::value) {
-        if (path == PATH_BIG)
-            return gpuh_gemm_with<gpuh_sgemm_big, gpuh_sgemm_big>(oa, ob, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
-        if (path == PATH_SMALL)
-            return gpuh_gemm_with<gpuh_sgemm_small, gpuh_sgemm_small>(oa, ob, M, N, K, alpha, A, lda, B, ldb, beta, C,
-                                                                      ldc);
-    } else {
-        if (path == PATH_BIG)
-            return gpuh_gemm_with<gpuh_dgemm_big, gpuh_dgemm_big>(oa, ob, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
-        if (path == PATH_SMALL)
-            return gpuh_gemm_with<gpuh_dgemm_small, gpuh_dgemm_small>(oa, ob, M, N, K, alpha, A, lda, B, ldb, beta, C,
-                                                                      ldc);
-        if (path == PATH_SIMT_DOUBLE)
-            return gpuh_gemm_with<gpuh_dgemm_simt, gpuh_dgemm_simt>(oa, ob, M, N, K, alpha, A, lda, B, ldb, beta, C,
-                                                                    ldc);
-    }
+    typedef cudaError_t (*fn)(gpuh_op, gpuh_op, size_t, size_t, size_t, T, const T *, size_t, const T *, size_t, T,
+                              T *, size_t);
+    fn f = nullptr;
+    if constexpr (std::is_same<T, float>::value)
+        f = path == PATH_BIG     ? gemm_with_one<gpuh_sgemm_big, T>
+            : path == PATH_SMALL ? gemm_with_one<gpuh_sgemm_small, T>
+            : path == PATH_WIDE  ? gemm_with_one<gpuh_sgemm_wide, T>
+            : path == PATH_TALL  ? gemm_with_one<gpuh_sgemm_tall, T>
+                                 : nullptr;
+    else
+        f = path == PATH_BIG           ? gemm_with_one<gpuh_dgemm_big, T>
+            : path == PATH_SMALL       ? gemm_with_one<gpuh_dgemm_small, T>
+            : path == PATH_SIMT_DOUBLE ? gemm_with_one<gpuh_dgemm_simt, T>
+                                       : nullptr;
+    if (f != nullptr)
+        return f(oa, ob, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
     return gpuh_gemm(oa, ob, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
 }
 
 template <typename T>
 static void check_gemm_op(gemm_path path, gpuh_op oa, gpuh_op ob, size_t M, size_t N, size_t K, size_t pad,
-                          size_t off, double alpha, double beta)
+                          size_t off, double alpha, double beta, bool want_split = false)
 {
     const bool ta = oa == GPUH_OP_T, tb = ob == GPUH_OP_T;
     const size_t ra = ta ? K : M, ca = ta ? M : K, rb = tb ? N : K, cb = tb ? K : N; /* as stored */
@@ -1154,19 +1169,45 @@ static void check_gemm_op(gemm_path path, gpuh_op oa, gpuh_op ob, size_t M, size
     if (!TEST_CUDA(gemm_on_path<T>(path, oa, ob, M, N, K, T(alpha), A.p + off, lda, B.p + off, ldb, T(beta),
                                    C.p + off, ldc)))
         return;
+    const char *last = gpuh_last_launch().kernel;
+    if (want_split) /* split-K ends with its second pass */
+        TEST_ASSERT(last != nullptr && strstr(last, "split_reduce") != nullptr,
+                    "gemm<%s> M %zu N %zu K %zu: not split-K (last launch %s)", type_name<T>(), M, N, K, last);
     std::vector<T> got = download(C.p, nc);
-    std::vector<double> want(M * N);
-    std::vector<T> out(M * N);
-    for (size_t i = 0; i < M; ++i)
-        for (size_t j = 0; j < N; ++j) {
-            double sum = 0;
-            for (size_t k = 0; k < K; ++k)
-                sum += (double)hA[off + (ta ? k * lda + i : i * lda + k)] *
-                       (double)hB[off + (tb ? j * ldb + k : k * ldb + j)];
-            const size_t at = off + i * ldc + j;
-            want[i * N + j] = alpha * sum + (beta != 0 ? beta * (double)hC[at] : 0.0);
-            out[i * N + j] = got[at];
+    if (want_split) { /* the slices are added in a fixed order: the same bits on every call */
+        size_t differ = 0;
+        for (int run = 0; run < 3; ++run) {
+            TEST_CUDA(cudaMemcpy(C.p, hC.data(), nc * sizeof(T), cudaMemcpyHostToDevice));
+            TEST_CUDA(gemm_on_path<T>(path, oa, ob, M, N, K, T(alpha), A.p + off, lda, B.p + off, ldb, T(beta),
+                                      C.p + off, ldc));
+            differ += memcmp(download(C.p, nc).data(), got.data(), nc * sizeof(T)) != 0;
         }
+        TEST_ASSERT(differ == 0, "gemm<%s> split-K M %zu N %zu K %zu: %zu of 3 repeats differ", type_name<T>(), M, N,
+                    K, differ);
+    }
+    /* The reference on every row up to 2^29 multiply-adds; past that on 61
+       rows spread over C (and its last), to keep the host's share short. */
+    const size_t stride = M * N * K > (1u << 29) ? M / 61 + 1 : 1;
+    std::vector<double> want;
+    std::vector<T> out;
+    std::vector<double> a_row(K), sums(N);
+    for (size_t i = 0; i < M; i = (i + stride < M || i == M - 1) ? i + stride : M - 1) {
+        /* op(A)'s row i, then its products with op(B), reading B along its stored rows (the host's caches) */
+        for (size_t k = 0; k < K; ++k)
+            a_row[k] = (double)hA[off + (ta ? k * lda + i : i * lda + k)];
+        std::fill(sums.begin(), sums.end(), 0.0);
+        for (size_t j = 0; tb && j < N; ++j)
+            for (size_t k = 0; k < K; ++k)
+                sums[j] += a_row[k] * (double)hB[off + j * ldb + k];
+        for (size_t k = 0; !tb && k < K; ++k)
+            for (size_t j = 0; j < N; ++j)
+                sums[j] += a_row[k] * (double)hB[off + k * ldb + j];
+        for (size_t j = 0; j < N; ++j) {
+            const size_t at = off + i * ldc + j;
+            want.push_back(alpha * sums[j] + (beta != 0 ? beta * (double)hC[at] : 0.0));
+            out.push_back(got[at]);
+        }
+    }
     size_t changed = 0;
     for (size_t i = 0; i < nc; ++i)
         if (i < off || (i - off) % ldc >= N)
@@ -1195,6 +1236,8 @@ template <typename T> static void test_gemm_ops()
         paths.insert(paths.end(), {PATH_BIG, PATH_SMALL});
     if (!is_f)
         paths.push_back(PATH_SIMT_DOUBLE);
+    else
+        paths.insert(paths.end(), {PATH_WIDE, PATH_TALL});
     size_t n = 0;
     for (int op = 0; op < 4; ++op) {
         const gpuh_op oa = op & 2 ? GPUH_OP_T : GPUH_OP_N, ob = op & 1 ? GPUH_OP_T : GPUH_OP_N;
@@ -1205,9 +1248,16 @@ template <typename T> static void test_gemm_ops()
                 check_gemm_op<T>(path, oa, ob, draw(2, most), draw(2, most), draw(1, most_k), pad, off,
                                  rep == 1 ? -1.5 : 1.0, rep == 0 ? 0.0 : 0.75);
             }
-        /* a big-tile interior with ragged strips (the default's cover b), on the GPU only: large for the simulator */
-        if (!quick)
+        /* a big-tile interior with ragged strips (the default's cover b), and a C whose big tiles fill one wave
+           and a few more on 132 SMs (the hybrid: whole tiles, then the rest split along K), on the GPU only:
+           large for the simulator */
+        if (!quick) {
             check_gemm_op<T>(PATH_DEFAULT, oa, ob, 1000 + draw(1, 255), 600 + draw(1, 127), draw(200, 700), 0, 0, 1, 0);
+            check_gemm_op<T>(PATH_DEFAULT, oa, ob, 1536 - draw(0, 40), 2944 - draw(0, 40), draw(1400, 2000), draw(0, 2),
+                             0, 1, 0.5, true);
+            /* odd leading dimensions and a product large enough for an aligned copy of A and B */
+            check_gemm_op<T>(PATH_DEFAULT, oa, ob, 2000 + draw(0, 99), 2000 + draw(0, 99), 1000, draw(1, 3), 1, 1, 0);
+        }
         /* the matrix-vector kernels (C of one row, one column, both: a dot product), K = 1 */
         const size_t L = draw(100, quick ? 300 : 3000), K = draw(1, quick ? 200 : 2000);
         check_gemm_op<T>(PATH_DEFAULT, oa, ob, 1, L, K, 0, 0, 1, 0);
@@ -1216,7 +1266,14 @@ template <typename T> static void test_gemm_ops()
         check_gemm_op<T>(PATH_DEFAULT, oa, ob, L, 1, K, draw(1, 3), 1, 2, -0.5);
         check_gemm_op<T>(PATH_DEFAULT, oa, ob, 1, 1, K, 0, 0, 1, 0.5);
         check_gemm_op<T>(PATH_DEFAULT, oa, ob, draw(2, most), draw(2, most), 1, draw(0, 3), 0, 1, 0);
-        n += 6 + !quick;
+        /* split-K: a C of a few tiles and a long K (each tile family, beta, odd leading dimensions) */
+        for (gemm_path path : paths) {
+            const size_t kk = quick ? draw(1200, 2000) : draw(3000, 9000);
+            check_gemm_op<T>(path, oa, ob, draw(2, 64), draw(2, 64), kk, draw(0, 3), 0, 1, 0, true);
+            check_gemm_op<T>(path, oa, ob, draw(2, 60), draw(2, 60), kk, draw(1, 5), 1, -0.5, 1.5, true);
+            n += 2;
+        }
+        n += 6 + 3 * !quick;
     }
     printf("gemm<%s> with transposes: %zu shapes (NN, NT, TN, TT; each path)\n", type_name<T>(), n);
 }

@@ -18,6 +18,10 @@ constexpr int sm90_smem_per_sm = 227 * 1024;
 static_assert(simt_smem<float, gpuh_sgemm_big>() <= 50176, "gpuh_sgemm_big: shared memory budget");
 static_assert(simt_smem<float, gpuh_sgemm_small>() <= 17408, "gpuh_sgemm_small: shared memory budget");
 static_assert(simt_smem<double, gpuh_dgemm_simt>() <= 34816, "gpuh_dgemm_simt: shared memory budget");
+static_assert(simt_smem<float, gpuh_sgemm_wide>() <= 19456 && simt_smem<float, gpuh_sgemm_tall>() <= 19456 &&
+                  simt_smem<float, gpuh_sgemm_wide>() * gpuh_sgemm_wide::MIN_BLOCKS <= sm90_smem_per_sm &&
+                  simt_smem<float, gpuh_sgemm_tall>() * gpuh_sgemm_tall::MIN_BLOCKS <= sm90_smem_per_sm,
+              "gpuh_sgemm_wide, gpuh_sgemm_tall: shared memory budget");
 static_assert(gpuh_dgemm_big::SMEM <= 92160, "gpuh_dgemm_big: shared memory budget");
 static_assert(gpuh_dgemm_small::SMEM <= 61440, "gpuh_dgemm_small: shared memory budget");
 static_assert(simt_smem<float, gpuh_sgemm_big>() * gpuh_sgemm_big::MIN_BLOCKS <= sm90_smem_per_sm &&
