@@ -2006,6 +2006,14 @@ static inline cudaError_t gpuh_impl_gemm_check(const char *fn, int op_a, int op_
         if (ptr[i] == NULL && rows[i] > 0 && cols[i] > 0 && M > 0 && N > 0)
             return gpuh_fail(cudaErrorInvalidValue, "%s: d_%s is NULL (M %zu, N %zu, K %zu)", fn, names[i], M, N, K);
     }
+    /* the elements from the first to the last must lie in the gpuh allocation the pointer is in */
+    for (i = 0; i < 3 && M > 0 && N > 0; ++i) {
+        const char *arg[3] = {"d_A", "d_B", "d_C"};
+        const size_t extent = rows[i] > 0 && cols[i] > 0 ? (rows[i] - 1) * ld[i] + cols[i] : 0;
+        const cudaError_t err = gpuh_impl_check_extent(ptr[i], extent, elem, fn, arg[i]);
+        if (err != cudaSuccess)
+            return err;
+    }
     return cudaSuccess;
 }
 

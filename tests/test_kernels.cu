@@ -344,6 +344,14 @@ static void test_launch_past_allocation()
         TEST_ERR(gpuh_sum(x.p, big, out.p, static_cast<void *>(temp.p)), cudaErrorInvalidValue);
         TEST_CONTAINS(gpuh_error_detail(), "gpuh_sum: d_temp");
     }
+    gpuh_test_clear_detail(); /* op(A) = Aᵀ stored K × M = 40 × 10 with lda 41: 39·41 + 10 = 1609 elements */
+    TEST_ERR(gpuh_gemm(GPUH_OP_T, GPUH_OP_N, 10, 10, 40, 1.0f, a.p, 41, b.p, 10, 0.0f, c.p, 10), cudaErrorInvalidValue);
+    TEST_CONTAINS(gpuh_error_detail(), "gpuh_gemm: d_A");
+    TEST_CONTAINS(gpuh_error_detail(), "room for 1000 elements of 4 bytes; the count is 1609");
+    gpuh_test_clear_detail();
+    TEST_ERR(gpuh_gemm(10, 100, 10, 1.0f, a.p, 10, b.p, 100, 0.0f, c.p + 1, 100), cudaErrorInvalidValue);
+    TEST_CONTAINS(gpuh_error_detail(), "gpuh_gemm: d_C");
+    TEST_CUDA(gpuh_gemm(10, 100, 10, 1.0f, a.p, 10, b.p, 100, 0.0f, c.p, 100)); /* exactly the arrays: fine */
     TEST_CUDA(gpuh_vector_add(a.p, b.p, c.p, 1000)); /* the whole arrays still work */
     TEST_CUDA(cudaDeviceSynchronize());
 }
