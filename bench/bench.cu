@@ -328,15 +328,17 @@ __global__ void add_mismatch_kernel(const float *__restrict__ g_a, const float *
         atomicAdd(g_count, bad);
 }
 
-/* out[0] += Σ(c − ref)², out[1] += Σ ref², in double: the relative Frobenius
+/* out[0] += Σ(c − ref)², out[1] += Σ ref² over the rows × cols window of two
+   matrices with leading dimension ld, in double: the relative Frobenius
    error of a matmul is sqrt(out[0] / out[1]). NaN anywhere makes it NaN. */
 template <typename T>
-__global__ void rel_error_kernel(const T *__restrict__ g_c, const T *__restrict__ g_ref, size_t count,
-                                 double *g_out)
+__global__ void rel_error_2d_kernel(const T *__restrict__ g_c, const T *__restrict__ g_ref, size_t rows,
+                                    size_t cols, size_t ld, double *g_out)
 {
     double diff = 0, norm = 0;
-    for (size_t i = gpuh_global_index(); i < count; i += gpuh_grid_stride()) {
-        const double c = g_c[i], r = g_ref[i];
+    for (size_t i = gpuh_global_index(); i < rows * cols; i += gpuh_grid_stride()) {
+        const size_t at = i / cols * ld + i % cols;
+        const double c = g_c[at], r = g_ref[at];
         diff += (c - r) * (c - r);
         norm += r * r;
     }
@@ -778,7 +780,8 @@ static void bench_matmul_size(cublasHandle_t handle, const T *a, const T *b, T *
     poison(d_ref, count * sizeof(T));
     GPUH_CHECK(gpuh_gemm(s.m, s.n, s.k, T(1), a, s.k, b, s.n, T(0), c, s.n, g_stream));
     GPUH_CHECK(from_cublas(gemm_row_major(handle, (int)s.m, (int)s.n, (int)s.k, a, b, d_ref), "cuBLAS gemm (check)"));
-    GPUH_CHECK(GPUH_LAUNCH(rel_error_kernel<T>, kCheckGrid, kCheckBlock, 0, g_stream, c, d_ref, count, d_err));
+    GPUH_CHECK(GPUH_LAUNCH(rel_error_2d_kernel<T>, kCheckGrid, kCheckBlock, 0, g_stream, c, d_ref, s.m, s.n, s.n,
+                           d_err));
     fetch(e, d_err, 2);
     GPUH_CHECK(gpuh_free(d_err));
     const double rel = std::sqrt(e[0] / e[1]);
@@ -908,28 +911,6 @@ template <typename T> static cudaError_t work_sweep_gpuh(void *ctx, cudaStream_t
                      w->c + o, s.ldc, stream);
 }
 
-/* out[0] += Σ(c − ref)², out[1] += Σ ref² over the rows × cols window of two
-   matrices with leading dimension ld. */
-template <typename T>
-__global__ void rel_error_2d_kernel(const T *__restrict__ g_c, const T *__restrict__ g_ref, size_t rows,
-                                    size_t cols, size_t ld, double *g_out)
-{
-    double diff = 0, norm = 0;
-    for (size_t i = gpuh_global_index(); i < rows * cols; i += gpuh_grid_stride()) {
-        const size_t at = i / cols * ld + i % cols;
-        const double c = g_c[at], r = g_ref[at];
-        diff += (c - r) * (c - r);
-        norm += r * r;
-    }
-    for (int offset = 16; offset > 0; offset /= 2) {
-        diff += __shfl_down_sync(0xffffffffu, diff, offset);
-        norm += __shfl_down_sync(0xffffffffu, norm, offset);
-    }
-    if (threadIdx.x % 32 == 0) {
-        atomicAdd(&g_out[0], diff);
-        atomicAdd(&g_out[1], norm);
-    }
-}
 
 /* The ratios gpuh / cuBLAS of one family and type, for the summary. */
 struct SweepFamily {
