@@ -17,23 +17,18 @@
        loss, dZ = (softmax(Z + b2) - onehot(y)) / B          softmax_xent_kernel,
                                      one warp per row: max, exp, sum, log in registers
      backward
-       dW2 = dZᵀ·Hd                  gpuh_gemm(T, N), split over K (below)
+       dW2 = dZᵀ·Hd                  gpuh_gemm(T, N)
        db2 = Σ_rows dZ               partial sums from softmax_xent_kernel
        dHd = dZ·W2                   gpuh_gemm(N, N)
        dA  = dHd ⊙ [Hd > 0], db1 = Σ_rows dA      relu_backward_kernel, one pass
-       dW1 = dAᵀ·X                   gpuh_gemm(T, N), split over K
+       dW1 = dAᵀ·X                   gpuh_gemm(T, N)
      update
        db1, db2 from their partial sums                bias_grad_kernel, one launch
        Adam with PyTorch's defaults (lr 1e-3, betas 0.9 / 0.999, eps 1e-8),
-       one kernel for all four tensors (PyTorch's foreach / fused Adam), which
-       also adds up the split-K partial sums.
-   The weight gradients are long-K products (K = B = 60000) with a small C
-   (128 × 784, 10 × 128): one GEMM would fill a few dozen of the GPU's SMs.
-   Split-K: each of S slices of the rows computes its own partial product on
-   a side stream of its own, all in parallel; the Adam kernel adds the S
-   partials as it reads the gradient, so the split costs no extra pass. (The
-   GPU runs at most CUDA_DEVICE_MAX_CONNECTIONS streams side by side, 8 by
-   default; main() asks for 32 unless the environment says otherwise.)
+       one kernel for all four tensors (PyTorch's foreach / fused Adam).
+   The weight gradients are long-K products (K = the 60000 rows) with a small
+   C (128 × 784, 10 × 128): too few tiles of C to fill the GPU, so gpuh_gemm
+   splits K itself (split-K, summed in a fixed order) when that pays.
    Memory: the activations, gradients and partials of a step come from a
    gpuh_pool (cudaMallocFromPoolAsync) and go back at the end of the step;
    from the second step on the pool hands back the same memory without a
@@ -70,7 +65,6 @@
 #include "gpuh.h"
 #include "gpuh_kernels.cuh"
 
-#define SIDE_STREAMS 28 /* streams the split-K slices run on, one slice each */
 #define MAX_CLASSES 32 /* softmax_xent_kernel: one lane per class */
 
 /* ---------------------------------------------------------------------------
@@ -175,7 +169,7 @@ __global__ void softmax_xent_kernel(float *g_z, const float *g_b, const int *g_l
    (a warp reads 512 consecutive bytes of a row), threadIdx.y and
    blockIdx.y the rows (grid-stride over rows in steps of 8·gridDim.y).
    Grid: (⌈cols / 128⌉, parts). Block (x, y) writes the sums of its rows
-   for its columns to g_part[y·cols + c]: the Adam kernel adds the `parts`
+   for its columns to g_part[y·cols + c]: bias_grad_kernel adds the `parts`
    partials. */
 __global__ void relu_backward_kernel(float *g_d, const float *g_h, size_t rows, size_t cols, float *g_part)
 {
@@ -233,21 +227,20 @@ __global__ void bias_grad_kernel(const float *g_part1, size_t parts1, size_t col
 }
 
 /* One parameter tensor as the Adam kernel sees it: its place in the flat
-   parameter array, and its gradient as `parts` partial arrays of `size`
-   elements each (partial p of element j at g_parts[p·size + j]). */
+   parameter array, its size, and its gradient (`size` elements). */
 struct adam_tensor {
-    const float *g_parts;
-    size_t offset, size, parts;
+    const float *g_grad;
+    size_t offset, size;
 };
 struct adam_args {
     adam_tensor t[4];
     float lr_over_bc1, bc2_sqrt, beta1, beta2, eps;
-    float *g_grad_out; /* if not NULL, the summed gradient is stored here too (the check mode) */
+    float *g_grad_out; /* if not NULL, the gradient is stored here too (the check mode) */
 };
 
 /* Adam, PyTorch's form (torch.optim.Adam, foreach, no weight decay, no
    amsgrad), for every element of every tensor in one launch:
-       g = Σ_p parts[p]            (the split-K slices, or the bias partials)
+       g = the gradient
        m = m + (1 - β1)·(g - m)    (lerp, as PyTorch)
        v = β2·v + (1 - β2)·g²
        p = p - (lr / (1 - β1^t)) · m / (√v / √(1 - β2^t) + eps)
@@ -263,15 +256,7 @@ __global__ void adam_kernel(float *g_p, float *g_m, float *g_v, size_t total, ad
         const size_t j = i - t.offset;
         if (j >= t.size)
             continue;
-        /* four independent sums, so that four loads are in flight at once */
-        float g4[4] = {0.0f, 0.0f, 0.0f, 0.0f};
-        size_t p = 0;
-        for (; p + 4 <= t.parts; p += 4)
-            for (int q = 0; q < 4; ++q)
-                g4[q] += t.g_parts[(p + q) * t.size + j];
-        for (; p < t.parts; ++p)
-            g4[0] += t.g_parts[p * t.size + j];
-        const float g = (g4[0] + g4[1]) + (g4[2] + g4[3]);
+        const float g = t.g_grad[j];
         if (a.g_grad_out != NULL)
             a.g_grad_out[i] = g;
         const float m = g_m[i] + (1.0f - a.beta1) * (g - g_m[i]);
@@ -290,8 +275,7 @@ struct net {
     size_t off[5]; /* W1, b1, W2, b2 in the flat arrays, then the total (each start a multiple of 4) */
     float *p, *m, *v; /* parameters, Adam's first and second moments (gpuh_device_array) */
     int t;            /* Adam's step count */
-    cudaStream_t s0, side[SIDE_STREAMS];
-    cudaEvent_t fork, join[SIDE_STREAMS];
+    cudaStream_t s0;
     gpuh_pool pool;
     int sms;
 };
@@ -338,11 +322,6 @@ static void net_create(net *nt, size_t in, size_t hidden, size_t classes, unsign
     GPUH_CHECK(cudaMemset(nt->m, 0, nt->off[4] * sizeof(float)));
     GPUH_CHECK(cudaMemset(nt->v, 0, nt->off[4] * sizeof(float)));
     GPUH_CHECK(gpuh_stream_create(&nt->s0, cudaStreamNonBlocking, 0));
-    GPUH_CHECK(gpuh_event_create(&nt->fork, cudaEventDisableTiming));
-    for (int i = 0; i < SIDE_STREAMS; ++i) {
-        GPUH_CHECK(gpuh_stream_create(&nt->side[i], cudaStreamNonBlocking, 0));
-        GPUH_CHECK(gpuh_event_create(&nt->join[i], cudaEventDisableTiming));
-    }
     GPUH_CHECK(gpuh_pool_create(&nt->pool, 0, GPUH_POOL_KEEP_ALL));
     GPUH_CHECK(cudaDeviceGetAttribute(&nt->sms, cudaDevAttrMultiProcessorCount, 0));
     /* nn.Linear: weight and bias uniform in ±1/√fan_in (fan_in = in, then hidden). */
@@ -365,71 +344,14 @@ static void net_destroy(net *nt)
     gpuh_free(nt->m);
     gpuh_free(nt->v);
     GPUH_CHECK(gpuh_pool_destroy(&nt->pool));
-    for (int i = 0; i < SIDE_STREAMS; ++i) {
-        gpuh_stream_destroy(&nt->side[i]);
-        gpuh_event_destroy(&nt->join[i]);
-    }
-    gpuh_event_destroy(&nt->fork);
     gpuh_stream_destroy(&nt->s0);
 }
 
-/* Side streams first .. first + count - 1 wait for what the main stream has
-   enqueued so far. */
-static void fork_side(net *nt, int first, int count)
-{
-    GPUH_CHECK(gpuh_event_record(nt->fork, nt->s0));
-    for (int i = first; i < first + count; ++i)
-        GPUH_CHECK(gpuh_stream_wait_event(nt->side[i], nt->fork));
-}
-
-/* parts[s] := A_sᵀ·B_s for `slices` slices s of the K = rows shared rows of
-   A (rows × M, lda) and B (rows × N, ldb), each slice's product M × N on a
-   side stream of its own (from *next on, wrapping). Slices are as even as
-   integers allow; an empty one (K = 0) writes zeros. */
-static void gemm_tn_split_k(net *nt, size_t M, size_t N, size_t rows, const float *A, size_t lda, const float *B,
-                            size_t ldb, float *parts, size_t slices, int *next)
-{
-    for (size_t s = 0; s < slices; ++s) {
-        const size_t k0 = rows * s / slices, k1 = rows * (s + 1) / slices;
-        GPUH_CHECK(gpuh_gemm<float>(GPUH_OP_T, GPUH_OP_N, M, N, k1 - k0, 1.0f, A + k0 * lda, lda, B + k0 * ldb, ldb,
-                                    0.0f, parts + s * M * N, N, nt->side[*next]));
-        *next = (*next + 1) % SIDE_STREAMS;
-    }
-}
-
-/* Blocks of gpuh_gemm's small configuration that a C of M × N takes. */
-static size_t tiles_of(size_t M, size_t N)
-{
-    return gpuh_ceil_div(M, gpuh_sgemm_small::BM) * gpuh_ceil_div(N, gpuh_sgemm_small::BN);
-}
-
-/* Slices for dW1 (H × I) and dW2 (C × H): dW1 enough to cover the GPU's
-   block slots (small configuration) 1.2 times (the slices do not all end
-   together: spare ones fill the tail), dW2 12 (its C of 10 × 128 is two
-   tiles, so each slice adds few blocks), together at most SIDE_STREAMS, no
-   slice under 512 rows. GPUH_NN_SLICES="s1,s2" in the environment chooses
-   them instead (to try other splits). */
-static void slices_for(const net *nt, size_t rows, size_t *s1, size_t *s2)
-{
-    const size_t slots = (size_t)nt->sms * gpuh_sgemm_small::MIN_BLOCKS, most = std::max(rows / 512, (size_t)1);
-    const char *env = getenv("GPUH_NN_SLICES");
-    unsigned a = 0, b = 0;
-    if (env != NULL && sscanf(env, "%u,%u", &a, &b) == 2 && a >= 1 && b >= 1 && a + b <= SIDE_STREAMS) {
-        *s1 = a;
-        *s2 = b;
-        return;
-    }
-    *s2 = std::min((size_t)12, most);
-    *s1 = std::min(gpuh_ceil_div(slots * 6, tiles_of(nt->hidden, nt->in) * 5), (size_t)SIDE_STREAMS - *s2);
-    *s1 = std::min(*s1, most);
-}
-
-/* Options of one step: events for the stage times, forced slice counts, a
-   place for the summed gradient (all may be left zero). */
+/* Options of one step: events for the stage times, a place for the
+   gradient (both may be left NULL). */
 struct step_options {
-    cudaEvent_t *ev;     /* T_STAGES events, or NULL */
-    size_t slices1, slices2; /* 0: slices_for */
-    float *grad_out;     /* device, off[4] floats, or NULL */
+    cudaEvent_t *ev; /* T_STAGES events, or NULL */
+    float *grad_out; /* device, off[4] floats, or NULL */
 };
 
 /* One training step on rows × in inputs X and their labels (device arrays):
@@ -442,15 +364,10 @@ static void train_step(net *nt, const float *X, const int *labels, size_t rows, 
     const size_t I = nt->in, H = nt->hidden, C = nt->classes;
     const size_t sm_blocks = std::min(gpuh_ceil_div(rows, 32), (size_t)nt->sms);
     const size_t relu_parts = std::min(gpuh_ceil_div(rows, 64), (size_t)nt->sms * 4 / gpuh_ceil_div(H, 128) + 1);
-    size_t s1 = 0, s2 = 0;
-    slices_for(nt, rows, &s1, &s2);
-    if (opt && opt->slices1)
-        s1 = opt->slices1, s2 = opt->slices2;
     const float *W1 = nt->p + nt->off[0], *b1 = nt->p + nt->off[1], *W2 = nt->p + nt->off[2], *b2 = nt->p + nt->off[3];
     cudaStream_t s = nt->s0;
     cudaEvent_t *ev = opt ? opt->ev : NULL;
-    float *hid, *z, *dhid, *loss_part, *db2_part, *db1_part, *dw1_part, *dw2_part, *db;
-    int next = 0;
+    float *hid, *z, *dhid, *loss_part, *db2_part, *db1_part, *dw1, *dw2, *db;
     dim3 grid;
 
     if (ev)
@@ -461,8 +378,8 @@ static void train_step(net *nt, const float *X, const int *labels, size_t rows, 
     GPUH_CHECK(gpuh_pool_alloc(&nt->pool, &loss_part, sm_blocks, s));
     GPUH_CHECK(gpuh_pool_alloc(&nt->pool, &db2_part, sm_blocks * C, s));
     GPUH_CHECK(gpuh_pool_alloc(&nt->pool, &db1_part, relu_parts * H, s));
-    GPUH_CHECK(gpuh_pool_alloc(&nt->pool, &dw1_part, s1 * H * I, s));
-    GPUH_CHECK(gpuh_pool_alloc(&nt->pool, &dw2_part, s2 * C * H, s));
+    GPUH_CHECK(gpuh_pool_alloc(&nt->pool, &dw1, H * I, s));
+    GPUH_CHECK(gpuh_pool_alloc(&nt->pool, &dw2, C * H, s));
     GPUH_CHECK(gpuh_pool_alloc(&nt->pool, &db, H + C, s));
 
     /* forward */
@@ -481,10 +398,8 @@ static void train_step(net *nt, const float *X, const int *labels, size_t rows, 
     if (ev)
         GPUH_CHECK(gpuh_event_record(ev[T_SOFTMAX], s));
 
-    /* backward: dW2 on the side streams while the main stream goes on to dW1's inputs */
-    fork_side(nt, SIDE_STREAMS - (int)s2, (int)s2);
-    next = SIDE_STREAMS - (int)s2; /* dW2 on the last streams, dW1 from the first */
-    gemm_tn_split_k(nt, C, H, rows, z, C, hid, H, dw2_part, s2, &next);
+    /* backward (z holds dZ now) */
+    GPUH_CHECK(gpuh_gemm<float>(GPUH_OP_T, GPUH_OP_N, C, H, rows, 1.0f, z, C, hid, H, 0.0f, dw2, H, s));
     GPUH_CHECK(gpuh_gemm<float>(GPUH_OP_N, GPUH_OP_N, rows, H, C, 1.0f, z, C, W2, H, 0.0f, dhid, H, s));
     if (ev)
         GPUH_CHECK(gpuh_event_record(ev[T_DHIDDEN], s));
@@ -492,27 +407,18 @@ static void train_step(net *nt, const float *X, const int *labels, size_t rows, 
                 dhid, hid, rows, H, db1_part);
     if (ev)
         GPUH_CHECK(gpuh_event_record(ev[T_RELU_BWD], s));
-    fork_side(nt, 0, (int)s1);
-    next = 0;
-    gemm_tn_split_k(nt, H, I, rows, dhid, H, X, I, dw1_part, s1, &next);
-    for (int i = 0; i < SIDE_STREAMS; ++i) /* the main stream waits for every slice */
-        if (i < (int)s1 || i >= SIDE_STREAMS - (int)s2) {
-            GPUH_CHECK(gpuh_event_record(nt->join[i], nt->side[i]));
-            GPUH_CHECK(gpuh_stream_wait_event(s, nt->join[i]));
-        }
+    GPUH_CHECK(gpuh_gemm<float>(GPUH_OP_T, GPUH_OP_N, H, I, rows, 1.0f, dhid, H, X, I, 0.0f, dw1, I, s));
     if (ev)
         GPUH_CHECK(gpuh_event_record(ev[T_WGRAD], s));
 
-    /* the loss, the bias gradients, and Adam (which adds the split-K partials) */
+    /* the loss, the bias gradients, and Adam */
     GPUH_CHECK(gpuh_sum<float>(loss_part, sm_blocks, d_loss, NULL, s));
     GPUH_LAUNCH(bias_grad_kernel, dim3((unsigned)(H + C)), 128, 0, s, db1_part, relu_parts, H, db2_part, sm_blocks, C,
                 db);
     nt->t += 1;
     adam_args a;
-    const adam_tensor tensors[4] = {{dw1_part, nt->off[0], H * I, s1},
-                                    {db, nt->off[1], H, 1},
-                                    {dw2_part, nt->off[2], C * H, s2},
-                                    {db + H, nt->off[3], C, 1}};
+    const adam_tensor tensors[4] = {
+        {dw1, nt->off[0], H * I}, {db, nt->off[1], H}, {dw2, nt->off[2], C * H}, {db + H, nt->off[3], C}};
     for (int k = 0; k < 4; ++k)
         a.t[k] = tensors[k];
     a.beta1 = 0.9f;
@@ -524,7 +430,7 @@ static void train_step(net *nt, const float *X, const int *labels, size_t rows, 
     GPUH_CHECK(launch_1d(nt->off[4], &grid));
     GPUH_LAUNCH(adam_kernel, grid, 256, 0, s, nt->p, nt->m, nt->v, nt->off[4], a);
 
-    float *held[9] = {hid, z, dhid, loss_part, db2_part, db1_part, dw1_part, dw2_part, db};
+    float *held[9] = {hid, z, dhid, loss_part, db2_part, db1_part, dw1, dw2, db};
     for (int i = 0; i < 9; ++i)
         GPUH_CHECK(gpuh_pool_free(&nt->pool, held[i], s));
     if (ev)
@@ -554,7 +460,7 @@ static void print_pool(const net *nt, const char *when)
            mib(st.allocated_bytes), mib(st.reserved_bytes), mib(st.peak_allocated_bytes), mib(st.peak_reserved_bytes));
 }
 
-/* One step of a small network (257 rows, uneven split-K slices) against a
+/* One step of a small network (257 rows) against a
    float64 CPU reference: the loss, and every element of the gradient. */
 static void mode_check(unsigned long long seed)
 {
@@ -583,7 +489,7 @@ static void mode_check(unsigned long long seed)
     GPUH_CHECK(gpuh_copy_to_host(y.data(), labels, R));
     GPUH_CHECK(cudaMemset(d_grad, 0, nt.off[4] * sizeof(float)));
 
-    step_options opt = {NULL, 3, 5, d_grad};
+    step_options opt = {NULL, d_grad};
     train_step(&nt, X, labels, R, d_loss, &opt);
     GPUH_CHECK(gpuh_stream_sync(nt.s0));
     GPUH_CHECK(gpuh_copy_to_host(&loss, d_loss, 1));
@@ -727,7 +633,7 @@ static void mode_tutorial(unsigned long long seed, const char *out)
         GPUH_CHECK(gpuh_event_create(&ev[i], cudaEventDefault));
     const std::chrono::steady_clock::time_point host0 = std::chrono::steady_clock::now();
     for (int st = 0; st < timed; ++st) {
-        step_options opt = {&ev[(size_t)st * T_STAGES], 0, 0, NULL};
+        step_options opt = {&ev[(size_t)st * T_STAGES], NULL};
         train_step(&nt, X, labels, R, d_loss + steps + st, &opt);
     }
     const double host_ms =
@@ -739,10 +645,7 @@ static void mode_tutorial(unsigned long long seed, const char *out)
                                          &total[st]));
     std::sort(total.begin(), total.end());
     const float ms = total[timed / 2];
-    size_t s1 = 0, s2 = 0;
-    slices_for(&nt, R, &s1, &s2);
-    printf("  time per training step: %.3f ms (median of %d; %zu rows; split-K: dW1 %zu slices, dW2 %zu)\n", ms, timed,
-           R, s1, s2);
+    printf("  time per training step: %.3f ms (median of %d; %zu rows)\n", ms, timed, R);
     for (int k = 1; k < T_STAGES; ++k) {
         for (int st = 0; st < timed; ++st)
             GPUH_CHECK(gpuh_event_elapsed_ms(ev[(size_t)st * T_STAGES + k - 1], ev[(size_t)st * T_STAGES + k],
@@ -922,7 +825,6 @@ int main(int argc, char **argv)
     const char *q = getenv("GPUH_TEST_QUICK");
     const char *why = "";
     quick = q != NULL && q[0] != '\0' && strcmp(q, "0") != 0;
-    setenv("CUDA_DEVICE_MAX_CONNECTIONS", "32", 0); /* before the first CUDA call: see the split-K note */
     if (gpuh_device_count(&why) == 0) {
         printf("no CUDA device: %s\n" GPUH_SIM_TWIN_HINT("13_dense_network") "\n", why);
         return 77;
