@@ -323,6 +323,8 @@ static void test_launch_past_allocation()
     dev_array<unsigned char> temp(GPUH_REDUCE_TEMP_BYTES / 2);
     if (!a.ok() || !b.ok() || !c.ok() || !out.ok() || !temp.ok())
         return;
+    TEST_CUDA(cudaMemset(a.p, 0, 1000 * sizeof(float))); /* the calls that pass read them */
+    TEST_CUDA(cudaMemset(b.p, 0, 1000 * sizeof(float)));
     gpuh_test_clear_detail();
     TEST_ERR(gpuh_vector_add(a.p, b.p, c.p, 2000), cudaErrorInvalidValue);
     TEST_CONTAINS(gpuh_error_detail(), "gpuh_vector_add: d_a");
