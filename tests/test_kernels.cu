@@ -1336,6 +1336,7 @@ static void test_gemm_arguments()
         TEST_CONTAINS(gpuh_error_detail(), b.detail);
     }
     /* Aᵀ of K = 2 rows with lda = M = 3 is fine where lda = 3 < K would not be with op_a = N... */
+    TEST_CUDA(cudaMemset(x.p, 0, 40 * sizeof(float))); /* the inputs it reads */
     TEST_CUDA(gpuh_gemm(GPUH_OP_T, GPUH_OP_N, 3, 4, 5, 1.0f, x.p, 3, x.p, 4, 0.0f, x.p + 40, 4));
     /* ...and the checked overflow is of the stored matrix: Aᵀ's K rows. */
     gpuh_test_clear_detail();
