@@ -152,8 +152,15 @@ cudaError_t gpuh_gemm_f64(size_t M, size_t N, size_t K, double alpha, const doub
 
 /* gpuh_op: how gpuh_gemm reads a matrix operand, as BLAS's transa / transb:
    GPUH_OP_N as it is stored, GPUH_OP_T transposed (the stored matrix read by
-   columns). See gpuh_gemm's transposing overload in [SECTION: GEMM]. */
-typedef enum gpuh_op { GPUH_OP_N = 0, GPUH_OP_T = 1 } gpuh_op;
+   columns). See gpuh_gemm's transposing overload in [SECTION: GEMM]. In
+   C++ its underlying type is int, as it is in C, so that any int is a value
+   of it: a wrong one passed from C is refused by gpuh_gemm's check, not
+   undefined behaviour. */
+typedef enum gpuh_op
+#ifdef __cplusplus
+    : int
+#endif
+{ GPUH_OP_N = 0, GPUH_OP_T = 1 } gpuh_op;
 
 cudaError_t gpuh_gemm_op_f32(gpuh_op op_a, gpuh_op op_b, size_t M, size_t N, size_t K, float alpha,
                              const float *d_A, size_t lda, const float *d_B, size_t ldb, float beta, float *d_C,
