@@ -1742,15 +1742,18 @@ inline cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int *blocks, vo
 {
     return cudaOccupancyMaxActiveBlocksPerMultiprocessor(blocks, gpuh_sim_impl::key_of(f), block_size, shmem);
 }
-template <class... P>
-inline cudaError_t cudaOccupancyMaxPotentialBlockSize(int *min_grid, int *block, void (*f)(P...), size_t shmem = 0,
-                                                      int limit = 0)
+namespace gpuh_sim_impl {
+/* The block size (a multiple of 32, at most limit) that keeps the most threads
+   resident on an SM, and the grid that fills the device with it. */
+template <class F> inline cudaError_t potential_block(int *min_grid, int *block, int limit, F blocks_at)
 {
     int best = 0, best_b = 0, sms = 0;
+    if (min_grid == NULL || block == NULL)
+        return ret(cudaErrorInvalidValue);
     cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0);
     for (int b = 32; b <= (limit > 0 ? limit : 1024); b += 32) {
         int n = 0;
-        cudaError_t err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, f, b, shmem);
+        cudaError_t err = blocks_at(&n, b);
         if (err != cudaSuccess)
             return err;
         if (n * b > best) {
@@ -1761,6 +1764,15 @@ inline cudaError_t cudaOccupancyMaxPotentialBlockSize(int *min_grid, int *block,
     *block = best_b;
     *min_grid = best_b ? best / best_b * sms : 0;
     return cudaSuccess;
+}
+} /* namespace gpuh_sim_impl */
+template <class... P>
+inline cudaError_t cudaOccupancyMaxPotentialBlockSize(int *min_grid, int *block, void (*f)(P...), size_t shmem = 0,
+                                                      int limit = 0)
+{
+    return gpuh_sim_impl::potential_block(min_grid, block, limit, [&](int *n, int b) {
+        return cudaOccupancyMaxActiveBlocksPerMultiprocessor(n, f, b, shmem);
+    });
 }
 /* A __device__ or __constant__ variable is a global of the program here, not
    an allocation: the copy checks the range against the variable's size. */

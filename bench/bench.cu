@@ -707,106 +707,129 @@ static cudaError_t from_cublas(cublasStatus_t st, const char *what)
     return cudaErrorUnknown;
 }
 
-/* Row-major C = A·B (A m×k, B k×n) is column-major Cᵀ = Bᵀ·Aᵀ: cuBLAS reads
-   the row-major B as the column-major n×k matrix Bᵀ (leading dimension n),
-   and A as k×m Aᵀ (leading dimension k), and writes Cᵀ, which is the
-   row-major C (leading dimension n). No transposes are executed. */
-static cublasStatus_t gemm_row_major(cublasHandle_t h, int m, int n, int k, const float *A, const float *B,
-                                     float *C)
-{
-    const float alpha = 1, beta = 0;
-    return cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &alpha, B, n, A, k, &beta, C, n);
-}
-static cublasStatus_t gemm_row_major(cublasHandle_t h, int m, int n, int k, const double *A, const double *B,
-                                     double *C)
-{
-    const double alpha = 1, beta = 0;
-    return cublasDgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &alpha, B, n, A, k, &beta, C, n);
-}
-
-/* A matmul shape: C (m × n) = A (m × k) · B (k × n), packed rows. */
-struct MatShape {
-    size_t m, n, k;
+/* A GEMM shape as gpuh_gemm takes it: C (m × n) = op(A) (m × k) · op(B)
+   (k × n), row-major, leading dimensions in elements; ta: op(A) = Aᵀ (A
+   stored k × m), tb: op(B) = Bᵀ (B stored n × k). */
+struct GemmShape {
+    size_t m, n, k, lda, ldb, ldc;
+    bool ta, tb;
 };
 
-template <typename T> struct MatWork {
+/* The packed, untransposed shape m × n × k. */
+static GemmShape packed(size_t m, size_t n, size_t k)
+{
+    const GemmShape s = {m, n, k, k, n, n, false, false};
+    return s;
+}
+
+/* Row-major C = op(A)·op(B) is column-major Cᵀ = op(B)ᵀ·op(A)ᵀ: cuBLAS reads
+   the row-major B as the column-major Bᵀ and A as Aᵀ (their leading
+   dimensions unchanged), so it is called with B first, A second and the
+   same op flags, and writes Cᵀ, which is the row-major C. No transposes are
+   executed beyond the ones asked for. */
+static cublasStatus_t cublas_gemm_row_major(cublasHandle_t h, const GemmShape &s, const float *A, const float *B,
+                                            float *C)
+{
+    const float alpha = 1, beta = 0;
+    return cublasSgemm(h, s.tb ? CUBLAS_OP_T : CUBLAS_OP_N, s.ta ? CUBLAS_OP_T : CUBLAS_OP_N, (int)s.n, (int)s.m,
+                       (int)s.k, &alpha, B, (int)s.ldb, A, (int)s.lda, &beta, C, (int)s.ldc);
+}
+static cublasStatus_t cublas_gemm_row_major(cublasHandle_t h, const GemmShape &s, const double *A, const double *B,
+                                            double *C)
+{
+    const double alpha = 1, beta = 0;
+    return cublasDgemm(h, s.tb ? CUBLAS_OP_T : CUBLAS_OP_N, s.ta ? CUBLAS_OP_T : CUBLAS_OP_N, (int)s.n, (int)s.m,
+                       (int)s.k, &alpha, B, (int)s.ldb, A, (int)s.lda, &beta, C, (int)s.ldc);
+}
+
+static gpuh_op gemm_op(bool t) { return t ? GPUH_OP_T : GPUH_OP_N; }
+
+template <typename T> struct GemmWork {
     const T *a, *b; /* pools of A and B */
     T *c;           /* pool of C */
-    MatShape s;
+    GemmShape s;
     Rotation rot;
     cublasHandle_t handle;
 };
-
-template <typename T> static cudaError_t work_cublas(void *ctx, cudaStream_t)
+template <typename T> static cudaError_t work_gemm_cublas(void *ctx, cudaStream_t)
 {
-    MatWork<T> *w = static_cast<MatWork<T> *>(ctx);
+    GemmWork<T> *w = static_cast<GemmWork<T> *>(ctx);
     const size_t o = w->rot.take();
-    return from_cublas(gemm_row_major(w->handle, (int)w->s.m, (int)w->s.n, (int)w->s.k, w->a + o, w->b + o, w->c + o),
-                       "cuBLAS gemm");
+    return from_cublas(cublas_gemm_row_major(w->handle, w->s, w->a + o, w->b + o, w->c + o), "cuBLAS gemm");
 }
-template <typename T> static cudaError_t work_gpuh_gemm(void *ctx, cudaStream_t stream)
+template <typename T> static cudaError_t work_gemm_gpuh(void *ctx, cudaStream_t stream)
 {
-    MatWork<T> *w = static_cast<MatWork<T> *>(ctx);
+    GemmWork<T> *w = static_cast<GemmWork<T> *>(ctx);
     const size_t o = w->rot.take();
-    const MatShape s = w->s;
-    return gpuh_gemm(s.m, s.n, s.k, T(1), w->a + o, s.k, w->b + o, s.n, T(0), w->c + o, s.n, stream);
+    const GemmShape &s = w->s;
+    return gpuh_gemm(gemm_op(s.ta), gemm_op(s.tb), s.m, s.n, s.k, T(1), w->a + o, s.lda, w->b + o, s.ldb, T(0),
+                     w->c + o, s.ldc, stream);
 }
 
-/* Checks gpuh_gemm (C = A·B: alpha 1, beta 0) against cuBLAS at one shape,
-   then times both. a, b, c are pools of pool_elems T; d_ref holds one m×n
-   result. A square shape is the row "matmul" with n its edge; any other is
-   "matmul MxNxK" with n = M. */
+/* Checks gpuh_gemm (alpha 1, beta 0) against cuBLAS at one shape (both
+   outputs poisoned, then the relative Frobenius distance over C's m × n
+   window), then times both on rotating inputs, each median_ms_budget(budget_ms,
+   min_reps, max_reps), and emits the rows `op` (n = m). a, b, c are pools of
+   pool_elems T; d_ref holds one C. Returns gpuh / cuBLAS, 0 when the check
+   fails (so that a failure cannot hide in a mean). */
 template <typename T>
-static void bench_matmul_size(cublasHandle_t handle, const T *a, const T *b, T *c, T *d_ref, size_t pool_elems,
-                              MatShape s, const char *dtype, double tol)
+static double bench_gemm_shape(cublasHandle_t handle, const T *a, const T *b, T *c, T *d_ref, size_t pool_elems,
+                               const GemmShape &s, const char *op, const char *dtype, double tol, double budget_ms,
+                               int min_reps, int max_reps)
 {
-    MatWork<T> w;
-    w.a = a;
-    w.b = b;
-    w.c = c;
-    w.s = s;
-    w.handle = handle;
-    const size_t count = s.m * s.n, n = s.m;
+    GemmWork<T> w;
+    w.a = a, w.b = b, w.c = c, w.s = s, w.handle = handle;
     const double flops = 2.0 * (double)s.m * (double)s.n * (double)s.k;
-    std::string op = "matmul";
-    if (s.m != s.n || s.n != s.k)
-        op += " " + std::to_string(s.m) + "x" + std::to_string(s.n) + "x" + std::to_string(s.k);
+    const size_t c_elems = s.m * s.ldc;
 
-    /* The check, on set 0: both outputs poisoned, both products, their distance. */
     double *d_err, e[2];
     GPUH_CHECK(gpuh_device_array(&d_err, 2));
     GPUH_CHECK(cudaMemsetAsync(d_err, 0, 2 * sizeof(double), g_stream));
-    poison(c, count * sizeof(T));
-    poison(d_ref, count * sizeof(T));
-    GPUH_CHECK(gpuh_gemm(s.m, s.n, s.k, T(1), a, s.k, b, s.n, T(0), c, s.n, g_stream));
-    GPUH_CHECK(from_cublas(gemm_row_major(handle, (int)s.m, (int)s.n, (int)s.k, a, b, d_ref), "cuBLAS gemm (check)"));
-    GPUH_CHECK(GPUH_LAUNCH(rel_error_2d_kernel<T>, kCheckGrid, kCheckBlock, 0, g_stream, c, d_ref, s.m, s.n, s.n,
+    poison(c, c_elems * sizeof(T));
+    poison(d_ref, c_elems * sizeof(T));
+    GPUH_CHECK(gpuh_gemm(gemm_op(s.ta), gemm_op(s.tb), s.m, s.n, s.k, T(1), a, s.lda, b, s.ldb, T(0), c, s.ldc,
+                         g_stream));
+    GPUH_CHECK(from_cublas(cublas_gemm_row_major(handle, s, a, b, d_ref), "cuBLAS gemm (check)"));
+    GPUH_CHECK(GPUH_LAUNCH(rel_error_2d_kernel<T>, kCheckGrid, kCheckBlock, 0, g_stream, c, d_ref, s.m, s.n, s.ldc,
                            d_err));
     fetch(e, d_err, 2);
     GPUH_CHECK(gpuh_free(d_err));
     const double rel = std::sqrt(e[0] / e[1]);
-    char note[96];
+    char note[64];
     snprintf(note, sizeof note, "err %.0e (tol %.0e)", rel, tol);
 
     int reps = 0;
-    /* sets as large as the largest of A, B, C; one call touches all three */
-    const size_t set = std::max(std::max(s.m * s.k, s.k * s.n), count);
-    w.rot = Rotation(set, (double)(s.m * s.k + s.k * s.n + count) * sizeof(T), pool_elems);
-    const double ms_cublas = median_ms_budget(work_cublas<T>, &w, kMatBudgetMs, kMatMinReps, kMatMaxReps, &reps);
-    emit(timed_row("cublas", op.c_str(), dtype, n, flops, true, ms_cublas, reps));
-    const double peer_rate = find_rate("cublas", op.c_str(), dtype, n);
-
+    /* sets as large as the largest of A, B, C as stored; one call touches all three */
+    const size_t set = std::max(std::max((s.ta ? s.k : s.m) * s.lda, (s.tb ? s.n : s.k) * s.ldb), c_elems);
+    w.rot = Rotation(set, (double)(s.m * s.k + s.k * s.n + s.m * s.n) * sizeof(T), pool_elems);
+    const double ms_cublas = median_ms_budget(work_gemm_cublas<T>, &w, budget_ms, min_reps, max_reps, &reps);
+    const Row peer = timed_row("cublas", op, dtype, s.m, flops, true, ms_cublas, reps);
+    emit(peer);
     if (!(rel <= tol)) { /* NaN fails too: an unwritten element */
-        emit(fail_row("gpuh", op.c_str(), dtype, n, rel, note));
-        return;
+        emit(fail_row("gpuh", op, dtype, s.m, rel, note));
+        return 0;
     }
     w.rot.next = 0;
-    const double ms = median_ms_budget(work_gpuh_gemm<T>, &w, kMatBudgetMs, kMatMinReps, kMatMaxReps, &reps);
-    Row r = timed_row("gpuh", op.c_str(), dtype, n, flops, true, ms, reps);
-    r.peer = "cublas/" + op;
-    r.ratio = r.rate / peer_rate;
+    const double ms = median_ms_budget(work_gemm_gpuh<T>, &w, budget_ms, min_reps, max_reps, &reps);
+    Row r = timed_row("gpuh", op, dtype, s.m, flops, true, ms, reps);
+    r.peer = std::string("cublas/") + op;
+    r.ratio = r.rate / peer.rate;
     r.check += std::string(" ") + note;
     emit(r);
+    return r.ratio;
+}
+
+/* One of the fixed shapes (packed, untransposed): a square is the row
+   "matmul" with n its edge; any other is "matmul MxNxK" with n = M. */
+template <typename T>
+static void bench_matmul_size(cublasHandle_t handle, const T *a, const T *b, T *c, T *d_ref, size_t pool_elems,
+                              const GemmShape &s, const char *dtype, double tol)
+{
+    std::string op = "matmul";
+    if (s.m != s.n || s.n != s.k)
+        op += " " + std::to_string(s.m) + "x" + std::to_string(s.n) + "x" + std::to_string(s.k);
+    bench_gemm_shape<T>(handle, a, b, c, d_ref, pool_elems, s, op.c_str(), dtype, tol, kMatBudgetMs, kMatMinReps,
+                        kMatMaxReps);
 }
 
 /* ===========================================================================
@@ -828,11 +851,6 @@ static void bench_matmul_size(cublasHandle_t handle, const T *a, const T *b, T *
    against cuBLAS (the relative Frobenius distance over C's M x N window),
    then both are timed on rotating inputs; each family prints the geometric
    mean of gpuh / cuBLAS and the worst ratio. */
-struct SweepShape {
-    size_t m, n, k, lda, ldb, ldc;
-    bool ta, tb; /* op(A) = Aᵀ (A stored K x M), op(B) = Bᵀ (B stored N x K) */
-};
-
 /* SplitMix64 (Steele, Lea, Flood, "Fast splittable pseudorandom number
    generators", OOPSLA 2014): a small, well-mixed host generator. */
 struct SplitMix {
@@ -849,9 +867,9 @@ struct SplitMix {
 
 static const char *const kFamilies[] = {"big", "medium", "skinny"};
 
-static SweepShape draw_shape(SplitMix &r, int family, int index)
+static GemmShape draw_shape(SplitMix &r, int family, int index)
 {
-    SweepShape s;
+    GemmShape s;
     if (family == 0) {
         s.m = r.in(1000, 6000), s.n = r.in(1000, 6000), s.k = r.in(256, 4000);
     } else if (family == 1) {
@@ -872,46 +890,6 @@ static SweepShape draw_shape(SplitMix &r, int family, int index)
     return s;
 }
 
-static cublasStatus_t gemm_row_major_ld(cublasHandle_t h, const SweepShape &s, const float *A, const float *B,
-                                        float *C)
-{
-    const float alpha = 1, beta = 0;
-    return cublasSgemm(h, s.tb ? CUBLAS_OP_T : CUBLAS_OP_N, s.ta ? CUBLAS_OP_T : CUBLAS_OP_N, (int)s.n, (int)s.m,
-                       (int)s.k, &alpha, B, (int)s.ldb, A, (int)s.lda, &beta, C, (int)s.ldc);
-}
-static cublasStatus_t gemm_row_major_ld(cublasHandle_t h, const SweepShape &s, const double *A, const double *B,
-                                        double *C)
-{
-    const double alpha = 1, beta = 0;
-    return cublasDgemm(h, s.tb ? CUBLAS_OP_T : CUBLAS_OP_N, s.ta ? CUBLAS_OP_T : CUBLAS_OP_N, (int)s.n, (int)s.m,
-                       (int)s.k, &alpha, B, (int)s.ldb, A, (int)s.lda, &beta, C, (int)s.ldc);
-}
-
-static gpuh_op sweep_op(bool t) { return t ? GPUH_OP_T : GPUH_OP_N; }
-
-template <typename T> struct SweepWork {
-    const T *a, *b;
-    T *c;
-    SweepShape s;
-    Rotation rot;
-    cublasHandle_t handle;
-};
-template <typename T> static cudaError_t work_sweep_cublas(void *ctx, cudaStream_t)
-{
-    SweepWork<T> *w = static_cast<SweepWork<T> *>(ctx);
-    const size_t o = w->rot.take();
-    return from_cublas(gemm_row_major_ld(w->handle, w->s, w->a + o, w->b + o, w->c + o), "cuBLAS gemm (sweep)");
-}
-template <typename T> static cudaError_t work_sweep_gpuh(void *ctx, cudaStream_t stream)
-{
-    SweepWork<T> *w = static_cast<SweepWork<T> *>(ctx);
-    const size_t o = w->rot.take();
-    const SweepShape &s = w->s;
-    return gpuh_gemm(sweep_op(s.ta), sweep_op(s.tb), s.m, s.n, s.k, T(1), w->a + o, s.lda, w->b + o, s.ldb, T(0),
-                     w->c + o, s.ldc, stream);
-}
-
-
 /* The ratios gpuh / cuBLAS of one family and type, for the summary. */
 struct SweepFamily {
     std::string name;
@@ -924,51 +902,13 @@ static std::vector<SweepFamily> g_sweep;
    counts as a ratio of 0, so it cannot hide in the mean). */
 template <typename T>
 static void sweep_shape(cublasHandle_t handle, const T *a, const T *b, T *c, T *d_ref, size_t pool_elems,
-                        const SweepShape &s, const char *dtype, double tol, SweepFamily &fam)
+                        const GemmShape &s, const char *dtype, double tol, SweepFamily &fam)
 {
-    SweepWork<T> w;
-    w.a = a, w.b = b, w.c = c, w.s = s, w.handle = handle;
-    const double flops = 2.0 * (double)s.m * (double)s.n * (double)s.k;
     char op[96];
     const bool padded = s.lda != (s.ta ? s.m : s.k) || s.ldb != (s.tb ? s.k : s.n) || s.ldc != s.n;
     snprintf(op, sizeof op, "sweep-%s %zux%zux%zu%s%s", fam.name.c_str(), s.m, s.n, s.k, padded ? " ld+" : "",
              s.ta || s.tb ? (s.ta ? (s.tb ? " op TT" : " op TN") : " op NT") : "");
-    const size_t c_elems = s.m * s.ldc;
-
-    double *d_err, e[2];
-    GPUH_CHECK(gpuh_device_array(&d_err, 2));
-    GPUH_CHECK(cudaMemsetAsync(d_err, 0, 2 * sizeof(double), g_stream));
-    poison(c, c_elems * sizeof(T));
-    poison(d_ref, c_elems * sizeof(T));
-    GPUH_CHECK(gpuh_gemm(sweep_op(s.ta), sweep_op(s.tb), s.m, s.n, s.k, T(1), a, s.lda, b, s.ldb, T(0), c, s.ldc,
-                         g_stream));
-    GPUH_CHECK(from_cublas(gemm_row_major_ld(handle, s, a, b, d_ref), "cuBLAS gemm (sweep check)"));
-    GPUH_CHECK(GPUH_LAUNCH(rel_error_2d_kernel<T>, kCheckGrid, kCheckBlock, 0, g_stream, c, d_ref, s.m, s.n, s.ldc,
-                           d_err));
-    fetch(e, d_err, 2);
-    GPUH_CHECK(gpuh_free(d_err));
-    const double rel = std::sqrt(e[0] / e[1]);
-    char note[64];
-    snprintf(note, sizeof note, "err %.0e (tol %.0e)", rel, tol);
-
-    int reps = 0;
-    const size_t set = std::max(std::max((s.ta ? s.k : s.m) * s.lda, (s.tb ? s.n : s.k) * s.ldb), c_elems);
-    w.rot = Rotation(set, (double)(s.m * s.k + s.k * s.n + s.m * s.n) * sizeof(T), pool_elems);
-    const double ms_cublas = median_ms_budget(work_sweep_cublas<T>, &w, 300, 5, 20, &reps);
-    const Row peer = timed_row("cublas", op, dtype, s.m, flops, true, ms_cublas, reps);
-    emit(peer);
-    double ratio = 0;
-    if (!(rel <= tol)) {
-        emit(fail_row("gpuh", op, dtype, s.m, rel, note));
-    } else {
-        w.rot.next = 0;
-        const double ms = median_ms_budget(work_sweep_gpuh<T>, &w, 300, 5, 20, &reps);
-        Row r = timed_row("gpuh", op, dtype, s.m, flops, true, ms, reps);
-        r.peer = std::string("cublas/") + op;
-        r.ratio = ratio = r.rate / peer.rate;
-        r.check += std::string(" ") + note;
-        emit(r);
-    }
+    const double ratio = bench_gemm_shape<T>(handle, a, b, c, d_ref, pool_elems, s, op, dtype, tol, 300, 5, 20);
     fam.ratios.push_back(ratio);
     fam.shapes.push_back(std::strchr(op, ' ') + 1);
 }
@@ -1100,7 +1040,7 @@ static void print_targets(void)
     /* The matrix-vector shapes are bound by memory: their yardstick is
        cuBLAS's GEMV-shaped call, and the bytes they move against the copy
        ceiling (reading A or B once: 4·(m·k + k·n + m·n) bytes). */
-    for (MatShape s : {MatShape{1, 4096, 4096}, MatShape{4096, 1, 4096}}) {
+    for (const GemmShape &s : {packed(1, 4096, 4096), packed(4096, 1, 4096)}) {
         const std::string op = "matmul " + std::to_string(s.m) + "x" + std::to_string(s.n) + "x" + std::to_string(s.k);
         const double rate = find_rate("gpuh", op.c_str(), "float32", s.m);
         target_line((op + " float32 gpuh / cuBLAS").c_str(), rate / find_rate("cublas", op.c_str(), "float32", s.m),
@@ -1233,16 +1173,17 @@ int main(int argc, char **argv)
     GPUH_CHECK(from_cublas(cublasSetMathMode(handle, CUBLAS_DEFAULT_MATH), "cublasSetMathMode"));
     /* Squares, then awkward shapes: both strips of small tiles around the
        big ones, a row vector times a matrix, a matrix times a column. */
-    const MatShape mat_sizes[] = {{256, 256, 256},    {512, 512, 512},    {1024, 1024, 1024}, {2048, 2048, 2048},
-                                  {4096, 4096, 4096}, {4097, 4097, 4097}, {8192, 8192, 8192}, {1000, 3000, 500},
-                                  {1024, 3072, 512},  {1, 4096, 4096},    {4096, 1, 4096}};
+    const GemmShape mat_sizes[] = {packed(256, 256, 256),    packed(512, 512, 512),    packed(1024, 1024, 1024),
+                                   packed(2048, 2048, 2048), packed(4096, 4096, 4096), packed(4097, 4097, 4097),
+                                   packed(8192, 8192, 8192), packed(1000, 3000, 500),  packed(1024, 3072, 512),
+                                   packed(1, 4096, 4096),    packed(4096, 1, 4096)};
 
     /* Normal N(0, 1) entries: products cancel, as in real use, so the error
        check sees the summation order, not just its magnitude. */
     GPUH_CHECK(gpuh_random_normal_f32(pools.x, kPoolFloats, 0.0f, 1.0f, 5, g_stream));
     GPUH_CHECK(gpuh_random_normal_f32(pools.y, kPoolFloats, 0.0f, 1.0f, 6, g_stream));
     print_header("matmul, float32, M = N = K = n (TFLOP/s = 2n^3 / time)");
-    for (const MatShape &s : mat_sizes)
+    for (const GemmShape &s : mat_sizes)
         bench_matmul_size<float>(handle, pools.x, pools.y, pools.z, pool_w, kPoolFloats, s, "float32", 1e-5);
     const unsigned long long seed = gpuh_random_seed();
     const int float_counts[3] = {12, 10, 10}, double_counts[3] = {8, 0, 0};
@@ -1256,7 +1197,7 @@ int main(int argc, char **argv)
     GPUH_CHECK(gpuh_random_normal_f64(dx, kPoolFloats / 2, 0.0, 1.0, 7, g_stream));
     GPUH_CHECK(gpuh_random_normal_f64(dy, kPoolFloats / 2, 0.0, 1.0, 8, g_stream));
     print_header("matmul, float64, M = N = K = n (TFLOP/s = 2n^3 / time)");
-    for (const MatShape &s : mat_sizes)
+    for (const GemmShape &s : mat_sizes)
         bench_matmul_size<double>(handle, dx, dy, dz, dw, kPoolFloats / 2, s, "float64", 1e-12);
     print_header("matmul sweep, float64: random shapes of the big family");
     sweep<double>(handle, dx, dy, dz, dw, kPoolFloats / 2, seed, double_counts, "float64", 1e-12);

@@ -101,30 +101,6 @@ template <class T> inline cudaError_t cudaGetSymbolSize(size_t *size, const T &)
     *size = sizeof(T);
     return cudaSuccess;
 }
-namespace gpuh_sim_impl {
-/* The block size (a multiple of 32, at most limit) that keeps the most threads
-   resident on an SM, and the grid that fills the device with it. */
-template <class F> inline cudaError_t potential_block(int *min_grid, int *block, int limit, F blocks_at)
-{
-    int best = 0, best_b = 0, sms = 0;
-    if (min_grid == NULL || block == NULL)
-        return ret(cudaErrorInvalidValue);
-    cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0);
-    for (int b = 32; b <= (limit > 0 ? limit : 1024); b += 32) {
-        int n = 0;
-        cudaError_t err = blocks_at(&n, b);
-        if (err != cudaSuccess)
-            return err;
-        if (n * b > best) {
-            best = n * b;
-            best_b = b;
-        }
-    }
-    *block = best_b;
-    *min_grid = best_b ? best / best_b * sms : 0;
-    return cudaSuccess;
-}
-} /* namespace gpuh_sim_impl */
 /* The occupancy calls given the kernel as a void pointer, or a shared-memory size per block size. */
 inline cudaError_t cudaOccupancyMaxPotentialBlockSize(int *min_grid, int *block, const void *f, size_t shmem = 0,
                                                       int limit = 0)
