@@ -2574,6 +2574,34 @@ static __device__ __forceinline__ float gpuh_impl_tc_c(const __half *p) { return
 #include <cuda.h> /* CUtensorMap and the driver API's types: the header only, nothing is linked */
 #endif
 
+/* Stores alpha·(v0, v1) + beta·C at dst[0], dst[1] (beta == 0: C not read):
+   as one 8-byte (4-byte) store for how = 2, two stores for 1, dst[0] alone
+   for 0 (the last column). */
+static __device__ __forceinline__ void gpuh_impl_tc_store2(float *dst, float v0, float v1, float alpha, float beta,
+                                                           int how)
+{
+    if (how == 2) {
+        float2 v = make_float2(alpha * v0, alpha * v1);
+        if (beta != 0.0f) {
+            const float2 c = *reinterpret_cast<const float2 *>(dst);
+            v.x = fmaf(beta, c.x, v.x), v.y = fmaf(beta, c.y, v.y);
+        }
+        *reinterpret_cast<float2 *>(dst) = v;
+        return;
+    }
+    dst[0] = beta == 0.0f ? alpha * v0 : fmaf(beta, dst[0], alpha * v0);
+    if (how == 1)
+        dst[1] = beta == 0.0f ? alpha * v1 : fmaf(beta, dst[1], alpha * v1);
+}
+template <typename T>
+static __device__ __forceinline__ void gpuh_impl_tc_store2(T *dst, float v0, float v1, float alpha, float beta, int how)
+{
+    for (int e = 0; e < (how == 0 ? 1 : 2); ++e) {
+        const float v = alpha * (e ? v1 : v0);
+        gpuh_impl_tc_out(dst + e, beta == 0.0f ? v : fmaf(beta, gpuh_impl_tc_c(dst + e), v));
+    }
+}
+
 #define GPUH_IMPL_TC_SIMT_TILE 64 /* the CUDA-core kernel's tile of C: 64 × 64, slices of 16 of K */
 #define GPUH_IMPL_TC_SIMT_BK 16
 
@@ -2752,6 +2780,18 @@ static __device__ __forceinline__ void gpuh_impl_tma_load(unsigned dst, const CU
 }
 #endif /* __CUDA_ARCH_FEAT_SM90_ALL */
 
+/* Tile `tile` of a tiles_m × tiles_n cover of C in the grouped order
+   (gpuh_impl_gemm_tile's): its first row m0 and column n0. */
+static __device__ __forceinline__ void gpuh_impl_tc_tile(unsigned long long tile, unsigned tiles_m, unsigned tiles_n,
+                                                         int &m0, int &n0)
+{
+    const unsigned long long width = (unsigned long long)GPUH_GEMM_GROUP_M * tiles_n;
+    const unsigned long long first = tile / width * GPUH_GEMM_GROUP_M;
+    const unsigned long long rows = tiles_m - first < GPUH_GEMM_GROUP_M ? tiles_m - first : GPUH_GEMM_GROUP_M;
+    m0 = (int)((first + tile % width % rows) * GPUH_IMPL_TC_BM);
+    n0 = (int)(tile % width / rows * GPUH_IMPL_TC_BN);
+}
+
 template <typename TIn, typename TOut, bool TA, bool TB>
 __global__ void __launch_bounds__(384, 1)
     gpuh_tc_wgmma_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
@@ -2764,14 +2804,9 @@ __global__ void __launch_bounds__(384, 1)
     const unsigned s_empty = s_full + GPUH_IMPL_TC_STAGES * 8;
     const int bk = 128 / (int)sizeof(TIn); /* elements of K per slice */
     const int ktiles = (int)((p.K + bk - 1) / bk);
-    /* this block's tile, in the grouped order */
     const unsigned tiles_m = (unsigned)((p.M + GPUH_IMPL_TC_BM - 1) / GPUH_IMPL_TC_BM);
     const unsigned tiles_n = (unsigned)((p.N + GPUH_IMPL_TC_BN - 1) / GPUH_IMPL_TC_BN);
-    const unsigned long long id = blockIdx.x, width = (unsigned long long)GPUH_GEMM_GROUP_M * tiles_n;
-    const unsigned long long first = id / width * GPUH_GEMM_GROUP_M;
-    const unsigned long long rows = tiles_m - first < GPUH_GEMM_GROUP_M ? tiles_m - first : GPUH_GEMM_GROUP_M;
-    const int m0 = (int)((first + id % width % rows) * GPUH_IMPL_TC_BM);
-    const int n0 = (int)(id % width / rows * GPUH_IMPL_TC_BN);
+    const unsigned long long tiles = (unsigned long long)tiles_m * tiles_n;
     const int wg = threadIdx.x / 128;
 
     if (threadIdx.x == 0) {
@@ -2783,73 +2818,97 @@ __global__ void __launch_bounds__(384, 1)
     }
     __syncthreads(); /* the barriers are initialised before anyone uses them */
 
+    /* Persistent: block b takes tiles b, b + gridDim.x, ... (each in the
+       grouped order), so the copier starts on the next tile's slices while
+       the multipliers still write this tile's C. `it` counts slices across
+       tiles: slice it uses stage it % STAGES, in that stage's
+       (it / STAGES)-th round (the mbarriers' phase parity). */
     if (wg == 0) { /* the copier */
         asm volatile("setmaxnreg.dec.sync.aligned.u32 40;\n");
         if (threadIdx.x == 0) {
-            for (int kt = 0; kt < ktiles; ++kt) {
-                const int s = kt % GPUH_IMPL_TC_STAGES, k0 = kt * bk;
-                if (kt >= GPUH_IMPL_TC_STAGES) /* the multipliers are done with this stage's last use */
-                    gpuh_impl_mbar_wait(s_empty + 8 * s, (unsigned)((kt / GPUH_IMPL_TC_STAGES - 1) & 1));
-                const unsigned full = s_full + 8 * s, sa = s_base + s * GPUH_IMPL_TC_STAGE_BYTES;
-                const unsigned sb = sa + GPUH_IMPL_TC_A_BYTES;
-                asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(full),
-                             "r"(GPUH_IMPL_TC_STAGE_BYTES)
-                             : "memory");
-                if (TA) /* M-major: boxes of 64 (M) × bk rows (K) */
-                    for (int i = 0; i < GPUH_IMPL_TC_BM / 64; ++i)
-                        gpuh_impl_tma_load(sa + i * bk * 128, &map_a, m0 + 64 * i, k0, full);
-                else /* K-major: one box of bk (K) × 128 rows (M) */
-                    gpuh_impl_tma_load(sa, &map_a, k0, m0, full);
-                if (TB) /* K-major: one box of bk (K) × 256 rows (N) */
-                    gpuh_impl_tma_load(sb, &map_b, k0, n0, full);
-                else /* N-major: boxes of 64 (N) × bk rows (K) */
-                    for (int j = 0; j < GPUH_IMPL_TC_BN / 64; ++j)
-                        gpuh_impl_tma_load(sb + j * bk * 128, &map_b, n0 + 64 * j, k0, full);
-            }
-        }
-    } else { /* a multiplier: rows [64·c, 64·c + 64) of the tile */
-        asm volatile("setmaxnreg.inc.sync.aligned.u32 232;\n");
-        const int c = wg - 1, t = threadIdx.x % 128;
-        float d[128];
-#pragma unroll
-        for (int i = 0; i < 128; ++i)
-            d[i] = 0.0f;
-        for (int kt = 0; kt < ktiles; ++kt) {
-            const int s = kt % GPUH_IMPL_TC_STAGES;
-            gpuh_impl_mbar_wait(s_full + 8 * s, (unsigned)((kt / GPUH_IMPL_TC_STAGES) & 1));
-            const unsigned sa = s_base + s * GPUH_IMPL_TC_STAGE_BYTES, sb = sa + GPUH_IMPL_TC_A_BYTES;
-            asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
-            /* K-major operands step 32 bytes along their 128-byte rows per
-               instruction; MN-major ones 16 rows of K (2048 bytes) */
-#pragma unroll
-            for (int kk = 0; kk < 4; ++kk) {
-                const unsigned long long da = TA ? gpuh_impl_tc_desc(sa + c * bk * 128 + kk * 2048, bk * 128)
-                                                 : gpuh_impl_tc_desc(sa + c * 64 * 128 + kk * 32, 16);
-                const unsigned long long db = TB ? gpuh_impl_tc_desc(sb + kk * 32, 16)
-                                                 : gpuh_impl_tc_desc(sb + kk * 2048, bk * 128);
-                gpuh_impl_wgmma<TA, TB>(d, da, db, TIn());
-            }
-            asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
-            asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory");
-            if (t % 32 == 0) /* this warp is done with the stage */
-                asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(s_empty + 8 * s) : "memory");
-        }
-        /* the epilogue: thread t holds, for j = 0..31, C's elements
-           (r, 8j + 2q), (r, 8j + 2q + 1), (r + 8, ...) with r = 16·warp + lane/4,
-           q = lane % 4, of the warp group's 64 × 256 */
-        const int w = t / 32, lane = t % 32;
-        const size_t r0 = (size_t)m0 + 64 * c + 16 * w + lane / 4;
-#pragma unroll
-        for (int j = 0; j < 32; ++j)
-#pragma unroll
-            for (int h = 0; h < 4; ++h) {
-                const size_t i = r0 + (h >= 2 ? 8 : 0), jj = (size_t)n0 + 8 * j + 2 * (lane % 4) + (h & 1);
-                if (i < p.M && jj < p.N) {
-                    TOut *dst = p.C + i * p.ldc + jj;
-                    const float v = p.alpha * d[4 * j + h];
-                    gpuh_impl_tc_out(dst, p.beta == 0.0f ? v : fmaf(p.beta, gpuh_impl_tc_c(dst), v));
+            unsigned it = 0;
+            for (unsigned long long tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
+                int m0, n0;
+                gpuh_impl_tc_tile(tile, tiles_m, tiles_n, m0, n0);
+                for (int kt = 0; kt < ktiles; ++kt, ++it) {
+                    const unsigned s = it % GPUH_IMPL_TC_STAGES;
+                    const int k0 = kt * bk;
+                    if (it >= GPUH_IMPL_TC_STAGES) /* the multipliers are done with this stage's last use */
+                        gpuh_impl_mbar_wait(s_empty + 8 * s, (it / GPUH_IMPL_TC_STAGES - 1) & 1);
+                    const unsigned full = s_full + 8 * s, sa = s_base + s * GPUH_IMPL_TC_STAGE_BYTES;
+                    const unsigned sb = sa + GPUH_IMPL_TC_A_BYTES;
+                    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(full),
+                                 "r"(GPUH_IMPL_TC_STAGE_BYTES)
+                                 : "memory");
+                    if (TA) /* M-major: boxes of 64 (M) × bk rows (K) */
+                        for (int i = 0; i < GPUH_IMPL_TC_BM / 64; ++i)
+                            gpuh_impl_tma_load(sa + i * bk * 128, &map_a, m0 + 64 * i, k0, full);
+                    else /* K-major: one box of bk (K) × 128 rows (M) */
+                        gpuh_impl_tma_load(sa, &map_a, k0, m0, full);
+                    if (TB) /* K-major: one box of bk (K) × 256 rows (N) */
+                        gpuh_impl_tma_load(sb, &map_b, k0, n0, full);
+                    else /* N-major: boxes of 64 (N) × bk rows (K) */
+                        for (int j = 0; j < GPUH_IMPL_TC_BN / 64; ++j)
+                            gpuh_impl_tma_load(sb + j * bk * 128, &map_b, n0 + 64 * j, k0, full);
                 }
             }
+        }
+    } else { /* a multiplier: rows [64·c, 64·c + 64) of each tile */
+        asm volatile("setmaxnreg.inc.sync.aligned.u32 232;\n");
+        const int c = wg - 1, t = threadIdx.x % 128, w = t / 32, lane = t % 32;
+        /* pairs of columns in one store where C's rows keep them aligned */
+        const bool pairs = (uintptr_t)p.C % (2 * sizeof(TOut)) == 0 && p.ldc % 2 == 0;
+        unsigned it = 0;
+        float d[128];
+        for (unsigned long long tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
+            int m0, n0;
+            gpuh_impl_tc_tile(tile, tiles_m, tiles_n, m0, n0);
+#pragma unroll
+            for (int i = 0; i < 128; ++i)
+                d[i] = 0.0f;
+            for (int kt = 0; kt < ktiles; ++kt, ++it) {
+                const unsigned s = it % GPUH_IMPL_TC_STAGES;
+                gpuh_impl_mbar_wait(s_full + 8 * s, (it / GPUH_IMPL_TC_STAGES) & 1);
+                const unsigned sa = s_base + s * GPUH_IMPL_TC_STAGE_BYTES, sb = sa + GPUH_IMPL_TC_A_BYTES;
+                asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
+                /* K-major operands step 32 bytes along their 128-byte rows per
+                   instruction; MN-major ones 16 rows of K (2048 bytes) */
+#pragma unroll
+                for (int kk = 0; kk < 4; ++kk) {
+                    const unsigned long long da = TA ? gpuh_impl_tc_desc(sa + c * bk * 128 + kk * 2048, bk * 128)
+                                                     : gpuh_impl_tc_desc(sa + c * 64 * 128 + kk * 32, 16);
+                    const unsigned long long db = TB ? gpuh_impl_tc_desc(sb + kk * 32, 16)
+                                                     : gpuh_impl_tc_desc(sb + kk * 2048, bk * 128);
+                    gpuh_impl_wgmma<TA, TB>(d, da, db, TIn());
+                }
+                asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
+                /* one group stays in flight (this slice's) while the previous
+                   slice's has finished: that stage goes back to the copier */
+                asm volatile("wgmma.wait_group.sync.aligned 1;\n" ::: "memory");
+                if (kt > 0 && lane == 0)
+                    asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(
+                                     s_empty + 8 * ((it + GPUH_IMPL_TC_STAGES - 1) % GPUH_IMPL_TC_STAGES))
+                                 : "memory");
+            }
+            asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory");
+            if (lane == 0) /* the tile's last stage */
+                asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(
+                                 s_empty + 8 * ((it + GPUH_IMPL_TC_STAGES - 1) % GPUH_IMPL_TC_STAGES))
+                             : "memory");
+            /* the epilogue: thread t holds, for j = 0..31, C's elements
+               (r, 8j + 2q), (r, 8j + 2q + 1), (r + 8, ...) with r = 16·warp + lane/4,
+               q = lane % 4, of the warp group's 64 × 256 */
+            const size_t r0 = (size_t)m0 + 64 * c + 16 * w + lane / 4;
+#pragma unroll
+            for (int j = 0; j < 32; ++j)
+#pragma unroll
+                for (int h = 0; h < 2; ++h) {
+                    const size_t i = r0 + 8 * h, jj = (size_t)n0 + 8 * j + 2 * (lane % 4);
+                    if (i < p.M && jj < p.N)
+                        gpuh_impl_tc_store2(p.C + i * p.ldc + jj, d[4 * j + 2 * h], d[4 * j + 2 * h + 1], p.alpha,
+                                            p.beta, pairs && jj + 1 < p.N ? 2 : jj + 1 < p.N ? 1 : 0);
+                }
+        }
     }
 #else
     (void)map_a, (void)map_b, (void)p;
@@ -2952,7 +3011,8 @@ template <typename TIn, typename TOut> static inline bool gpuh_impl_tc_hopper_re
 
 /* Launches the sm_90a kernel on one variant of the ops. */
 template <typename TIn, typename TOut, bool TA, bool TB>
-static inline cudaError_t gpuh_impl_tc_hopper_launch(const gpuh_impl_tc_args<TIn, TOut> &a, cudaStream_t stream)
+static inline cudaError_t gpuh_impl_tc_hopper_launch(const gpuh_impl_tc_args<TIn, TOut> &a, int dev,
+                                                     cudaStream_t stream)
 {
     const unsigned bk = 128 / sizeof(TIn);
     const CUtensorMapDataType type = gpuh_impl_tc_type(a.A);
@@ -2965,28 +3025,34 @@ static inline cudaError_t gpuh_impl_tc_hopper_launch(const gpuh_impl_tc_args<TIn
         return gpuh_fail(cudaErrorInvalidValue, "gpuh_gemm: no TMA tensor map for A or B (M %zu, N %zu, K %zu)", a.M,
                          a.N, a.K);
     const size_t tiles = gpuh_ceil_div(a.M, GPUH_IMPL_TC_BM) * gpuh_ceil_div(a.N, GPUH_IMPL_TC_BN);
-    cudaError_t err = cudaFuncSetAttribute(gpuh_tc_wgmma_kernel<TIn, TOut, TA, TB>,
+    int sms = 1;
+    cudaError_t err = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
+    if (err != cudaSuccess)
+        return gpuh_fail(err, "gpuh_gemm: no SM count for device %d: %s", dev, cudaGetErrorString(err));
+    const size_t blocks = tiles < (size_t)sms ? tiles : (size_t)sms; /* one block per SM, each over several tiles */
+    err = cudaFuncSetAttribute(gpuh_tc_wgmma_kernel<TIn, TOut, TA, TB>,
                                            cudaFuncAttributeMaxDynamicSharedMemorySize, GPUH_IMPL_TC_SMEM);
     if (err != cudaSuccess)
         return gpuh_fail(err, "gpuh_gemm: %d bytes of shared memory per block: %s", GPUH_IMPL_TC_SMEM,
                          cudaGetErrorString(err));
-    return GPUH_LAUNCH((gpuh_tc_wgmma_kernel<TIn, TOut, TA, TB>), tiles, 384, GPUH_IMPL_TC_SMEM, stream, map_a, map_b,
+    return GPUH_LAUNCH((gpuh_tc_wgmma_kernel<TIn, TOut, TA, TB>), blocks, 384, GPUH_IMPL_TC_SMEM, stream, map_a, map_b,
                        a);
 }
 
 /* The kernel variant of the ops: each of the four for 16-bit inputs; op(A) = A,
    op(B) = Bᵀ only for TF32 (its wgmma has no transposes). */
 template <typename TIn, typename TOut>
-static inline cudaError_t gpuh_impl_tc_hopper_ops(const gpuh_impl_tc_args<TIn, TOut> &a, cudaStream_t stream)
+static inline cudaError_t gpuh_impl_tc_hopper_ops(const gpuh_impl_tc_args<TIn, TOut> &a, int dev, cudaStream_t stream)
 {
-    return a.ta ? (a.tb ? gpuh_impl_tc_hopper_launch<TIn, TOut, true, true>(a, stream)
-                        : gpuh_impl_tc_hopper_launch<TIn, TOut, true, false>(a, stream))
-                : (a.tb ? gpuh_impl_tc_hopper_launch<TIn, TOut, false, true>(a, stream)
-                        : gpuh_impl_tc_hopper_launch<TIn, TOut, false, false>(a, stream));
+    return a.ta ? (a.tb ? gpuh_impl_tc_hopper_launch<TIn, TOut, true, true>(a, dev, stream)
+                        : gpuh_impl_tc_hopper_launch<TIn, TOut, true, false>(a, dev, stream))
+                : (a.tb ? gpuh_impl_tc_hopper_launch<TIn, TOut, false, true>(a, dev, stream)
+                        : gpuh_impl_tc_hopper_launch<TIn, TOut, false, false>(a, dev, stream));
 }
-static inline cudaError_t gpuh_impl_tc_hopper_ops(const gpuh_impl_tc_args<float, float> &a, cudaStream_t stream)
+static inline cudaError_t gpuh_impl_tc_hopper_ops(const gpuh_impl_tc_args<float, float> &a, int dev,
+                                               cudaStream_t stream)
 {
-    return gpuh_impl_tc_hopper_launch<float, float, false, true>(a, stream);
+    return gpuh_impl_tc_hopper_launch<float, float, false, true>(a, dev, stream);
 }
 
 /* The sm_90a path: the operands TMA cannot read as they are go to aligned
@@ -3030,7 +3096,7 @@ static inline cudaError_t gpuh_impl_tc_hopper(gpuh_impl_tc_args<TIn, TOut> a, in
         ld = ld_out;
     }
     if (err == cudaSuccess)
-        err = gpuh_impl_tc_hopper_ops(a, stream);
+        err = gpuh_impl_tc_hopper_ops(a, dev, stream);
     else if (work[0] == NULL || work[1] == NULL) { /* no workspace: the CUDA-core kernel, on the matrices as given */
         (void)cudaGetLastError(); /* not sticky */
         err = gpuh_impl_tc_simt(orig, stream);

@@ -249,8 +249,10 @@ static void test_shapes()
                     c.shift = 3, c.pad_b = 8, c.alpha = 0.5f, c.beta = -1.0f;
                 check_all(c);
             }
-    /* the large aligned ones, default form */
-    check_all({GPUH_OP_N, GPUH_OP_N, 2048, 2048, 2048, 0, 0, 0, 0, 1.0f, 0.0f});
+    /* more tiles than an H200 has SMs (180 of 128 × 256 on 132): the
+       persistent blocks take several tiles each */
+    check_all({GPUH_OP_N, GPUH_OP_N, 2560, 2304, 768, 0, 0, 0, 0, 1.0f, 0.0f});
+    check_all({GPUH_OP_T, GPUH_OP_T, 2500, 2300, 300, 0, 0, 0, 0, 1.0f, 0.5f});
 }
 
 /* K = 0 gives C = beta·C; M or N = 0 does nothing (NULL pointers allowed);
