@@ -531,11 +531,13 @@ struct gpuh_gemm_dmma_config {
    -arch=sm_90a or CMake's default architectures) the product runs on
    wgmma.mma_async with its operands loaded into shared memory by the Tensor
    Memory Accelerator (TMA): one warp group loads, two multiply, through a
-   ring of shared-memory stages guarded by mbarriers. TMA reads a matrix
-   whose pointer and row stride are multiples of 16 bytes; another A or B
-   (an odd leading dimension, an offset pointer) is first copied into an
-   aligned, padded workspace from gpuh's memory pool on `stream` (freed
-   there), so it stays on the tensor cores. Elsewhere (other GPUs, a build
+   ring of shared-memory stages guarded by mbarriers, in tiles of 128 × 256
+   of C, one persistent block per SM. TMA reads a matrix whose pointer and
+   row stride are multiples of 16 bytes; another A or B (an odd leading
+   dimension, an offset pointer) is first copied into an aligned, padded
+   workspace from gpuh's memory pool on `stream` (freed there), so it stays
+   on the tensor cores (where no workspace can be had, the CUDA-core kernel
+   below reads the matrices as they are). Elsewhere (other GPUs, a build
    without sm_90a, the CPU simulator) a tiled CUDA-core kernel computes the
    same rounded inputs' product in fp32. Results agree with an fp64 product
    of the same inputs within the fp32-accumulation bound over K.
@@ -2669,8 +2671,11 @@ __global__ void __launch_bounds__(256) gpuh_tc_simt_kernel(const gpuh_impl_tc_ar
      multipliers wait on "full", issue their wgmmas and, once they are done
      with the stage, arrive on "empty". Copies of later slices thus overlap
      the products of earlier ones.
-   Block: 384 threads, one 128 × 256 tile of C (blocks in the grouped order
-   of gpuh_impl_gemm_tile), dynamic shared memory GPUH_IMPL_TC_SMEM. The
+   - persistent blocks: one per SM, each over tiles b, b + gridDim.x, ...,
+     so that the copier fills the ring with the next tile's slices while
+     the multipliers store this one's C.
+   Block: 384 threads, tiles of 128 × 256 of C (in the grouped order of
+   gpuh_impl_gemm_tile), dynamic shared memory GPUH_IMPL_TC_SMEM. The
    operands: op(A)'s slice is K-major (A as stored, rows of K) or, for
    op_a = T on 16-bit inputs, M-major (wgmma's transpose-A); op(B)'s is
    K-major for op_b = T and N-major for op_b = N (transpose-B). TF32 wgmma
@@ -3067,6 +3072,7 @@ static inline cudaError_t gpuh_impl_tc_hopper(gpuh_impl_tc_args<TIn, TOut> a, in
     const bool tf32 = sizeof(TIn) == 4;
     const gpuh_impl_tc_args<TIn, TOut> orig = a;
     void *work[2] = {NULL, NULL};
+    bool no_room = false;
     cudaError_t err = cudaSuccess;
     for (int o = 0; o < 2 && err == cudaSuccess; ++o) { /* A, then B */
         const TIn *&x = o ? a.B : a.A;
@@ -3077,8 +3083,11 @@ static inline cudaError_t gpuh_impl_tc_hopper(gpuh_impl_tc_args<TIn, TOut> a, in
         if (!flip && (uintptr_t)x % 16 == 0 && ld % w == 0)
             continue;
         const size_t out_rows = flip ? cols : rows, ld_out = gpuh_ceil_div(flip ? rows : cols, w) * w;
-        if ((err = gpuh_impl_gemm_workspace(&work[o], out_rows * ld_out * sizeof(TIn), dev, stream)) != cudaSuccess)
+        if ((err = gpuh_impl_gemm_workspace(&work[o], out_rows * ld_out * sizeof(TIn), dev, stream)) != cudaSuccess) {
+            no_room = true;
+            work[o] = NULL;
             break;
+        }
         if (flip) {
             const size_t gx = gpuh_ceil_div(cols, 32), gy = gpuh_ceil_div(rows, 32);
             if (gy > 65535)
@@ -3097,7 +3106,7 @@ static inline cudaError_t gpuh_impl_tc_hopper(gpuh_impl_tc_args<TIn, TOut> a, in
     }
     if (err == cudaSuccess)
         err = gpuh_impl_tc_hopper_ops(a, dev, stream);
-    else if (work[0] == NULL || work[1] == NULL) { /* no workspace: the CUDA-core kernel, on the matrices as given */
+    else if (no_room) { /* no workspace: the CUDA-core kernel, on the matrices as given */
         (void)cudaGetLastError(); /* not sticky */
         err = gpuh_impl_tc_simt(orig, stream);
     }

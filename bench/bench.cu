@@ -1135,6 +1135,14 @@ static void bench_tensor_cores(cublasHandle_t handle, unsigned long long seed, i
     r[3] = bench_tc_shape<__half>(handle, h[0], h[1], c, ref, packed(8192, 8192, 8192), "tc matmul", 1e-4, 3000);
     r[4] = bench_tc_shape<float>(handle, f32[0], f32[1], c, ref, packed(8192, 8192, 8192), "tc matmul", 1e-2, 3000);
     (void)bench_tc_shape<float>(handle, f32[0], f32[1], c, ref, packed(4096, 4096, 4096), "tc matmul", 1e-2, 1500);
+    /* the odd shapes where torch.matmul in bf16 was measured off the tensor
+       cores' fast path (bench/tc_torch.py times them in PyTorch) */
+    const size_t odd[4][3] = {{7749, 2419, 6044}, {1028, 1364, 6018}, {7526, 6665, 1640}, {8188, 5964, 4322}};
+    for (const auto &d : odd) {
+        char op[64];
+        snprintf(op, sizeof op, "tc odd %zux%zux%zu", d[0], d[1], d[2]);
+        (void)bench_tc_shape<__nv_bfloat16>(handle, bf[0], bf[1], c, ref, packed(d[0], d[1], d[2]), op, 1e-4, 600);
+    }
     print_header("tensor-core sweep, bf16: random shapes, M, N in [1000, 8192], K in [512, 8192] (seed below)");
     printf("tc sweep seed %llu\n", seed);
     SplitMix rng = {seed ^ 0x7c7c7cull};
