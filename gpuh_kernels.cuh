@@ -2817,7 +2817,8 @@ __global__ void __launch_bounds__(384, 1)
     if (threadIdx.x == 0) {
         for (int s = 0; s < GPUH_IMPL_TC_STAGES; ++s) {
             asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;\n" ::"r"(s_full + 8 * s));
-            asm volatile("mbarrier.init.shared::cta.b64 [%0], 8;\n" ::"r"(s_empty + 8 * s)); /* the 8 multiplying warps */
+            /* the 8 multiplying warps arrive on "empty" */
+            asm volatile("mbarrier.init.shared::cta.b64 [%0], 8;\n" ::"r"(s_empty + 8 * s));
         }
         asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
     }
@@ -2922,14 +2923,15 @@ __global__ void __launch_bounds__(384, 1)
 #endif /* GPUH_SIM */
 
 /* The transposing copy of gpuh_gemm_tf32's sm_90a path: out (cols × rows,
-   row stride ld_out) = inᵀ of in (rows × cols, ld_in), floats. Block 32 × 8
+   row stride ld_out) = inᵀ of in (rows × cols, ld_in), T = float. Block 32 × 8
    threads, one 32 × 32 tile (x: tile column, y: tile row): read along in's
    rows, written along out's rows through a padded shared tile (no bank
    conflicts). */
-__global__ void __launch_bounds__(256) gpuh_tc_transpose_kernel(const float *in, size_t ld_in, size_t rows,
-                                                                size_t cols, float *out, size_t ld_out)
+template <typename T>
+__global__ void __launch_bounds__(256) gpuh_tc_transpose_kernel(const T *in, size_t ld_in, size_t rows, size_t cols,
+                                                                T *out, size_t ld_out)
 {
-    __shared__ float s_t[32][33];
+    __shared__ T s_t[32][33];
     const size_t r0 = (size_t)blockIdx.y * 32, c0 = (size_t)blockIdx.x * 32;
     for (int i = threadIdx.y; i < 32; i += 8)
         if (r0 + i < rows && c0 + threadIdx.x < cols)
@@ -2990,9 +2992,10 @@ static inline bool gpuh_impl_tc_map(CUtensorMap *map, CUtensorMapDataType type, 
 {
     const cuuint64_t dims[2] = {inner, outer}, strides[1] = {ld_bytes};
     const cuuint32_t box[2] = {box_inner, box_outer}, step[2] = {1, 1};
-    return gpuh_impl_tc_encoder()(map, type, 2, const_cast<void *>(ptr), dims, strides, box, step,
-                                  CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
-                                  CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
+    const CUresult r = gpuh_impl_tc_encoder()(map, type, 2, const_cast<void *>(ptr), dims, strides, box, step,
+                                              CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
+                                              CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+    return r == CUDA_SUCCESS;
 }
 static inline CUtensorMapDataType gpuh_impl_tc_type(const __nv_bfloat16 *) { return CU_TENSOR_MAP_DATA_TYPE_BFLOAT16; }
 static inline CUtensorMapDataType gpuh_impl_tc_type(const __half *) { return CU_TENSOR_MAP_DATA_TYPE_FLOAT16; }
@@ -3094,9 +3097,9 @@ static inline cudaError_t gpuh_impl_tc_hopper(gpuh_impl_tc_args<TIn, TOut> a, in
                 err = gpuh_fail(cudaErrorInvalidValue, "gpuh_gemm_tf32: %zu rows of %s to transpose", rows,
                                 o ? "B" : "A");
             else
-                err = GPUH_LAUNCH(gpuh_tc_transpose_kernel, dim3((unsigned)gx, (unsigned)gy), dim3(32, 8), 0, stream,
-                                  reinterpret_cast<const float *>(x), ld, rows, cols, static_cast<float *>(work[o]),
-                                  ld_out);
+                err = GPUH_LAUNCH(gpuh_tc_transpose_kernel<float>, dim3((unsigned)gx, (unsigned)gy), dim3(32, 8), 0,
+                                  stream, reinterpret_cast<const float *>(x), ld, rows, cols,
+                                  static_cast<float *>(work[o]), ld_out);
             tr = !tr;
         } else
             err = cudaMemcpy2DAsync(work[o], ld_out * sizeof(TIn), x, ld * sizeof(TIn), cols * sizeof(TIn), rows,
