@@ -13,6 +13,12 @@
      min, max, norm2 (4·n bytes), dot (8·n bytes): gpuh     peer: gpuh_sum's GB/s
      matmul  cublasSgemm / cublasDgemm (CUBLAS_DEFAULT_MATH: no TF32), then
              gpuh_gemm<float> / <double>, 2·M·N·K flops     peer of gpuh: cuBLAS
+     tc      gpuh_gemm on bf16 / fp16 and gpuh_gemm_tf32 (tensor cores, C in
+             float), 2·M·N·K flops; peer: cublasGemmEx with the same types and
+             compute type; 4096³, 8192³, four odd shapes at which
+             torch.matmul in bf16 runs at a sixth of its aligned rate, and a
+             bf16 sweep (rows "tc ...", their own
+             targets block). GPUH_BENCH_ONLY=tc runs these rows alone.
 
    Sizes: n = 2^10, 2^12, ..., 2^24, 2^25 ... 2^28 and the awkward 10^8+7 for
    every memory-bound op; n = 2^31+17 for copy, add and sum (64-bit indexing;
@@ -50,7 +56,7 @@
    to argv[1] (default bench/results/bench.csv). ratio = rate / peer's rate
    (above 1: faster than the peer).
 
-   Build: nvcc -std=c++17 -arch=sm_90 -DGPUH_USE_CURAND -I. bench/bench.cu -lcublas -lcurand -o /tmp/bench
+   Build: nvcc -std=c++17 -arch=sm_90a -DGPUH_USE_CURAND -I. bench/bench.cu -lcublas -lcurand -o /tmp/bench
    or the CMake target gpuh_bench; bench/run.sh does everything. */
 #include <algorithm>
 #include <climits>
@@ -1135,8 +1141,8 @@ static void bench_tensor_cores(cublasHandle_t handle, unsigned long long seed, i
     r[3] = bench_tc_shape<__half>(handle, h[0], h[1], c, ref, packed(8192, 8192, 8192), "tc matmul", 1e-4, 3000);
     r[4] = bench_tc_shape<float>(handle, f32[0], f32[1], c, ref, packed(8192, 8192, 8192), "tc matmul", 1e-2, 3000);
     (void)bench_tc_shape<float>(handle, f32[0], f32[1], c, ref, packed(4096, 4096, 4096), "tc matmul", 1e-2, 1500);
-    /* the odd shapes where torch.matmul in bf16 was measured off the tensor
-       cores' fast path (bench/tc_torch.py times them in PyTorch) */
+    /* odd shapes at which torch.matmul in bf16 leaves the tensor cores' fast
+       path (bench/tc_torch.py times them in PyTorch) */
     const size_t odd[4][3] = {{7749, 2419, 6044}, {1028, 1364, 6018}, {7526, 6665, 1640}, {8188, 5964, 4322}};
     for (const auto &d : odd) {
         char op[64];
