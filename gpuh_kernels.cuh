@@ -537,11 +537,13 @@ struct gpuh_gemm_dmma_config {
    -arch=sm_90a or CMake's default architectures) the product runs on
    wgmma.mma_async with its operands loaded into shared memory by the Tensor
    Memory Accelerator (TMA): one warp group loads, two multiply, through a
-   ring of shared-memory stages guarded by mbarriers. TMA reads a matrix
-   whose pointer and row stride are multiples of 16 bytes; another A or B
-   (an odd leading dimension, an offset pointer) is first copied into an
-   aligned, padded workspace from gpuh's memory pool on `stream` (freed
-   there), so it stays on the tensor cores. Elsewhere (other GPUs, a build
+   ring of shared-memory stages guarded by mbarriers, in tiles of 128 × 256
+   of C, one persistent block per SM. TMA reads a matrix whose pointer and
+   row stride are multiples of 16 bytes; another A or B (an odd leading
+   dimension, an offset pointer) is first copied into an aligned, padded
+   workspace from gpuh's memory pool on `stream` (freed there), so it stays
+   on the tensor cores (where no workspace can be had, the CUDA-core kernel
+   below reads the matrices as they are). Elsewhere (other GPUs, a build
    without sm_90a, the CPU simulator) a tiled CUDA-core kernel computes the
    same rounded inputs' product in fp32. Results agree with an fp64 product
    of the same inputs within the fp32-accumulation bound over K.
@@ -2576,6 +2578,38 @@ static __device__ __forceinline__ float gpuh_impl_tc_c(const float *p) { return 
 static __device__ __forceinline__ float gpuh_impl_tc_c(const __nv_bfloat16 *p) { return __bfloat162float(*p); }
 static __device__ __forceinline__ float gpuh_impl_tc_c(const __half *p) { return __half2float(*p); }
 
+#ifndef GPUH_SIM
+#include <cuda.h> /* CUtensorMap and the driver API's types: the header only, nothing is linked */
+#endif
+
+/* Stores alpha·(v0, v1) + beta·C at dst[0], dst[1] (beta == 0: C not read):
+   as one 8-byte (4-byte) store for how = 2, two stores for 1, dst[0] alone
+   for 0 (the last column). */
+static __device__ __forceinline__ void gpuh_impl_tc_store2(float *dst, float v0, float v1, float alpha, float beta,
+                                                           int how)
+{
+    if (how == 2) {
+        float2 v = make_float2(alpha * v0, alpha * v1);
+        if (beta != 0.0f) {
+            const float2 c = *reinterpret_cast<const float2 *>(dst);
+            v.x = fmaf(beta, c.x, v.x), v.y = fmaf(beta, c.y, v.y);
+        }
+        *reinterpret_cast<float2 *>(dst) = v;
+        return;
+    }
+    dst[0] = beta == 0.0f ? alpha * v0 : fmaf(beta, dst[0], alpha * v0);
+    if (how == 1)
+        dst[1] = beta == 0.0f ? alpha * v1 : fmaf(beta, dst[1], alpha * v1);
+}
+template <typename T>
+static __device__ __forceinline__ void gpuh_impl_tc_store2(T *dst, float v0, float v1, float alpha, float beta, int how)
+{
+    for (int e = 0; e < (how == 0 ? 1 : 2); ++e) {
+        const float v = alpha * (e ? v1 : v0);
+        gpuh_impl_tc_out(dst + e, beta == 0.0f ? v : fmaf(beta, gpuh_impl_tc_c(dst + e), v));
+    }
+}
+
 #define GPUH_IMPL_TC_SIMT_TILE 64 /* the CUDA-core kernel's tile of C: 64 × 64, slices of 16 of K */
 #define GPUH_IMPL_TC_SIMT_BK 16
 
@@ -2624,6 +2658,296 @@ __global__ void __launch_bounds__(256) gpuh_tc_simt_kernel(const gpuh_impl_tc_ar
         }
 }
 
+/* ---------------------------------------------------------------------------
+   The sm_90a kernel (H100, H200). This version, the one gpuh ships, is the
+   Hopper recipe of the public worklogs, written for gpuh:
+   - TMA (cp.async.bulk.tensor) copies each slice of op(A) and op(B) from
+     global to shared memory, in the 128-byte swizzled layout wgmma reads
+     without bank conflicts, and zero-fills past the matrix edges: no edge
+     code on the loads, any M, N, K;
+   - wgmma.mma_async multiplies from shared memory, asynchronously, a
+     64 × 256 × 16 (TF32: × 8) product per instruction per warp group;
+   - warp specialisation: warp group 0 only issues the copies (one thread,
+     with few registers: setmaxnreg.dec), warp groups 1 and 2 only multiply
+     (64 rows of the 128 × 256 tile each, 128 fp32 accumulators per thread:
+     setmaxnreg.inc);
+   - a ring of GPUH_IMPL_TC_STAGES stages: the copier waits on a stage's
+     "empty" mbarrier, then starts its copies, which complete on the
+     stage's "full" mbarrier (arrive.expect_tx with the stage's bytes); the
+     multipliers wait on "full", issue their wgmmas and, once they are done
+     with the stage, arrive on "empty". Copies of later slices thus overlap
+     the products of earlier ones.
+   - persistent blocks: one per SM, each over tiles b, b + gridDim.x, ...,
+     so that the copier fills the ring with the next tile's slices while
+     the multipliers store this one's C.
+   Block: 384 threads, tiles of 128 × 256 of C (in the grouped order of
+   gpuh_impl_gemm_tile), dynamic shared memory GPUH_IMPL_TC_SMEM. The
+   operands: op(A)'s slice is K-major (A as stored, rows of K) or, for
+   op_a = T on 16-bit inputs, M-major (wgmma's transpose-A); op(B)'s is
+   K-major for op_b = T and N-major for op_b = N (transpose-B). TF32 wgmma
+   has no transposes: the launcher gives it op(A) = A and op(B) = Bᵀ only.
+   Built only with sm_90a's features (__CUDA_ARCH_FEAT_SM90_ALL); other
+   builds hold an empty body and the launcher does not use them.
+   Idea: the PTX ISA (wgmma, TMA, mbarrier, setmaxnreg); P. Shankhdhar,
+   "Outperforming cuBLAS on H100"; CUTLASS's sm90 warp-specialised GEMM. */
+#define GPUH_IMPL_TC_BM 128
+#define GPUH_IMPL_TC_BN 256
+#define GPUH_IMPL_TC_STAGES 4
+#define GPUH_IMPL_TC_A_BYTES (GPUH_IMPL_TC_BM * 128) /* a slice is 128 bytes of K: 64 halves, 32 floats */
+#define GPUH_IMPL_TC_B_BYTES (GPUH_IMPL_TC_BN * 128)
+#define GPUH_IMPL_TC_STAGE_BYTES (GPUH_IMPL_TC_A_BYTES + GPUH_IMPL_TC_B_BYTES)
+/* the stages, their 2 mbarriers each, and room to align the stages to 1024 bytes (the swizzle's period) */
+#define GPUH_IMPL_TC_SMEM (GPUH_IMPL_TC_STAGES * GPUH_IMPL_TC_STAGE_BYTES + GPUH_IMPL_TC_STAGES * 16 + 1024)
+
+#ifndef GPUH_SIM
+/* The 128 accumulators of a thread as wgmma's operand list. */
+#define GPUH_IMPL_WGMMA_D \
+    "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, " \
+     "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, " \
+     "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, " \
+     "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, " \
+     "%64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, " \
+     "%80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95, " \
+     "%96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111, " \
+     "%112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, %126, %127}"
+#define GPUH_IMPL_WGMMA_D_OPS(d) \
+    "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), \
+    "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), \
+    "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), \
+    "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), \
+    "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), \
+    "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), \
+    "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), \
+    "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63]), \
+    "+f"(d[64]), "+f"(d[65]), "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]), "+f"(d[70]), "+f"(d[71]), \
+    "+f"(d[72]), "+f"(d[73]), "+f"(d[74]), "+f"(d[75]), "+f"(d[76]), "+f"(d[77]), "+f"(d[78]), "+f"(d[79]), \
+    "+f"(d[80]), "+f"(d[81]), "+f"(d[82]), "+f"(d[83]), "+f"(d[84]), "+f"(d[85]), "+f"(d[86]), "+f"(d[87]), \
+    "+f"(d[88]), "+f"(d[89]), "+f"(d[90]), "+f"(d[91]), "+f"(d[92]), "+f"(d[93]), "+f"(d[94]), "+f"(d[95]), \
+    "+f"(d[96]), "+f"(d[97]), "+f"(d[98]), "+f"(d[99]), "+f"(d[100]), "+f"(d[101]), "+f"(d[102]), "+f"(d[103]), \
+    "+f"(d[104]), "+f"(d[105]), "+f"(d[106]), "+f"(d[107]), "+f"(d[108]), "+f"(d[109]), "+f"(d[110]), "+f"(d[111]), \
+    "+f"(d[112]), "+f"(d[113]), "+f"(d[114]), "+f"(d[115]), "+f"(d[116]), "+f"(d[117]), "+f"(d[118]), "+f"(d[119]), \
+    "+f"(d[120]), "+f"(d[121]), "+f"(d[122]), "+f"(d[123]), "+f"(d[124]), "+f"(d[125]), "+f"(d[126]), "+f"(d[127])
+
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+/* A shared-memory matrix descriptor of wgmma: start address, leading and
+   stride byte offsets (each >> 4), 128-byte swizzle (mode 1 in bits 62-63).
+   K-major: rows of 128 bytes of K, groups of 8 rows 1024 bytes apart (the
+   stride offset); the leading offset is unused. MN-major: rows of 128 bytes
+   (64 elements) of M or N, 8 rows of K 1024 bytes apart (stride offset),
+   the next 64 of M or N `lead` bytes on (leading offset). */
+static __device__ __forceinline__ unsigned long long gpuh_impl_tc_desc(unsigned addr, unsigned lead)
+{
+    return (unsigned long long)((addr & 0x3ffff) >> 4) | (unsigned long long)(lead >> 4) << 16 |
+           (unsigned long long)(1024 >> 4) << 32 | 1ull << 62;
+}
+
+/* d += A·B, one instruction: m64n256k16 for bfloat16 / fp16, m64n256k8 for
+   TF32. TA: op(A) = Aᵀ, read M-major (wgmma's transpose-A); TB: op(B) = Bᵀ,
+   which is K-major, so B is read N-major (transpose-B) when TB is false. */
+template <bool TA, bool TB>
+static __device__ __forceinline__ void gpuh_impl_wgmma(float *d, unsigned long long da, unsigned long long db,
+                                                       __nv_bfloat16)
+{
+    asm volatile("wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16 " GPUH_IMPL_WGMMA_D
+                 ", %128, %129, 1, 1, 1, %130, %131;\n"
+                 : GPUH_IMPL_WGMMA_D_OPS(d)
+                 : "l"(da), "l"(db), "n"(TA ? 1 : 0), "n"(TB ? 0 : 1));
+}
+template <bool TA, bool TB>
+static __device__ __forceinline__ void gpuh_impl_wgmma(float *d, unsigned long long da, unsigned long long db, __half)
+{
+    asm volatile("wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16 " GPUH_IMPL_WGMMA_D
+                 ", %128, %129, 1, 1, 1, %130, %131;\n"
+                 : GPUH_IMPL_WGMMA_D_OPS(d)
+                 : "l"(da), "l"(db), "n"(TA ? 1 : 0), "n"(TB ? 0 : 1));
+}
+template <bool TA, bool TB>
+static __device__ __forceinline__ void gpuh_impl_wgmma(float *d, unsigned long long da, unsigned long long db, float)
+{
+    asm volatile("wgmma.mma_async.sync.aligned.m64n256k8.f32.tf32.tf32 " GPUH_IMPL_WGMMA_D
+                 ", %128, %129, 1, 1, 1;\n"
+                 : GPUH_IMPL_WGMMA_D_OPS(d)
+                 : "l"(da), "l"(db));
+}
+
+static __device__ __forceinline__ void gpuh_impl_mbar_wait(unsigned bar, unsigned parity)
+{
+    asm volatile("{\n"
+                 ".reg .pred done;\n"
+                 "wait:\n"
+                 "mbarrier.try_wait.parity.shared::cta.b64 done, [%0], %1;\n"
+                 "@!done bra wait;\n"
+                 "}\n" ::"r"(bar), "r"(parity)
+                 : "memory");
+}
+/* A 2-D TMA copy of the box at (c0, c1) of `map` to shared memory at dst,
+   completing on the mbarrier bar. */
+static __device__ __forceinline__ void gpuh_impl_tma_load(unsigned dst, const CUtensorMap *map, int c0, int c1,
+                                                          unsigned bar)
+{
+    asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], "
+                 "[%4];\n" ::"r"(dst), "l"(map), "r"(c0), "r"(c1), "r"(bar)
+                 : "memory");
+}
+#endif /* __CUDA_ARCH_FEAT_SM90_ALL */
+
+/* Tile `tile` of a tiles_m × tiles_n cover of C in the grouped order
+   (gpuh_impl_gemm_tile's): its first row m0 and column n0. */
+static __device__ __forceinline__ void gpuh_impl_tc_tile(unsigned long long tile, unsigned tiles_m, unsigned tiles_n,
+                                                         int &m0, int &n0)
+{
+    const unsigned long long width = (unsigned long long)GPUH_GEMM_GROUP_M * tiles_n;
+    const unsigned long long first = tile / width * GPUH_GEMM_GROUP_M;
+    const unsigned long long rows = tiles_m - first < GPUH_GEMM_GROUP_M ? tiles_m - first : GPUH_GEMM_GROUP_M;
+    m0 = (int)((first + tile % width % rows) * GPUH_IMPL_TC_BM);
+    n0 = (int)(tile % width / rows * GPUH_IMPL_TC_BN);
+}
+
+template <typename TIn, typename TOut, bool TA, bool TB>
+__global__ void __launch_bounds__(384, 1)
+    gpuh_tc_wgmma_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
+                         const gpuh_impl_tc_args<TIn, TOut> p)
+{
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+    extern __shared__ unsigned char s_raw[];
+    const unsigned s_base = ((unsigned)__cvta_generic_to_shared(s_raw) + 1023u) & ~1023u;
+    const unsigned s_full = s_base + GPUH_IMPL_TC_STAGES * GPUH_IMPL_TC_STAGE_BYTES; /* 8 bytes per stage */
+    const unsigned s_empty = s_full + GPUH_IMPL_TC_STAGES * 8;
+    const int bk = 128 / (int)sizeof(TIn); /* elements of K per slice */
+    const int ktiles = (int)((p.K + bk - 1) / bk);
+    const unsigned tiles_m = (unsigned)((p.M + GPUH_IMPL_TC_BM - 1) / GPUH_IMPL_TC_BM);
+    const unsigned tiles_n = (unsigned)((p.N + GPUH_IMPL_TC_BN - 1) / GPUH_IMPL_TC_BN);
+    const unsigned long long tiles = (unsigned long long)tiles_m * tiles_n;
+    const int wg = threadIdx.x / 128;
+
+    if (threadIdx.x == 0) {
+        for (int s = 0; s < GPUH_IMPL_TC_STAGES; ++s) {
+            asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;\n" ::"r"(s_full + 8 * s));
+            /* the 8 multiplying warps arrive on "empty" */
+            asm volatile("mbarrier.init.shared::cta.b64 [%0], 8;\n" ::"r"(s_empty + 8 * s));
+        }
+        asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+    }
+    __syncthreads(); /* the barriers are initialised before anyone uses them */
+
+    /* Persistent: block b takes tiles b, b + gridDim.x, ... (each in the
+       grouped order), so the copier starts on the next tile's slices while
+       the multipliers still write this tile's C. `it` counts slices across
+       tiles: slice it uses stage it % STAGES, in that stage's
+       (it / STAGES)-th round (the mbarriers' phase parity). */
+    if (wg == 0) { /* the copier */
+        asm volatile("setmaxnreg.dec.sync.aligned.u32 40;\n");
+        if (threadIdx.x == 0) {
+            unsigned it = 0;
+            for (unsigned long long tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
+                int m0, n0;
+                gpuh_impl_tc_tile(tile, tiles_m, tiles_n, m0, n0);
+                for (int kt = 0; kt < ktiles; ++kt, ++it) {
+                    const unsigned s = it % GPUH_IMPL_TC_STAGES;
+                    const int k0 = kt * bk;
+                    if (it >= GPUH_IMPL_TC_STAGES) /* the multipliers are done with this stage's last use */
+                        gpuh_impl_mbar_wait(s_empty + 8 * s, (it / GPUH_IMPL_TC_STAGES - 1) & 1);
+                    const unsigned full = s_full + 8 * s, sa = s_base + s * GPUH_IMPL_TC_STAGE_BYTES;
+                    const unsigned sb = sa + GPUH_IMPL_TC_A_BYTES;
+                    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(full),
+                                 "r"(GPUH_IMPL_TC_STAGE_BYTES)
+                                 : "memory");
+                    if (TA) /* M-major: boxes of 64 (M) × bk rows (K) */
+                        for (int i = 0; i < GPUH_IMPL_TC_BM / 64; ++i)
+                            gpuh_impl_tma_load(sa + i * bk * 128, &map_a, m0 + 64 * i, k0, full);
+                    else /* K-major: one box of bk (K) × 128 rows (M) */
+                        gpuh_impl_tma_load(sa, &map_a, k0, m0, full);
+                    if (TB) /* K-major: one box of bk (K) × 256 rows (N) */
+                        gpuh_impl_tma_load(sb, &map_b, k0, n0, full);
+                    else /* N-major: boxes of 64 (N) × bk rows (K) */
+                        for (int j = 0; j < GPUH_IMPL_TC_BN / 64; ++j)
+                            gpuh_impl_tma_load(sb + j * bk * 128, &map_b, n0 + 64 * j, k0, full);
+                }
+            }
+        }
+    } else { /* a multiplier: rows [64·c, 64·c + 64) of each tile */
+        asm volatile("setmaxnreg.inc.sync.aligned.u32 232;\n");
+        const int c = wg - 1, t = threadIdx.x % 128, w = t / 32, lane = t % 32;
+        /* pairs of columns in one store where C's rows keep them aligned */
+        const bool pairs = (uintptr_t)p.C % (2 * sizeof(TOut)) == 0 && p.ldc % 2 == 0;
+        unsigned it = 0;
+        float d[128];
+        for (unsigned long long tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
+            int m0, n0;
+            gpuh_impl_tc_tile(tile, tiles_m, tiles_n, m0, n0);
+#pragma unroll
+            for (int i = 0; i < 128; ++i)
+                d[i] = 0.0f;
+            for (int kt = 0; kt < ktiles; ++kt, ++it) {
+                const unsigned s = it % GPUH_IMPL_TC_STAGES;
+                gpuh_impl_mbar_wait(s_full + 8 * s, (it / GPUH_IMPL_TC_STAGES) & 1);
+                const unsigned sa = s_base + s * GPUH_IMPL_TC_STAGE_BYTES, sb = sa + GPUH_IMPL_TC_A_BYTES;
+                asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
+                /* K-major operands step 32 bytes along their 128-byte rows per
+                   instruction; MN-major ones 16 rows of K (2048 bytes) */
+#pragma unroll
+                for (int kk = 0; kk < 4; ++kk) {
+                    const unsigned long long da = TA ? gpuh_impl_tc_desc(sa + c * bk * 128 + kk * 2048, bk * 128)
+                                                     : gpuh_impl_tc_desc(sa + c * 64 * 128 + kk * 32, 16);
+                    const unsigned long long db = TB ? gpuh_impl_tc_desc(sb + kk * 32, 16)
+                                                     : gpuh_impl_tc_desc(sb + kk * 2048, bk * 128);
+                    gpuh_impl_wgmma<TA, TB>(d, da, db, TIn());
+                }
+                asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
+                /* one group stays in flight (this slice's) while the previous
+                   slice's has finished: that stage goes back to the copier */
+                asm volatile("wgmma.wait_group.sync.aligned 1;\n" ::: "memory");
+                if (kt > 0 && lane == 0)
+                    asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(
+                                     s_empty + 8 * ((it + GPUH_IMPL_TC_STAGES - 1) % GPUH_IMPL_TC_STAGES))
+                                 : "memory");
+            }
+            asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory");
+            if (lane == 0) /* the tile's last stage */
+                asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(
+                                 s_empty + 8 * ((it + GPUH_IMPL_TC_STAGES - 1) % GPUH_IMPL_TC_STAGES))
+                             : "memory");
+            /* the epilogue: thread t holds, for j = 0..31, C's elements
+               (r, 8j + 2q), (r, 8j + 2q + 1), (r + 8, ...) with r = 16·warp + lane/4,
+               q = lane % 4, of the warp group's 64 × 256 */
+            const size_t r0 = (size_t)m0 + 64 * c + 16 * w + lane / 4;
+#pragma unroll
+            for (int j = 0; j < 32; ++j)
+#pragma unroll
+                for (int h = 0; h < 2; ++h) {
+                    const size_t i = r0 + 8 * h, jj = (size_t)n0 + 8 * j + 2 * (lane % 4);
+                    if (i < p.M && jj < p.N)
+                        gpuh_impl_tc_store2(p.C + i * p.ldc + jj, d[4 * j + 2 * h], d[4 * j + 2 * h + 1], p.alpha,
+                                            p.beta, pairs && jj + 1 < p.N ? 2 : jj + 1 < p.N ? 1 : 0);
+                }
+        }
+    }
+#else
+    (void)map_a, (void)map_b, (void)p;
+#endif
+}
+#endif /* GPUH_SIM */
+
+/* The transposing copy of gpuh_gemm_tf32's sm_90a path: out (cols × rows,
+   row stride ld_out) = inᵀ of in (rows × cols, ld_in), T = float. Block 32 × 8
+   threads, one 32 × 32 tile (x: tile column, y: tile row): read along in's
+   rows, written along out's rows through a padded shared tile (no bank
+   conflicts). */
+template <typename T>
+__global__ void __launch_bounds__(256) gpuh_tc_transpose_kernel(const T *in, size_t ld_in, size_t rows, size_t cols,
+                                                                T *out, size_t ld_out)
+{
+    __shared__ T s_t[32][33];
+    const size_t r0 = (size_t)blockIdx.y * 32, c0 = (size_t)blockIdx.x * 32;
+    for (int i = threadIdx.y; i < 32; i += 8)
+        if (r0 + i < rows && c0 + threadIdx.x < cols)
+            s_t[i][threadIdx.x] = in[(r0 + i) * ld_in + c0 + threadIdx.x];
+    __syncthreads(); /* the tile is in shared memory before it is read across */
+    for (int i = threadIdx.y; i < 32; i += 8)
+        if (c0 + i < cols && r0 + threadIdx.x < rows)
+            out[(c0 + i) * ld_out + r0 + threadIdx.x] = s_t[threadIdx.x][i];
+}
+
 /* ===========================================================================
    [SECTION: TENSOR-CORE DISPATCH]
    gpuh_gemm (16-bit) / gpuh_gemm_tf32 → gpuh_impl_tc_gemm: the checks of
@@ -2642,6 +2966,168 @@ static inline cudaError_t gpuh_impl_tc_simt(const gpuh_impl_tc_args<TIn, TOut> &
     return GPUH_LAUNCH((gpuh_tc_simt_kernel<TIn, TOut>), dim3((unsigned)bx, (unsigned)by), dim3(16, 16), 0, stream, a);
 }
 
+#ifndef GPUH_SIM
+/* cuTensorMapEncodeTiled, found through the runtime
+   (cudaGetDriverEntryPointByVersion), so that nothing beyond cudart is
+   linked; NULL where the driver has none. */
+typedef CUresult (*gpuh_impl_tc_encode_fn)(CUtensorMap *, CUtensorMapDataType, cuuint32_t, void *,
+                                           const cuuint64_t *, const cuuint64_t *, const cuuint32_t *,
+                                           const cuuint32_t *, CUtensorMapInterleave, CUtensorMapSwizzle,
+                                           CUtensorMapL2promotion, CUtensorMapFloatOOBfill);
+static inline gpuh_impl_tc_encode_fn gpuh_impl_tc_encoder(void)
+{
+    static const gpuh_impl_tc_encode_fn fn = []() {
+        void *f = NULL;
+        cudaDriverEntryPointQueryResult q;
+        if (cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &f, 12000, cudaEnableDefault, &q) !=
+                cudaSuccess ||
+            q != cudaDriverEntryPointSuccess) {
+            (void)cudaGetLastError(); /* not sticky: no sm_90a path */
+            f = NULL;
+        }
+        return reinterpret_cast<gpuh_impl_tc_encode_fn>(f);
+    }();
+    return fn;
+}
+
+/* A TMA tensor map of a row-major matrix of `outer` rows of `inner`
+   elements (row stride ld_bytes), read in boxes of box_inner × box_outer
+   with the 128-byte swizzle; elements past the edges read as zero. */
+static inline bool gpuh_impl_tc_map(CUtensorMap *map, CUtensorMapDataType type, const void *ptr, size_t inner,
+                                    size_t outer, size_t ld_bytes, unsigned box_inner, unsigned box_outer)
+{
+    const cuuint64_t dims[2] = {inner, outer}, strides[1] = {ld_bytes};
+    const cuuint32_t box[2] = {box_inner, box_outer}, step[2] = {1, 1};
+    const CUresult r = gpuh_impl_tc_encoder()(map, type, 2, const_cast<void *>(ptr), dims, strides, box, step,
+                                              CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
+                                              CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+    return r == CUDA_SUCCESS;
+}
+static inline CUtensorMapDataType gpuh_impl_tc_type(const __nv_bfloat16 *) { return CU_TENSOR_MAP_DATA_TYPE_BFLOAT16; }
+static inline CUtensorMapDataType gpuh_impl_tc_type(const __half *) { return CU_TENSOR_MAP_DATA_TYPE_FLOAT16; }
+static inline CUtensorMapDataType gpuh_impl_tc_type(const float *) { return CU_TENSOR_MAP_DATA_TYPE_FLOAT32; }
+
+/* 1 where this program holds the sm_90a kernel's body for the current
+   device: the kernel is there (an sm_90a image for this GPU) and is not the
+   empty body of another build (which needs a handful of registers, the real
+   one over a hundred). */
+template <typename TIn, typename TOut> static inline bool gpuh_impl_tc_hopper_ready(void)
+{
+    cudaFuncAttributes attr;
+    if (gpuh_impl_tc_encoder() == NULL)
+        return false;
+    if (cudaFuncGetAttributes(&attr, gpuh_tc_wgmma_kernel<TIn, TOut, false, true>) != cudaSuccess) {
+        (void)cudaGetLastError(); /* not sticky */
+        return false;
+    }
+    return attr.numRegs > 64;
+}
+
+/* Launches the sm_90a kernel on one variant of the ops. */
+template <typename TIn, typename TOut, bool TA, bool TB>
+static inline cudaError_t gpuh_impl_tc_hopper_launch(const gpuh_impl_tc_args<TIn, TOut> &a, int dev,
+                                                     cudaStream_t stream)
+{
+    const unsigned bk = 128 / sizeof(TIn);
+    const CUtensorMapDataType type = gpuh_impl_tc_type(a.A);
+    CUtensorMap map_a, map_b;
+    const bool ok = (TA ? gpuh_impl_tc_map(&map_a, type, a.A, a.M, a.K, a.lda * sizeof(TIn), 64, bk)
+                        : gpuh_impl_tc_map(&map_a, type, a.A, a.K, a.M, a.lda * sizeof(TIn), bk, GPUH_IMPL_TC_BM)) &&
+                    (TB ? gpuh_impl_tc_map(&map_b, type, a.B, a.K, a.N, a.ldb * sizeof(TIn), bk, GPUH_IMPL_TC_BN)
+                        : gpuh_impl_tc_map(&map_b, type, a.B, a.N, a.K, a.ldb * sizeof(TIn), 64, bk));
+    if (!ok)
+        return gpuh_fail(cudaErrorInvalidValue, "gpuh_gemm: no TMA tensor map for A or B (M %zu, N %zu, K %zu)", a.M,
+                         a.N, a.K);
+    const size_t tiles = gpuh_ceil_div(a.M, GPUH_IMPL_TC_BM) * gpuh_ceil_div(a.N, GPUH_IMPL_TC_BN);
+    int sms = 1;
+    cudaError_t err = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
+    if (err != cudaSuccess)
+        return gpuh_fail(err, "gpuh_gemm: no SM count for device %d: %s", dev, cudaGetErrorString(err));
+    const size_t blocks = tiles < (size_t)sms ? tiles : (size_t)sms; /* one block per SM, each over several tiles */
+    err = cudaFuncSetAttribute(gpuh_tc_wgmma_kernel<TIn, TOut, TA, TB>,
+                                           cudaFuncAttributeMaxDynamicSharedMemorySize, GPUH_IMPL_TC_SMEM);
+    if (err != cudaSuccess)
+        return gpuh_fail(err, "gpuh_gemm: %d bytes of shared memory per block: %s", GPUH_IMPL_TC_SMEM,
+                         cudaGetErrorString(err));
+    return GPUH_LAUNCH((gpuh_tc_wgmma_kernel<TIn, TOut, TA, TB>), blocks, 384, GPUH_IMPL_TC_SMEM, stream, map_a, map_b,
+                       a);
+}
+
+/* The kernel variant of the ops: each of the four for 16-bit inputs; op(A) = A,
+   op(B) = Bᵀ only for TF32 (its wgmma has no transposes). */
+template <typename TIn, typename TOut>
+static inline cudaError_t gpuh_impl_tc_hopper_ops(const gpuh_impl_tc_args<TIn, TOut> &a, int dev, cudaStream_t stream)
+{
+    return a.ta ? (a.tb ? gpuh_impl_tc_hopper_launch<TIn, TOut, true, true>(a, dev, stream)
+                        : gpuh_impl_tc_hopper_launch<TIn, TOut, true, false>(a, dev, stream))
+                : (a.tb ? gpuh_impl_tc_hopper_launch<TIn, TOut, false, true>(a, dev, stream)
+                        : gpuh_impl_tc_hopper_launch<TIn, TOut, false, false>(a, dev, stream));
+}
+static inline cudaError_t gpuh_impl_tc_hopper_ops(const gpuh_impl_tc_args<float, float> &a, int dev,
+                                               cudaStream_t stream)
+{
+    return gpuh_impl_tc_hopper_launch<float, float, false, true>(a, dev, stream);
+}
+
+/* The sm_90a path: the operands TMA cannot read as they are go to aligned
+   workspaces first (gpuh's pool, on `stream`, freed there): a pointer or row
+   stride that is not a multiple of 16 bytes (a copy with padded rows,
+   cudaMemcpy2DAsync), and for TF32 an operand wgmma cannot take
+   transposed (a transposing copy, gpuh_tc_transpose_kernel). */
+template <typename TIn, typename TOut>
+static inline cudaError_t gpuh_impl_tc_hopper(gpuh_impl_tc_args<TIn, TOut> a, int dev, cudaStream_t stream)
+{
+    const size_t w = 16 / sizeof(TIn); /* elements per 16 bytes */
+    const bool tf32 = sizeof(TIn) == 4;
+    const gpuh_impl_tc_args<TIn, TOut> orig = a;
+    void *work[2] = {NULL, NULL};
+    bool no_room = false;
+    cudaError_t err = cudaSuccess;
+    for (int o = 0; o < 2 && err == cudaSuccess; ++o) { /* A, then B */
+        const TIn *&x = o ? a.B : a.A;
+        size_t &ld = o ? a.ldb : a.lda;
+        int &tr = o ? a.tb : a.ta;
+        const size_t rows = o ? (tr ? a.N : a.K) : (tr ? a.K : a.M), cols = o ? (tr ? a.K : a.N) : (tr ? a.M : a.K);
+        const bool flip = tf32 && (o ? !tr : tr); /* TF32 wgmma reads K-major operands only */
+        if (!flip && (uintptr_t)x % 16 == 0 && ld % w == 0)
+            continue;
+        const size_t out_rows = flip ? cols : rows, ld_out = gpuh_ceil_div(flip ? rows : cols, w) * w;
+        if ((err = gpuh_impl_gemm_workspace(&work[o], out_rows * ld_out * sizeof(TIn), dev, stream)) != cudaSuccess) {
+            no_room = true;
+            work[o] = NULL;
+            break;
+        }
+        if (flip) {
+            const size_t gx = gpuh_ceil_div(cols, 32), gy = gpuh_ceil_div(rows, 32);
+            if (gy > 65535)
+                err = gpuh_fail(cudaErrorInvalidValue, "gpuh_gemm_tf32: %zu rows of %s to transpose", rows,
+                                o ? "B" : "A");
+            else
+                err = GPUH_LAUNCH(gpuh_tc_transpose_kernel<float>, dim3((unsigned)gx, (unsigned)gy), dim3(32, 8), 0,
+                                  stream, reinterpret_cast<const float *>(x), ld, rows, cols,
+                                  static_cast<float *>(work[o]), ld_out);
+            tr = !tr;
+        } else
+            err = cudaMemcpy2DAsync(work[o], ld_out * sizeof(TIn), x, ld * sizeof(TIn), cols * sizeof(TIn), rows,
+                                    cudaMemcpyDeviceToDevice, stream);
+        x = static_cast<const TIn *>(work[o]);
+        ld = ld_out;
+    }
+    if (err == cudaSuccess)
+        err = gpuh_impl_tc_hopper_ops(a, dev, stream);
+    else if (no_room) { /* no workspace: the CUDA-core kernel, on the matrices as given */
+        (void)cudaGetLastError(); /* not sticky */
+        err = gpuh_impl_tc_simt(orig, stream);
+    }
+    for (int o = 0; o < 2; ++o)
+        if (work[o] != NULL) {
+            const cudaError_t freed = cudaFreeAsync(work[o], stream);
+            err = err != cudaSuccess ? err : freed;
+        }
+    return err;
+}
+#endif /* GPUH_SIM */
+
 /* The launcher behind the 16-bit gpuh_gemm and gpuh_gemm_tf32 (fn names it
    in error details): gpuh_gemm's checks (A and B with TIn's size, C with
    TOut's), then the path. */
@@ -2659,6 +3145,13 @@ static inline cudaError_t gpuh_impl_tc_gemm(const char *fn, gpuh_op op_a, gpuh_o
     gpuh_impl_tc_args<TIn, TOut> a;
     a.A = d_A, a.B = d_B, a.C = d_C, a.M = M, a.N = N, a.K = K, a.lda = lda, a.ldb = ldb, a.ldc = ldc;
     a.alpha = alpha, a.beta = beta, a.ta = op_a == GPUH_OP_T, a.tb = op_b == GPUH_OP_T;
+#ifndef GPUH_SIM
+    int dev = 0;
+    const size_t most = (size_t)1 << 31; /* TMA's coordinates are 32-bit signed */
+    if (K > 0 && M < most && N < most && K < most && gpuh_impl_tc_hopper_ready<TIn, TOut>() &&
+        cudaGetDevice(&dev) == cudaSuccess)
+        return gpuh_impl_tc_hopper(a, dev, stream);
+#endif
     return gpuh_impl_tc_simt(a, stream);
 }
 

@@ -13,6 +13,12 @@
      min, max, norm2 (4·n bytes), dot (8·n bytes): gpuh     peer: gpuh_sum's GB/s
      matmul  cublasSgemm / cublasDgemm (CUBLAS_DEFAULT_MATH: no TF32), then
              gpuh_gemm<float> / <double>, 2·M·N·K flops     peer of gpuh: cuBLAS
+     tc      gpuh_gemm on bf16 / fp16 and gpuh_gemm_tf32 (tensor cores, C in
+             float), 2·M·N·K flops; peer: cublasGemmEx with the same types and
+             compute type; 4096³, 8192³, four odd shapes at which
+             torch.matmul in bf16 runs at a sixth of its aligned rate, and a
+             bf16 sweep (rows "tc ...", their own
+             targets block). GPUH_BENCH_ONLY=tc runs these rows alone.
 
    Sizes: n = 2^10, 2^12, ..., 2^24, 2^25 ... 2^28 and the awkward 10^8+7 for
    every memory-bound op; n = 2^31+17 for copy, add and sum (64-bit indexing;
@@ -50,7 +56,7 @@
    to argv[1] (default bench/results/bench.csv). ratio = rate / peer's rate
    (above 1: faster than the peer).
 
-   Build: nvcc -std=c++17 -arch=sm_90 -DGPUH_USE_CURAND -I. bench/bench.cu -lcublas -lcurand -o /tmp/bench
+   Build: nvcc -std=c++17 -arch=sm_90a -DGPUH_USE_CURAND -I. bench/bench.cu -lcublas -lcurand -o /tmp/bench
    or the CMake target gpuh_bench; bench/run.sh does everything. */
 #include <algorithm>
 #include <climits>
@@ -986,6 +992,196 @@ static void sweep_target_lines(const char *family, double mean_goal, double wors
     printf("  %-46s (the worst is %s)\n", "", f->shapes[w].c_str());
 }
 
+/* ===========================================================================
+   Tensor-core GEMM: gpuh_gemm on bfloat16 / fp16 and gpuh_gemm_tf32 against
+   cublasGemmEx with the same types and compute type (CUBLAS_COMPUTE_32F;
+   CUBLAS_COMPUTE_32F_FAST_TF32 for TF32), C in float, alpha 1, beta 0
+   =========================================================================== */
+
+__global__ void to_half_kernel(const float *in, __nv_bfloat16 *bf, __half *h, size_t n)
+{
+    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) {
+        bf[i] = __float2bfloat16_rn(in[i]);
+        h[i] = __float2half_rn(in[i]);
+    }
+}
+
+template <typename T> struct TcType;
+template <> struct TcType<__nv_bfloat16> {
+    static cudaDataType_t type() { return CUDA_R_16BF; }
+    static cublasComputeType_t compute() { return CUBLAS_COMPUTE_32F; }
+    static const char *name() { return "bf16"; }
+    static cudaError_t gpuh(const GemmShape &s, const __nv_bfloat16 *a, const __nv_bfloat16 *b, float *c,
+                            cudaStream_t st)
+    {
+        return gpuh_gemm(gemm_op(s.ta), gemm_op(s.tb), s.m, s.n, s.k, 1.0f, a, s.lda, b, s.ldb, 0.0f, c, s.ldc, st);
+    }
+};
+template <> struct TcType<__half> {
+    static cudaDataType_t type() { return CUDA_R_16F; }
+    static cublasComputeType_t compute() { return CUBLAS_COMPUTE_32F; }
+    static const char *name() { return "f16"; }
+    static cudaError_t gpuh(const GemmShape &s, const __half *a, const __half *b, float *c, cudaStream_t st)
+    {
+        return gpuh_gemm(gemm_op(s.ta), gemm_op(s.tb), s.m, s.n, s.k, 1.0f, a, s.lda, b, s.ldb, 0.0f, c, s.ldc, st);
+    }
+};
+template <> struct TcType<float> {
+    static cudaDataType_t type() { return CUDA_R_32F; }
+    static cublasComputeType_t compute() { return CUBLAS_COMPUTE_32F_FAST_TF32; }
+    static const char *name() { return "tf32"; }
+    static cudaError_t gpuh(const GemmShape &s, const float *a, const float *b, float *c, cudaStream_t st)
+    {
+        return gpuh_gemm_tf32(gemm_op(s.ta), gemm_op(s.tb), s.m, s.n, s.k, 1.0f, a, s.lda, b, s.ldb, 0.0f, c, s.ldc,
+                              st);
+    }
+};
+template <typename T> struct TcWork {
+    const T *a, *b;
+    float *c;
+    GemmShape s;
+    cublasHandle_t handle;
+};
+/* Row-major C = op(A)·op(B) through column-major cuBLAS, as cublas_gemm_row_major. */
+template <typename T> static cudaError_t work_tc_cublas(void *ctx, cudaStream_t)
+{
+    TcWork<T> *w = static_cast<TcWork<T> *>(ctx);
+    const GemmShape &s = w->s;
+    const float alpha = 1, beta = 0;
+    return from_cublas(cublasGemmEx(w->handle, s.tb ? CUBLAS_OP_T : CUBLAS_OP_N, s.ta ? CUBLAS_OP_T : CUBLAS_OP_N,
+                                    (int)s.n, (int)s.m, (int)s.k, &alpha, w->b, TcType<T>::type(), (int)s.ldb, w->a,
+                                    TcType<T>::type(), (int)s.lda, &beta, w->c, CUDA_R_32F, (int)s.ldc,
+                                    TcType<T>::compute(), CUBLAS_GEMM_DEFAULT),
+                       "cublasGemmEx");
+}
+template <typename T> static cudaError_t work_tc_gpuh(void *ctx, cudaStream_t stream)
+{
+    TcWork<T> *w = static_cast<TcWork<T> *>(ctx);
+    return TcType<T>::gpuh(w->s, w->a, w->b, w->c, stream);
+}
+
+/* Checks gpuh against cublasGemmEx at one shape (relative Frobenius
+   distance over C), times both (median, after warm-up) and emits the rows;
+   returns gpuh / cuBLAS (0 when the check fails). No rotation: at these
+   sizes both are bound by the tensor cores, not by memory. */
+template <typename T>
+static double bench_tc_shape(cublasHandle_t handle, const T *a, const T *b, float *c, float *d_ref,
+                             const GemmShape &s, const char *op, double tol, double budget_ms)
+{
+    TcWork<T> w = {a, b, c, s, handle};
+    TcWork<T> ref = {a, b, d_ref, s, handle};
+    const double flops = 2.0 * (double)s.m * (double)s.n * (double)s.k;
+    double *d_err, e[2];
+    GPUH_CHECK(gpuh_device_array(&d_err, 2));
+    GPUH_CHECK(cudaMemsetAsync(d_err, 0, 2 * sizeof(double), g_stream));
+    poison(c, s.m * s.ldc * sizeof(float));
+    poison(d_ref, s.m * s.ldc * sizeof(float));
+    GPUH_CHECK(work_tc_gpuh<T>(&w, g_stream));
+    GPUH_CHECK(work_tc_cublas<T>(&ref, g_stream));
+    GPUH_CHECK(GPUH_LAUNCH(rel_error_2d_kernel<float>, kCheckGrid, kCheckBlock, 0, g_stream, c, d_ref, s.m, s.n, s.ldc,
+                           d_err));
+    fetch(e, d_err, 2);
+    GPUH_CHECK(gpuh_free(d_err));
+    const double rel = std::sqrt(e[0] / e[1]);
+    char note[64];
+    snprintf(note, sizeof note, "err %.0e (tol %.0e)", rel, tol);
+    /* three rounds, the two in turn (cuBLAS first, then gpuh first, then
+       cuBLAS first), each a median: a GPU that warms up and slows its clock
+       over a long run then weighs on both alike; the median of the rounds */
+    int reps = 0, reps_g = 0;
+    double t_c[3], t_g[3];
+    for (int round = 0; round < 3; ++round) {
+        if (round % 2 == 0)
+            t_c[round] = median_ms_budget(work_tc_cublas<T>, &w, budget_ms / 3, 5, 20, &reps);
+        t_g[round] = rel <= tol ? median_ms_budget(work_tc_gpuh<T>, &w, budget_ms / 3, 5, 20, &reps_g) : NAN;
+        if (round % 2 == 1)
+            t_c[round] = median_ms_budget(work_tc_cublas<T>, &w, budget_ms / 3, 5, 20, &reps);
+    }
+    std::sort(t_c, t_c + 3);
+    std::sort(t_g, t_g + 3);
+    const Row peer = timed_row("cublas", op, TcType<T>::name(), s.m, flops, true, t_c[1], 3 * reps);
+    emit(peer);
+    if (!(rel <= tol)) {
+        emit(fail_row("gpuh", op, TcType<T>::name(), s.m, rel, note));
+        return 0;
+    }
+    Row r = timed_row("gpuh", op, TcType<T>::name(), s.m, flops, true, t_g[1], 3 * reps_g);
+    r.peer = std::string("cublas/") + op;
+    r.ratio = r.rate / peer.rate;
+    r.check += std::string(" ") + note;
+    emit(r);
+    return r.ratio;
+}
+
+/* The tensor-core rows: bf16 and fp16 at 4096³ and 8192³, TF32 at 8192³,
+   then random shapes in bf16 (M, N in [1000, 8192], K in [512, 8192],
+   packed; `aligned` shapes with every dimension a multiple of 8, the others
+   with none), the geometric means of gpuh / cuBLAS and the targets. */
+static void bench_tensor_cores(cublasHandle_t handle, unsigned long long seed, int sweep_count)
+{
+    const size_t most = size_t(8192) * 8192;
+    float *f32[2], *c, *ref;
+    __nv_bfloat16 *bf[2];
+    __half *h[2];
+    for (int i = 0; i < 2; ++i) {
+        GPUH_CHECK(gpuh_device_array(&f32[i], most));
+        GPUH_CHECK(gpuh_device_array(&bf[i], most));
+        GPUH_CHECK(gpuh_device_array(&h[i], most));
+        GPUH_CHECK(gpuh_random_normal_f32(f32[i], most, 0.0f, 1.0f, 11 + i, g_stream));
+        GPUH_CHECK(GPUH_LAUNCH(to_half_kernel, 4096, 256, 0, g_stream, f32[i], bf[i], h[i], most));
+    }
+    GPUH_CHECK(gpuh_device_array(&c, most));
+    GPUH_CHECK(gpuh_device_array(&ref, most));
+    print_header("tensor-core matmul: gpuh_gemm (bf16, f16 inputs, float C) and gpuh_gemm_tf32 vs cublasGemmEx, "
+                 "fp32 accumulate (TFLOP/s = 2n^3 / time)");
+    double r[5];
+    r[0] = bench_tc_shape<__nv_bfloat16>(handle, bf[0], bf[1], c, ref, packed(4096, 4096, 4096), "tc matmul", 1e-4, 1500);
+    r[1] = bench_tc_shape<__nv_bfloat16>(handle, bf[0], bf[1], c, ref, packed(8192, 8192, 8192), "tc matmul", 1e-4, 3000);
+    r[2] = bench_tc_shape<__half>(handle, h[0], h[1], c, ref, packed(4096, 4096, 4096), "tc matmul", 1e-4, 1500);
+    r[3] = bench_tc_shape<__half>(handle, h[0], h[1], c, ref, packed(8192, 8192, 8192), "tc matmul", 1e-4, 3000);
+    r[4] = bench_tc_shape<float>(handle, f32[0], f32[1], c, ref, packed(8192, 8192, 8192), "tc matmul", 1e-2, 3000);
+    (void)bench_tc_shape<float>(handle, f32[0], f32[1], c, ref, packed(4096, 4096, 4096), "tc matmul", 1e-2, 1500);
+    /* odd shapes at which torch.matmul in bf16 leaves the tensor cores' fast
+       path (bench/tc_torch.py times them in PyTorch) */
+    const size_t odd[4][3] = {{7749, 2419, 6044}, {1028, 1364, 6018}, {7526, 6665, 1640}, {8188, 5964, 4322}};
+    for (const auto &d : odd) {
+        char op[64];
+        snprintf(op, sizeof op, "tc odd %zux%zux%zu", d[0], d[1], d[2]);
+        (void)bench_tc_shape<__nv_bfloat16>(handle, bf[0], bf[1], c, ref, packed(d[0], d[1], d[2]), op, 1e-4, 600);
+    }
+    print_header("tensor-core sweep, bf16: random shapes, M, N in [1000, 8192], K in [512, 8192] (seed below)");
+    printf("tc sweep seed %llu\n", seed);
+    SplitMix rng = {seed ^ 0x7c7c7cull};
+    std::vector<double> ratios[2];
+    for (int i = 0; i < 2 * sweep_count; ++i) {
+        const int aligned = i % 2 == 0;
+        size_t d[3] = {rng.in(1000, 8192), rng.in(1000, 8192), rng.in(512, 8192)};
+        for (size_t &x : d)
+            x = aligned ? x / 8 * 8 : (x % 8 == 0 ? x + 1 : x);
+        char op[64];
+        snprintf(op, sizeof op, "tc sweep %s %zux%zux%zu", aligned ? "x8" : "odd", d[0], d[1], d[2]);
+        ratios[aligned].push_back(
+            bench_tc_shape<__nv_bfloat16>(handle, bf[0], bf[1], c, ref, packed(d[0], d[1], d[2]), op, 1e-4, 300));
+    }
+    printf("\n==== tensor-core targets (ratios of the rates measured in this run)\n");
+    const char *what[5] = {"bf16 4096^3 gpuh / cuBLAS", "bf16 8192^3 gpuh / cuBLAS", "f16 4096^3 gpuh / cuBLAS",
+                           "f16 8192^3 gpuh / cuBLAS", "tf32 8192^3 gpuh / cuBLAS"};
+    for (int i = 0; i < 5; ++i)
+        target_line(what[i], r[i], 0.95, true, ">= 0.95");
+    char line[96];
+    snprintf(line, sizeof line, "bf16 sweep, multiples of 8 (%zu): geo. mean", ratios[1].size());
+    target_line(line, geo_mean(ratios[1]), 0.90, true, ">= 0.90");
+    snprintf(line, sizeof line, "bf16 sweep, not multiples of 8 (%zu): geo. mean", ratios[0].size());
+    target_line(line, geo_mean(ratios[0]), 2.0, true, ">= 2.00");
+    for (int i = 0; i < 2; ++i) {
+        GPUH_CHECK(gpuh_free(f32[i]));
+        GPUH_CHECK(gpuh_free(bf[i]));
+        GPUH_CHECK(gpuh_free(h[i]));
+    }
+    GPUH_CHECK(gpuh_free(c));
+    GPUH_CHECK(gpuh_free(ref));
+}
+
 static void print_targets(void)
 {
     const size_t n = size_t(1) << 28;
@@ -1113,6 +1309,17 @@ int main(int argc, char **argv)
            csv_path);
 
     GPUH_CHECK(cudaStreamCreateWithFlags(&g_stream, cudaStreamNonBlocking));
+    const char *only = getenv("GPUH_BENCH_ONLY");
+    if (only != NULL && strcmp(only, "tc") == 0) { /* the tensor-core rows alone */
+        cublasHandle_t handle;
+        GPUH_CHECK(from_cublas(cublasCreate(&handle), "cublasCreate"));
+        GPUH_CHECK(from_cublas(cublasSetStream(handle, g_stream), "cublasSetStream"));
+        bench_tensor_cores(handle, gpuh_random_seed(), 12);
+        GPUH_CHECK(from_cublas(cublasDestroy(handle), "cublasDestroy"));
+        GPUH_CHECK(cudaStreamDestroy(g_stream));
+        fclose(g_csv);
+        return g_failures ? 1 : 0;
+    }
     Pools pools;
     float *pool_w; /* matmul: cuBLAS's reference result */
     pools.elems = kPoolFloats;
@@ -1201,6 +1408,7 @@ int main(int argc, char **argv)
         bench_matmul_size<double>(handle, dx, dy, dz, dw, kPoolFloats / 2, s, "float64", 1e-12);
     print_header("matmul sweep, float64: random shapes of the big family");
     sweep<double>(handle, dx, dy, dz, dw, kPoolFloats / 2, seed, double_counts, "float64", 1e-12);
+    bench_tensor_cores(handle, seed, 8);
 
     print_targets();
 

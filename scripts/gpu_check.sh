@@ -77,7 +77,7 @@ fi
 # purpose). Then each planted bug (tests/planted) under its own tool, which
 # must catch it. Logs: $build/sanitizer/<tool>.<program>.log, all of them
 # in sanitizer.log; the table is printed last.
-san_programs=(test_kernels test_helpers test_streams test_bad_input test_host test_link "test_leak --child=clean" test_pool
+san_programs=(test_kernels test_tc_gemm test_helpers test_streams test_bad_input test_host test_link "test_leak --child=clean" test_pool
               test_threads test_multi
               "${examples[@]}")
 # These call the CUDA API with bad input on purpose (allocations larger than
@@ -146,6 +146,7 @@ if [ $bench = 1 ]; then
   OUT= GPUH_BUILD_DIR=$build bench/run.sh >"$logs/bench.log" 2>&1 && st=PASS || st=FAIL
   cp bench/results/bench.csv bench/results/*.png "$logs"/ 2>/dev/null
   row "bench (bench/run.sh)" $st "$((SECONDS - t0)) s, tables in bench.log"
+  sed -n '/^==== tensor-core targets/,/^$/p' bench/results/bench.txt
   sed -n '/^==== targets/,$p' bench/results/bench.txt
   sed -n '/^==== targets against torch/,$p' bench/results/torch_cupy.txt
   # Example 13 against PyTorch: the same losses per step, ms per training step and the ratio.

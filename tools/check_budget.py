@@ -3,7 +3,7 @@
 
     check_budget.py NVCC SOURCE [INCLUDE_DIR]
 
-Compiles SOURCE (tools/kernel_budget.cu: every shipped kernel) for sm_90 with
+Compiles SOURCE (tools/kernel_budget.cu: every shipped kernel) for sm_90a with
 `-Xptxas -v` (no GPU needed), reads ptxas's report and fails (exit 1) when a
 kernel spills (stack frame, spill stores or spill loads above 0), uses more
 registers or static shared memory than BUDGETS below allows, or matches no
@@ -42,9 +42,12 @@ BUDGETS = [
     (r"gpuh_gemv_col_kernel<double", 128, 0),
     (r"gpuh_gemv_row_kernel<float", 72, 8448),  # s_part: 64 rows of 33 floats
     (r"gpuh_gemv_row_kernel<double", 120, 16896),
+    (r"gpuh_tc_simt_kernel<", 80, 8320),  # the tensor-core GEMM's portable path: two 16 x 65 float tiles
+    (r"gpuh_tc_wgmma_kernel<", 168, 0),  # 384 threads, 1 block per SM: 65536 / 384 rounded down to 8
+    (r"gpuh_tc_transpose_kernel<", 32, 4224),  # one 32 x 33 float tile
 ]
 
-ENTRY = re.compile(r"Compiling entry function '(\w+)' for 'sm_90'")
+ENTRY = re.compile(r"Compiling entry function '(\w+)' for 'sm_90a?'")
 FRAME = re.compile(r"(\d+) bytes stack frame, (\d+) bytes spill stores, (\d+) bytes spill loads")
 USED = re.compile(r"Used (\d+) registers(?:, used \d+ barriers)?(?:, (\d+) bytes smem)?")
 
@@ -63,7 +66,7 @@ def main():
     nvcc, source = sys.argv[1], sys.argv[2]
     include = sys.argv[3] if len(sys.argv) > 3 else os.path.dirname(os.path.dirname(os.path.abspath(source)))
     with tempfile.TemporaryDirectory() as tmp:
-        cmd = [nvcc, "-std=c++17", "-arch=sm_90", "-cubin", "-Xptxas", "-v", "-I", include, "-o",
+        cmd = [nvcc, "-std=c++17", "-arch=sm_90a", "-cubin", "-Xptxas", "-v", "-I", include, "-o",
                os.path.join(tmp, "k.cubin"), source]
         run = subprocess.run(cmd, capture_output=True, text=True)
     if run.returncode != 0:
