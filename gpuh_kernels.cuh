@@ -1229,7 +1229,10 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS)
     const int wm0 = warp / Cfg::WARPS_N * WM, wn0 = warp % Cfg::WARPS_N * WN; /* the warp's piece */
     const int lm = lane / Cfg::LANES_N, ln = lane % Cfg::LANES_N;              /* the lane's place in it */
 
-    T r_a[Cfg::A_LOADS][4], r_b[Cfg::B_LOADS][4]; /* the next slice, on its way to shared memory */
+    /* the next slice, on its way to shared memory (each load precedes its
+       store; the zeros only keep the host compiler's flow analysis quiet in
+       the simulator's build) */
+    T r_a[Cfg::A_LOADS][4] = {}, r_b[Cfg::B_LOADS][4] = {};
     T acc[TM][TN];
 #pragma unroll
     for (int i = 0; i < TM; ++i)
@@ -1747,7 +1750,7 @@ typedef gpuh_gemm_simt_config<64, 64, 16, 2, 4, 8, 2> gpuh_dgemm_simt;    /* dou
    compute mostly rows (columns) that do not exist. */
 typedef gpuh_gemm_simt_config<16, 128, 16, 1, 2, 2, 4> gpuh_sgemm_wide;
 typedef gpuh_gemm_simt_config<128, 16, 16, 2, 1, 16, 4> gpuh_sgemm_tall;
-/* Narrow tiles of 32 rows (columns) for a C of 17 to 64: 8 × 8 per thread
+/* Narrow tiles of 32 rows (columns) for a C of 17 to 32: 8 × 8 per thread
    (fewer shared reads per multiply-add than the 8 × 4 of the 16-row
    tiles), and a C of 20 rows is one row of tiles, not two that each read
    all of B. */
@@ -1808,8 +1811,9 @@ typedef gpuh_gemm_simt_config<128, 32, 16, 2, 1, 8, 4> gpuh_sgemm_tall32;
    float configurations, w and t (narrow tiles of 16 rows or 16 columns,
    rate GPUH_GEMM_NARROW_RATE: a C of a few rows or columns wastes less of
    them than of a 64 × 64 tile) and W and T (32 rows or columns, 8 × 8 per
-   thread, rate GPUH_GEMM_NARROW32_RATE: a C of 17 to 64 rows or columns
-   in one or two rows of tiles), each with S = 1 .. GPUH_GEMM_MAX_SPLITS
+   thread, rate GPUH_GEMM_NARROW32_RATE, only for a C of at most 32 rows or
+   columns: one row of these tiles, where the 16-row tiles take two that
+   each read all of op(B)), each with S = 1 .. GPUH_GEMM_MAX_SPLITS
    (only the S that leave no slice empty), and cover b (big tiles and small
    strips, S = 1), and the hybrid on a and c (gpuh_impl_gemm_bands): where
    the tiles leave a ragged last wave, the tile rows (or columns) that fill
@@ -2304,8 +2308,12 @@ cudaError_t gpuh_impl_gemm_run(gpuh_op op_a, gpuh_op op_b, size_t M, size_t N, s
     /* the narrow tiles: a C of few rows or columns */
     gpuh_impl_gemm_narrow(plan, 'w', Wide(), GPUH_GEMM_NARROW_RATE, M, N, K, sizeof(T), (size_t)sms);
     gpuh_impl_gemm_narrow(plan, 't', Tall(), GPUH_GEMM_NARROW_RATE, M, N, K, sizeof(T), (size_t)sms);
-    gpuh_impl_gemm_narrow(plan, 'W', Wide2(), GPUH_GEMM_NARROW32_RATE, M, N, K, sizeof(T), (size_t)sms);
-    gpuh_impl_gemm_narrow(plan, 'T', Tall2(), GPUH_GEMM_NARROW32_RATE, M, N, K, sizeof(T), (size_t)sms);
+    /* the second width only where one row (column) of its tiles covers C:
+       each further row of narrow tiles reads all of op(B) (op(A)) again */
+    if (M <= (size_t)Wide2::BM)
+        gpuh_impl_gemm_narrow(plan, 'W', Wide2(), GPUH_GEMM_NARROW32_RATE, M, N, K, sizeof(T), (size_t)sms);
+    if (N <= (size_t)Tall2::BN)
+        gpuh_impl_gemm_narrow(plan, 'T', Tall2(), GPUH_GEMM_NARROW32_RATE, M, N, K, sizeof(T), (size_t)sms);
 
     if (plan.band != 0) { /* rows (columns) [0, dp) whole, then the rest in slices of K */
         const bool rows = plan.band == 'r';

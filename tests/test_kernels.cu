@@ -1269,10 +1269,10 @@ template <typename T> static void test_gemm_ops()
                              0, 1, 0.5, true);
             /* odd leading dimensions and a product large enough for an aligned copy of A and B */
             check_gemm_op<T>(PATH_DEFAULT, oa, ob, 2000 + draw(0, 99), 2000 + draw(0, 99), 1000, draw(1, 3), 1, 1, 0);
-            /* a C of 17 to 64 rows or columns and a long K (the narrow tiles of 32, split or not) */
-            check_gemm_op<T>(PATH_DEFAULT, oa, ob, draw(17, 64), 1000 + draw(0, 999), draw(300, 3000), draw(0, 2), 0,
+            /* a C of 17 to 32 rows or columns and a long K (the narrow tiles of 32, split or not) */
+            check_gemm_op<T>(PATH_DEFAULT, oa, ob, draw(17, 32), 1000 + draw(0, 999), draw(300, 3000), draw(0, 2), 0,
                              1, 0);
-            check_gemm_op<T>(PATH_DEFAULT, oa, ob, 1000 + draw(0, 999), draw(17, 64), draw(300, 3000), draw(0, 2), 0,
+            check_gemm_op<T>(PATH_DEFAULT, oa, ob, 1000 + draw(0, 999), draw(17, 32), draw(300, 3000), draw(0, 2), 0,
                              1, 0);
         }
         /* the matrix-vector kernels (C of one row, one column, both: a dot product), K = 1 */
