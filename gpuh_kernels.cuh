@@ -402,8 +402,7 @@ cudaError_t gpuh_gemm_with(gpuh_op op_a, gpuh_op op_b, size_t M, size_t N, size_
    read consecutive vectors: no bank conflicts. MIN_BLOCKS: blocks per SM
    promised to __launch_bounds__ (it caps the registers at 64K / (threads ·
    MIN_BLOCKS)). Shipped: gpuh_sgemm_big, gpuh_sgemm_small, gpuh_sgemm_wide,
-   gpuh_sgemm_tall, gpuh_sgemm_wide32, gpuh_sgemm_tall32, gpuh_dgemm_simt
-   ([SECTION: GEMM TUNING]). */
+   gpuh_sgemm_tall, gpuh_dgemm_simt ([SECTION: GEMM TUNING]). */
 template <int BM_, int BN_, int BK_, int WARPS_M_, int WARPS_N_, int LANES_M_, int MIN_BLOCKS_>
 struct gpuh_gemm_simt_config {
     enum {
@@ -1229,9 +1228,11 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS)
     const int wm0 = warp / Cfg::WARPS_N * WM, wn0 = warp % Cfg::WARPS_N * WN; /* the warp's piece */
     const int lm = lane / Cfg::LANES_N, ln = lane % Cfg::LANES_N;              /* the lane's place in it */
 
-    /* the next slice, on its way to shared memory (each load precedes its
-       store; the zeros only keep the host compiler's flow analysis quiet in
-       the simulator's build) */
+    /* The next slice, on its way to shared memory. Each load precedes its
+       store, so the zeros are never read; with them ptxas schedules the
+       256 × 128 kernel better (1.5 % faster at 2048³ to 8192³ on an H200:
+       bench/results/NOTES.md), and g++'s flow analysis of the simulator's
+       build has nothing to warn about. */
     T r_a[Cfg::A_LOADS][4] = {}, r_b[Cfg::B_LOADS][4] = {};
     T acc[TM][TN];
 #pragma unroll
@@ -1750,12 +1751,6 @@ typedef gpuh_gemm_simt_config<64, 64, 16, 2, 4, 8, 2> gpuh_dgemm_simt;    /* dou
    compute mostly rows (columns) that do not exist. */
 typedef gpuh_gemm_simt_config<16, 128, 16, 1, 2, 2, 4> gpuh_sgemm_wide;
 typedef gpuh_gemm_simt_config<128, 16, 16, 2, 1, 16, 4> gpuh_sgemm_tall;
-/* Narrow tiles of 32 rows (columns) for a C of 17 to 32: 8 × 8 per thread
-   (fewer shared reads per multiply-add than the 8 × 4 of the 16-row
-   tiles), and a C of 20 rows is one row of tiles, not two that each read
-   all of B. */
-typedef gpuh_gemm_simt_config<32, 128, 16, 1, 2, 4, 4> gpuh_sgemm_wide32;
-typedef gpuh_gemm_simt_config<128, 32, 16, 2, 1, 8, 4> gpuh_sgemm_tall32;
 
 /* Small tiles do less work per SM and per cycle than big ones: their
    blocks reread more of A and B per multiply-add. The launcher weighs their
@@ -1766,9 +1761,6 @@ typedef gpuh_gemm_simt_config<128, 32, 16, 2, 1, 8, 4> gpuh_sgemm_tall32;
 /* The same for the narrow tiles (gpuh_sgemm_wide 0.60, gpuh_sgemm_tall 0.65
    of the big tiles' rate at 4096 × 4096 × 1024 on an H200). */
 #define GPUH_GEMM_NARROW_RATE 0.6
-/* The same for gpuh_sgemm_wide32 and gpuh_sgemm_tall32 (0.80 and 0.76 at
-   4096³ on an H200; the lower, rounded down). */
-#define GPUH_GEMM_NARROW32_RATE 0.75
 
 /* Split-K's costs, in the launcher's unit (multiply-adds per SM at the big
    tiles' rate): a block's fixed cost beside its share of K (its prologue,
@@ -1810,10 +1802,7 @@ typedef gpuh_gemm_simt_config<128, 32, 16, 2, 1, 8, 4> gpuh_sgemm_tall32;
    The candidates: cover a (big tiles), c (small tiles) and, in gpuh_gemm's
    float configurations, w and t (narrow tiles of 16 rows or 16 columns,
    rate GPUH_GEMM_NARROW_RATE: a C of a few rows or columns wastes less of
-   them than of a 64 × 64 tile) and W and T (32 rows or columns, 8 × 8 per
-   thread, rate GPUH_GEMM_NARROW32_RATE, only for a C of at most 32 rows or
-   columns: one row of these tiles, where the 16-row tiles take two that
-   each read all of op(B)), each with S = 1 .. GPUH_GEMM_MAX_SPLITS
+   them than of a 64 × 64 tile), each with S = 1 .. GPUH_GEMM_MAX_SPLITS
    (only the S that leave no slice empty), and cover b (big tiles and small
    strips, S = 1), and the hybrid on a and c (gpuh_impl_gemm_bands): where
    the tiles leave a ragged last wave, the tile rows (or columns) that fill
@@ -2120,19 +2109,6 @@ static inline void gpuh_impl_gemm_bands(gpuh_impl_gemm_plan &best, int cover, si
     }
 }
 
-/* Tries one configuration's cover of C (split or not) where its grid fits,
-   its blocks' work weighed by `rate` (a narrow tile's rate relative to the
-   big tiles'); kept in `best` where it costs less. */
-template <typename Cfg>
-static inline void gpuh_impl_gemm_narrow(gpuh_impl_gemm_plan &best, int cover, Cfg, double rate, size_t M, size_t N,
-                                         size_t K, size_t elem, size_t sms)
-{
-    const size_t tm = gpuh_ceil_div(M, (size_t)Cfg::BM), tn = gpuh_ceil_div(N, (size_t)Cfg::BN);
-    if (tm <= GPUH_MAX_GRID_X / tn)
-        gpuh_impl_gemm_splits(best, cover, tm * tn, sms * Cfg::MIN_BLOCKS,
-                              (double)(Cfg::BM * Cfg::BN * Cfg::MIN_BLOCKS) / rate, Cfg::BK, M, N, K, elem, sms);
-}
-
 /* Fills `pt` with rows [r0, r0 + m) and columns [c0, c0 + n) of C, in tiles
    of bm × bn (leading dimensions and K from `a`); returns its number of
    tiles. The part's A starts at op(A)'s row r0 (A's row, or Aᵀ's column),
@@ -2151,20 +2127,19 @@ static inline size_t gpuh_impl_gemm_part_of(const gpuh_impl_gemm_args<T> &a, boo
     return (size_t)pt.tiles_m * pt.tiles_n;
 }
 
-/* Launches the plan's cover ('a' Big, 'c' Small, 'w' Wide, 't' Tall, 'W'
-   Wide2, 'T' Tall2: one part, all of C) over all of K or in its slices
-   (split-K: the workspace, the tiled kernel, the reduce kernel, the
-   workspace freed). */
-template <typename Big, typename Small, typename Wide, typename Tall, typename Wide2, typename Tall2, typename T>
+/* Launches the plan's cover ('a' Big, 'c' Small, 'w' Wide, 't' Tall: one
+   part, all of C) over all of K or in its slices (split-K: the workspace,
+   the tiled kernel, the reduce kernel, the workspace freed). */
+template <typename Big, typename Small, typename Wide, typename Tall, typename T>
 static inline cudaError_t gpuh_impl_gemm_whole(const gpuh_impl_gemm_plan &plan, gpuh_impl_gemm_args<T> &a, bool vec,
                                                bool ta, bool tb, size_t M, size_t N, const T *d_A, const T *d_B,
                                                T *d_C, int dev, int sms, cudaStream_t stream)
 {
     const int c = plan.cover;
     const size_t bm = c == 'a' ? (size_t)Big::BM : c == 'c' ? (size_t)Small::BM : c == 'w' ? (size_t)Wide::BM
-                      : c == 't' ? (size_t)Tall::BM : c == 'W' ? (size_t)Wide2::BM : (size_t)Tall2::BM;
+                                                                                              : (size_t)Tall::BM;
     const size_t bn = c == 'a' ? (size_t)Big::BN : c == 'c' ? (size_t)Small::BN : c == 'w' ? (size_t)Wide::BN
-                      : c == 't' ? (size_t)Tall::BN : c == 'W' ? (size_t)Wide2::BN : (size_t)Tall2::BN;
+                                                                                              : (size_t)Tall::BN;
     const size_t tiles = gpuh_impl_gemm_part_of(a, ta, tb, a.part[0], 0, 0, M, N, bm, bn, d_A, d_B, d_C);
     size_t splits = plan.splits;
     a.part[1] = a.part[0];
@@ -2180,9 +2155,7 @@ static inline cudaError_t gpuh_impl_gemm_whole(const gpuh_impl_gemm_plan &plan, 
     cudaError_t err = c == 'a'   ? gpuh_impl_gemm_launch(Big(), a, vec, ta, tb, blocks, stream)
                       : c == 'c' ? gpuh_impl_gemm_launch(Small(), a, vec, ta, tb, blocks, stream)
                       : c == 'w' ? gpuh_impl_gemm_launch(Wide(), a, vec, ta, tb, blocks, stream)
-                      : c == 't' ? gpuh_impl_gemm_launch(Tall(), a, vec, ta, tb, blocks, stream)
-                      : c == 'W' ? gpuh_impl_gemm_launch(Wide2(), a, vec, ta, tb, blocks, stream)
-                                 : gpuh_impl_gemm_launch(Tall2(), a, vec, ta, tb, blocks, stream);
+                                 : gpuh_impl_gemm_launch(Tall(), a, vec, ta, tb, blocks, stream);
     if (a.work == NULL)
         return err;
     if (err == cudaSuccess) {
@@ -2198,10 +2171,9 @@ static inline cudaError_t gpuh_impl_gemm_whole(const gpuh_impl_gemm_plan &plan, 
 
 /* The launcher behind gpuh_gemm_with and gpuh_gemm: the checks, the plan
    (the cost model of [SECTION: GEMM DISPATCH]) and its launches. Wide and
-   Tall (and Wide2, Tall2, a second width): configurations for a C of few
-   rows (Wide::BM small) or few columns (Tall::BN small); gpuh_gemm_with
-   passes Small for all four. */
-template <typename Big, typename Small, typename Wide, typename Tall, typename Wide2, typename Tall2, typename T>
+   Tall: configurations for a C of few rows (Wide::BM small) or few columns
+   (Tall::BN small); gpuh_gemm_with passes Small for both. */
+template <typename Big, typename Small, typename Wide, typename Tall, typename T>
 cudaError_t gpuh_impl_gemm_run(gpuh_op op_a, gpuh_op op_b, size_t M, size_t N, size_t K, T alpha, const T *d_A,
                                size_t lda, const T *d_B, size_t ldb, T beta, T *d_C, size_t ldc, cudaStream_t stream,
                                bool may_stage = true);
@@ -2213,7 +2185,7 @@ cudaError_t gpuh_impl_gemm_run(gpuh_op op_a, gpuh_op op_b, size_t M, size_t N, s
    frees the workspaces (stream-ordered). C keeps its leading dimension.
    Where a workspace cannot be had, the product runs on the matrices as they
    are (element loads). */
-template <typename Big, typename Small, typename Wide, typename Tall, typename Wide2, typename Tall2, typename T>
+template <typename Big, typename Small, typename Wide, typename Tall, typename T>
 static inline cudaError_t gpuh_impl_gemm_staged(gpuh_op op_a, gpuh_op op_b, size_t M, size_t N, size_t K, T alpha,
                                                 const T *d_A, size_t lda, const T *d_B, size_t ldb, T beta, T *d_C,
                                                 size_t ldc, int dev, cudaStream_t stream)
@@ -2233,19 +2205,19 @@ static inline cudaError_t gpuh_impl_gemm_staged(gpuh_op op_a, gpuh_op op_b, size
         err = cudaMemcpy2DAsync(sb, lb * sizeof(T), d_B, ldb * sizeof(T), cb * sizeof(T), rb, cudaMemcpyDeviceToDevice,
                                 stream);
     if (err == cudaSuccess)
-        err = gpuh_impl_gemm_run<Big, Small, Wide, Tall, Wide2, Tall2, T>(
-            op_a, op_b, M, N, K, alpha, move_a ? sa : d_A, la, move_b ? sb : d_B, lb, beta, d_C, ldc, stream, false);
+        err = gpuh_impl_gemm_run<Big, Small, Wide, Tall, T>(op_a, op_b, M, N, K, alpha, move_a ? sa : d_A, la,
+                                                            move_b ? sb : d_B, lb, beta, d_C, ldc, stream, false);
     else {
         (void)cudaGetLastError(); /* not sticky: no staging */
-        err = gpuh_impl_gemm_run<Big, Small, Wide, Tall, Wide2, Tall2, T>(op_a, op_b, M, N, K, alpha, d_A, lda, d_B,
-                                                                          ldb, beta, d_C, ldc, stream, false);
+        err = gpuh_impl_gemm_run<Big, Small, Wide, Tall, T>(op_a, op_b, M, N, K, alpha, d_A, lda, d_B, ldb, beta, d_C,
+                                                            ldc, stream, false);
     }
     const cudaError_t fa = sa != NULL ? cudaFreeAsync(sa, stream) : cudaSuccess;
     const cudaError_t fb = sb != NULL ? cudaFreeAsync(sb, stream) : cudaSuccess;
     return err != cudaSuccess ? err : fa != cudaSuccess ? fa : fb;
 }
 
-template <typename Big, typename Small, typename Wide, typename Tall, typename Wide2, typename Tall2, typename T>
+template <typename Big, typename Small, typename Wide, typename Tall, typename T>
 cudaError_t gpuh_impl_gemm_run(gpuh_op op_a, gpuh_op op_b, size_t M, size_t N, size_t K, T alpha, const T *d_A,
                                size_t lda, const T *d_B, size_t ldb, T beta, T *d_C, size_t ldc, cudaStream_t stream,
                                bool may_stage)
@@ -2273,8 +2245,8 @@ cudaError_t gpuh_impl_gemm_run(gpuh_op op_a, gpuh_op op_b, size_t M, size_t N, s
     if (!vec && may_stage && K > 0 &&
         (double)M * (double)N * (double)K * GPUH_GEMM_SCALAR_LOSS >
             2.0 * (double)((M + N) * K * sizeof(T)) * GPUH_GEMM_MACS_PER_BYTE + GPUH_GEMM_SPLIT_FIXED * sms)
-        return gpuh_impl_gemm_staged<Big, Small, Wide, Tall, Wide2, Tall2, T>(op_a, op_b, M, N, K, alpha, d_A, lda,
-                                                                              d_B, ldb, beta, d_C, ldc, dev, stream);
+        return gpuh_impl_gemm_staged<Big, Small, Wide, Tall, T>(op_a, op_b, M, N, K, alpha, d_A, lda, d_B, ldb, beta,
+                                                                d_C, ldc, dev, stream);
 
     /* Every tile is a block of a 1-D grid: at most 2^31 - 1 of them. */
     const size_t s_m = Small::BM, s_n = Small::BN, b_m = Big::BM, b_n = Big::BN;
@@ -2305,15 +2277,16 @@ cudaError_t gpuh_impl_gemm_run(gpuh_op op_a, gpuh_op op_b, size_t M, size_t N, s
                           Small::BK, M, N, K, sizeof(T), (size_t)sms);
     gpuh_impl_gemm_bands(plan, 'a', b_m, b_n, big_slots, big_work, Big::BK, M, N, K, sizeof(T), (size_t)sms);
     gpuh_impl_gemm_bands(plan, 'c', s_m, s_n, small_slots, small_work, Small::BK, M, N, K, sizeof(T), (size_t)sms);
-    /* the narrow tiles: a C of few rows or columns */
-    gpuh_impl_gemm_narrow(plan, 'w', Wide(), GPUH_GEMM_NARROW_RATE, M, N, K, sizeof(T), (size_t)sms);
-    gpuh_impl_gemm_narrow(plan, 't', Tall(), GPUH_GEMM_NARROW_RATE, M, N, K, sizeof(T), (size_t)sms);
-    /* the second width only where one row (column) of its tiles covers C:
-       each further row of narrow tiles reads all of op(B) (op(A)) again */
-    if (M <= (size_t)Wide2::BM)
-        gpuh_impl_gemm_narrow(plan, 'W', Wide2(), GPUH_GEMM_NARROW32_RATE, M, N, K, sizeof(T), (size_t)sms);
-    if (N <= (size_t)Tall2::BN)
-        gpuh_impl_gemm_narrow(plan, 'T', Tall2(), GPUH_GEMM_NARROW32_RATE, M, N, K, sizeof(T), (size_t)sms);
+    /* the narrow tiles (where their grid fits): a C of few rows or columns */
+    const size_t wide_tiles = gpuh_ceil_div(M, Wide::BM), tall_tiles = gpuh_ceil_div(N, Tall::BN);
+    if (wide_tiles <= GPUH_MAX_GRID_X / gpuh_ceil_div(N, Wide::BN))
+        gpuh_impl_gemm_splits(plan, 'w', wide_tiles * gpuh_ceil_div(N, Wide::BN), (size_t)sms * Wide::MIN_BLOCKS,
+                              (double)(Wide::BM * Wide::BN * Wide::MIN_BLOCKS) / GPUH_GEMM_NARROW_RATE, Wide::BK, M,
+                              N, K, sizeof(T), (size_t)sms);
+    if (tall_tiles <= GPUH_MAX_GRID_X / gpuh_ceil_div(M, Tall::BM))
+        gpuh_impl_gemm_splits(plan, 't', tall_tiles * gpuh_ceil_div(M, Tall::BM), (size_t)sms * Tall::MIN_BLOCKS,
+                              (double)(Tall::BM * Tall::BN * Tall::MIN_BLOCKS) / GPUH_GEMM_NARROW_RATE, Tall::BK, M,
+                              N, K, sizeof(T), (size_t)sms);
 
     if (plan.band != 0) { /* rows (columns) [0, dp) whole, then the rest in slices of K */
         const bool rows = plan.band == 'r';
@@ -2321,20 +2294,19 @@ cudaError_t gpuh_impl_gemm_run(gpuh_op op_a, gpuh_op op_b, size_t M, size_t N, s
         gpuh_impl_gemm_args<T> a1 = a;
         gpuh_impl_gemm_part<T> rest;
         first.splits = 1, first.k_chunk = K;
-        err = gpuh_impl_gemm_whole<Big, Small, Wide, Tall, Wide2, Tall2>(
-            first, a1, vec, ta, tb, rows ? plan.dp : M, rows ? N : plan.dp, d_A, d_B, d_C, dev, sms, stream);
+        err = gpuh_impl_gemm_whole<Big, Small, Wide, Tall>(first, a1, vec, ta, tb, rows ? plan.dp : M,
+                                                           rows ? N : plan.dp, d_A, d_B, d_C, dev, sms, stream);
         if (err != cudaSuccess)
             return err;
         (void)gpuh_impl_gemm_part_of(a, ta, tb, rest, rows ? plan.dp : 0, rows ? 0 : plan.dp, 1, 1, 1, 1, d_A, d_B,
                                      d_C);
-        return gpuh_impl_gemm_whole<Big, Small, Wide, Tall, Wide2, Tall2>(plan, a, vec, ta, tb,
-                                                                          rows ? M - plan.dp : M,
-                                                                          rows ? N : N - plan.dp, rest.A, rest.B,
-                                                                          rest.C, dev, sms, stream);
+        return gpuh_impl_gemm_whole<Big, Small, Wide, Tall>(plan, a, vec, ta, tb, rows ? M - plan.dp : M,
+                                                            rows ? N : N - plan.dp, rest.A, rest.B, rest.C, dev,
+                                                            sms, stream);
     }
     if (plan.cover != 'b')
-        return gpuh_impl_gemm_whole<Big, Small, Wide, Tall, Wide2, Tall2>(plan, a, vec, ta, tb, M, N, d_A, d_B, d_C,
-                                                                          dev, sms, stream);
+        return gpuh_impl_gemm_whole<Big, Small, Wide, Tall>(plan, a, vec, ta, tb, M, N, d_A, d_B, d_C, dev, sms,
+                                                            stream);
     /* b: whole big tiles, then the strips in one launch: below the big tiles
        (all N columns), and right of them. */
     a.part0_tiles = a.tiles =
@@ -2360,8 +2332,8 @@ template <typename Big, typename Small, typename T>
 cudaError_t gpuh_gemm_with(gpuh_op op_a, gpuh_op op_b, size_t M, size_t N, size_t K, T alpha, const T *d_A,
                            size_t lda, const T *d_B, size_t ldb, T beta, T *d_C, size_t ldc, cudaStream_t stream)
 {
-    return gpuh_impl_gemm_run<Big, Small, Small, Small, Small, Small, T>(op_a, op_b, M, N, K, alpha, d_A, lda, d_B,
-                                                                        ldb, beta, d_C, ldc, stream);
+    return gpuh_impl_gemm_run<Big, Small, Small, Small, T>(op_a, op_b, M, N, K, alpha, d_A, lda, d_B, ldb, beta,
+                                                            d_C, ldc, stream);
 }
 
 template <typename Big, typename Small, typename T>
@@ -2380,8 +2352,7 @@ template <> struct gpuh_impl_gemm_default<float> {
                            size_t lda, const float *d_B, size_t ldb, float beta, float *d_C, size_t ldc,
                            cudaStream_t stream)
     {
-        return gpuh_impl_gemm_run<gpuh_sgemm_big, gpuh_sgemm_small, gpuh_sgemm_wide, gpuh_sgemm_tall, gpuh_sgemm_wide32,
-                                  gpuh_sgemm_tall32, float>(
+        return gpuh_impl_gemm_run<gpuh_sgemm_big, gpuh_sgemm_small, gpuh_sgemm_wide, gpuh_sgemm_tall, float>(
             op_a, op_b, M, N, K, alpha, d_A, lda, d_B, ldb, beta, d_C, ldc, stream);
     }
 };
