@@ -51,6 +51,8 @@
    - Small sizes (2^10 .. 2^16) are launch-bound: the table gives their time in
      µs and, for reductions, the ratio of their time to CUB's sum at the same n.
 
+   GPUH_BENCH_ONLY=matmul leaves the memory-bound ops out (a GEMM run alone).
+
    Output: a table on stdout, ending with the "targets" block; CSV rows
    source,op,dtype,n,bytes_or_flops,time_ms,rate,rate_unit,peer,ratio
    to argv[1] (default bench/results/bench.csv). ratio = rate / peer's rate
@@ -1338,7 +1340,9 @@ int main(int argc, char **argv)
     GPUH_CHECK(gpuh_device_array(&d_result, 1));
     d_temp = temp_bytes;
 
-    /* ---- memory-bound ops ---- */
+    /* ---- memory-bound ops (left out with GPUH_BENCH_ONLY=matmul) ---- */
+    const char *only = std::getenv("GPUH_BENCH_ONLY");
+    const bool mem_ops = only == NULL || std::strcmp(only, "matmul") != 0;
     std::vector<size_t> sizes;
     for (int k = 10; k <= 24; k += 2)
         sizes.push_back(size_t(1) << k);
@@ -1346,12 +1350,13 @@ int main(int argc, char **argv)
         sizes.push_back(size_t(1) << k);
     sizes.push_back(kAwkwardN);
     std::sort(sizes.begin(), sizes.end());
-    print_header("memory-bound ops, float32 (GB/s = bytes read + written / time; t/tCUB = time / CUB sum's time)");
-    for (size_t n : sizes)
+    if (mem_ops)
+        print_header("memory-bound ops, float32 (GB/s = bytes read + written / time; t/tCUB = time / CUB sum's time)");
+    for (size_t n : mem_ops ? sizes : std::vector<size_t>())
         bench_mem_size(pools, n, d_temp, d_result, true);
 
     /* ---- past 2^31 elements: copy, add, sum ---- */
-    {
+    if (mem_ops) {
         gpuh_memory_stats mem;
         GPUH_CHECK(gpuh_memory_info(&mem));
         const double need = 3.0 * (double)kHugeN * sizeof(float) + (1u << 30); /* + 1 GiB for CUB and slack */

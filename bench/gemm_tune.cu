@@ -15,6 +15,11 @@
                   tiles on 132 SMs: how a tile fills the GPU)
      4097/4096    rate at n = 4097 (odd leading dimensions: scalar loads, and
                   one-row strips) over the rate at 4096
+     mix x        geometric mean of the ratios to cuBLAS over kMix, shapes
+                  drawn once from the bench's random sweep (big and medium
+                  families, packed, untransposed): how a configuration fares
+                  beside the dispatch (split-K, strips) at shapes that are not
+                  squares
    Timing: CUDA events around each call, 3 warm-up calls, median of 15 (4096,
    4097) or 10 (8192) calls. The inputs (3 · 268 MB at 8192 floats) are
    larger than the 60 MB L2, so no rotation is needed.
@@ -23,12 +28,19 @@
    Build and run (from the repository root):
      cmake -B build-gpu -DCMAKE_CUDA_ARCHITECTURES=90 && cmake --build build-gpu -j16 --target gemm_tune
      ./build-gpu/gemm_tune
+   It first prints a table of fixed costs at small shapes (host time per
+   call, and one call between two events, gpuh_gemm and cuBLAS).
+   `gemm_tune profile` makes one call of cuBLAS and of gpuh_gemm at four
+   shapes, float then double, for ncu (which kernels cuBLAS picks, their
+   counters beside gpuh's), and nothing else.
 */
 #include "gpuh_kernels.cuh"
 
 #include <cublas_v2.h>
 
 #include <algorithm>
+#include <chrono>
+#include <cstring>
 #include <cmath>
 #include <cstdio>
 #include <type_traits>
@@ -46,15 +58,21 @@ template <typename T> struct buffers {
     T *a = nullptr, *b = nullptr, *c = nullptr, *ref = nullptr;
 };
 
-static cublasStatus_t gemm_cublas(int n, const float *A, const float *B, float *C)
+/* Row-major C (m × n) = A (m × k) · B (k × n), packed: column-major
+   Cᵀ = Bᵀ·Aᵀ. */
+static cublasStatus_t gemm_cublas(int m, int n, int k, const float *A, const float *B, float *C)
 {
-    const float one = 1, zero = 0; /* row-major C = A·B is column-major C^T = B^T·A^T */
-    return cublasSgemm(g_handle, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &one, B, n, A, n, &zero, C, n);
+    const float one = 1, zero = 0;
+    return cublasSgemm(g_handle, CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &one, B, n, A, k, &zero, C, n);
 }
-static cublasStatus_t gemm_cublas(int n, const double *A, const double *B, double *C)
+static cublasStatus_t gemm_cublas(int m, int n, int k, const double *A, const double *B, double *C)
 {
     const double one = 1, zero = 0;
-    return cublasDgemm(g_handle, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &one, B, n, A, n, &zero, C, n);
+    return cublasDgemm(g_handle, CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &one, B, n, A, k, &zero, C, n);
+}
+template <typename T> static cublasStatus_t gemm_cublas(int n, const T *A, const T *B, T *C)
+{
+    return gemm_cublas(n, n, n, A, B, C);
 }
 
 /* Median milliseconds of `reps` timed calls of f() after 3 warm-up calls. */
@@ -79,6 +97,7 @@ template <typename F> static double median_ms(F f, int reps)
     return ms[reps / 2];
 }
 static double tflops(size_t n, double ms) { return 2.0 * (double)n * n * n / (ms * 1e-3) / 1e12; }
+static double tflops3(const size_t (&s)[3], double ms) { return 2.0 * (double)s[0] * s[1] * s[2] / (ms * 1e-3) / 1e12; }
 
 /* ||x - y||_F / ||y||_F over n² elements of device memory. */
 template <typename T> static double rel_err(const T *d_x, const T *d_y, size_t n)
@@ -95,8 +114,13 @@ template <typename T> static double rel_err(const T *d_x, const T *d_y, size_t n
     return std::sqrt(num / den);
 }
 
+/* The non-square shapes of the "mix" column (M, N, K). */
+static const size_t kMix[][3] = {{1954, 4119, 1802}, {4107, 3795, 365}, {4967, 1305, 3868}, {1618, 5848, 538},
+                                 {2595, 2468, 3842}, {838, 758, 1615},   {379, 556, 1596},   {5712, 5085, 3466}};
+enum { kMixCount = sizeof kMix / sizeof kMix[0] };
+
 struct peer_rates {
-    double r2048, r4096, r8192;
+    double r2048, r4096, r8192, mix[kMixCount];
 };
 
 static cudaError_t from_status(cublasStatus_t st)
@@ -110,8 +134,15 @@ template <typename T> static peer_rates time_cublas(const buffers<T> &m)
     r.r2048 = tflops(2048, median_ms([&] { return from_status(gemm_cublas(2048, m.a, m.b, m.ref)); }, 15));
     r.r4096 = tflops(4096, median_ms([&] { return from_status(gemm_cublas(4096, m.a, m.b, m.ref)); }, 15));
     r.r8192 = tflops(8192, median_ms([&] { return from_status(gemm_cublas(8192, m.a, m.b, m.ref)); }, 10));
-    printf("%-44s %-6s %5s %5s %10s %6.2f %6.3f %7.2f %6.3f %9s %6.3f\n", "cuBLAS",
-           std::is_same<T, float>::value ? "float" : "double", "-", "-", "-", r.r4096, 1.0, r.r8192, 1.0, "-", 1.0);
+    for (int i = 0; i < kMixCount; ++i) {
+        const size_t(&s)[3] = kMix[i];
+        r.mix[i] = tflops3(s, median_ms([&] {
+            return from_status(gemm_cublas((int)s[0], (int)s[1], (int)s[2], m.a, m.b, m.ref));
+        }, 15));
+    }
+    printf("%-44s %-6s %5s %5s %10s %6.2f %6.3f %7.2f %6.3f %9s %6.3f %6.3f\n", "cuBLAS",
+           std::is_same<T, float>::value ? "float" : "double", "-", "-", "-", r.r4096, 1.0, r.r8192, 1.0, "-", 1.0,
+           1.0);
     return r;
 }
 
@@ -120,8 +151,8 @@ template <typename T, int BM, int BN, int BK, int WM, int WN, int LM, int MB>
 static cudaFuncAttributes attributes(gpuh_gemm_simt_config<BM, BN, BK, WM, WN, LM, MB>)
 {
     cudaFuncAttributes a;
-    GPUH_CHECK(
-        cudaFuncGetAttributes(&a, gpuh_gemm_simt_kernel<T, gpuh_gemm_simt_config<BM, BN, BK, WM, WN, LM, MB>, true, false, false>));
+    GPUH_CHECK(cudaFuncGetAttributes(
+        &a, gpuh_gemm_simt_kernel<T, gpuh_gemm_simt_config<BM, BN, BK, WM, WN, LM, MB>, true, false, false>));
     return a;
 }
 template <typename T, int BM, int BN, int BK, int WM, int WN, int S, int MB>
@@ -153,9 +184,17 @@ static void tune_row(const char *name, const buffers<T> &m, const peer_rates &pe
     const double r8192 = tflops(8192, median_ms(run(8192), 10));
     const double r4097 = tflops(4097, median_ms(run(4097), 15));
     const double r2048 = tflops(2048, median_ms(run(2048), 15));
-    printf("%-44s %-6s %5d %5zu %9.2e%s %6.2f %6.3f %7.2f %6.3f %9.3f %6.3f\n", name, is_f ? "float" : "double",
+    double log_mix = 0;
+    for (int i = 0; i < kMixCount; ++i) {
+        const size_t(&s)[3] = kMix[i];
+        const double r = tflops3(s, median_ms([&] {
+            return gpuh_gemm_with<Big, Small, T>(s[0], s[1], s[2], T(1), m.a, s[2], m.b, s[1], T(0), m.c, s[1]);
+        }, 15));
+        log_mix += std::log(r / peer.mix[i]);
+    }
+    printf("%-44s %-6s %5d %5zu %9.2e%s %6.2f %6.3f %7.2f %6.3f %9.3f %6.3f %6.3f\n", name, is_f ? "float" : "double",
            attr.numRegs, attr.localSizeBytes, err, ok ? " " : "!", r4096, r4096 / peer.r4096, r8192,
-           r8192 / peer.r8192, r4097 / r4096, r2048 / peer.r2048);
+           r8192 / peer.r8192, r4097 / r4096, r2048 / peer.r2048, std::exp(log_mix / kMixCount));
     fflush(stdout);
 }
 
@@ -166,7 +205,38 @@ static void tune_row(const char *name, const buffers<T> &m, const peer_rates &pe
     tune_row<gpuh_gemm_dmma_config<bm, bn, bk, wm, wn, s, mb>, gpuh_dgemm_small, double>(                         \
         "dmma " #bm "x" #bn "x" #bk " warps " #wm "x" #wn " stages " #s " min " #mb, dm, dpeer)
 
-int main()
+/* Host time per call (the mean over 200 calls issued back to back, no
+   synchronisation in between: what the CPU spends in the call, launches
+   included) and the median time of one call between two events (as the
+   bench times it: host work before the first kernel counts), for gpuh_gemm
+   and cuBLAS at small shapes, where fixed costs weigh. */
+template <typename T> static void overheads(const buffers<T> &m)
+{
+    static const size_t shapes[][3] = {{64, 64, 64},     {331, 10, 388},  {727, 86, 1528}, {838, 758, 1615},
+                                       {20, 5530, 7006}, {1435, 37, 3108}, {379, 556, 1596}, {133, 697, 215}};
+    printf("\n%-22s %-6s %12s %12s %12s %12s %7s\n", "shape (M x N x K)", "type", "host us gpuh", "host us cuBLAS",
+           "call us gpuh", "call us cuBLAS", "x");
+    for (const auto &s : shapes) {
+        auto g = [&] { return gpuh_gemm<T>(s[0], s[1], s[2], T(1), m.a, s[2], m.b, s[1], T(0), m.c, s[1]); };
+        auto c = [&] { return from_status(gemm_cublas((int)s[0], (int)s[1], (int)s[2], m.a, m.b, m.ref)); };
+        double host[2];
+        for (int w = 0; w < 2; ++w) {
+            GPUH_CHECK(w ? c() : g());
+            GPUH_CHECK(cudaDeviceSynchronize());
+            const auto t0 = std::chrono::steady_clock::now();
+            for (int i = 0; i < 200; ++i)
+                GPUH_CHECK(w ? c() : g());
+            const auto t1 = std::chrono::steady_clock::now();
+            GPUH_CHECK(cudaDeviceSynchronize());
+            host[w] = std::chrono::duration<double, std::micro>(t1 - t0).count() / 200;
+        }
+        const double call_g = median_ms(g, 25) * 1e3, call_c = median_ms(c, 25) * 1e3;
+        printf("%5zu x %5zu x %5zu    %-6s %12.2f %12.2f %12.2f %12.2f %7.3f\n", s[0], s[1], s[2],
+               std::is_same<T, float>::value ? "float" : "double", host[0], host[1], call_g, call_c, call_c / call_g);
+    }
+}
+
+int main(int argc, char **argv)
 {
     const char *why = "";
     const size_t nmax = 8192, elems = nmax * nmax + 4 * nmax; /* 8192² and 4097² */
@@ -182,8 +252,8 @@ int main()
     }
     const unsigned long long seed = gpuh_random_seed();
     printf("seed %llu\n\n", seed);
-    printf("%-44s %-6s %5s %5s %10s %6s %6s %7s %6s %9s %6s\n", "configuration (Big; strips: the shipped small)",
-           "type", "regs", "lmem", "err 4096", "TF/s", "x", "8192", "x", "4097/4096", "2048 x");
+    printf("%-44s %-6s %5s %5s %10s %6s %6s %7s %6s %9s %6s %6s\n", "configuration (Big; strips: the shipped small)",
+           "type", "regs", "lmem", "err 4096", "TF/s", "x", "8192", "x", "4097/4096", "2048 x", "mix x");
 
     buffers<double> dm;
     GPUH_CHECK(gpuh_device_array(&dm.a, elems));
@@ -199,26 +269,43 @@ int main()
     GPUH_CHECK(gpuh_random_uniform_f32(fm.a, elems, seed + 2, 0));
     GPUH_CHECK(gpuh_random_uniform_f32(fm.b, elems, seed + 3, 0));
 
+    if (argc > 1 && std::strcmp(argv[1], "profile") == 0) {
+        /* one call each, for ncu: cuBLAS then gpuh_gemm at each shape, float, then double */
+        const size_t shapes[][3] = {{4096, 4096, 4096}, {838, 758, 1615}, {20, 5530, 7006}, {4107, 3795, 365}};
+        for (const auto &s : shapes) {
+            GPUH_CHECK(from_status(gemm_cublas((int)s[0], (int)s[1], (int)s[2], fm.a, fm.b, fm.ref)));
+            GPUH_CHECK(gpuh_gemm<float>(s[0], s[1], s[2], 1.0f, fm.a, s[2], fm.b, s[1], 0.0f, fm.c, s[1]));
+        }
+        for (const auto &s : shapes) {
+            GPUH_CHECK(from_status(gemm_cublas((int)s[0], (int)s[1], (int)s[2], dm.a, dm.b, dm.ref)));
+            GPUH_CHECK(gpuh_gemm<double>(s[0], s[1], s[2], 1.0, dm.a, s[2], dm.b, s[1], 0.0, dm.c, s[1]));
+        }
+        GPUH_CHECK(cudaDeviceSynchronize());
+        return 0;
+    }
+    overheads(fm);
     const peer_rates fpeer = time_cublas(fm);
     SIMT(256, 128, 16, 4, 2, 4, 1); /* shipped */
-    SIMT(256, 128, 16, 2, 4, 8, 1);
-    SIMT(128, 128, 16, 2, 2, 4, 2);
-    SIMT(128, 256, 16, 2, 4, 4, 1);
-    SIMT(256, 128, 8, 4, 2, 4, 1);
-    SIMT(128, 128, 8, 2, 2, 4, 2);
+    SIMT(128, 128, 8, 2, 4, 8, 2); /* 8 × 8 per thread, 2 blocks per SM (128 registers) */
+    SIMT(128, 128, 8, 4, 2, 4, 2);
     SIMT(64, 64, 16, 2, 4, 8, 2); /* the shipped small one, alone */
+    /* the narrow tiles alone (their rate beside the big tiles': GPUH_GEMM_NARROW_RATE), and 32-row candidates */
+    SIMT(16, 128, 16, 1, 2, 2, 4);
+    SIMT(128, 16, 16, 2, 1, 16, 4);
+    SIMT(32, 128, 16, 1, 2, 4, 4);
+    SIMT(128, 32, 16, 2, 1, 8, 4);
 
     GPUH_CHECK(gpuh_random_uniform_f64(dm.a, elems, seed + 4, 0));
     GPUH_CHECK(gpuh_random_uniform_f64(dm.b, elems, seed + 5, 0));
     const peer_rates dpeer = time_cublas(dm);
     DMMA(64, 128, 16, 2, 2, 3, 2); /* shipped */
     DMMA(64, 128, 16, 2, 2, 4, 2);
-    DMMA(64, 128, 32, 2, 2, 2, 2);
-    DMMA(64, 128, 8, 2, 2, 4, 2);
     DMMA(128, 64, 16, 2, 2, 3, 2);
-    DMMA(64, 64, 16, 2, 2, 4, 2);
-    DMMA(64, 64, 16, 2, 2, 3, 3);
-    tune_row<gpuh_dgemm_simt, gpuh_dgemm_simt, double>("simt 64x64x16 (double on CUDA cores)", dm, dpeer);
+    DMMA(128, 64, 16, 2, 2, 4, 2);
+    DMMA(128, 128, 16, 4, 2, 3, 1); /* 8 warps of 32 × 64 */
+    DMMA(128, 128, 16, 2, 4, 3, 1); /* 8 warps of 64 × 32 */
+    DMMA(128, 128, 16, 2, 4, 4, 1);
+    DMMA(64, 64, 16, 2, 2, 3, 3); /* shipped small */
 
     GPUH_CHECK(gpuh_free(dm.a));
     GPUH_CHECK(gpuh_free(dm.b));
