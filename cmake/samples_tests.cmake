@@ -2,6 +2,7 @@
 # block of CMakeLists.txt), each built by tools/gpuh-simcc as a user would:
 #   sim.cuda                 tests/test_sim_cuda.cu (label sim; the same file runs on a GPU as gpu.sim_cuda)
 #   sim.cuda.hostptr/.assert/.dp   its diagnostics: the message and the launch's error
+#   sim.bf16                 tests/test_sim_bf16.cu: <cuda_bf16.h>'s conversions and arithmetic, bit for bit
 #   sim.simcc.c              a C main (compiled as C) with its kernels in a .cu file
 #   samples.<name>           NVIDIA's cuda-samples, a regression subset vendored unedited
 #                            in tests/samples/vendored (label samples; the whole set:
@@ -39,6 +40,10 @@ gpuh_sim_test(sim.cuda.assert ${sim_cuda} ARGS assert EXPECT
   "test_sim_cuda.cu:[0-9]+: [^\n]*assert_kernel[^\n]*: block: \\[1,0,0\\], thread: \\[5,0,0\\] Assertion [^\n]* failed.*assert: cudaErrorAssert")
 gpuh_sim_test(sim.cuda.dp ${sim_cuda} ARGS dp EXPECT
   "kernel child_kernel launched at [^\n]* from inside kernel parent_kernel [^\n]*dynamic parallelism is not simulated.*dp: cudaErrorNotSupported")
+
+# bfloat16 (<cuda_bf16.h>): rounding bit for bit against integer and float64 references.
+gpuh_simcc_program(sim_bf16 SOURCES ${src}/tests/test_sim_bf16.cu FLAGS -I${src} ${gpuh_c_warnings})
+gpuh_sim_test(sim.bf16 ${CMAKE_CURRENT_BINARY_DIR}/sim_bf16${CMAKE_EXECUTABLE_SUFFIX} EXPECT "test_sim_bf16: PASS")
 
 gpuh_simcc_program(sim_c_main SOURCES ${src}/tests/sim_c_main.c ${src}/tests/sim_c_kernels.cu
                    FLAGS -I${src} -std=c99 ${gpuh_c_warnings})
