@@ -44,9 +44,11 @@
    own error. The products of two 16-bit or TF32 values are exact in fp32.
    The bound does not hold where an input leaves the format's range (fp16
    with the wide data): that row says so, and is not checked against it.
-   What to read in the table: bf16 and fp16 run many times faster than
-   fp32, their error grows little with K (fp32 sums), and is set by the
-   input rounding, about 2^-9 and 2^-12 relative; the error relative to C
+   What to read in the table: on a Hopper GPU with gpuh's sm_90a path
+   (wgmma), bf16 and fp16 run many times faster than fp32 and TF32 several
+   times (elsewhere the three take a CUDA-core path of the same rounding,
+   and gain nothing); their error grows little with K (fp32 sums) and is set
+   by the input rounding, about 2^-9 and 2^-12 relative; the error relative to C
    is that bound times Σ|a·b| / |C|, so where C cancels it grows by the
    same factor (cancel: bf16 loses every digit, fp32 keeps most), and fp16
    cannot hold the wide data at all while bf16 can: why bf16 trains without
