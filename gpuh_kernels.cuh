@@ -484,14 +484,20 @@ struct gpuh_gemm_dmma_config {
     static_assert(MT * 16 == WM && NT * 8 == WN && BK % 8 == 0 && BN % 16 == 0 && STAGES >= 2, "tiles");
 };
 
-/* The half-precision types: CUDA's headers; on the simulator its stand-ins
-   (sim/include, on the include path as gpuh-simcc puts it), without which
-   this section is left out there. GPUH_IMPL_TC: 1 where it is compiled. */
+/* The half-precision types: CUDA's headers; on the simulator its stand-ins,
+   named by their path beside this header (sim/include in a checkout,
+   gpuh_sim/ in an install), never CUDA's own, which would clash with the
+   simulator even where a toolkit is on the default include path. Without
+   them (the headers copied alone) this section is left out there.
+   GPUH_IMPL_TC: 1 where it is compiled. */
 #ifdef GPUH_SIM
 #ifdef __has_include
-#if __has_include(<cuda_fp16.h>) && __has_include(<cuda_bf16.h>)
-#include <cuda_fp16.h>
-#include <cuda_bf16.h>
+#if __has_include("sim/include/cuda_bf16.h")
+#include "sim/include/cuda_fp16.h"
+#include "sim/include/cuda_bf16.h"
+#elif __has_include("gpuh_sim/cuda_bf16.h")
+#include "gpuh_sim/cuda_fp16.h"
+#include "gpuh_sim/cuda_bf16.h"
 #endif
 #endif
 #if defined(GPUH_SIM_CUDA_FP16_H) && defined(GPUH_SIM_CUDA_BF16_H)
