@@ -20,9 +20,6 @@ foreach(ex IN LISTS gpuh_examples)
   endif()
   set_target_properties(sim_${ex} PROPERTIES CXX_STANDARD 17) # as the .cu files are built (CUDA_STANDARD)
   target_compile_options(sim_${ex} PRIVATE ${gpuh_c_warnings})
-  if(ex STREQUAL "12_mixed_precision") # includes <cuda_bf16.h>, <cuda_fp16.h>: the stand-ins first, as gpuh-simcc does
-    target_include_directories(sim_${ex} BEFORE PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/sim/include)
-  endif()
   # GPU-sized work: quick sizes, and one timed run (GPUH_SIM_REPS) where the example times many.
   add_test(NAME sim.example.${ex} COMMAND sim_${ex})
   set_tests_properties(sim.example.${ex} PROPERTIES LABELS sim TIMEOUT 600

@@ -61,15 +61,13 @@
    after WARMUP (gpuh_time_median_ms), random data only (the time does not
    depend on the values); C poisoned (NaN) before each checked run.
    Prints Result = PASS when every checked row is within its bound. */
-#include <cuda_bf16.h>
-#include <cuda_fp16.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "gpuh.h"
-#include "gpuh_kernels.cuh"
+#include "gpuh_kernels.cuh" /* brings __nv_bfloat16 and __half (CUDA's headers, or the simulator's stand-ins) */
 
 enum precision { P_FP64, P_FP32, P_TF32, P_BF16, P_FP16, NPREC };
 static const char *const PREC_NAME[NPREC] = {"fp64", "fp32", "TF32", "bf16", "fp16"};
