@@ -51,7 +51,8 @@
    - Small sizes (2^10 .. 2^16) are launch-bound: the table gives their time in
      µs and, for reductions, the ratio of their time to CUB's sum at the same n.
 
-   GPUH_BENCH_ONLY=matmul leaves the memory-bound ops out (a GEMM run alone).
+   GPUH_BENCH_ONLY=matmul leaves the memory-bound ops out (a GEMM run alone);
+   GPUH_BENCH_ONLY=tc runs the tensor-core rows alone.
 
    Output: a table on stdout, ending with the "targets" block; CSV rows
    source,op,dtype,n,bytes_or_flops,time_ms,rate,rate_unit,peer,ratio
@@ -1341,7 +1342,6 @@ int main(int argc, char **argv)
     d_temp = temp_bytes;
 
     /* ---- memory-bound ops (left out with GPUH_BENCH_ONLY=matmul) ---- */
-    const char *only = std::getenv("GPUH_BENCH_ONLY");
     const bool mem_ops = only == NULL || std::strcmp(only, "matmul") != 0;
     std::vector<size_t> sizes;
     for (int k = 10; k <= 24; k += 2)
