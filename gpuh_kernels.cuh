@@ -50,6 +50,8 @@
      [SECTION: GEMM]              gpuh_gemm, gpuh_matmul, gpuh_gemm_with and its
                                   configurations gpuh_gemm_simt_config,
                                   gpuh_gemm_dmma_config
+     [SECTION: TENSOR-CORE GEMM]  gpuh_gemm for bfloat16 and fp16 inputs,
+                                  gpuh_gemm_tf32 (fp32 accumulation)
      [SECTION: SEVERAL DEVICES]   gpuh_sharded_vector_add, gpuh_sharded_sum & co.,
                                   gpuh_sharded_gemm on gpuh.h's device sets
    The implementation, in the order a call reaches it. Its names start with
@@ -59,6 +61,8 @@
                                       cores) and the matrix-vector kernels
      [SECTION: GEMM TUNING]           the shipped tile sizes (bench/gemm_tune.cu)
      [SECTION: GEMM DISPATCH]         argument checks, the choice of cover, launches
+     [SECTION: TENSOR-CORE KERNELS]   the CUDA-core and sm_90a (wgmma, TMA) kernels
+     [SECTION: TENSOR-CORE DISPATCH]  checks, aligned copies, tensor maps, launches
      [SECTION: SHARDED KERNELS]       the sharded launchers and their host combine
      [SECTION: C ENTRY POINTS]        definitions, under GPUH_KERNELS_IMPLEMENTATION
 */
@@ -168,6 +172,36 @@ cudaError_t gpuh_gemm_op_f32(gpuh_op op_a, gpuh_op op_b, size_t M, size_t N, siz
 cudaError_t gpuh_gemm_op_f64(gpuh_op op_a, gpuh_op op_b, size_t M, size_t N, size_t K, double alpha,
                              const double *d_A, size_t lda, const double *d_B, size_t ldb, double beta,
                              double *d_C, size_t ldc, cudaStream_t stream);
+
+/* gpuh_bf16, gpuh_f16: a bfloat16 or fp16 value as C sees it, its 16 bits
+   (the layout of CUDA's __nv_bfloat16 and __half, so an array of either may
+   be passed for the other). For the tensor-core entry points below, whose
+   shapes, units and errors are those of the C++ gpuh_gemm for 16-bit inputs
+   and of gpuh_gemm_tf32 ([SECTION: TENSOR-CORE GEMM]): gpuh_gemm_bf16 (C in
+   float), gpuh_gemm_bf16_bf16 (C in bfloat16), gpuh_gemm_f16,
+   gpuh_gemm_f16_f16, gpuh_gemm_tf32_f32 (float inputs read as TF32). */
+typedef struct gpuh_bf16 {
+    unsigned short bits;
+} gpuh_bf16;
+typedef struct gpuh_f16 {
+    unsigned short bits;
+} gpuh_f16;
+
+cudaError_t gpuh_gemm_bf16(gpuh_op op_a, gpuh_op op_b, size_t M, size_t N, size_t K, float alpha,
+                           const gpuh_bf16 *d_A, size_t lda, const gpuh_bf16 *d_B, size_t ldb, float beta,
+                           float *d_C, size_t ldc, cudaStream_t stream);
+cudaError_t gpuh_gemm_bf16_bf16(gpuh_op op_a, gpuh_op op_b, size_t M, size_t N, size_t K, float alpha,
+                                const gpuh_bf16 *d_A, size_t lda, const gpuh_bf16 *d_B, size_t ldb, float beta,
+                                gpuh_bf16 *d_C, size_t ldc, cudaStream_t stream);
+cudaError_t gpuh_gemm_f16(gpuh_op op_a, gpuh_op op_b, size_t M, size_t N, size_t K, float alpha,
+                          const gpuh_f16 *d_A, size_t lda, const gpuh_f16 *d_B, size_t ldb, float beta, float *d_C,
+                          size_t ldc, cudaStream_t stream);
+cudaError_t gpuh_gemm_f16_f16(gpuh_op op_a, gpuh_op op_b, size_t M, size_t N, size_t K, float alpha,
+                              const gpuh_f16 *d_A, size_t lda, const gpuh_f16 *d_B, size_t ldb, float beta,
+                              gpuh_f16 *d_C, size_t ldc, cudaStream_t stream);
+cudaError_t gpuh_gemm_tf32_f32(gpuh_op op_a, gpuh_op op_b, size_t M, size_t N, size_t K, float alpha,
+                               const float *d_A, size_t lda, const float *d_B, size_t ldb, float beta, float *d_C,
+                               size_t ldc, cudaStream_t stream);
 
 #ifdef __cplusplus
 } /* extern "C" */
@@ -449,6 +483,113 @@ struct gpuh_gemm_dmma_config {
     };
     static_assert(MT * 16 == WM && NT * 8 == WN && BK % 8 == 0 && BN % 16 == 0 && STAGES >= 2, "tiles");
 };
+
+/* The half-precision types: CUDA's headers; on the simulator its stand-ins
+   (sim/include, on the include path as gpuh-simcc puts it), without which
+   this section is left out there. GPUH_IMPL_TC: 1 where it is compiled. */
+#ifdef GPUH_SIM
+#ifdef __has_include
+#if __has_include(<cuda_fp16.h>) && __has_include(<cuda_bf16.h>)
+#include <cuda_fp16.h>
+#include <cuda_bf16.h>
+#endif
+#endif
+#if defined(GPUH_SIM_CUDA_FP16_H) && defined(GPUH_SIM_CUDA_BF16_H)
+#define GPUH_IMPL_TC 1
+#else
+#define GPUH_IMPL_TC 0
+#endif
+#else
+#include <cuda_fp16.h>
+#include <cuda_bf16.h>
+#define GPUH_IMPL_TC 1
+#endif
+
+#if GPUH_IMPL_TC
+
+/* ===========================================================================
+   [SECTION: TENSOR-CORE GEMM]
+   C = alpha·op(A)·op(B) + beta·C on the tensor cores, from half-precision
+   (bfloat16, fp16) or TF32 inputs, accumulated in fp32. Row-major, shapes,
+   leading dimensions, ops and argument errors as gpuh_gemm ([SECTION: GEMM]).
+   =========================================================================== */
+
+/* gpuh_gemm for 16-bit inputs: C = alpha·op(A)·op(B) + beta·C with A and B
+   in bfloat16 (__nv_bfloat16) or fp16 (__half), every product and sum in
+   fp32 (the products of two 16-bit values are exact in fp32; the sums round
+   as fp32 additions do), alpha and beta fp32, C in fp32 or in the input
+   type (the fp32 result rounded to nearest, ties to even, once). Shapes and
+   leading dimensions in elements, as gpuh_gemm's: op(A) M × K, op(B) K × N,
+   C M × N (ldc ≥ N), each operand stored row-major as its op says; any
+   M, N, K ≥ 0 (M or N = 0 does nothing, K = 0 gives C = beta·C; beta == 0
+   never reads C). Errors, with the detail naming the argument and its value
+   exactly as gpuh_gemm's: cudaErrorInvalidValue (an op, a leading
+   dimension below the stored row length, an extent past size_t or past
+   the gpuh allocation the pointer lies in, a NULL matrix), launch errors,
+   the workspace's errors (below).
+   Paths. On a GPU with sm_90a code in this program (H100, H200; built with
+   -arch=sm_90a or CMake's default architectures) the product runs on
+   wgmma.mma_async with its operands loaded into shared memory by the Tensor
+   Memory Accelerator (TMA): one warp group loads, two multiply, through a
+   ring of shared-memory stages guarded by mbarriers. TMA reads a matrix
+   whose pointer and row stride are multiples of 16 bytes; another A or B
+   (an odd leading dimension, an offset pointer) is first copied into an
+   aligned, padded workspace from gpuh's memory pool on `stream` (freed
+   there), so it stays on the tensor cores. Elsewhere (other GPUs, a build
+   without sm_90a, the CPU simulator) a tiled CUDA-core kernel computes the
+   same rounded inputs' product in fp32. Results agree with an fp64 product
+   of the same inputs within the fp32-accumulation bound over K.
+   Idea: BLAS xGEMM with cuBLAS's cublasGemmEx mixed types (CUDA_R_16BF /
+   CUDA_R_16F inputs, CUBLAS_COMPUTE_32F); the PTX ISA's wgmma and
+   cp.async.bulk.tensor; the public Hopper GEMM worklogs (P. Shankhdhar's
+   "Outperforming cuBLAS on H100", CUTLASS's sm90 warp-specialised
+   collectives). */
+static inline cudaError_t gpuh_gemm(gpuh_op op_a, gpuh_op op_b, size_t M, size_t N, size_t K, float alpha,
+                                    const __nv_bfloat16 *d_A, size_t lda, const __nv_bfloat16 *d_B, size_t ldb,
+                                    float beta, float *d_C, size_t ldc, cudaStream_t stream = 0);
+static inline cudaError_t gpuh_gemm(gpuh_op op_a, gpuh_op op_b, size_t M, size_t N, size_t K, float alpha,
+                                    const __nv_bfloat16 *d_A, size_t lda, const __nv_bfloat16 *d_B, size_t ldb,
+                                    float beta, __nv_bfloat16 *d_C, size_t ldc, cudaStream_t stream = 0);
+static inline cudaError_t gpuh_gemm(gpuh_op op_a, gpuh_op op_b, size_t M, size_t N, size_t K, float alpha,
+                                    const __half *d_A, size_t lda, const __half *d_B, size_t ldb, float beta,
+                                    float *d_C, size_t ldc, cudaStream_t stream = 0);
+static inline cudaError_t gpuh_gemm(gpuh_op op_a, gpuh_op op_b, size_t M, size_t N, size_t K, float alpha,
+                                    const __half *d_A, size_t lda, const __half *d_B, size_t ldb, float beta,
+                                    __half *d_C, size_t ldc, cudaStream_t stream = 0);
+/* The same without transposes (op_a = op_b = GPUH_OP_N). */
+static inline cudaError_t gpuh_gemm(size_t M, size_t N, size_t K, float alpha, const __nv_bfloat16 *d_A, size_t lda,
+                                    const __nv_bfloat16 *d_B, size_t ldb, float beta, float *d_C, size_t ldc,
+                                    cudaStream_t stream = 0);
+static inline cudaError_t gpuh_gemm(size_t M, size_t N, size_t K, float alpha, const __nv_bfloat16 *d_A, size_t lda,
+                                    const __nv_bfloat16 *d_B, size_t ldb, float beta, __nv_bfloat16 *d_C,
+                                    size_t ldc, cudaStream_t stream = 0);
+static inline cudaError_t gpuh_gemm(size_t M, size_t N, size_t K, float alpha, const __half *d_A, size_t lda,
+                                    const __half *d_B, size_t ldb, float beta, float *d_C, size_t ldc,
+                                    cudaStream_t stream = 0);
+static inline cudaError_t gpuh_gemm(size_t M, size_t N, size_t K, float alpha, const __half *d_A, size_t lda,
+                                    const __half *d_B, size_t ldb, float beta, __half *d_C, size_t ldc,
+                                    cudaStream_t stream = 0);
+
+/* gpuh_gemm_tf32: C = alpha·op(A)·op(B) + beta·C for float matrices on the
+   tensor cores in TF32, chosen per call (gpuh_gemm<float> stays exact FP32
+   on the CUDA cores; nothing process-wide changes). Each element of A and B
+   is read as TF32: its mantissa cut to its top 10 bits (rounded toward
+   zero, as the tensor cores read a float operand and as cuBLAS's
+   CUBLAS_COMPUTE_32F_FAST_TF32 does), about 3 decimal digits; products and
+   sums in fp32. Arguments, shapes, errors and paths: the 16-bit gpuh_gemm
+   above, with float C; on sm_90a, TF32 wgmma reads only K-major operands
+   (op(A) = A, op(B) = Bᵀ stored N × K), so an A stored transposed or a B
+   stored K × N (GPUH_OP_N) is first transposed into a workspace of gpuh's
+   pool (one read and one write of that matrix).
+   Idea: NVIDIA's TF32 (Ampere whitepaper), cuBLAS's FAST_TF32 compute type. */
+static inline cudaError_t gpuh_gemm_tf32(gpuh_op op_a, gpuh_op op_b, size_t M, size_t N, size_t K, float alpha,
+                                         const float *d_A, size_t lda, const float *d_B, size_t ldb, float beta,
+                                         float *d_C, size_t ldc, cudaStream_t stream = 0);
+static inline cudaError_t gpuh_gemm_tf32(size_t M, size_t N, size_t K, float alpha, const float *d_A, size_t lda,
+                                         const float *d_B, size_t ldb, float beta, float *d_C, size_t ldc,
+                                         cudaStream_t stream = 0);
+
+#endif /* GPUH_IMPL_TC */
 
 /* ===========================================================================
    [SECTION: SEVERAL DEVICES]
@@ -2388,6 +2529,171 @@ cudaError_t gpuh_matmul(const T *d_A, const T *d_B, T *d_C, size_t M, size_t N, 
     return gpuh_gemm<T>(M, N, K, T(1), d_A, K, d_B, N, T(0), d_C, N, stream);
 }
 
+#if GPUH_IMPL_TC
+
+/* ===========================================================================
+   [SECTION: TENSOR-CORE KERNELS]
+   The kernels behind gpuh_gemm's 16-bit overloads and gpuh_gemm_tf32: the
+   CUDA-core kernel every device and the simulator can run, and the sm_90a
+   kernel (wgmma, TMA, mbarriers, warp specialisation).
+   =========================================================================== */
+
+/* One product's arguments: op(A) M × K, op(B) K × N, C M × N, row-major;
+   ta / tb: the operand is stored transposed (GPUH_OP_T). */
+template <typename TIn, typename TOut> struct gpuh_impl_tc_args {
+    const TIn *A, *B;
+    TOut *C;
+    size_t M, N, K, lda, ldb, ldc;
+    float alpha, beta;
+    int ta, tb;
+};
+
+/* An input element as the tensor cores read it, in float: bfloat16 and fp16
+   exactly; a float as TF32, its low 13 mantissa bits dropped (toward zero;
+   infinities and NaN kept). */
+static __host__ __device__ __forceinline__ float gpuh_impl_tc_in(__nv_bfloat16 x) { return __bfloat162float(x); }
+static __host__ __device__ __forceinline__ float gpuh_impl_tc_in(__half x) { return __half2float(x); }
+static __host__ __device__ __forceinline__ float gpuh_impl_tc_in(float x)
+{
+    unsigned u;
+    memcpy(&u, &x, 4);
+    if ((u & 0x7f800000u) != 0x7f800000u)
+        u &= 0xffffe000u;
+    memcpy(&x, &u, 4);
+    return x;
+}
+/* The fp32 result stored as C's type: rounded to nearest, ties to even. */
+static __device__ __forceinline__ void gpuh_impl_tc_out(float *p, float v) { *p = v; }
+static __device__ __forceinline__ void gpuh_impl_tc_out(__nv_bfloat16 *p, float v) { *p = __float2bfloat16_rn(v); }
+static __device__ __forceinline__ void gpuh_impl_tc_out(__half *p, float v) { *p = __float2half_rn(v); }
+static __device__ __forceinline__ float gpuh_impl_tc_c(const float *p) { return *p; }
+static __device__ __forceinline__ float gpuh_impl_tc_c(const __nv_bfloat16 *p) { return __bfloat162float(*p); }
+static __device__ __forceinline__ float gpuh_impl_tc_c(const __half *p) { return __half2float(*p); }
+
+#define GPUH_IMPL_TC_SIMT_TILE 64 /* the CUDA-core kernel's tile of C: 64 × 64, slices of 16 of K */
+#define GPUH_IMPL_TC_SIMT_BK 16
+
+/* The CUDA-core kernel: the portable path (any GPU, the simulator), the
+   reference the tensor-core kernel must agree with. Block: 16 × 16 threads
+   owning a 64 × 64 tile of C (block (x, y) of a 2-D grid: columns from
+   64·x, rows from 64·y), each thread 4 × 4 elements spaced 16 apart. Per
+   slice of 16 of K, the block converts op(A)'s 64 × 16 and op(B)'s 16 × 64
+   elements to float as the tensor cores read them (gpuh_impl_tc_in; zero
+   past the edges) into shared memory, then every thread adds its 16
+   products per element in fp32, k in order. Element loads: any op, leading
+   dimension and alignment. */
+template <typename TIn, typename TOut>
+__global__ void __launch_bounds__(256) gpuh_tc_simt_kernel(const gpuh_impl_tc_args<TIn, TOut> p)
+{
+    __shared__ float s_a[GPUH_IMPL_TC_SIMT_BK][GPUH_IMPL_TC_SIMT_TILE + 1];
+    __shared__ float s_b[GPUH_IMPL_TC_SIMT_BK][GPUH_IMPL_TC_SIMT_TILE + 1];
+    const int tx = threadIdx.x, ty = threadIdx.y, t = ty * 16 + tx;
+    const size_t row0 = (size_t)blockIdx.y * GPUH_IMPL_TC_SIMT_TILE, col0 = (size_t)blockIdx.x * GPUH_IMPL_TC_SIMT_TILE;
+    float acc[4][4] = {{0.0f}};
+    for (size_t k0 = 0; k0 < p.K; k0 += GPUH_IMPL_TC_SIMT_BK) {
+        for (int e = t; e < GPUH_IMPL_TC_SIMT_BK * GPUH_IMPL_TC_SIMT_TILE; e += 256) {
+            /* element e: k = e / 64, i = e % 64 (consecutive threads, consecutive rows of C) */
+            const int k = e / GPUH_IMPL_TC_SIMT_TILE, i = e % GPUH_IMPL_TC_SIMT_TILE;
+            const size_t gk = k0 + k, gi = row0 + i, gj = col0 + i;
+            s_a[k][i] = gk < p.K && gi < p.M ? gpuh_impl_tc_in(p.ta ? p.A[gk * p.lda + gi] : p.A[gi * p.lda + gk])
+                                             : 0.0f;
+            s_b[k][i] = gk < p.K && gj < p.N ? gpuh_impl_tc_in(p.tb ? p.B[gj * p.ldb + gk] : p.B[gk * p.ldb + gj])
+                                             : 0.0f;
+        }
+        __syncthreads(); /* the slice is in shared memory before anyone reads it */
+        for (int k = 0; k < GPUH_IMPL_TC_SIMT_BK; ++k)
+            for (int r = 0; r < 4; ++r)
+                for (int c = 0; c < 4; ++c)
+                    acc[r][c] = fmaf(s_a[k][ty + 16 * r], s_b[k][tx + 16 * c], acc[r][c]);
+        __syncthreads(); /* everyone is done with the slice before the next overwrites it */
+    }
+    for (int r = 0; r < 4; ++r)
+        for (int c = 0; c < 4; ++c) {
+            const size_t i = row0 + ty + 16 * r, j = col0 + tx + 16 * c;
+            if (i < p.M && j < p.N) {
+                TOut *dst = p.C + i * p.ldc + j;
+                const float v = p.alpha * acc[r][c];
+                gpuh_impl_tc_out(dst, p.beta == 0.0f ? v : fmaf(p.beta, gpuh_impl_tc_c(dst), v));
+            }
+        }
+}
+
+/* ===========================================================================
+   [SECTION: TENSOR-CORE DISPATCH]
+   gpuh_gemm (16-bit) / gpuh_gemm_tf32 → gpuh_impl_tc_gemm: the checks of
+   gpuh_gemm, then the sm_90a kernel where this program holds it for the
+   current device, else the CUDA-core kernel.
+   =========================================================================== */
+
+/* The CUDA-core kernel over all of C. */
+template <typename TIn, typename TOut>
+static inline cudaError_t gpuh_impl_tc_simt(const gpuh_impl_tc_args<TIn, TOut> &a, cudaStream_t stream)
+{
+    const size_t bx = gpuh_ceil_div(a.N, GPUH_IMPL_TC_SIMT_TILE), by = gpuh_ceil_div(a.M, GPUH_IMPL_TC_SIMT_TILE);
+    if (by > 65535)
+        return gpuh_fail(cudaErrorInvalidValue, "gpuh_gemm: C of %zu x %zu needs more than 65535 rows of blocks",
+                         a.M, a.N);
+    return GPUH_LAUNCH((gpuh_tc_simt_kernel<TIn, TOut>), dim3((unsigned)bx, (unsigned)by), dim3(16, 16), 0, stream, a);
+}
+
+/* The launcher behind the 16-bit gpuh_gemm and gpuh_gemm_tf32 (fn names it
+   in error details): gpuh_gemm's checks (A and B with TIn's size, C with
+   TOut's), then the path. */
+template <typename TIn, typename TOut>
+static inline cudaError_t gpuh_impl_tc_gemm(const char *fn, gpuh_op op_a, gpuh_op op_b, size_t M, size_t N, size_t K,
+                                            float alpha, const TIn *d_A, size_t lda, const TIn *d_B, size_t ldb,
+                                            float beta, TOut *d_C, size_t ldc, cudaStream_t stream)
+{
+    cudaError_t err = gpuh_impl_gemm_check(fn, op_a, op_b, M, N, K, d_A, lda, d_B, ldb, d_C, ldc, sizeof(TIn));
+    /* C again with its own element size (K = 0: only C is looked at) */
+    if (err == cudaSuccess && sizeof(TOut) != sizeof(TIn))
+        err = gpuh_impl_gemm_check(fn, GPUH_OP_N, GPUH_OP_N, M, N, 0, d_C, 0, d_C, N, d_C, ldc, sizeof(TOut));
+    if (err != cudaSuccess || M == 0 || N == 0)
+        return err;
+    gpuh_impl_tc_args<TIn, TOut> a;
+    a.A = d_A, a.B = d_B, a.C = d_C, a.M = M, a.N = N, a.K = K, a.lda = lda, a.ldb = ldb, a.ldc = ldc;
+    a.alpha = alpha, a.beta = beta, a.ta = op_a == GPUH_OP_T, a.tb = op_b == GPUH_OP_T;
+    return gpuh_impl_tc_simt(a, stream);
+}
+
+/* gpuh_gemm (16-bit inputs), gpuh_gemm_tf32: see [SECTION: TENSOR-CORE GEMM]. */
+#define GPUH_IMPL_TC_GEMM(TIn, TOut)                                                                      \
+    static inline cudaError_t gpuh_gemm(gpuh_op op_a, gpuh_op op_b, size_t M, size_t N, size_t K, float alpha, \
+                                        const TIn *d_A, size_t lda, const TIn *d_B, size_t ldb, float beta,    \
+                                        TOut *d_C, size_t ldc, cudaStream_t stream)                          \
+    {                                                                                                        \
+        return gpuh_impl_tc_gemm("gpuh_gemm", op_a, op_b, M, N, K, alpha, d_A, lda, d_B, ldb, beta, d_C, ldc,  \
+                                 stream);                                                                    \
+    }                                                                                                        \
+    static inline cudaError_t gpuh_gemm(size_t M, size_t N, size_t K, float alpha, const TIn *d_A, size_t lda, \
+                                        const TIn *d_B, size_t ldb, float beta, TOut *d_C, size_t ldc,        \
+                                        cudaStream_t stream)                                                 \
+    {                                                                                                        \
+        return gpuh_impl_tc_gemm("gpuh_gemm", GPUH_OP_N, GPUH_OP_N, M, N, K, alpha, d_A, lda, d_B, ldb, beta,  \
+                                 d_C, ldc, stream);                                                          \
+    }
+GPUH_IMPL_TC_GEMM(__nv_bfloat16, float)
+GPUH_IMPL_TC_GEMM(__nv_bfloat16, __nv_bfloat16)
+GPUH_IMPL_TC_GEMM(__half, float)
+GPUH_IMPL_TC_GEMM(__half, __half)
+#undef GPUH_IMPL_TC_GEMM
+
+static inline cudaError_t gpuh_gemm_tf32(gpuh_op op_a, gpuh_op op_b, size_t M, size_t N, size_t K, float alpha,
+                                         const float *d_A, size_t lda, const float *d_B, size_t ldb, float beta,
+                                         float *d_C, size_t ldc, cudaStream_t stream)
+{
+    return gpuh_impl_tc_gemm("gpuh_gemm_tf32", op_a, op_b, M, N, K, alpha, d_A, lda, d_B, ldb, beta, d_C, ldc,
+                             stream);
+}
+static inline cudaError_t gpuh_gemm_tf32(size_t M, size_t N, size_t K, float alpha, const float *d_A, size_t lda,
+                                         const float *d_B, size_t ldb, float beta, float *d_C, size_t ldc,
+                                         cudaStream_t stream)
+{
+    return gpuh_gemm_tf32(GPUH_OP_N, GPUH_OP_N, M, N, K, alpha, d_A, lda, d_B, ldb, beta, d_C, ldc, stream);
+}
+
+#endif /* GPUH_IMPL_TC */
+
 /* ===========================================================================
    [SECTION: SHARDED KERNELS] the kernels on sharded arrays, implementation
    gpuh.h's gpuh_devices and gpuh_shards, with the kernels above run on each
@@ -2688,6 +2994,31 @@ GPUH_IMPL_MATMUL(f32, float)
 GPUH_IMPL_MATMUL(f64, double)
 GPUH_IMPL_GEMM(f32, float)
 GPUH_IMPL_GEMM(f64, double)
+
+#if GPUH_IMPL_TC
+/* The tensor-core entry points: gpuh_bf16 / gpuh_f16 have the layout of
+   __nv_bfloat16 / __half. */
+#define GPUH_IMPL_TC_ENTRY(name, TC, TIn, TOutC, TOut)                                                     \
+    extern "C" cudaError_t name(gpuh_op op_a, gpuh_op op_b, size_t M, size_t N, size_t K, float alpha,      \
+                                const TC *d_A, size_t lda, const TC *d_B, size_t ldb, float beta, TOutC *d_C, \
+                                size_t ldc, cudaStream_t stream)                                            \
+    {                                                                                                       \
+        return gpuh_gemm(op_a, op_b, M, N, K, alpha, reinterpret_cast<const TIn *>(d_A), lda,               \
+                         reinterpret_cast<const TIn *>(d_B), ldb, beta, reinterpret_cast<TOut *>(d_C), ldc,  \
+                         stream);                                                                           \
+    }
+GPUH_IMPL_TC_ENTRY(gpuh_gemm_bf16, gpuh_bf16, __nv_bfloat16, float, float)
+GPUH_IMPL_TC_ENTRY(gpuh_gemm_bf16_bf16, gpuh_bf16, __nv_bfloat16, gpuh_bf16, __nv_bfloat16)
+GPUH_IMPL_TC_ENTRY(gpuh_gemm_f16, gpuh_f16, __half, float, float)
+GPUH_IMPL_TC_ENTRY(gpuh_gemm_f16_f16, gpuh_f16, __half, gpuh_f16, __half)
+#undef GPUH_IMPL_TC_ENTRY
+extern "C" cudaError_t gpuh_gemm_tf32_f32(gpuh_op op_a, gpuh_op op_b, size_t M, size_t N, size_t K, float alpha,
+                                          const float *d_A, size_t lda, const float *d_B, size_t ldb, float beta,
+                                          float *d_C, size_t ldc, cudaStream_t stream)
+{
+    return gpuh_gemm_tf32(op_a, op_b, M, N, K, alpha, d_A, lda, d_B, ldb, beta, d_C, ldc, stream);
+}
+#endif
 
 #undef GPUH_IMPL_VECTOR_ADD
 #undef GPUH_IMPL_REDUCE

@@ -1,24 +1,82 @@
-/* gpuh_sim.h - gpuh's CPU simulator: run CUDA kernels with no GPU, v0.1.0
+/* gpuh_sim.h - v0.1.0 - gpuh's CPU simulator: run CUDA programs with no GPU.
 
-   Compile a CUDA program with the host C++ compiler and -DGPUH_SIM: gpuh.h then
-   includes this header instead of <cuda_runtime.h>, and every kernel runs on
-   the CPU, each CUDA thread on its own small stack (a fiber), the blocks of a
-   grid spread over a pool of CPU threads. The idea is Numba's
+   MIT licence (see gpuh.h).
+
+   Every kernel runs on the CPU: each CUDA thread on its own small stack (a
+   fiber), the blocks of a grid spread over a pool of CPU threads, barriers
+   real, warp operations over 32 lanes. The idea is Numba's
    NUMBA_ENABLE_CUDASIM=1: debug kernels where there is no GPU, with checks a
-   GPU does not make.
+   GPU does not make (see DIAGNOSTICS).
 
-       g++ -std=c++11 -DGPUH_SIM -I<gpuh> -x c++ prog.cu -pthread      (gpuh programs)
+   ============================================================================
+   USING IT
+
        tools/gpuh-simcc prog.cu -o prog                                  (any .cu, <<< >>> too)
+       g++ -std=c++11 -DGPUH_SIM -I<gpuh> -x c++ prog.cu -pthread      (gpuh programs)
        cmake: target_link_libraries(app PRIVATE gpuh::sim), sources through gpuh_sim_sources()
+
+   With -DGPUH_SIM, gpuh.h includes this header instead of <cuda_runtime.h>
+   and GPUH_LAUNCH runs kernels here. A plain CUDA program
+   (kernel<<<grid, block, shmem, stream>>>(args)) goes through
+   tools/gpuh-simcc, which rewrites the launches and each
+   `extern __shared__ T s[];`, puts the stand-ins for CUDA's headers
+   (sim/include: cooperative groups, textures, half precision, cuRAND's
+   device API, ...) first on the include path, and runs the C++ compiler.
 
    C files may include gpuh.h with -DGPUH_SIM too (C99): the runtime is
    declared in C and defined, as weak symbols, in every C++ file that includes
    this header, so a C program needs one such file (its kernels' .cu is one).
 
-   A plain CUDA program (kernel<<<grid, block, shmem, stream>>>(args)) goes
-   through tools/gpuh-simcc, which rewrites the launches and each
-   `extern __shared__ T s[];` and then runs the C++ compiler.
+   ============================================================================
+   CONTENTS (search for the anchor in brackets)
 
+   The public front: what a program touches.
+     [SECTION: RUNTIME API]           CUDA's types and the runtime subset (C), several
+                                      devices, the NCCL stand-in, memory pools
+     [SECTION: DEVICE SURFACE]        qualifiers, vector types, threadIdx & co.,
+                                      __syncthreads, warp operations, fences, clocks,
+                                      atomics, math and bit intrinsics
+     [SECTION: LAUNCHES]              GPUH_SIM_KERNEL_CALL (what <<< >>> becomes),
+                                      GPUH_SIM_KERNEL_CALL_EXPR, cudaLaunchKernel,
+                                      cudaLaunchCooperativeKernel
+     [SECTION: RUNTIME C++ OVERLOADS] typed cudaMalloc, kernels as functions, symbols
+   The implementation, in the order a launch reaches it. Its names
+   (gpuh_sim_impl::, GPUH_IMPL_SIM_) are private: they may change without notice.
+     [SECTION: IMPLEMENTATION]        the handles, then one namespace:
+       [SECTION: FIBERS]              the context switch
+       [SECTION: STATE AND ERRORS]    configuration read from the environment, errors
+       [SECTION: SCHEDULER]           runners and their stacks, one block on one CPU
+                                      worker, divergence reports
+       [SECTION: HOST THREADS]        the pool of CPU workers, faults, the launch,
+                                      the kernel's arguments
+       [SECTION: BARRIERS AND WARPS]  __syncthreads, the warp operations, atomics
+       [SECTION: MEMORY LEDGER]       allocations, copies' checks
+       [SECTION: LAUNCH CHECKS]       launches from kernels, host pointers, symbols,
+                                      cooperative launches, coalesced groups,
+                                      kernels by address
+       [SECTION: SEVERAL DEVICES]  [SECTION: NCCL]  [SECTION: MEMORY POOLS]
+       [SECTION: CURAND]
+     [SECTION: RUNTIME DEFINITIONS]   the runtime's functions (weak, extern "C"),
+                                      the device functions declared in the front
+
+   ============================================================================
+   ENVIRONMENT (read once, at the first use; a value out of range is said on
+   stderr and the default used)
+     GPUH_SIM_THREADS       CPU threads that run blocks (default: all cores; 1 .. 1024)
+     GPUH_SIM_STACK_KB      stack of each simulated thread, KiB (default 768, 1536 under
+                            ASan: CUDA's 512 KiB of local memory per thread fits; 16 .. 1048576)
+     GPUH_SIM_SCHEDULE      forward (default) | reverse | random: the order the threads
+                            of a block run between barriers (see DIAGNOSTICS)
+     GPUH_SIM_SEED          the random schedule's seed (default: from the clock, printed)
+     GPUH_SIM_REPS          at most this many timed runs in gpuh_time_median_ms, no
+                            warm-up (unset: no limit)
+     GPUH_SIM_DEVICES       devices presented, all alike (default 1; 1 .. 64)
+     GPUH_SIM_NCCL_TIMEOUT  seconds a collective waits for the other ranks (default 30)
+   No override macro: the simulator is set up at run time. The macros a
+   program uses are GPUH_SIM (given to the compiler: gpuh.h picks this header),
+   and the launch forms of [SECTION: LAUNCHES].
+
+   ============================================================================
    WHAT IS SIMULATED
      device   __global__/__device__/__host__, __shared__ (static: one copy per
               CPU worker, which runs one block at a time; extern: the launch's
@@ -26,18 +84,25 @@
               __syncthreads (+ _count/_and/_or) as a true barrier, __syncwarp,
               __shfl*_sync and __ballot/__any/__all_sync over the 32 lanes of a
               warp, atomics that are real CPU atomics, __threadfence*, __ldg,
-              vector types, the math and bit intrinsics gpuh uses.
-     host     the part of the CUDA 13 runtime that gpuh and its examples call:
-              memory (device, managed, pinned: all host memory, tracked),
-              copies and sets, streams and events (work runs in order when
-              issued; events time it on the host clock; a handle destroyed
-              or never made is cudaErrorInvalidResourceHandle), device
-              properties (the device is named "gpuh CPU simulator"), errors
-              (the last one per host thread, the sticky one for all),
+              clock64, __nanosleep, assert (a failed one fails the launch with
+              cudaErrorAssert), vector types, the math and bit intrinsics.
+     host     the part of the CUDA 13 runtime that gpuh, its examples and
+              NVIDIA's samples call: memory (device, managed, pinned: all host
+              memory, tracked), copies and sets, streams and events (work runs
+              in order when issued; events time it on the host clock; a handle
+              destroyed or never made is cudaErrorInvalidResourceHandle),
+              device properties (the device is named "gpuh CPU simulator"),
+              errors (the last one per host thread, the sticky one for all),
               occupancy, the launch-configuration limits of the GPU; and a
               Philox4x32-10 stand-in for the cuRAND host API gpuh uses.
               Several host threads may call it at once, launches included:
               each launch returns once all its blocks have run.
+     stand-ins (sim/include, through gpuh-simcc): cooperative groups (block,
+              tiles up to 32, partitions, reduce, grid sync under
+              cudaLaunchCooperativeKernel), textures, surfaces and CUDA
+              arrays, half precision, the cuRAND device API (Philox numbers),
+              memory pools.
+
    DIAGNOSTICS (a GPU gives none of these)
      divergent barrier   a thread that exits, or waits at another barrier,
                          while others wait at __syncthreads() or a warp
@@ -46,32 +111,23 @@
                          (sticky, as after a GPU fault).
      warp misuse         a shuffle whose width is not a power of two from 1
                          to 32: printed likewise, the launch fails the same way.
+     host pointer        a kernel argument that points into no allocation,
+                         registration or global of the program: printed with
+                         the kernel, the argument's position and the pointer;
+                         the launch fails with cudaErrorIllegalAddress.
      segmentation fault  in a kernel: kernel, block and thread printed, with
                          the cause when it is known (the thread's stack
                          overflowed: raise GPUH_SIM_STACK_KB; dynamic shared
                          memory the launch did not ask for); the launch fails
                          with cudaErrorIllegalAddress (sticky) and the
                          process goes on. Under ASan, ASan reports it.
-     GPUH_SIM_SCHEDULE   forward (default) | reverse | random: the order the
-                         threads of a block run between barriers; a missing
-                         barrier shows up as a wrong result under another
-                         order. GPUH_SIM_SEED fixes the random order's seed.
-     AddressSanitizer    fiber switches are announced to ASan, so an
-                         out-of-bounds access in a kernel gives a stack trace;
+     schedules           GPUH_SIM_SCHEDULE=reverse or random runs a block's
+                         threads in another order between barriers: a missing
+                         barrier shows up as a wrong result.
+     AddressSanitizer,   fiber switches are announced to them, so an
+     ThreadSanitizer     out-of-bounds access in a kernel gives a stack trace;
                          the sim then names the kernel, block and thread.
-   ENVIRONMENT
-     GPUH_SIM_THREADS    CPU threads that run blocks (default: all cores; at most 1024)
-     GPUH_SIM_STACK_KB   stack of each simulated thread (default 768, 1536 under ASan:
-                         CUDA's 512 KiB of local memory per thread fits)
-     GPUH_SIM_REPS       at most this many timed runs in gpuh_time_median_ms (unset: no limit)
-     GPUH_SIM_DEVICES    devices presented (default 1), with NCCL's collectives
-                         (see SEVERAL DEVICES AND THE NCCL STAND-IN)
-     GPUH_SIM_NCCL_TIMEOUT  seconds a collective waits for the other ranks (default 30)
-   IDEAS FROM
-     Numba's CUDA simulator (NUMBA_ENABLE_CUDASIM: kernels on the CPU for
-     debugging, one host thread per CUDA thread); the schedule switch from the
-     cuda4cpu project; one fiber per CUDA thread, switched only at barriers,
-     so that a thread keeps its locals across __syncthreads() as on a GPU.
+
    LIMITS
      Kernels run to completion when launched (streams are in order anyway);
      an error inside a kernel is therefore seen at the launch. Static
@@ -83,27 +139,28 @@
      rewrite (or T *s = (T *)gpuh_sim_dynamic_shared(); by hand); sizeof(s)
      is then a pointer's. gpuh-simcc rewrites .cu files and the headers they
      include from beside them; other headers launch with GPUH_LAUNCH /
-     GPUH_SIM_KERNEL_CALL.
-     __syncthreads & co. are macros; min and max are
-     templates in the global namespace, as CUDA has them. A simulated
-     thread runs until it waits at a barrier, a warp operation or
+     GPUH_SIM_KERNEL_CALL. __syncthreads & co. are macros; min and max are
+     templates in the global namespace, as CUDA has them.
+     A simulated thread runs until it waits at a barrier, a warp operation or
      __nanosleep: one that spins on a flag another thread of its block sets,
      without sleeping in the loop, hangs (a GPU since Volta would let the
-     other thread run). A block
-     that waits for another block (a spin lock across blocks) hangs when the
-     other block is not running, as on a GPU without cooperative launch.
+     other thread run). A block that waits for another block (a spin lock
+     across blocks) hangs when the other block is not running, as on a GPU
+     without cooperative launch.
      GPUH_LAUNCH takes a single function: name a template kernel's
      arguments (k<float>), as gpuh does (gpuh-simcc also launches template
      kernels with deduced arguments and kernels with default arguments).
-     In gpuh-simcc's stand-in headers (sim/include): cooperative groups
-     (block, tiles up to 32, partitions, reduce, grid sync under
-     cudaLaunchCooperativeKernel), textures, surfaces and CUDA arrays, half
-     precision, the cuRAND device API (Philox numbers), memory pools.
      Not simulated: dynamic parallelism (a launch from a kernel fails the
-     launch with a message), graphs, coalesced_threads(), tiles of more
-     than 32 threads, cuda::barrier/pipeline, cuBLAS and other CUDA
-     libraries (their headers stop the build with an #error naming them).
+     launch with a message), graphs, tiles of more than 32 threads,
+     cuda::barrier/pipeline, cuBLAS and other CUDA libraries (their stand-in
+     headers stop the build with an #error naming them).
      Fibers switch by hand on x86-64; elsewhere through ucontext (slower).
+
+   IDEAS FROM
+     Numba's CUDA simulator (NUMBA_ENABLE_CUDASIM: kernels on the CPU for
+     debugging, one host thread per CUDA thread); the schedule switch from the
+     cuda4cpu project; one fiber per CUDA thread, switched only at barriers,
+     so that a thread keeps its locals across __syncthreads() as on a GPU.
 */
 #ifndef GPUH_SIM_H
 #define GPUH_SIM_H
@@ -113,6 +170,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* ===========================================================================
+   [SECTION: RUNTIME API]
+   The C-compatible part (C99 and C++): CUDA's types and the runtime subset,
+   declared as cuda_runtime.h declares them. Semantics are CUDA 13's; each
+   definition in [SECTION: RUNTIME DEFINITIONS] notes where the simulator
+   differs (work runs when issued, host memory is device memory).
+   =========================================================================== */
 #include <math.h>
 
 /* ===========================================================================
@@ -400,11 +465,146 @@ curandStatus_t curandGenerateNormalDouble(curandGenerator_t gen, double *out, si
 } /* extern "C" */
 #endif
 
-/* ===========================================================================
-   C++ PART: the runtime's definitions, the device side, launches
-   =========================================================================== */
+/* ---------------------------------------------------------------------------
+   SEVERAL DEVICES AND THE NCCL STAND-IN
+   GPUH_SIM_DEVICES=<n> (1 .. 64, default 1) presents n devices, all alike;
+   the current device belongs to the calling host thread, as in CUDA. All
+   of them share the host's memory, so every pair can access each other
+   (cudaDeviceCanAccessPeer says 1) and a peer copy is a copy. The part of
+   NCCL that gpuh calls is here too: communicators from ncclCommInitAll (one
+   thread drives every rank, inside ncclGroupStart/End) or ncclCommInitRank
+   (one host thread per rank; ranks in other processes are refused with a
+   message), and all-reduce, broadcast and all-gather over host memory.
+   A collective runs when the last rank has called it: deterministic (an
+   all-reduce adds the ranks' values in rank order), and checked: ranks that
+   call different collectives, or buffers that are not device memory of the
+   simulator, fail with ncclInvalidUsage / ncclInvalidArgument and a message
+   in ncclGetLastError; a rank left waiting more than GPUH_SIM_NCCL_TIMEOUT
+   seconds (default 30) for the others fails with ncclInvalidUsage instead
+   of hanging. Idea: NCCL's API and semantics (user guide, "Collective
+   operations", "Group calls"), run on the CPU as the rest of this file runs
+   CUDA. */
 #ifdef __cplusplus
+extern "C" {
+#endif
+cudaError_t cudaDeviceCanAccessPeer(int *can_access, int device, int peer_device);
+cudaError_t cudaDeviceEnablePeerAccess(int peer_device, unsigned int flags);
+cudaError_t cudaDeviceDisablePeerAccess(int peer_device);
+cudaError_t cudaMemcpyPeer(void *dst, int dst_device, const void *src, int src_device, size_t bytes);
+cudaError_t cudaMemcpyPeerAsync(void *dst, int dst_device, const void *src, int src_device, size_t bytes,
+                                cudaStream_t stream);
 
+/* ---- NCCL stand-in (nccl.h's names and values) */
+#define NCCL_UNIQUE_ID_BYTES 128
+typedef struct gpuh_sim_nccl_comm *ncclComm_t;
+typedef struct {
+    char internal[NCCL_UNIQUE_ID_BYTES];
+} ncclUniqueId;
+typedef enum {
+    ncclSuccess = 0,
+    ncclUnhandledCudaError = 1,
+    ncclSystemError = 2,
+    ncclInternalError = 3,
+    ncclInvalidArgument = 4,
+    ncclInvalidUsage = 5,
+    ncclRemoteError = 6,
+    ncclInProgress = 7
+} ncclResult_t;
+typedef enum {
+    ncclInt8 = 0, ncclChar = 0, ncclUint8 = 1, ncclInt32 = 2, ncclInt = 2, ncclUint32 = 3, ncclInt64 = 4,
+    ncclUint64 = 5, ncclFloat16 = 6, ncclHalf = 6, ncclFloat32 = 7, ncclFloat = 7, ncclFloat64 = 8, ncclDouble = 8
+} ncclDataType_t;
+typedef enum { ncclSum = 0, ncclProd = 1, ncclMax = 2, ncclMin = 3, ncclAvg = 4 } ncclRedOp_t;
+ncclResult_t ncclGetVersion(int *version);
+ncclResult_t ncclGetUniqueId(ncclUniqueId *id);
+ncclResult_t ncclCommInitRank(ncclComm_t *comm, int nranks, ncclUniqueId id, int rank);
+ncclResult_t ncclCommInitAll(ncclComm_t *comms, int ndev, const int *devlist);
+ncclResult_t ncclCommDestroy(ncclComm_t comm);
+ncclResult_t ncclCommCount(const ncclComm_t comm, int *count);
+ncclResult_t ncclCommCuDevice(const ncclComm_t comm, int *device);
+ncclResult_t ncclCommUserRank(const ncclComm_t comm, int *rank);
+const char *ncclGetErrorString(ncclResult_t result);
+const char *ncclGetLastError(ncclComm_t comm);
+ncclResult_t ncclGroupStart(void);
+ncclResult_t ncclGroupEnd(void);
+ncclResult_t ncclAllReduce(const void *send, void *recv, size_t count, ncclDataType_t type, ncclRedOp_t op,
+                           ncclComm_t comm, cudaStream_t stream);
+ncclResult_t ncclBroadcast(const void *send, void *recv, size_t count, ncclDataType_t type, int root,
+                           ncclComm_t comm, cudaStream_t stream);
+ncclResult_t ncclAllGather(const void *send, void *recv, size_t send_count, ncclDataType_t type, ncclComm_t comm,
+                           cudaStream_t stream);
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+/* ---------------------------------------------------------------------------
+   MEMORY POOLS (CUDA's stream-ordered allocator)
+   cudaMemPoolCreate / Destroy, cudaMallocFromPoolAsync, cudaFreeAsync on a
+   pool's memory, cudaMemPoolTrimTo and the pool attributes gpuh uses (the
+   release threshold; reserved and used memory, current and high), with
+   the runtime's names and values. A pool holds blocks of simulated device
+   memory: an allocation is rounded up to GPUH_IMPL_SIM_POOL_ALIGN bytes and
+   reuses a freed block of exactly that size, else takes a new one; a block
+   stays reserved when freed. Work runs when issued, so a free has happened
+   when cudaFreeAsync returns: blocks above the release threshold go back at
+   once (a GPU waits for the next synchronisation), and cudaMemPoolTrimTo
+   needs no synchronisation first. Better than a GPU at one thing: a pool
+   block freed twice fails with cudaErrorInvalidValue. Not simulated: the
+   device's default pool (cudaMallocAsync takes plain device memory), pool
+   access from other devices, IPC export, graphs.
+   Idea: the CUDA runtime's memory-pool API (Programming Guide, "Stream
+   Ordered Memory Allocator"). */
+#ifdef __cplusplus
+extern "C" {
+#endif
+typedef struct CUmemPoolHandle_st *cudaMemPool_t;
+enum cudaMemPoolAttr {
+    cudaMemPoolReuseFollowEventDependencies = 0x1,
+    cudaMemPoolReuseAllowOpportunistic = 0x2,
+    cudaMemPoolReuseAllowInternalDependencies = 0x3,
+    cudaMemPoolAttrReleaseThreshold = 0x4,
+    cudaMemPoolAttrReservedMemCurrent = 0x5,
+    cudaMemPoolAttrReservedMemHigh = 0x6,
+    cudaMemPoolAttrUsedMemCurrent = 0x7,
+    cudaMemPoolAttrUsedMemHigh = 0x8
+};
+enum cudaMemAllocationType { cudaMemAllocationTypeInvalid = 0x0, cudaMemAllocationTypePinned = 0x1 };
+enum cudaMemAllocationHandleType { cudaMemHandleTypeNone = 0x0 };
+struct cudaMemPoolProps {
+    enum cudaMemAllocationType allocType;
+    enum cudaMemAllocationHandleType handleTypes;
+    struct cudaMemLocation location;
+    void *win32SecurityAttributes;
+    size_t maxSize;
+    unsigned short usage;
+    unsigned char reserved[54];
+};
+cudaError_t cudaMemPoolCreate(cudaMemPool_t *pool, const struct cudaMemPoolProps *props);
+cudaError_t cudaMemPoolDestroy(cudaMemPool_t pool);
+cudaError_t cudaMallocFromPoolAsync(void **ptr, size_t bytes, cudaMemPool_t pool, cudaStream_t stream);
+cudaError_t cudaMemPoolTrimTo(cudaMemPool_t pool, size_t min_bytes_to_keep);
+cudaError_t cudaMemPoolSetAttribute(cudaMemPool_t pool, enum cudaMemPoolAttr attr, void *value);
+cudaError_t cudaMemPoolGetAttribute(cudaMemPool_t pool, enum cudaMemPoolAttr attr, void *value);
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+/* The include guards of cuda_runtime.h and driver_types.h: programs test them
+   to know the runtime is there (the samples' helper_cuda.h defines
+   checkCudaErrors and findCudaDevice only then). */
+#ifndef __CUDA_RUNTIME_H__
+#define __CUDA_RUNTIME_H__
+#endif
+#ifndef __DRIVER_TYPES_H__
+#define __DRIVER_TYPES_H__
+#endif
+enum cudaComputeMode {
+    cudaComputeModeDefault = 0,
+    cudaComputeModeExclusive = 1,
+    cudaComputeModeProhibited = 2,
+    cudaComputeModeExclusiveProcess = 3
+};
+#ifdef __cplusplus
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -419,6 +619,8 @@ curandStatus_t curandGenerateNormalDouble(curandGenerator_t gen, double *out, si
 #include <signal.h>
 #include <sys/mman.h>
 #include <unistd.h>
+#include <deque>
+#include <string>
 
 #if defined(__SANITIZE_ADDRESS__)
 #define GPUH_IMPL_SIM_ASAN 1
@@ -446,6 +648,12 @@ curandStatus_t curandGenerateNormalDouble(curandGenerator_t gen, double *out, si
 #if !defined(__x86_64__)
 #include <ucontext.h>
 #endif
+
+/* ===========================================================================
+   [SECTION: DEVICE SURFACE]
+   What a kernel sees: qualifiers, vector types, the built-in variables,
+   barriers and warp operations, fences, clocks, atomics and intrinsics.
+   =========================================================================== */
 
 /* ---- Device-side qualifiers: plain C++ on the CPU. */
 #define __global__
@@ -488,1072 +696,53 @@ inline uchar4 make_uchar4(unsigned char x, unsigned char y, unsigned char z, uns
     return v;
 }
 
+/* The simulator's side of the built-in variables (a thread_local view each
+   CPU worker updates as it switches simulated threads), and the helpers the
+   inline functions of this front call; all defined in [SECTION: IMPLEMENTATION]. */
 namespace gpuh_sim_impl {
-
-/* ---------------------------------------------------------------------------
-   Context switch between fibers: x86-64 by hand (callee-saved registers, the
-   SSE and x87 control words), ucontext elsewhere. */
-#if defined(__x86_64__)
-extern "C" void gpuh_sim_impl_swap(void **save_sp, void *load_sp);
-__asm__(".text\n"
-        ".weak gpuh_sim_impl_swap\n"
-        ".type gpuh_sim_impl_swap, @function\n"
-        "gpuh_sim_impl_swap:\n"
-        "  pushq %rbp\n  pushq %rbx\n  pushq %r12\n  pushq %r13\n  pushq %r14\n  pushq %r15\n"
-        "  subq $8, %rsp\n  stmxcsr (%rsp)\n  fnstcw 4(%rsp)\n"
-        "  movq %rsp, (%rdi)\n  movq %rsi, %rsp\n"
-        "  ldmxcsr (%rsp)\n  fldcw 4(%rsp)\n  addq $8, %rsp\n"
-        "  popq %r15\n  popq %r14\n  popq %r13\n  popq %r12\n  popq %rbx\n  popq %rbp\n"
-        "  ret\n"
-        ".size gpuh_sim_impl_swap, .-gpuh_sim_impl_swap\n");
-struct fctx {
-    void *sp;
-};
-inline void fctx_swap(fctx *from, fctx *to) { gpuh_sim_impl_swap(&from->sp, to->sp); }
-inline void fctx_make(fctx *c, char *lo, size_t size, void (*entry)())
-{
-    uintptr_t top = (reinterpret_cast<uintptr_t>(lo) + size) & ~uintptr_t(15);
-    uint64_t *p = reinterpret_cast<uint64_t *>(top);
-    uint32_t csr[2] = {0x1F80u, 0x037Fu}; /* default MXCSR, x87 control word */
-    p[-1] = 0;                            /* entry's return address: never used */
-    p[-2] = reinterpret_cast<uint64_t>(entry);
-    for (int i = 3; i <= 8; ++i)
-        p[-i] = 0; /* rbp, rbx, r12-r15 */
-    memcpy(&p[-9], csr, sizeof csr);
-    c->sp = &p[-9];
-}
-#else
-struct fctx {
-    ucontext_t uc;
-};
-inline void fctx_swap(fctx *from, fctx *to) { swapcontext(&from->uc, &to->uc); }
-inline void fctx_make(fctx *c, char *lo, size_t size, void (*entry)())
-{
-    getcontext(&c->uc);
-    c->uc.uc_stack.ss_sp = lo;
-    c->uc.uc_stack.ss_size = size;
-    c->uc.uc_link = NULL;
-    makecontext(&c->uc, entry, 0);
-}
-#endif
-
-/* ---------------------------------------------------------------------------
-   State. Process-wide state lives in function-local statics of inline
-   functions (one copy per program); each CPU worker has a thread_local one. */
-
-struct site {
-    const char *what, *file;
-    int line;
-};
-
-enum { T_NEW, T_RUNNING, T_READY, T_BARRIER, T_WARP, T_DONE, T_FAULT };
-enum { W_SYNC, W_SHFL, W_UP, W_DOWN, W_XOR, W_BALLOT, W_ANY, W_ALL };
-
-struct runner {
-    fctx ctx;
-    char *lo;
-    size_t size;
-    int thread; /* the simulated thread it runs, or -1 */
-    void *asan_fake;
-    void *tsan_fiber;
-};
-
-struct lane_op {
-    int op, param, width;
-    unsigned mask;
-    uint64_t value, result;
-    site where;
-};
-
-struct launch_job {
-    const char *kernel, *file;
-    int line;
-    dim3 grid, block;
-    size_t shmem;
-    void (*thunk)(const void *closure);
-    const void *closure;
-    uint64_t blocks, chunk;
-    std::atomic<uint64_t> next;
-    std::atomic<int> failed; /* the first error of a block (a cudaError_t), 0 while none */
-    int active;              /* pool threads running its blocks (guarded by the pool's mutex) */
-};
-
-struct block_state {
-    int n;                 /* threads in the block */
-    int next_new, done, at_barrier;
-    int barrier_result;
-    int fault; /* a thread misused a warp operation or faulted (reported): the launch fails with this error */
-    unsigned char state[1024];
-    runner *runner_of[1024];
-    int order[1024];
-    site barrier_at[1024];
-    int vote[1024];
-    lane_op lane[1024];
-    unsigned warp_arrived[32];
-    uint64_t rng;
-};
-
-struct worker {
-    fctx sched;
-    void *sched_fake;
-    const void *sched_lo;
-    size_t sched_size;
-    std::vector<runner *> all, free_list;
-    void *sched_tsan; /* ThreadSanitizer's name for the scheduler: the CPU thread itself */
-    runner *current;
-    launch_job *job;
-    block_state *b;
-    unsigned char *dyn;
-    size_t dyn_size;
-    void *alt_stack; /* where the fault handler runs when a fiber's stack is exhausted */
-};
-
+struct worker;
+struct nccl_clique;
 /* What a simulated thread sees: read through threadIdx & co. */
 struct thread_view {
     uint3 tid, bid;
     dim3 bdim, gdim;
-    int lin;
+    int lin; /* the thread's linear index in its block */
     worker *w;
-    unsigned char *dyn;
+    unsigned char *dynamic_shared;
 };
-template <int N> struct tls_holder {
+template <int N> struct thread_state_holder {
     static thread_local thread_view v;
 };
-template <int N> thread_local thread_view tls_holder<N>::v;
-inline thread_view &tls() { return tls_holder<0>::v; }
-
-struct alloc_info {
-    size_t bytes;
-    enum cudaMemoryType type;
-    bool owned; /* false: host memory the program registered (cudaHostRegister) */
-};
-
-struct runtime {
-    std::mutex m;
-    std::map<uintptr_t, alloc_info> allocs;
-    size_t used = 0, total = 0;
-    cudaError_t sticky = cudaSuccess; /* the last error is per host thread: last_error() */
-    std::map<const void *, int> bounds, max_dyn_shmem;
-    std::set<const void *> streams, events; /* live handles: a destroyed or made-up one is refused */
-    int threads = 0, schedule = 0;
-    size_t stack_bytes = 0;
-    unsigned long long seed = 0;
-    runtime()
-    {
-        const char *e = getenv("GPUH_SIM_THREADS");
-        const long asked = e ? strtol(e, NULL, 10) : 0;
-        threads = asked > 0 ? static_cast<int>(std::min(asked, 1024L))
-                            : static_cast<int>(std::thread::hardware_concurrency());
-        if (threads < 1)
-            threads = 1;
-        if (asked > 1024) /* a GPU has a few hundred SMs at most; a thread each costs a block's state */
-            fprintf(stderr, "gpuh sim: GPUH_SIM_THREADS=%s is more than 1024; using 1024\n", e);
-        e = getenv("GPUH_SIM_SCHEDULE");
-        schedule = !e || !*e || !strcmp(e, "forward") ? 0 : !strcmp(e, "reverse") ? 1 : !strcmp(e, "random") ? 2 : -1;
-        if (schedule < 0) {
-            fprintf(stderr, "gpuh sim: GPUH_SIM_SCHEDULE=%s is not forward, reverse or random; using forward\n", e);
-            schedule = 0;
-        }
-        e = getenv("GPUH_SIM_SEED");
-        seed = e && *e ? strtoull(e, NULL, 0)
-                       : static_cast<unsigned long long>(std::chrono::steady_clock::now().time_since_epoch().count());
-        if (schedule == 2)
-            fprintf(stderr, "gpuh sim: random schedule, GPUH_SIM_SEED=%llu repeats it\n", seed);
-        /* CUDA gives a thread up to 512 KiB of local memory; the rest is for the
-           calls around it (ASan's red zones need more). Pages never touched cost
-           no memory. */
-#ifdef GPUH_IMPL_SIM_ASAN
-        stack_bytes = 1536 * 1024;
-#else
-        stack_bytes = 768 * 1024;
-#endif
-        e = getenv("GPUH_SIM_STACK_KB");
-        const unsigned long kb = e ? strtoul(e, NULL, 10) : 0;
-        if (kb >= 16 && kb <= (1ul << 20))
-            stack_bytes = static_cast<size_t>(kb) * 1024;
-        else if (e != NULL)
-            fprintf(stderr, "gpuh sim: GPUH_SIM_STACK_KB=%s is not 16 .. 1048576; using %zu\n", e,
-                    stack_bytes / 1024);
-        long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
-        total = pages > 0 && page > 0 ? static_cast<size_t>(pages) * static_cast<size_t>(page) : (size_t(16) << 30);
-    }
-};
-inline runtime &rt()
-{
-    static runtime r;
-    return r;
-}
-
-/* The calling host thread's last error, as cudaGetLastError keeps one per thread. */
-inline cudaError_t &last_error()
-{
-    static thread_local cudaError_t last = cudaSuccess;
-    return last;
-}
-/* Records err as the last error (as the CUDA runtime does) and returns it. */
-inline cudaError_t ret(cudaError_t err)
-{
-    if (err != cudaSuccess)
-        last_error() = err;
-    return err;
-}
-/* The sticky error, if a kernel has failed: every later call returns it. */
-inline cudaError_t sticky()
-{
-    std::lock_guard<std::mutex> g(rt().m);
-    return rt().sticky;
-}
-
-inline double now_ms()
-{
-    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
-
-/* ---------------------------------------------------------------------------
-   Fibers and the block scheduler. A runner is a fiber that runs simulated
-   threads one after another, as a plain loop, until one of them waits at a
-   barrier; that thread keeps the runner, and the scheduler starts another
-   runner for the next thread. Runners and their stacks are reused. */
-
-inline void to_runner(worker &w, runner *r)
-{
-#ifdef GPUH_IMPL_SIM_ASAN
-    __sanitizer_start_switch_fiber(&w.sched_fake, r->lo, r->size);
-#endif
-    w.current = r;
-#ifdef GPUH_IMPL_SIM_TSAN
-    w.sched_tsan = __tsan_get_current_fiber();
-    __tsan_switch_to_fiber(r->tsan_fiber, 0);
-#endif
-    fctx_swap(&w.sched, &r->ctx);
-#ifdef GPUH_IMPL_SIM_ASAN
-    __sanitizer_finish_switch_fiber(w.sched_fake, NULL, NULL);
-#endif
-}
-
-inline void to_scheduler(worker &w, runner *r)
-{
-#ifdef GPUH_IMPL_SIM_ASAN
-    __sanitizer_start_switch_fiber(&r->asan_fake, w.sched_lo, w.sched_size);
-#endif
-#ifdef GPUH_IMPL_SIM_TSAN
-    __tsan_switch_to_fiber(w.sched_tsan, 0);
-#endif
-    fctx_swap(&r->ctx, &w.sched);
-#ifdef GPUH_IMPL_SIM_ASAN
-    __sanitizer_finish_switch_fiber(r->asan_fake, &w.sched_lo, &w.sched_size);
-#endif
-}
-
-inline void set_thread(thread_view &v, int i)
-{
-    unsigned bx = v.bdim.x, by = v.bdim.y;
-    v.lin = i;
-    v.tid.x = static_cast<unsigned>(i) % bx;
-    v.tid.y = static_cast<unsigned>(i) / bx % by;
-    v.tid.z = static_cast<unsigned>(i) / (bx * by);
-}
-
-inline void runner_main()
-{
-    thread_view &v = tls();
-    worker &w = *v.w;
-    runner *r = w.current;
-#ifdef GPUH_IMPL_SIM_ASAN
-    __sanitizer_finish_switch_fiber(NULL, &w.sched_lo, &w.sched_size);
-#endif
-    for (;;) {
-        block_state &b = *w.b;
-        while (b.next_new < b.n) {
-            int i = b.order[b.next_new++];
-            b.state[i] = T_RUNNING;
-            b.runner_of[i] = r;
-            r->thread = i;
-            set_thread(v, i);
-            w.job->thunk(w.job->closure);
-            b.state[i] = T_DONE;
-            b.done++;
-        }
-        r->thread = -1;
-        w.free_list.push_back(r);
-        to_scheduler(w, r);
-    }
-}
-
-/* Below each stack: inaccessible, and larger than CUDA's 512 KiB of local
-   memory, so that an overflowing frame lands in it rather than in the stack
-   below (compilers need not touch every page of a large frame). */
-enum { STACK_GUARD = 1 << 20 };
-
-/* A runner from the free list, or a new one with a fresh stack; NULL (with a
-   message) when no stack can be mapped: the launch then fails, the process goes on. */
-inline runner *new_runner(worker &w)
-{
-    if (!w.free_list.empty()) {
-        runner *r = w.free_list.back();
-        w.free_list.pop_back();
-        return r;
-    }
-    const size_t guard = STACK_GUARD;
-    const size_t size = rt().stack_bytes;
-    void *mem = mmap(NULL, size + guard, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    if (mem == MAP_FAILED) {
-        fprintf(stderr, "gpuh sim: out of memory for a thread stack (%zu KiB)\n", size / 1024);
-        return NULL;
-    }
-    mprotect(mem, guard, PROT_NONE); /* a stack overflow faults instead of corrupting */
-#ifdef GPUH_IMPL_SIM_ASAN
-    /* the mapping may reuse the addresses of a stack unmapped when another
-       host thread ended, whose frames ASan still marks */
-    __asan_unpoison_memory_region(static_cast<char *>(mem) + guard, size);
-#endif
-    runner *r = new runner();
-    r->lo = static_cast<char *>(mem) + guard;
-    r->size = size;
-    r->thread = -1;
-    r->asan_fake = NULL;
-#ifdef GPUH_IMPL_SIM_TSAN
-    r->tsan_fiber = __tsan_create_fiber(0);
-#endif
-    fctx_make(&r->ctx, r->lo, r->size, runner_main);
-    w.all.push_back(r);
-    return r;
-}
-
-/* After a failed block: its runners are stuck mid-kernel; restart them empty. */
-inline void reset_runners(worker &w, block_state &b)
-{
-    for (int i = 0; i < b.n; ++i) {
-        runner *r = b.runner_of[i];
-        if (r != NULL && r->thread == i && b.state[i] != T_DONE) {
-            r->thread = -1;
-#ifdef GPUH_IMPL_SIM_ASAN
-            __asan_unpoison_memory_region(r->lo, r->size); /* the abandoned frames' red zones */
-#endif
-#ifdef GPUH_IMPL_SIM_TSAN
-            __tsan_destroy_fiber(r->tsan_fiber); /* and its record of the abandoned calls */
-            r->tsan_fiber = __tsan_create_fiber(0);
-#endif
-            fctx_make(&r->ctx, r->lo, r->size, runner_main);
-            w.free_list.push_back(r);
-        }
-    }
-}
-
-inline uint64_t next_random(uint64_t &s)
-{
-    s ^= s << 13;
-    s ^= s >> 7;
-    s ^= s << 17;
-    return s;
-}
-
-inline void fmt_thread(char *buf, size_t cap, const dim3 &bdim, int i)
-{
-    unsigned u = static_cast<unsigned>(i);
-    snprintf(buf, cap, "thread (%u, %u, %u)", u % bdim.x, u / bdim.x % bdim.y, u / (bdim.x * bdim.y));
-}
-
-inline const char *op_name(int op)
-{
-    static const char *names[] = {"__syncwarp",      "__shfl_sync",   "__shfl_up_sync", "__shfl_down_sync",
-                                  "__shfl_xor_sync", "__ballot_sync", "__any_sync",     "__all_sync"};
-    return names[op];
-}
-
-inline bool release_converged(block_state &b); /* defined in CUDA PROGRAMS AS WRITTEN */
-
-/* Nobody can run, yet the block is not done: a thread waits for one that has
-   exited or waits elsewhere. Prints which, with block and thread indices. */
-inline void report_divergence(worker &w, block_state &b)
-{
-    const thread_view &v = tls();
-    char a[64], c[64], msg[1024];
-    int waiter = -1, other = -1;
-    for (int i = 0; i < b.n && waiter < 0; ++i)
-        if (b.state[i] == T_BARRIER || b.state[i] == T_WARP)
-            waiter = i;
-    if (waiter < 0)
-        return;
-    fmt_thread(a, sizeof a, v.bdim, waiter);
-    const bool warp = b.state[waiter] == T_WARP;
-    const site s = warp ? b.lane[waiter].where : b.barrier_at[waiter];
-    int lo = 0, hi = b.n;
-    unsigned mask = 0;
-    if (warp) {
-        lo = waiter / 32 * 32;
-        hi = std::min(lo + 32, b.n);
-        mask = b.lane[waiter].mask;
-    }
-    for (int i = lo; i < hi && other < 0; ++i) {
-        if (warp && !(mask >> (i - lo) & 1u))
-            continue;
-        const bool same = warp ? b.state[i] == T_WARP && b.lane[i].op == b.lane[waiter].op && b.lane[i].mask == mask
-                               : b.state[i] == T_BARRIER && b.barrier_at[i].line == s.line &&
-                                     strcmp(b.barrier_at[i].file, s.file) == 0;
-        if (!same)
-            other = i;
-    }
-    int k = warp ? snprintf(msg, sizeof msg,
-                            "gpuh sim: divergent barrier in kernel %s (launched at %s:%d), block (%u, %u, %u):\n"
-                            "gpuh sim:   %s (warp %d, lane %d) waits at %s(0x%08x, ...) at %s:%d\n",
-                            w.job->kernel, w.job->file, w.job->line, v.bid.x, v.bid.y, v.bid.z, a, waiter / 32,
-                            waiter % 32, s.what, mask, s.file, s.line)
-                 : snprintf(msg, sizeof msg,
-                            "gpuh sim: divergent barrier in kernel %s (launched at %s:%d), block (%u, %u, %u):\n"
-                            "gpuh sim:   %s waits at %s() at %s:%d\n",
-                            w.job->kernel, w.job->file, w.job->line, v.bid.x, v.bid.y, v.bid.z, a, s.what, s.file,
-                            s.line);
-    if (other >= 0 && k > 0 && static_cast<size_t>(k) < sizeof msg) {
-        fmt_thread(c, sizeof c, v.bdim, other);
-        if (b.state[other] == T_DONE)
-            snprintf(msg + k, sizeof msg - k, "gpuh sim:   but %s has exited without reaching it\n", c);
-        else if (b.state[other] == T_BARRIER)
-            snprintf(msg + k, sizeof msg - k, "gpuh sim:   but %s waits at %s() at %s:%d\n", c,
-                     b.barrier_at[other].what, b.barrier_at[other].file, b.barrier_at[other].line);
-        else if (b.state[other] == T_WARP)
-            snprintf(msg + k, sizeof msg - k, "gpuh sim:   but %s waits at %s(0x%08x, ...) at %s:%d\n", c,
-                     b.lane[other].where.what, b.lane[other].mask, b.lane[other].where.file,
-                     b.lane[other].where.line);
-    }
-    fputs(msg, stderr);
-}
-
-/* Runs one block to completion: cudaSuccess, cudaErrorLaunchFailure (a
-   divergent barrier, reported) or cudaErrorMemoryAllocation (no stack for a
-   thread, reported). */
-inline cudaError_t run_block(worker &w, launch_job &job, uint64_t linear)
-{
-    thread_view &v = tls();
-    v.bid.x = static_cast<unsigned>(linear % job.grid.x);
-    v.bid.y = static_cast<unsigned>(linear / job.grid.x % job.grid.y);
-    v.bid.z = static_cast<unsigned>(linear / (static_cast<uint64_t>(job.grid.x) * job.grid.y));
-    block_state &b = *w.b;
-    const int n = static_cast<int>(job.block.x * job.block.y * job.block.z);
-    const int schedule = rt().schedule;
-    b.n = n;
-    b.next_new = b.done = b.at_barrier = b.fault = 0;
-    b.rng = (rt().seed ^ (linear * 0x9E3779B97F4A7C15ull)) | 1u;
-    for (int i = 0; i < n; ++i) {
-        b.state[i] = T_NEW;
-        b.runner_of[i] = NULL;
-        b.order[i] = schedule == 1 ? n - 1 - i : i;
-    }
-    for (int i = 0; i < 32; ++i)
-        b.warp_arrived[i] = 0;
-    for (;;) {
-        if (schedule == 2)
-            for (int i = n - 1; i > 0; --i)
-                std::swap(b.order[i], b.order[next_random(b.rng) % static_cast<uint64_t>(i + 1)]);
-        bool ran = false;
-        for (int k = 0; k < n; ++k) {
-            const int i = b.order[k];
-            if (b.state[i] == T_NEW) {
-                /* the new runner takes order[next_new..], starting here */
-                runner *r = new_runner(w);
-                if (r == NULL) {
-                    reset_runners(w, b);
-                    return cudaErrorMemoryAllocation;
-                }
-                b.next_new = k;
-                to_runner(w, r);
-                ran = true;
-            } else if (b.state[i] == T_READY) {
-                b.state[i] = T_RUNNING;
-                set_thread(v, i);
-                to_runner(w, b.runner_of[i]);
-                ran = true;
-            }
-            if (b.fault)
-                break;
-        }
-        if (b.fault) {
-            reset_runners(w, b);
-            return static_cast<cudaError_t>(b.fault);
-        }
-        if (b.done == n)
-            return cudaSuccess;
-        if (!ran) {
-            if (release_converged(b)) /* coalesced_threads(): who got there is the group */
-                continue;
-            report_divergence(w, b);
-            reset_runners(w, b);
-            return cudaErrorLaunchFailure;
-        }
-    }
-}
-
-/* The buffer a launch with 0 bytes of dynamic shared memory sees: a page that
-   can be neither read nor written, so that a kernel using dynamic shared
-   memory it did not ask for faults (under ASan, a report naming the kernel)
-   instead of reaching the buffer of an earlier launch. */
-inline unsigned char *no_dynamic_shared()
-{
-    static unsigned char *const page = [] {
-        void *p = mmap(NULL, static_cast<size_t>(sysconf(_SC_PAGESIZE)), PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-        return p == MAP_FAILED ? static_cast<unsigned char *>(NULL) : static_cast<unsigned char *>(p);
-    }();
-    return page;
-}
-
-/* Owns a CPU thread's worker: freed (stacks unmapped) when the thread ends. */
-struct worker_owner {
-    worker *w = NULL;
-    ~worker_owner()
-    {
-        if (w == NULL)
-            return;
-        const size_t guard = STACK_GUARD;
-        for (size_t i = 0; i < w->all.size(); ++i) {
-#ifdef GPUH_IMPL_SIM_ASAN
-            __asan_unpoison_memory_region(w->all[i]->lo, w->all[i]->size);
-#endif
-            munmap(w->all[i]->lo - guard, w->all[i]->size + guard);
-#ifdef GPUH_IMPL_SIM_TSAN
-            __tsan_destroy_fiber(w->all[i]->tsan_fiber);
-#endif
-            delete w->all[i];
-        }
-        free(w->dyn);
-        if (w->alt_stack != NULL) {
-            stack_t off;
-            memset(&off, 0, sizeof off);
-            off.ss_flags = SS_DISABLE;
-            sigaltstack(&off, NULL);
-            free(w->alt_stack);
-        }
-        delete w->b;
-        delete w;
-        tls().w = NULL;
-    }
-};
-
-inline worker &this_worker()
-{
-    static thread_local worker_owner owner;
-    thread_view &v = tls();
-    if (v.w == NULL) {
-        v.w = owner.w = new worker();
-        v.w->b = new block_state();
-        v.w->dyn = NULL;
-        v.w->dyn_size = 0;
-        v.w->sched_fake = NULL;
-        v.w->sched_lo = NULL;
-        v.w->sched_size = 0;
-        v.w->sched_tsan = NULL;
-        v.w->alt_stack = NULL;
-#ifndef GPUH_IMPL_SIM_ASAN
-        stack_t now;
-        if (sigaltstack(NULL, &now) == 0 && (now.ss_flags & SS_DISABLE)) { /* the program's own one stays */
-            stack_t alt;
-            memset(&alt, 0, sizeof alt);
-            alt.ss_size = 64 * 1024;
-            alt.ss_sp = v.w->alt_stack = malloc(alt.ss_size);
-            if (alt.ss_sp == NULL || sigaltstack(&alt, NULL) != 0) {
-                free(v.w->alt_stack);
-                v.w->alt_stack = NULL;
-            }
-        }
-#endif
-    }
-    return *v.w;
-}
-
-/* Stops the launch's other blocks and records err: a kernel failure
-   (cudaErrorLaunchFailure, cudaErrorIllegalAddress) is sticky, as after a GPU
-   fault; running out of host memory is not. */
-inline void fail_launch(launch_job &job, cudaError_t err)
-{
-    int none = 0;
-    job.failed.compare_exchange_strong(none, static_cast<int>(err));
-    if (err == cudaErrorLaunchFailure || err == cudaErrorIllegalAddress) {
-        std::lock_guard<std::mutex> g(rt().m);
-        rt().sticky = err;
-    }
-}
-
-/* Runs blocks of job until none is left (every worker and the launching thread). */
-inline void work(launch_job &job)
-{
-    worker &w = this_worker();
-    thread_view &v = tls();
-    v.bdim = job.block;
-    v.gdim = job.grid;
-    if (job.shmem > w.dyn_size || (job.shmem < w.dyn_size && job.shmem > 0)) {
-        free(w.dyn); /* sized exactly, so that ASan sees an overflow of it */
-        w.dyn = static_cast<unsigned char *>(malloc(job.shmem));
-        w.dyn_size = w.dyn != NULL ? job.shmem : 0;
-        if (w.dyn == NULL && job.shmem > 0) {
-            fprintf(stderr, "gpuh sim: out of memory for %zu bytes of dynamic shared memory\n", job.shmem);
-            fail_launch(job, cudaErrorMemoryAllocation);
-            return;
-        }
-    }
-    /* a launch with no dynamic shared memory gets none: not the previous launch's buffer */
-    v.dyn = job.shmem > 0 ? w.dyn : no_dynamic_shared();
-    w.job = &job;
-    for (;;) {
-        uint64_t first = job.next.fetch_add(job.chunk);
-        if (first >= job.blocks || job.failed.load())
-            break;
-        uint64_t last = std::min(job.blocks, first + job.chunk);
-        for (uint64_t blk = first; blk < last; ++blk) {
-            const cudaError_t err = run_block(w, job, blk);
-            if (err != cudaSuccess) {
-                fail_launch(job, err);
-                w.job = NULL;
-                return;
-            }
-        }
-    }
-    w.job = NULL; /* the job lives in its launcher's frame, which ends when the launch returns */
-}
-
-/* The pool of CPU workers: rt().threads - 1 threads, and each launching
-   thread works on its own launch. Several host threads may launch at once:
-   every launch is a job of its own on the list, a pool thread takes blocks of
-   any job that has some left, and a launch returns once its job is off the
-   list and no pool thread still runs one of its blocks (the job lives in the
-   launcher's frame). */
-struct pool {
-    std::mutex m;
-    std::condition_variable wake, finished;
-    std::vector<std::thread> threads;
-    std::vector<launch_job *> jobs;
-    bool quit = false, short_of_threads = false;
-    launch_job *open_job() const /* under m */
-    {
-        for (size_t i = 0; i < jobs.size(); ++i)
-            if (jobs[i]->next.load() < jobs[i]->blocks && jobs[i]->failed.load() == 0)
-                return jobs[i];
-        return NULL;
-    }
-    void loop()
-    {
-        std::unique_lock<std::mutex> g(m);
-        for (;;) {
-            launch_job *j = NULL;
-            wake.wait(g, [&] { return quit || (j = open_job()) != NULL; });
-            if (quit)
-                return;
-            ++j->active;
-            g.unlock();
-            work(*j);
-            g.lock();
-            if (--j->active == 0)
-                finished.notify_all();
-        }
-    }
-    /* under m: starts the pool threads not yet running; a system that refuses
-       a thread leaves fewer (said once), and the launching threads do the rest */
-    void start_threads()
-    {
-        while (!short_of_threads && static_cast<int>(threads.size()) < rt().threads - 1) {
-            try {
-                threads.push_back(std::thread([this] { loop(); }));
-            } catch (const std::system_error &e) {
-                short_of_threads = true;
-                fprintf(stderr, "gpuh sim: could not start CPU thread %zu of %d (%s); running blocks on %zu\n",
-                        threads.size() + 2, rt().threads, e.what(), threads.size() + 1);
-            }
-        }
-    }
-    void run(launch_job &j)
-    {
-        if (rt().threads <= 1 || j.blocks <= 1) {
-            work(j);
-            return;
-        }
-        {
-            std::lock_guard<std::mutex> g(m);
-            start_threads();
-            jobs.push_back(&j);
-        }
-        wake.notify_all();
-        work(j);
-        std::unique_lock<std::mutex> g(m);
-        jobs.erase(std::find(jobs.begin(), jobs.end(), &j));
-        finished.wait(g, [&] { return j.active == 0; });
-    }
-    ~pool()
-    {
-        {
-            std::lock_guard<std::mutex> g(m);
-            quit = true;
-        }
-        wake.notify_all();
-        for (size_t i = 0; i < threads.size(); ++i)
-            threads[i].join();
-    }
-};
-inline pool &the_pool()
-{
-    static pool p;
-    return p;
-}
-
-#ifdef GPUH_IMPL_SIM_ASAN
-/* ASan's death callback: name the simulated thread that was running. */
-inline void asan_death()
-{
-    const thread_view &v = tls();
-    if (v.w == NULL || v.w->job == NULL || v.w->current == NULL || v.w->current->thread < 0)
-        return;
-    char t[64];
-    fmt_thread(t, sizeof t, v.bdim, v.lin);
-    fprintf(stderr, "gpuh sim: the fault above happened in kernel %s (launched at %s:%d), block (%u, %u, %u), %s\n"
-                    "gpuh sim: if it is a stack-overflow: each simulated thread has %zu KiB of stack; "
-                    "raise GPUH_SIM_STACK_KB\n",
-            v.w->job->kernel, v.w->job->file, v.w->job->line, v.bid.x, v.bid.y, v.bid.z, t, rt().stack_bytes / 1024);
-}
-#else
-inline struct sigaction &previous_segv()
-{
-    static struct sigaction a;
-    return a;
-}
-/* SIGSEGV in a simulated thread: name the kernel, block and thread, and say
-   when the address is in the guard below the thread's stack (an overflow) or
-   in the dynamic shared memory of a launch that asked for none; then abandon
-   the thread (its block fails, the launch returns cudaErrorIllegalAddress,
-   sticky, as after a GPU fault) and go on. A fault elsewhere goes to the
-   previous handler: it recurs on return. */
-inline void on_segv(int sig, siginfo_t *info, void *context)
-{
-    (void)sig;
-    (void)context;
-    const thread_view &v = tls();
-    if (v.w != NULL && v.w->job != NULL && v.w->current != NULL && v.w->current->thread >= 0) {
-        const uintptr_t a = reinterpret_cast<uintptr_t>(info->si_addr), lo = reinterpret_cast<uintptr_t>(v.w->current->lo);
-        const uintptr_t none = reinterpret_cast<uintptr_t>(no_dynamic_shared());
-        char t[64], msg[768];
-        fmt_thread(t, sizeof t, v.bdim, v.lin);
-        int k = snprintf(msg, sizeof msg,
-                         "gpuh sim: segmentation fault in kernel %s (launched at %s:%d), block (%u, %u, %u), %s\n",
-                         v.w->job->kernel, v.w->job->file, v.w->job->line, v.bid.x, v.bid.y, v.bid.z, t);
-        if (k > 0 && static_cast<size_t>(k) < sizeof msg && a < lo && lo - a <= STACK_GUARD)
-            snprintf(msg + k, sizeof msg - k,
-                     "gpuh sim:   the thread's stack overflowed: it has %zu KiB (GPUH_SIM_STACK_KB); CUDA allows "
-                     "512 KiB of local memory per thread: raise GPUH_SIM_STACK_KB\n", rt().stack_bytes / 1024);
-        else if (k > 0 && static_cast<size_t>(k) < sizeof msg && a - none < static_cast<uintptr_t>(sysconf(_SC_PAGESIZE)))
-            snprintf(msg + k, sizeof msg - k,
-                     "gpuh sim:   it used dynamic shared memory, but the launch asked for 0 bytes of it\n");
-        if (write(2, msg, strlen(msg)) < 0)
-            msg[0] = 0;
-        v.w->b->fault = cudaErrorIllegalAddress;
-        v.w->b->state[v.lin] = T_FAULT;
-        to_scheduler(*v.w, v.w->current); /* never resumed: reset_runners remakes its fiber */
-    }
-    sigaction(SIGSEGV, &previous_segv(), NULL);
-}
-#endif
-
-inline int lookup(const std::map<const void *, int> &m, const void *key, int fallback)
-{
-    std::map<const void *, int>::const_iterator it = m.find(key);
-    return it == m.end() ? fallback : it->second;
-}
-
-enum { SHMEM_DEFAULT = 48 * 1024, SHMEM_OPTIN = 227 * 1024, SMS_SHMEM = 228 * 1024 };
-
-inline cudaError_t check_stream(cudaStream_t s);
-inline bool run_cooperative_if_asked(launch_job &job); /* defined in CUDA PROGRAMS AS WRITTEN */
-
-/* Checks a launch as CUDA 13 does and runs it: every block to completion. */
-inline void launch(const char *kernel, const char *file, int line, const void *key, dim3 grid, dim3 block,
-                   size_t shmem, cudaStream_t stream, void (*thunk)(const void *), const void *closure)
-{
-    static std::once_flag once;
-#ifdef GPUH_IMPL_SIM_ASAN
-    std::call_once(once, [] { __sanitizer_set_death_callback(asan_death); });
-#else
-    std::call_once(once, [] {
-        struct sigaction a;
-        memset(&a, 0, sizeof a);
-        a.sa_sigaction = on_segv;
-        a.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_NODEFER; /* the handler leaves by a fiber switch */
-        sigemptyset(&a.sa_mask);
-        sigaction(SIGSEGV, &a, &previous_segv());
-    });
-#endif
-    if (sticky() != cudaSuccess) {
-        ret(sticky());
-        return;
-    }
-    if (check_stream(stream) != cudaSuccess) /* recorded as the last error */
-        return;
-    const uint64_t threads = static_cast<uint64_t>(block.x) * block.y * block.z;
-    int max_dyn, max_threads;
-    {
-        std::lock_guard<std::mutex> g(rt().m);
-        max_dyn = key ? lookup(rt().max_dyn_shmem, key, SHMEM_DEFAULT) : SHMEM_OPTIN;
-        max_threads = key ? lookup(rt().bounds, key, 1024) : 1024;
-    }
-    /* CUDA 13 on an H200 returns cudaErrorInvalidValue for every one of these
-       (tests/test_sim.cu checks the same cases on a GPU), including a block
-       beyond the kernel's __launch_bounds__. */
-    if (grid.x == 0 || grid.y == 0 || grid.z == 0 || block.x == 0 || block.y == 0 || block.z == 0 ||
-        grid.x > 2147483647u || grid.y > 65535u || grid.z > 65535u || threads > 1024 || block.x > 1024 ||
-        block.y > 1024 || block.z > 64 || shmem > static_cast<size_t>(max_dyn) ||
-        threads > static_cast<uint64_t>(max_threads)) {
-        ret(cudaErrorInvalidValue);
-        return;
-    }
-    launch_job job;
-    job.kernel = kernel;
-    job.file = file;
-    job.line = line;
-    job.grid = grid;
-    job.block = block;
-    job.shmem = shmem;
-    job.thunk = thunk;
-    job.closure = closure;
-    job.blocks = static_cast<uint64_t>(grid.x) * grid.y * grid.z;
-    job.chunk = std::max<uint64_t>(1, job.blocks / (static_cast<uint64_t>(rt().threads) * 16));
-    job.next.store(0);
-    job.failed.store(0);
-    job.active = 0;
-    if (!run_cooperative_if_asked(job)) /* cudaLaunchCooperativeKernel: every block at once */
-        the_pool().run(job);
-    if (job.failed.load() != 0) /* the launching thread's last error, whichever thread ran the block */
-        ret(static_cast<cudaError_t>(job.failed.load()));
-}
-
-template <class L> void call_closure(const void *closure) { (*static_cast<const L *>(closure))(); }
-
-/* Defined in CUDA PROGRAMS AS WRITTEN, at the end. */
-inline bool launch_allowed(const char *kernel, const char *file, int line, const void *const *ptrs, int n);
+template <int N> thread_local thread_view thread_state_holder<N>::v;
+inline thread_view &thread_state() { return thread_state_holder<0>::v; }
+/* The name the stand-in headers of sim/include use for it. */
+inline thread_view &tls() { return thread_state(); }
+template <class T> inline uint64_t to_bits(T v);
+template <class T> inline T from_bits(uint64_t u);
+template <class T, class F> inline T atomic_cas_loop(T *addr, F f);
+template <class F> const void *key_of(F f);
+template <class F> inline cudaError_t potential_block(int *min_grid, int *block, int limit, F blocks_at);
 inline cudaError_t symbol_copy(char *sym, size_t size, size_t offset, void *other, size_t bytes,
                                enum cudaMemcpyKind kind, bool to_symbol);
-template <class A> inline const void *object_pointer(const A &a, typename std::enable_if<
-    std::is_pointer<A>::value && std::is_object<typename std::remove_pointer<A>::type>::value>::type * = 0)
-{
-    return const_cast<const void *>(static_cast<const volatile void *>(a));
-}
-template <class A> inline const void *object_pointer(const A &, typename std::enable_if<
-    !(std::is_pointer<A>::value && std::is_object<typename std::remove_pointer<A>::type>::value)>::type * = 0)
-{
-    return NULL;
-}
-
-/* One simulated thread's copy of one kernel argument: the launch's value,
-   copied as bytes (CUDA copies a kernel's arguments to the device bytewise
-   and runs no constructor or destructor there). */
-template <class A> struct arg_bytes {
-    alignas(A) unsigned char b[sizeof(A)];
-    explicit arg_bytes(const A &a) { memcpy(b, static_cast<const void *>(&a), sizeof(A)); }
-    A &get() { return *reinterpret_cast<A *>(b); }
-};
-/* How a parameter of type P receives that copy: a type copied by its bytes
-   and destroyed by nothing is passed by value; a reference binds to the copy;
-   a class with a copy constructor or destructor is passed by reference, which
-   is how the x86-64 and AArch64 C++ ABIs pass such a class by value anyway,
-   so the kernel sees the copy itself and nobody destroys it. */
-template <class P> struct param_pass {
-    typedef typename std::decay<P>::type A;
-    typedef typename std::conditional<std::is_reference<P>::value || (std::is_trivially_copy_constructible<A>::value &&
-                                                                       std::is_trivially_destructible<A>::value),
-                                      P, A &>::type type;
-};
-template <class... P> struct kernel_args {
-    template <class... B> static void call_copies(void (*f)(typename param_pass<P>::type...), B... b)
-    {
-        f(b.get()...);
-    }
-    static void call(void (*kernel)(P...), const typename std::decay<P>::type &...args)
-    {
-        call_copies(reinterpret_cast<void (*)(typename param_pass<P>::type...)>(reinterpret_cast<void (*)()>(kernel)),
-                    arg_bytes<typename std::decay<P>::type>(args)...);
-    }
-};
-
-template <class F> const void *key_of(F f) { return reinterpret_cast<const void *>(f); }
-
-/* kernel<<<grid, block, shmem, stream>>>(args...): the arguments are
-   converted to the kernel's parameter types once, at the launch, as CUDA
-   does; every simulated thread gets its own bytewise copy of them
-   (kernel_args below), and no constructor or destructor runs per thread. */
-template <class... P>
-void launch_call(const char *name, const char *file, int line, dim3 grid, dim3 block, size_t shmem,
-                 cudaStream_t stream, void (*kernel)(P...), typename std::decay<P>::type... args)
-{
-    const void *ptrs[] = {object_pointer(args)..., NULL};
-    if (!launch_allowed(name, file, line, ptrs, static_cast<int>(sizeof...(P))))
-        return;
-    auto body = [=]() { kernel_args<P...>::call(kernel, args...); };
-    launch(name, file, line, key_of(kernel), grid, block, shmem, stream, &call_closure<decltype(body)>, &body);
-}
-
-/* ---------------------------------------------------------------------------
-   Barriers and warp operations: the waiting thread yields its runner to the
-   scheduler; the last to arrive releases the others. */
-
-inline int sync_block(const char *what, const char *file, int line, int vote)
-{
-    thread_view &v = tls();
-    worker &w = *v.w;
-    block_state &b = *w.b;
-    const int me = v.lin;
-    site s = {what, file, line};
-    b.state[me] = T_BARRIER;
-    b.barrier_at[me] = s;
-    b.vote[me] = vote;
-    if (++b.at_barrier == b.n) {
-        bool same = true;
-        int votes = 0;
-        for (int i = 0; i < b.n; ++i) {
-            same = same && b.barrier_at[i].line == line && strcmp(b.barrier_at[i].what, what) == 0 &&
-                   strcmp(b.barrier_at[i].file, file) == 0;
-            votes += b.vote[i] != 0;
-        }
-        if (same) { /* everyone is here: release the block */
-            b.at_barrier = 0;
-            b.barrier_result = votes;
-            for (int i = 0; i < b.n; ++i)
-                b.state[i] = T_READY;
-        }
-    }
-    runner *r = w.current;
-    to_scheduler(w, r);
-    return b.barrier_result;
-}
-
-inline uint64_t warp_op(int op, const char *what, const char *file, int line, unsigned mask, uint64_t value,
-                        int param, int width)
-{
-    thread_view &v = tls();
-    worker &w = *v.w;
-    block_state &b = *w.b;
-    const int me = v.lin, warp = me / 32, lane = me % 32, base = warp * 32;
-    const int lanes = std::min(32, b.n - base);
-    const unsigned exists = lanes == 32 ? 0xffffffffu : (1u << lanes) - 1u;
-    const unsigned eff = mask & exists;
-    if (op >= W_SHFL && op <= W_XOR && (width < 1 || width > 32 || (width & (width - 1)) != 0)) {
-        char t[64];
-        fmt_thread(t, sizeof t, v.bdim, me);
-        fprintf(stderr,
-                "gpuh sim: warp misuse in kernel %s (launched at %s:%d), block (%u, %u, %u):\n"
-                "gpuh sim:   %s (warp %d, lane %d) calls %s(0x%08x, ..., width %d) at %s:%d: "
-                "the width must be a power of two from 1 to 32\n",
-                w.job->kernel, w.job->file, w.job->line, v.bid.x, v.bid.y, v.bid.z, t, warp, lane, what, mask, width,
-                file, line);
-        b.fault = cudaErrorLaunchFailure;
-        b.state[me] = T_FAULT; /* never resumed: the block is abandoned */
-        to_scheduler(w, w.current);
-    }
-    lane_op &l = b.lane[me];
-    l.op = op;
-    l.mask = mask;
-    l.value = value;
-    l.param = param;
-    l.width = width;
-    l.where.what = what;
-    l.where.file = file;
-    l.where.line = line;
-    b.state[me] = T_WARP;
-    b.warp_arrived[warp] |= 1u << lane;
-    if ((b.warp_arrived[warp] & eff) == eff) {
-        bool same = true;
-        uint64_t ballot = 0;
-        for (int k = 0; k < lanes; ++k)
-            if (eff >> k & 1u) {
-                same = same && b.lane[base + k].op == op && b.lane[base + k].mask == mask;
-                ballot |= static_cast<uint64_t>(b.lane[base + k].value != 0) << k;
-            }
-        if (same) {
-            for (int k = 0; k < lanes; ++k) {
-                if (!(eff >> k & 1u))
-                    continue;
-                lane_op &o = b.lane[base + k];
-                const int wd = o.width, seg = k / wd * wd;
-                int src = k;
-                switch (op) {
-                case W_SHFL: src = seg + ((o.param % wd) + wd) % wd; break;
-                case W_UP: src = k - seg >= o.param ? k - o.param : k; break;
-                case W_DOWN: src = k - seg + o.param < wd ? k + o.param : k; break;
-                case W_XOR: src = (k ^ o.param) < seg + wd ? k ^ o.param : k; break;
-                default: break;
-                }
-                if (src >= lanes || !(eff >> src & 1u))
-                    src = k; /* an inactive source: undefined on a GPU; the lane's own value here */
-                o.result = op == W_BALLOT ? ballot
-                         : op == W_ANY    ? (ballot != 0)
-                         : op == W_ALL    ? (ballot == eff)
-                                          : b.lane[base + src].value;
-                b.state[base + k] = T_READY;
-            }
-            b.warp_arrived[warp] &= ~eff;
-        }
-    }
-    to_scheduler(w, w.current);
-    return l.result;
-}
-
-template <class T> inline uint64_t to_bits(T v)
-{
-    static_assert(sizeof(T) <= 8 && std::is_trivially_copyable<T>::value, "warp shuffles move up to 8 bytes");
-    uint64_t u = 0;
-    memcpy(&u, &v, sizeof v);
-    return u;
-}
-template <class T> inline T from_bits(uint64_t u)
-{
-    T v;
-    memcpy(&v, &u, sizeof v);
-    return v;
-}
-
-template <class T> inline T shfl(const char *what, int op, const char *file, int line, unsigned mask, T v, int p,
-                                 int width = 32)
-{
-    return from_bits<T>(warp_op(op, what, file, line, mask, to_bits(v), p, width));
-}
-
-/* Atomics: GCC/Clang builtins on integers, compare-and-swap loops on floats. */
-template <class T, class F> inline T atomic_cas_loop(T *addr, F f)
-{
-    typedef typename std::conditional<sizeof(T) == 4, uint32_t, uint64_t>::type U;
-    U *p = reinterpret_cast<U *>(addr);
-    U old = __atomic_load_n(p, __ATOMIC_RELAXED), want;
-    do {
-        T o;
-        memcpy(&o, &old, sizeof o);
-        T n = f(o);
-        memcpy(&want, &n, sizeof want);
-    } while (!__atomic_compare_exchange_n(p, &old, want, true, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED));
-    T o;
-    memcpy(&o, &old, sizeof o);
-    return o;
-}
-
+template <class... P> inline int register_kernel(void (*kernel)(P...));
+inline cudaError_t launch_erased(const void *kernel, dim3 grid, dim3 block, void **args, size_t shmem,
+                                 cudaStream_t stream, bool cooperative);
 } /* namespace gpuh_sim_impl */
 
 /* ---- Built-in variables, per simulated thread. */
 /* Variables, not macros, as in CUDA (host code may name a local blockDim):
    each CPU worker's references to the view it updates as it switches threads. */
-static thread_local const uint3 &threadIdx __attribute__((unused)) = gpuh_sim_impl::tls().tid;
-static thread_local const uint3 &blockIdx __attribute__((unused)) = gpuh_sim_impl::tls().bid;
-static thread_local const dim3 &blockDim __attribute__((unused)) = gpuh_sim_impl::tls().bdim;
-static thread_local const dim3 &gridDim __attribute__((unused)) = gpuh_sim_impl::tls().gdim;
+static thread_local const uint3 &threadIdx __attribute__((unused)) = gpuh_sim_impl::thread_state().tid;
+static thread_local const uint3 &blockIdx __attribute__((unused)) = gpuh_sim_impl::thread_state().bid;
+static thread_local const dim3 &blockDim __attribute__((unused)) = gpuh_sim_impl::thread_state().bdim;
+static thread_local const dim3 &gridDim __attribute__((unused)) = gpuh_sim_impl::thread_state().gdim;
 static const int warpSize = 32;
-
-/* The launch's dynamic shared memory (what `extern __shared__ T s[];` names). */
-inline void *gpuh_sim_dynamic_shared() { return gpuh_sim_impl::tls().dyn; }
-
-/* GPUH_SIM_KERNEL_CALL(kernel, grid, block, shmem, stream, args...): the
-   simulator's kernel<<<grid, block, shmem, stream>>>(args...), a void
-   expression; errors are left for cudaGetLastError, as with <<< >>>.
-   GPUH_SIM_KERNEL_CALL0 is the same for a kernel with no arguments. */
-#define GPUH_SIM_KERNEL_CALL(kernel, grid, block, shmem, stream, ...) \
-    gpuh_sim_impl::launch_call(#kernel, __FILE__, __LINE__, (grid), (block), (shmem), (stream), kernel, __VA_ARGS__)
-#define GPUH_SIM_KERNEL_CALL0(kernel, grid, block, shmem, stream) \
-    gpuh_sim_impl::launch_call(#kernel, __FILE__, __LINE__, (grid), (block), (shmem), (stream), kernel)
 
 /* ---- Barriers and warp-level primitives (the macros capture the call site). */
 #define __syncthreads() ((void)gpuh_sim_impl::sync_block("__syncthreads", __FILE__, __LINE__, 0))
 #define __syncthreads_count(p) gpuh_sim_impl::sync_block("__syncthreads_count", __FILE__, __LINE__, (p) != 0)
 #define __syncthreads_and(p) \
-    (gpuh_sim_impl::sync_block("__syncthreads_and", __FILE__, __LINE__, (p) != 0) == gpuh_sim_impl::tls().w->b->n)
+    (gpuh_sim_impl::sync_block("__syncthreads_and", __FILE__, __LINE__, (p) != 0) == gpuh_sim_impl::thread_state().w->block->n)
 #define __syncthreads_or(p) (gpuh_sim_impl::sync_block("__syncthreads_or", __FILE__, __LINE__, (p) != 0) != 0)
 #define __syncwarp(...) gpuh_sim_impl::syncwarp_at(__FILE__, __LINE__)(__VA_ARGS__)
 #define __shfl_sync(...) gpuh_sim_impl::shfl("__shfl_sync", gpuh_sim_impl::W_SHFL, __FILE__, __LINE__, __VA_ARGS__)
@@ -1568,28 +757,8 @@ inline void *gpuh_sim_dynamic_shared() { return gpuh_sim_impl::tls().dyn; }
     static_cast<int>(gpuh_sim_impl::warp_op(gpuh_sim_impl::W_ANY, "__any_sync", __FILE__, __LINE__, (mask), (p) != 0, 0, 32))
 #define __all_sync(mask, p) \
     static_cast<int>(gpuh_sim_impl::warp_op(gpuh_sim_impl::W_ALL, "__all_sync", __FILE__, __LINE__, (mask), (p) != 0, 0, 32))
-
-namespace gpuh_sim_impl {
-struct syncwarp_at {
-    const char *file;
-    int line;
-    syncwarp_at(const char *f, int l) : file(f), line(l) {}
-    void operator()(unsigned mask = 0xffffffffu) const { warp_op(W_SYNC, "__syncwarp", file, line, mask, 0, 0, 32); }
-};
-} /* namespace gpuh_sim_impl */
-
 /* Lanes of this thread's warp that have not exited. */
-inline unsigned __activemask()
-{
-    const gpuh_sim_impl::thread_view &v = gpuh_sim_impl::tls();
-    const gpuh_sim_impl::block_state &b = *v.w->b;
-    const int base = v.lin / 32 * 32;
-    unsigned m = 0;
-    for (int k = 0; k < 32 && base + k < b.n; ++k)
-        m |= static_cast<unsigned>(b.state[base + k] != gpuh_sim_impl::T_DONE) << k;
-    return m;
-}
-
+inline unsigned __activemask();
 /* ---- Memory fences, read-only loads, clocks. */
 inline void __threadfence() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
 inline void __threadfence_block() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
@@ -1597,21 +766,9 @@ inline void __threadfence_system() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
 template <class T> inline T __ldg(const T *p) { return *p; }
 /* Lets the block's other threads run (a simulated thread is never preempted):
    a spin-wait on another thread of the block must sleep in its loop. */
-inline void __nanosleep(unsigned ns)
-{
-    (void)ns;
-    gpuh_sim_impl::worker &w = *gpuh_sim_impl::tls().w;
-    w.b->state[gpuh_sim_impl::tls().lin] = gpuh_sim_impl::T_READY;
-    gpuh_sim_impl::to_scheduler(w, w.current);
-}
-/* Nanoseconds: cudaDevAttrClockRate reports 1 GHz, so cycles and ns agree. */
-inline long long clock64()
-{
-    return static_cast<long long>(std::chrono::duration_cast<std::chrono::nanoseconds>(
-                                      std::chrono::steady_clock::now().time_since_epoch())
-                                      .count());
-}
-
+inline void __nanosleep(unsigned ns);
+/* The SM clock, in cycles at the rate cudaDevAttrClockRate reports. */
+inline long long clock64();
 /* ---- Atomics on int, unsigned, unsigned long long, long long, float, double:
    one overload per type, as CUDA declares them (so atomicAdd(float *, 1) converts). */
 #define GPUH_IMPL_SIM_ATOMICS(T)                                                                                    \
@@ -1707,7 +864,71 @@ template <class A, class B> inline typename std::common_type<A, B>::type max(A a
     return a < b ? b : a;
 }
 
-/* ---- C++ conveniences of cuda_runtime.h: typed pointers, kernels as functions. */
+/* ===========================================================================
+   [SECTION: LAUNCHES]
+   kernel<<<grid, block, shmem, stream>>>(args...) as gpuh-simcc rewrites it,
+   GPUH_LAUNCH's form, and cudaLaunchKernel.
+   =========================================================================== */
+
+/* The launch's dynamic shared memory (what `extern __shared__ T s[];` names). */
+inline void *gpuh_sim_dynamic_shared() { return gpuh_sim_impl::thread_state().dynamic_shared; }
+
+/* GPUH_SIM_KERNEL_CALL(kernel, grid, block, shmem, stream, args...): the
+   simulator's kernel<<<grid, block, shmem, stream>>>(args...), a void
+   expression; errors are left for cudaGetLastError, as with <<< >>>.
+   GPUH_SIM_KERNEL_CALL0 is the same for a kernel with no arguments. */
+#define GPUH_SIM_KERNEL_CALL(kernel, grid, block, shmem, stream, ...) \
+    gpuh_sim_impl::launch_call(#kernel, __FILE__, __LINE__, (grid), (block), (shmem), (stream), kernel, __VA_ARGS__)
+#define GPUH_SIM_KERNEL_CALL0(kernel, grid, block, shmem, stream) \
+    gpuh_sim_impl::launch_call(#kernel, __FILE__, __LINE__, (grid), (block), (shmem), (stream), kernel)
+
+/* GPUH_SIM_KERNEL_CALL_EXPR(kernel, grid, block, shmem, stream, args...):
+   kernel<<<...>>>(args...) for a template kernel named without its template
+   arguments, or a kernel with default arguments (gpuh-simcc picks it for
+   those); needs C++14. The launch has no kernel address, so the occupancy
+   and attribute calls' per-kernel settings do not apply to it. */
+#define GPUH_SIM_KERNEL_CALL_EXPR(kernel, grid, block, shmem, stream, ...)                                            \
+    gpuh_sim_impl::launch_expr(#kernel, __FILE__, __LINE__, (grid), (block), (shmem), (stream),                        \
+                               [](auto &...gpuh_sim_a) { kernel(gpuh_sim_a...); }, __VA_ARGS__)
+#define GPUH_SIM_KERNEL_CALL_EXPR0(kernel, grid, block, shmem, stream)                                                 \
+    gpuh_sim_impl::launch_expr(#kernel, __FILE__, __LINE__, (grid), (block), (shmem), (stream), []() { kernel(); })
+
+/* cudaLaunchKernel / cudaLaunchCooperativeKernel: the kernel, its grid and
+   block, an array of pointers to its arguments; the cooperative launch runs
+   every block at once (at most 1024 blocks), so that grid-wide sync works. */
+template <class... P>
+inline cudaError_t cudaLaunchKernel(void (*kernel)(P...), dim3 grid, dim3 block, void **args, size_t shmem = 0,
+                                    cudaStream_t stream = 0)
+{
+    gpuh_sim_impl::register_kernel(kernel);
+    return gpuh_sim_impl::launch_erased(gpuh_sim_impl::key_of(kernel), grid, block, args, shmem, stream, false);
+}
+inline cudaError_t cudaLaunchKernel(const void *kernel, dim3 grid, dim3 block, void **args, size_t shmem = 0,
+                                    cudaStream_t stream = 0)
+{
+    return gpuh_sim_impl::launch_erased(kernel, grid, block, args, shmem, stream, false);
+}
+template <class... P>
+inline cudaError_t cudaLaunchCooperativeKernel(void (*kernel)(P...), dim3 grid, dim3 block, void **args,
+                                               size_t shmem = 0, cudaStream_t stream = 0)
+{
+    gpuh_sim_impl::register_kernel(kernel);
+    return gpuh_sim_impl::launch_erased(gpuh_sim_impl::key_of(kernel), grid, block, args, shmem, stream, true);
+}
+inline cudaError_t cudaLaunchCooperativeKernel(const void *kernel, dim3 grid, dim3 block, void **args,
+                                               size_t shmem = 0, cudaStream_t stream = 0)
+{
+    return gpuh_sim_impl::launch_erased(kernel, grid, block, args, shmem, stream, true);
+}
+/* gpuh-simcc's registration of a file's kernels (for launches by void pointer). */
+#define GPUH_SIM_REGISTER_KERNEL(kernel) gpuh_sim_impl::register_kernel(kernel)
+
+/* ===========================================================================
+   [SECTION: RUNTIME C++ OVERLOADS]
+   The C++ conveniences of cuda_runtime.h: typed pointers, kernels as
+   functions, default arguments, __device__ variables as symbols.
+   =========================================================================== */
+
 template <class T> inline cudaError_t cudaMalloc(T **p, size_t bytes)
 {
     return cudaMalloc(static_cast<void **>(static_cast<void *>(p)), bytes); /* T may be const, as CUDA allows */
@@ -1742,30 +963,6 @@ inline cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int *blocks, vo
 {
     return cudaOccupancyMaxActiveBlocksPerMultiprocessor(blocks, gpuh_sim_impl::key_of(f), block_size, shmem);
 }
-namespace gpuh_sim_impl {
-/* The block size (a multiple of 32, at most limit) that keeps the most threads
-   resident on an SM, and the grid that fills the device with it. */
-template <class F> inline cudaError_t potential_block(int *min_grid, int *block, int limit, F blocks_at)
-{
-    int best = 0, best_b = 0, sms = 0;
-    if (min_grid == NULL || block == NULL)
-        return ret(cudaErrorInvalidValue);
-    cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0);
-    for (int b = 32; b <= (limit > 0 ? limit : 1024); b += 32) {
-        int n = 0;
-        cudaError_t err = blocks_at(&n, b);
-        if (err != cudaSuccess)
-            return err;
-        if (n * b > best) {
-            best = n * b;
-            best_b = b;
-        }
-    }
-    *block = best_b;
-    *min_grid = best_b ? best / best_b * sms : 0;
-    return cudaSuccess;
-}
-} /* namespace gpuh_sim_impl */
 template <class... P>
 inline cudaError_t cudaOccupancyMaxPotentialBlockSize(int *min_grid, int *block, void (*f)(P...), size_t shmem = 0,
                                                       int limit = 0)
@@ -1790,11 +987,20 @@ template <class T> inline cudaError_t cudaMemcpyFromSymbol(void *dst, const T &s
 }
 
 /* ===========================================================================
-   THE RUNTIME'S DEFINITIONS: weak, so every C++ file may include this header
-   and the program keeps one copy; C files call them like cudart's.
+   [SECTION: IMPLEMENTATION]
+   Everything below is private (gpuh_sim_impl::, GPUH_IMPL_SIM_): it may change
+   without notice. First the runtime's handles (C declares them opaque), then
+   the machinery in one namespace, in the order a launch reaches it.
    =========================================================================== */
-#define GPUH_IMPL_SIM_API extern "C" __attribute__((weak))
 
+/* The runtime's definitions are weak: every C++ file may include this header
+   and the program keeps one copy. */
+#define GPUH_IMPL_SIM_API extern "C" __attribute__((weak))
+/* A memory pool rounds each allocation up to this many bytes. */
+#define GPUH_IMPL_SIM_POOL_ALIGN 512
+
+/* ---- The handles: streams, events, cuRAND generators, memory pools, NCCL
+   communicators. */
 struct CUstream_st {
     unsigned int flags;
     int priority;
@@ -1804,13 +1010,1095 @@ struct CUevent_st {
     double ms;
     int recorded;
 };
+struct gpuh_sim_curand {
+    unsigned long long seed, offset;
+};
+struct CUmemPoolHandle_st {
+    int device;
+    bool destroyed;                     /* destroyed with blocks still live: goes when they are freed */
+    unsigned long long threshold;       /* cudaMemPoolAttrReleaseThreshold */
+    size_t reserved, used, reserved_high, used_high;
+    std::multimap<size_t, void *> idle; /* freed blocks, by size */
+};
+struct gpuh_sim_nccl_comm {
+    gpuh_sim_impl::nccl_clique *clique;
+    int rank, device;
+};
 
 namespace gpuh_sim_impl {
+
+/* ---------------------------------------------------------------------------
+   [SECTION: FIBERS] Context switch between fibers: x86-64 by hand (callee-
+   saved registers, the SSE and x87 control words), ucontext elsewhere. */
+#if defined(__x86_64__)
+extern "C" void gpuh_sim_impl_swap(void **save_sp, void *load_sp);
+__asm__(".text\n"
+        ".weak gpuh_sim_impl_swap\n"
+        ".type gpuh_sim_impl_swap, @function\n"
+        "gpuh_sim_impl_swap:\n"
+        "  pushq %rbp\n  pushq %rbx\n  pushq %r12\n  pushq %r13\n  pushq %r14\n  pushq %r15\n"
+        "  subq $8, %rsp\n  stmxcsr (%rsp)\n  fnstcw 4(%rsp)\n"
+        "  movq %rsp, (%rdi)\n  movq %rsi, %rsp\n"
+        "  ldmxcsr (%rsp)\n  fldcw 4(%rsp)\n  addq $8, %rsp\n"
+        "  popq %r15\n  popq %r14\n  popq %r13\n  popq %r12\n  popq %rbx\n  popq %rbp\n"
+        "  ret\n"
+        ".size gpuh_sim_impl_swap, .-gpuh_sim_impl_swap\n");
+struct fiber_context {
+    void *sp;
+};
+inline void fiber_switch(fiber_context *from, fiber_context *to) { gpuh_sim_impl_swap(&from->sp, to->sp); }
+inline void fiber_make(fiber_context *c, char *lo, size_t size, void (*entry)())
+{
+    uintptr_t top = (reinterpret_cast<uintptr_t>(lo) + size) & ~uintptr_t(15);
+    uint64_t *p = reinterpret_cast<uint64_t *>(top);
+    uint32_t csr[2] = {0x1F80u, 0x037Fu}; /* default MXCSR, x87 control word */
+    p[-1] = 0;                            /* entry's return address: never used */
+    p[-2] = reinterpret_cast<uint64_t>(entry);
+    for (int i = 3; i <= 8; ++i)
+        p[-i] = 0; /* rbp, rbx, r12-r15 */
+    memcpy(&p[-9], csr, sizeof csr);
+    c->sp = &p[-9];
+}
+#else
+struct fiber_context {
+    ucontext_t uc;
+};
+inline void fiber_switch(fiber_context *from, fiber_context *to) { swapcontext(&from->uc, &to->uc); }
+inline void fiber_make(fiber_context *c, char *lo, size_t size, void (*entry)())
+{
+    getcontext(&c->uc);
+    c->uc.uc_stack.ss_sp = lo;
+    c->uc.uc_stack.ss_size = size;
+    c->uc.uc_link = NULL;
+    makecontext(&c->uc, entry, 0);
+}
+#endif
+
+/* ---------------------------------------------------------------------------
+   [SECTION: STATE AND ERRORS] Process-wide state lives in function-local
+   statics of inline functions (one copy per program); each CPU worker has a
+   thread_local one. */
+
+struct call_site {
+    const char *what, *file;
+    int line;
+};
+
+enum { T_NEW, T_RUNNING, T_READY, T_BARRIER, T_WARP, T_DONE, T_FAULT };
+enum { W_SYNC, W_SHFL, W_UP, W_DOWN, W_XOR, W_BALLOT, W_ANY, W_ALL };
+
+struct runner {
+    fiber_context ctx;
+    char *lo;
+    size_t size;
+    int thread; /* the simulated thread it runs, or -1 */
+    void *asan_fake;
+    void *tsan_fiber;
+};
+
+struct lane_op {
+    int op, param, width;
+    unsigned mask;
+    uint64_t value, result;
+    call_site where;
+};
+
+struct launch_job {
+    const char *kernel, *file;
+    int line;
+    dim3 grid, block;
+    size_t shmem;
+    void (*thunk)(const void *closure);
+    const void *closure;
+    uint64_t blocks, chunk;
+    std::atomic<uint64_t> next;
+    std::atomic<int> failed; /* the first error of a block (a cudaError_t), 0 while none */
+    int active;              /* pool threads running its blocks (guarded by the pool's mutex) */
+};
+
+struct block_state {
+    int n;                 /* threads in the block */
+    int next_new, done, at_barrier;
+    int barrier_result;
+    int fault; /* a thread misused a warp operation or faulted (reported): the launch fails with this error */
+    unsigned char state[1024];
+    runner *runner_of[1024];
+    int order[1024];
+    call_site barrier_at[1024];
+    int vote[1024];
+    lane_op lane[1024];
+    unsigned warp_arrived[32];
+    uint64_t rng;
+};
+
+struct worker {
+    fiber_context sched;
+    void *sched_fake;
+    const void *sched_lo;
+    size_t sched_size;
+    std::vector<runner *> all, free_list;
+    void *sched_tsan; /* ThreadSanitizer's name for the scheduler: the CPU thread itself */
+    runner *current;
+    launch_job *job;
+    block_state *block;
+    unsigned char *dynamic_shared;
+    size_t dynamic_shared_bytes;
+    void *alt_stack; /* where the fault handler runs when a fiber's stack is exhausted */
+};
+
+
+struct alloc_info {
+    size_t bytes;
+    enum cudaMemoryType type;
+    bool owned; /* false: host memory the program registered (cudaHostRegister) */
+};
+
+struct runtime_globals {
+    std::mutex m;
+    std::map<uintptr_t, alloc_info> allocs;
+    size_t used = 0, total = 0;
+    cudaError_t sticky = cudaSuccess; /* the last error is per host thread: last_error() */
+    std::map<const void *, int> bounds, max_dyn_shmem;
+    std::set<const void *> streams, events; /* live handles: a destroyed or made-up one is refused */
+    int threads = 0, schedule = 0;
+    size_t stack_bytes = 0;
+    unsigned long long seed = 0;
+    runtime_globals()
+    {
+        const char *e = getenv("GPUH_SIM_THREADS");
+        const long asked = e ? strtol(e, NULL, 10) : 0;
+        threads = asked > 0 ? static_cast<int>(std::min(asked, 1024L))
+                            : static_cast<int>(std::thread::hardware_concurrency());
+        if (threads < 1)
+            threads = 1;
+        if (asked > 1024) /* a GPU has a few hundred SMs at most; a thread each costs a block's state */
+            fprintf(stderr, "gpuh sim: GPUH_SIM_THREADS=%s is more than 1024; using 1024\n", e);
+        e = getenv("GPUH_SIM_SCHEDULE");
+        schedule = !e || !*e || !strcmp(e, "forward") ? 0 : !strcmp(e, "reverse") ? 1 : !strcmp(e, "random") ? 2 : -1;
+        if (schedule < 0) {
+            fprintf(stderr, "gpuh sim: GPUH_SIM_SCHEDULE=%s is not forward, reverse or random; using forward\n", e);
+            schedule = 0;
+        }
+        e = getenv("GPUH_SIM_SEED");
+        seed = e && *e ? strtoull(e, NULL, 0)
+                       : static_cast<unsigned long long>(std::chrono::steady_clock::now().time_since_epoch().count());
+        if (schedule == 2)
+            fprintf(stderr, "gpuh sim: random schedule, GPUH_SIM_SEED=%llu repeats it\n", seed);
+        /* CUDA gives a thread up to 512 KiB of local memory; the rest is for the
+           calls around it (ASan's red zones need more). Pages never touched cost
+           no memory. */
+#ifdef GPUH_IMPL_SIM_ASAN
+        stack_bytes = 1536 * 1024;
+#else
+        stack_bytes = 768 * 1024;
+#endif
+        e = getenv("GPUH_SIM_STACK_KB");
+        const unsigned long kb = e ? strtoul(e, NULL, 10) : 0;
+        if (kb >= 16 && kb <= (1ul << 20))
+            stack_bytes = static_cast<size_t>(kb) * 1024;
+        else if (e != NULL)
+            fprintf(stderr, "gpuh sim: GPUH_SIM_STACK_KB=%s is not 16 .. 1048576; using %zu\n", e,
+                    stack_bytes / 1024);
+        long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+        total = pages > 0 && page > 0 ? static_cast<size_t>(pages) * static_cast<size_t>(page) : (size_t(16) << 30);
+    }
+};
+inline runtime_globals &runtime_state()
+{
+    static runtime_globals r;
+    return r;
+}
+
+/* The calling host thread's last error, as cudaGetLastError keeps one per thread. */
+inline cudaError_t &last_error()
+{
+    static thread_local cudaError_t last = cudaSuccess;
+    return last;
+}
+/* Records err as the last error (as the CUDA runtime does) and returns it. */
+inline cudaError_t record_error(cudaError_t err)
+{
+    if (err != cudaSuccess)
+        last_error() = err;
+    return err;
+}
+/* The name the stand-in headers of sim/include use for it. */
+inline cudaError_t ret(cudaError_t err) { return record_error(err); }
+/* The sticky error, if a kernel has failed: every later call returns it. */
+inline cudaError_t sticky()
+{
+    std::lock_guard<std::mutex> g(runtime_state().m);
+    return runtime_state().sticky;
+}
+
+inline double now_ms()
+{
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+/* ---------------------------------------------------------------------------
+   [SECTION: SCHEDULER] Fibers and the block scheduler. A runner is a fiber
+   that runs simulated threads one after another, as a plain loop, until one of
+   them waits at a barrier; that thread keeps the runner, and the scheduler
+   starts another runner for the next thread. Runners and their stacks are
+   reused. */
+
+inline void to_runner(worker &w, runner *r)
+{
+#ifdef GPUH_IMPL_SIM_ASAN
+    __sanitizer_start_switch_fiber(&w.sched_fake, r->lo, r->size);
+#endif
+    w.current = r;
+#ifdef GPUH_IMPL_SIM_TSAN
+    w.sched_tsan = __tsan_get_current_fiber();
+    __tsan_switch_to_fiber(r->tsan_fiber, 0);
+#endif
+    fiber_switch(&w.sched, &r->ctx);
+#ifdef GPUH_IMPL_SIM_ASAN
+    __sanitizer_finish_switch_fiber(w.sched_fake, NULL, NULL);
+#endif
+}
+
+inline void to_scheduler(worker &w, runner *r)
+{
+#ifdef GPUH_IMPL_SIM_ASAN
+    __sanitizer_start_switch_fiber(&r->asan_fake, w.sched_lo, w.sched_size);
+#endif
+#ifdef GPUH_IMPL_SIM_TSAN
+    __tsan_switch_to_fiber(w.sched_tsan, 0);
+#endif
+    fiber_switch(&r->ctx, &w.sched);
+#ifdef GPUH_IMPL_SIM_ASAN
+    __sanitizer_finish_switch_fiber(r->asan_fake, &w.sched_lo, &w.sched_size);
+#endif
+}
+
+inline void set_thread(thread_view &v, int i)
+{
+    unsigned bx = v.bdim.x, by = v.bdim.y;
+    v.lin = i;
+    v.tid.x = static_cast<unsigned>(i) % bx;
+    v.tid.y = static_cast<unsigned>(i) / bx % by;
+    v.tid.z = static_cast<unsigned>(i) / (bx * by);
+}
+
+inline void runner_main()
+{
+    thread_view &v = thread_state();
+    worker &w = *v.w;
+    runner *r = w.current;
+#ifdef GPUH_IMPL_SIM_ASAN
+    __sanitizer_finish_switch_fiber(NULL, &w.sched_lo, &w.sched_size);
+#endif
+    for (;;) {
+        block_state &b = *w.block;
+        while (b.next_new < b.n) {
+            int i = b.order[b.next_new++];
+            b.state[i] = T_RUNNING;
+            b.runner_of[i] = r;
+            r->thread = i;
+            set_thread(v, i);
+            w.job->thunk(w.job->closure);
+            b.state[i] = T_DONE;
+            b.done++;
+        }
+        r->thread = -1;
+        w.free_list.push_back(r);
+        to_scheduler(w, r);
+    }
+}
+
+/* Below each stack: inaccessible, and larger than CUDA's 512 KiB of local
+   memory, so that an overflowing frame lands in it rather than in the stack
+   below (compilers need not touch every page of a large frame). */
+enum { STACK_GUARD = 1 << 20 };
+
+/* A runner from the free list, or a new one with a fresh stack; NULL (with a
+   message) when no stack can be mapped: the launch then fails, the process goes on. */
+inline runner *new_runner(worker &w)
+{
+    if (!w.free_list.empty()) {
+        runner *r = w.free_list.back();
+        w.free_list.pop_back();
+        return r;
+    }
+    const size_t guard = STACK_GUARD;
+    const size_t size = runtime_state().stack_bytes;
+    void *mem = mmap(NULL, size + guard, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (mem == MAP_FAILED) {
+        fprintf(stderr, "gpuh sim: out of memory for a thread stack (%zu KiB)\n", size / 1024);
+        return NULL;
+    }
+    mprotect(mem, guard, PROT_NONE); /* a stack overflow faults instead of corrupting */
+#ifdef GPUH_IMPL_SIM_ASAN
+    /* the mapping may reuse the addresses of a stack unmapped when another
+       host thread ended, whose frames ASan still marks */
+    __asan_unpoison_memory_region(static_cast<char *>(mem) + guard, size);
+#endif
+    runner *r = new runner();
+    r->lo = static_cast<char *>(mem) + guard;
+    r->size = size;
+    r->thread = -1;
+    r->asan_fake = NULL;
+#ifdef GPUH_IMPL_SIM_TSAN
+    r->tsan_fiber = __tsan_create_fiber(0);
+#endif
+    fiber_make(&r->ctx, r->lo, r->size, runner_main);
+    w.all.push_back(r);
+    return r;
+}
+
+/* After a failed block: its runners are stuck mid-kernel; restart them empty. */
+inline void reset_runners(worker &w, block_state &b)
+{
+    for (int i = 0; i < b.n; ++i) {
+        runner *r = b.runner_of[i];
+        if (r != NULL && r->thread == i && b.state[i] != T_DONE) {
+            r->thread = -1;
+#ifdef GPUH_IMPL_SIM_ASAN
+            __asan_unpoison_memory_region(r->lo, r->size); /* the abandoned frames' red zones */
+#endif
+#ifdef GPUH_IMPL_SIM_TSAN
+            __tsan_destroy_fiber(r->tsan_fiber); /* and its record of the abandoned calls */
+            r->tsan_fiber = __tsan_create_fiber(0);
+#endif
+            fiber_make(&r->ctx, r->lo, r->size, runner_main);
+            w.free_list.push_back(r);
+        }
+    }
+}
+
+inline uint64_t next_random(uint64_t &s)
+{
+    s ^= s << 13;
+    s ^= s >> 7;
+    s ^= s << 17;
+    return s;
+}
+
+inline void format_thread(char *buf, size_t cap, const dim3 &bdim, int i)
+{
+    unsigned u = static_cast<unsigned>(i);
+    snprintf(buf, cap, "thread (%u, %u, %u)", u % bdim.x, u / bdim.x % bdim.y, u / (bdim.x * bdim.y));
+}
+
+inline const char *op_name(int op)
+{
+    static const char *names[] = {"__syncwarp",      "__shfl_sync",   "__shfl_up_sync", "__shfl_down_sync",
+                                  "__shfl_xor_sync", "__ballot_sync", "__any_sync",     "__all_sync"};
+    return names[op];
+}
+
+inline bool release_converged(block_state &b); /* in [SECTION: LAUNCH CHECKS] */
+
+/* Nobody can run, yet the block is not done: a thread waits for one that has
+   exited or waits elsewhere. Prints which, with block and thread indices. */
+inline void report_divergence(worker &w, block_state &b)
+{
+    const thread_view &v = thread_state();
+    char a[64], c[64], msg[1024];
+    int waiter = -1, other = -1;
+    for (int i = 0; i < b.n && waiter < 0; ++i)
+        if (b.state[i] == T_BARRIER || b.state[i] == T_WARP)
+            waiter = i;
+    if (waiter < 0)
+        return;
+    format_thread(a, sizeof a, v.bdim, waiter);
+    const bool warp = b.state[waiter] == T_WARP;
+    const call_site s = warp ? b.lane[waiter].where : b.barrier_at[waiter];
+    int lo = 0, hi = b.n;
+    unsigned mask = 0;
+    if (warp) {
+        lo = waiter / 32 * 32;
+        hi = std::min(lo + 32, b.n);
+        mask = b.lane[waiter].mask;
+    }
+    for (int i = lo; i < hi && other < 0; ++i) {
+        if (warp && !(mask >> (i - lo) & 1u))
+            continue;
+        const bool same = warp ? b.state[i] == T_WARP && b.lane[i].op == b.lane[waiter].op && b.lane[i].mask == mask
+                               : b.state[i] == T_BARRIER && b.barrier_at[i].line == s.line &&
+                                     strcmp(b.barrier_at[i].file, s.file) == 0;
+        if (!same)
+            other = i;
+    }
+    int k = warp ? snprintf(msg, sizeof msg,
+                            "gpuh sim: divergent barrier in kernel %s (launched at %s:%d), block (%u, %u, %u):\n"
+                            "gpuh sim:   %s (warp %d, lane %d) waits at %s(0x%08x, ...) at %s:%d\n",
+                            w.job->kernel, w.job->file, w.job->line, v.bid.x, v.bid.y, v.bid.z, a, waiter / 32,
+                            waiter % 32, s.what, mask, s.file, s.line)
+                 : snprintf(msg, sizeof msg,
+                            "gpuh sim: divergent barrier in kernel %s (launched at %s:%d), block (%u, %u, %u):\n"
+                            "gpuh sim:   %s waits at %s() at %s:%d\n",
+                            w.job->kernel, w.job->file, w.job->line, v.bid.x, v.bid.y, v.bid.z, a, s.what, s.file,
+                            s.line);
+    if (other >= 0 && k > 0 && static_cast<size_t>(k) < sizeof msg) {
+        format_thread(c, sizeof c, v.bdim, other);
+        if (b.state[other] == T_DONE)
+            snprintf(msg + k, sizeof msg - k, "gpuh sim:   but %s has exited without reaching it\n", c);
+        else if (b.state[other] == T_BARRIER)
+            snprintf(msg + k, sizeof msg - k, "gpuh sim:   but %s waits at %s() at %s:%d\n", c,
+                     b.barrier_at[other].what, b.barrier_at[other].file, b.barrier_at[other].line);
+        else if (b.state[other] == T_WARP)
+            snprintf(msg + k, sizeof msg - k, "gpuh sim:   but %s waits at %s(0x%08x, ...) at %s:%d\n", c,
+                     b.lane[other].where.what, b.lane[other].mask, b.lane[other].where.file,
+                     b.lane[other].where.line);
+    }
+    fputs(msg, stderr);
+}
+
+/* Runs one block to completion: cudaSuccess, cudaErrorLaunchFailure (a
+   divergent barrier, reported) or cudaErrorMemoryAllocation (no stack for a
+   thread, reported). */
+inline cudaError_t run_block(worker &w, launch_job &job, uint64_t linear)
+{
+    thread_view &v = thread_state();
+    v.bid.x = static_cast<unsigned>(linear % job.grid.x);
+    v.bid.y = static_cast<unsigned>(linear / job.grid.x % job.grid.y);
+    v.bid.z = static_cast<unsigned>(linear / (static_cast<uint64_t>(job.grid.x) * job.grid.y));
+    block_state &b = *w.block;
+    const int n = static_cast<int>(job.block.x * job.block.y * job.block.z);
+    const int schedule = runtime_state().schedule;
+    b.n = n;
+    b.next_new = b.done = b.at_barrier = b.fault = 0;
+    b.rng = (runtime_state().seed ^ (linear * 0x9E3779B97F4A7C15ull)) | 1u;
+    for (int i = 0; i < n; ++i) {
+        b.state[i] = T_NEW;
+        b.runner_of[i] = NULL;
+        b.order[i] = schedule == 1 ? n - 1 - i : i;
+    }
+    for (int i = 0; i < 32; ++i)
+        b.warp_arrived[i] = 0;
+    for (;;) {
+        if (schedule == 2)
+            for (int i = n - 1; i > 0; --i)
+                std::swap(b.order[i], b.order[next_random(b.rng) % static_cast<uint64_t>(i + 1)]);
+        bool ran = false;
+        for (int k = 0; k < n; ++k) {
+            const int i = b.order[k];
+            if (b.state[i] == T_NEW) {
+                /* the new runner takes order[next_new..], starting here */
+                runner *r = new_runner(w);
+                if (r == NULL) {
+                    reset_runners(w, b);
+                    return cudaErrorMemoryAllocation;
+                }
+                b.next_new = k;
+                to_runner(w, r);
+                ran = true;
+            } else if (b.state[i] == T_READY) {
+                b.state[i] = T_RUNNING;
+                set_thread(v, i);
+                to_runner(w, b.runner_of[i]);
+                ran = true;
+            }
+            if (b.fault)
+                break;
+        }
+        if (b.fault) {
+            reset_runners(w, b);
+            return static_cast<cudaError_t>(b.fault);
+        }
+        if (b.done == n)
+            return cudaSuccess;
+        if (!ran) {
+            if (release_converged(b)) /* coalesced_threads(): who got there is the group */
+                continue;
+            report_divergence(w, b);
+            reset_runners(w, b);
+            return cudaErrorLaunchFailure;
+        }
+    }
+}
+
+/* ---------------------------------------------------------------------------
+   [SECTION: HOST THREADS] The CPU workers that run blocks, the launch, and
+   the copy of a kernel's arguments. */
+
+/* The buffer a launch with 0 bytes of dynamic shared memory sees: a page that
+   can be neither read nor written, so that a kernel using dynamic shared
+   memory it did not ask for faults (under ASan, a report naming the kernel)
+   instead of reaching the buffer of an earlier launch. */
+inline unsigned char *no_dynamic_shared()
+{
+    static unsigned char *const page = [] {
+        void *p = mmap(NULL, static_cast<size_t>(sysconf(_SC_PAGESIZE)), PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        return p == MAP_FAILED ? static_cast<unsigned char *>(NULL) : static_cast<unsigned char *>(p);
+    }();
+    return page;
+}
+
+/* Owns a CPU thread's worker: freed (stacks unmapped) when the thread ends. */
+struct worker_owner {
+    worker *w = NULL;
+    ~worker_owner()
+    {
+        if (w == NULL)
+            return;
+        const size_t guard = STACK_GUARD;
+        for (size_t i = 0; i < w->all.size(); ++i) {
+#ifdef GPUH_IMPL_SIM_ASAN
+            __asan_unpoison_memory_region(w->all[i]->lo, w->all[i]->size);
+#endif
+            munmap(w->all[i]->lo - guard, w->all[i]->size + guard);
+#ifdef GPUH_IMPL_SIM_TSAN
+            __tsan_destroy_fiber(w->all[i]->tsan_fiber);
+#endif
+            delete w->all[i];
+        }
+        free(w->dynamic_shared);
+        if (w->alt_stack != NULL) {
+            stack_t off;
+            memset(&off, 0, sizeof off);
+            off.ss_flags = SS_DISABLE;
+            sigaltstack(&off, NULL);
+            free(w->alt_stack);
+        }
+        delete w->block;
+        delete w;
+        thread_state().w = NULL;
+    }
+};
+
+inline worker &this_worker()
+{
+    static thread_local worker_owner owner;
+    thread_view &v = thread_state();
+    if (v.w == NULL) {
+        v.w = owner.w = new worker();
+        v.w->block = new block_state();
+        v.w->dynamic_shared = NULL;
+        v.w->dynamic_shared_bytes = 0;
+        v.w->sched_fake = NULL;
+        v.w->sched_lo = NULL;
+        v.w->sched_size = 0;
+        v.w->sched_tsan = NULL;
+        v.w->alt_stack = NULL;
+#ifndef GPUH_IMPL_SIM_ASAN
+        stack_t now;
+        if (sigaltstack(NULL, &now) == 0 && (now.ss_flags & SS_DISABLE)) { /* the program's own one stays */
+            stack_t alt;
+            memset(&alt, 0, sizeof alt);
+            alt.ss_size = 64 * 1024;
+            alt.ss_sp = v.w->alt_stack = malloc(alt.ss_size);
+            if (alt.ss_sp == NULL || sigaltstack(&alt, NULL) != 0) {
+                free(v.w->alt_stack);
+                v.w->alt_stack = NULL;
+            }
+        }
+#endif
+    }
+    return *v.w;
+}
+
+/* Stops the launch's other blocks and records err: a kernel failure
+   (cudaErrorLaunchFailure, cudaErrorIllegalAddress) is sticky, as after a GPU
+   fault; running out of host memory is not. */
+inline void fail_launch(launch_job &job, cudaError_t err)
+{
+    int none = 0;
+    job.failed.compare_exchange_strong(none, static_cast<int>(err));
+    if (err == cudaErrorLaunchFailure || err == cudaErrorIllegalAddress) {
+        std::lock_guard<std::mutex> g(runtime_state().m);
+        runtime_state().sticky = err;
+    }
+}
+
+/* Runs blocks of job until none is left (every worker and the launching thread). */
+inline void run_blocks(launch_job &job)
+{
+    worker &w = this_worker();
+    thread_view &v = thread_state();
+    v.bdim = job.block;
+    v.gdim = job.grid;
+    if (job.shmem > w.dynamic_shared_bytes || (job.shmem < w.dynamic_shared_bytes && job.shmem > 0)) {
+        free(w.dynamic_shared); /* sized exactly, so that ASan sees an overflow of it */
+        w.dynamic_shared = static_cast<unsigned char *>(malloc(job.shmem));
+        w.dynamic_shared_bytes = w.dynamic_shared != NULL ? job.shmem : 0;
+        if (w.dynamic_shared == NULL && job.shmem > 0) {
+            fprintf(stderr, "gpuh sim: out of memory for %zu bytes of dynamic shared memory\n", job.shmem);
+            fail_launch(job, cudaErrorMemoryAllocation);
+            return;
+        }
+    }
+    /* a launch with no dynamic shared memory gets none: not the previous launch's buffer */
+    v.dynamic_shared = job.shmem > 0 ? w.dynamic_shared : no_dynamic_shared();
+    w.job = &job;
+    for (;;) {
+        uint64_t first = job.next.fetch_add(job.chunk);
+        if (first >= job.blocks || job.failed.load())
+            break;
+        uint64_t last = std::min(job.blocks, first + job.chunk);
+        for (uint64_t blk = first; blk < last; ++blk) {
+            const cudaError_t err = run_block(w, job, blk);
+            if (err != cudaSuccess) {
+                fail_launch(job, err);
+                w.job = NULL;
+                return;
+            }
+        }
+    }
+    w.job = NULL; /* the job lives in its launcher's frame, which ends when the launch returns */
+}
+
+/* The pool of CPU workers: runtime_state().threads - 1 threads, and each launching
+   thread works on its own launch. Several host threads may launch at once:
+   every launch is a job of its own on the list, a pool thread takes blocks of
+   any job that has some left, and a launch returns once its job is off the
+   list and no pool thread still runs one of its blocks (the job lives in the
+   launcher's frame). */
+struct host_thread_pool {
+    std::mutex m;
+    std::condition_variable wake, finished;
+    std::vector<std::thread> threads;
+    std::vector<launch_job *> jobs;
+    bool quit = false, short_of_threads = false;
+    launch_job *open_job() const /* under m */
+    {
+        for (size_t i = 0; i < jobs.size(); ++i)
+            if (jobs[i]->next.load() < jobs[i]->blocks && jobs[i]->failed.load() == 0)
+                return jobs[i];
+        return NULL;
+    }
+    void loop()
+    {
+        std::unique_lock<std::mutex> g(m);
+        for (;;) {
+            launch_job *j = NULL;
+            wake.wait(g, [&] { return quit || (j = open_job()) != NULL; });
+            if (quit)
+                return;
+            ++j->active;
+            g.unlock();
+            run_blocks(*j);
+            g.lock();
+            if (--j->active == 0)
+                finished.notify_all();
+        }
+    }
+    /* under m: starts the pool threads not yet running; a system that refuses
+       a thread leaves fewer (said once), and the launching threads do the rest */
+    void start_threads()
+    {
+        while (!short_of_threads && static_cast<int>(threads.size()) < runtime_state().threads - 1) {
+            try {
+                threads.push_back(std::thread([this] { loop(); }));
+            } catch (const std::system_error &e) {
+                short_of_threads = true;
+                fprintf(stderr, "gpuh sim: could not start CPU thread %zu of %d (%s); running blocks on %zu\n",
+                        threads.size() + 2, runtime_state().threads, e.what(), threads.size() + 1);
+            }
+        }
+    }
+    void run(launch_job &j)
+    {
+        if (runtime_state().threads <= 1 || j.blocks <= 1) {
+            run_blocks(j);
+            return;
+        }
+        {
+            std::lock_guard<std::mutex> g(m);
+            start_threads();
+            jobs.push_back(&j);
+        }
+        wake.notify_all();
+        run_blocks(j);
+        std::unique_lock<std::mutex> g(m);
+        jobs.erase(std::find(jobs.begin(), jobs.end(), &j));
+        finished.wait(g, [&] { return j.active == 0; });
+    }
+    ~host_thread_pool()
+    {
+        {
+            std::lock_guard<std::mutex> g(m);
+            quit = true;
+        }
+        wake.notify_all();
+        for (size_t i = 0; i < threads.size(); ++i)
+            threads[i].join();
+    }
+};
+inline host_thread_pool &host_threads()
+{
+    static host_thread_pool p;
+    return p;
+}
+
+#ifdef GPUH_IMPL_SIM_ASAN
+/* ASan's death callback: name the simulated thread that was running. */
+inline void asan_death()
+{
+    const thread_view &v = thread_state();
+    if (v.w == NULL || v.w->job == NULL || v.w->current == NULL || v.w->current->thread < 0)
+        return;
+    char t[64];
+    format_thread(t, sizeof t, v.bdim, v.lin);
+    fprintf(stderr, "gpuh sim: the fault above happened in kernel %s (launched at %s:%d), block (%u, %u, %u), %s\n"
+                    "gpuh sim: if it is a stack-overflow: each simulated thread has %zu KiB of stack; "
+                    "raise GPUH_SIM_STACK_KB\n",
+            v.w->job->kernel, v.w->job->file, v.w->job->line, v.bid.x, v.bid.y, v.bid.z, t, runtime_state().stack_bytes / 1024);
+}
+#else
+inline struct sigaction &previous_segv()
+{
+    static struct sigaction a;
+    return a;
+}
+/* SIGSEGV in a simulated thread: name the kernel, block and thread, and say
+   when the address is in the guard below the thread's stack (an overflow) or
+   in the dynamic shared memory of a launch that asked for none; then abandon
+   the thread (its block fails, the launch returns cudaErrorIllegalAddress,
+   sticky, as after a GPU fault) and go on. A fault elsewhere goes to the
+   previous handler: it recurs on return. */
+inline void on_segv(int sig, siginfo_t *info, void *context)
+{
+    (void)sig;
+    (void)context;
+    const thread_view &v = thread_state();
+    if (v.w != NULL && v.w->job != NULL && v.w->current != NULL && v.w->current->thread >= 0) {
+        const uintptr_t a = reinterpret_cast<uintptr_t>(info->si_addr), lo = reinterpret_cast<uintptr_t>(v.w->current->lo);
+        const uintptr_t none = reinterpret_cast<uintptr_t>(no_dynamic_shared());
+        char t[64], msg[768];
+        format_thread(t, sizeof t, v.bdim, v.lin);
+        int k = snprintf(msg, sizeof msg,
+                         "gpuh sim: segmentation fault in kernel %s (launched at %s:%d), block (%u, %u, %u), %s\n",
+                         v.w->job->kernel, v.w->job->file, v.w->job->line, v.bid.x, v.bid.y, v.bid.z, t);
+        if (k > 0 && static_cast<size_t>(k) < sizeof msg && a < lo && lo - a <= STACK_GUARD)
+            snprintf(msg + k, sizeof msg - k,
+                     "gpuh sim:   the thread's stack overflowed: it has %zu KiB (GPUH_SIM_STACK_KB); CUDA allows "
+                     "512 KiB of local memory per thread: raise GPUH_SIM_STACK_KB\n", runtime_state().stack_bytes / 1024);
+        else if (k > 0 && static_cast<size_t>(k) < sizeof msg && a - none < static_cast<uintptr_t>(sysconf(_SC_PAGESIZE)))
+            snprintf(msg + k, sizeof msg - k,
+                     "gpuh sim:   it used dynamic shared memory, but the launch asked for 0 bytes of it\n");
+        if (write(2, msg, strlen(msg)) < 0)
+            msg[0] = 0;
+        v.w->block->fault = cudaErrorIllegalAddress;
+        v.w->block->state[v.lin] = T_FAULT;
+        to_scheduler(*v.w, v.w->current); /* never resumed: reset_runners remakes its fiber */
+    }
+    sigaction(SIGSEGV, &previous_segv(), NULL);
+}
+#endif
+
+inline int lookup_or(const std::map<const void *, int> &m, const void *key, int fallback)
+{
+    std::map<const void *, int>::const_iterator it = m.find(key);
+    return it == m.end() ? fallback : it->second;
+}
+
+enum { SHMEM_DEFAULT = 48 * 1024, SHMEM_OPTIN = 227 * 1024, SMS_SHMEM = 228 * 1024 };
+
+inline cudaError_t check_stream(cudaStream_t s);
+inline bool run_cooperative_if_asked(launch_job &job); /* in [SECTION: LAUNCH CHECKS] */
+
+/* Checks a launch as CUDA 13 does and runs it: every block to completion. */
+inline void launch(const char *kernel, const char *file, int line, const void *key, dim3 grid, dim3 block,
+                   size_t shmem, cudaStream_t stream, void (*thunk)(const void *), const void *closure)
+{
+    static std::once_flag once;
+#ifdef GPUH_IMPL_SIM_ASAN
+    std::call_once(once, [] { __sanitizer_set_death_callback(asan_death); });
+#else
+    std::call_once(once, [] {
+        struct sigaction a;
+        memset(&a, 0, sizeof a);
+        a.sa_sigaction = on_segv;
+        a.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_NODEFER; /* the handler leaves by a fiber switch */
+        sigemptyset(&a.sa_mask);
+        sigaction(SIGSEGV, &a, &previous_segv());
+    });
+#endif
+    if (sticky() != cudaSuccess) {
+        record_error(sticky());
+        return;
+    }
+    if (check_stream(stream) != cudaSuccess) /* recorded as the last error */
+        return;
+    const uint64_t threads = static_cast<uint64_t>(block.x) * block.y * block.z;
+    int max_dyn, max_threads;
+    {
+        std::lock_guard<std::mutex> g(runtime_state().m);
+        max_dyn = key ? lookup_or(runtime_state().max_dyn_shmem, key, SHMEM_DEFAULT) : SHMEM_OPTIN;
+        max_threads = key ? lookup_or(runtime_state().bounds, key, 1024) : 1024;
+    }
+    /* CUDA 13 on an H200 returns cudaErrorInvalidValue for every one of these
+       (tests/test_sim.cu checks the same cases on a GPU), including a block
+       beyond the kernel's __launch_bounds__. */
+    if (grid.x == 0 || grid.y == 0 || grid.z == 0 || block.x == 0 || block.y == 0 || block.z == 0 ||
+        grid.x > 2147483647u || grid.y > 65535u || grid.z > 65535u || threads > 1024 || block.x > 1024 ||
+        block.y > 1024 || block.z > 64 || shmem > static_cast<size_t>(max_dyn) ||
+        threads > static_cast<uint64_t>(max_threads)) {
+        record_error(cudaErrorInvalidValue);
+        return;
+    }
+    launch_job job;
+    job.kernel = kernel;
+    job.file = file;
+    job.line = line;
+    job.grid = grid;
+    job.block = block;
+    job.shmem = shmem;
+    job.thunk = thunk;
+    job.closure = closure;
+    job.blocks = static_cast<uint64_t>(grid.x) * grid.y * grid.z;
+    job.chunk = std::max<uint64_t>(1, job.blocks / (static_cast<uint64_t>(runtime_state().threads) * 16));
+    job.next.store(0);
+    job.failed.store(0);
+    job.active = 0;
+    if (!run_cooperative_if_asked(job)) /* cudaLaunchCooperativeKernel: every block at once */
+        host_threads().run(job);
+    if (job.failed.load() != 0) /* the launching thread's last error, whichever thread ran the block */
+        record_error(static_cast<cudaError_t>(job.failed.load()));
+}
+
+template <class L> void call_closure(const void *closure) { (*static_cast<const L *>(closure))(); }
+
+/* In [SECTION: LAUNCH CHECKS]. */
+inline bool launch_allowed(const char *kernel, const char *file, int line, const void *const *ptrs, int n);
+inline cudaError_t symbol_copy(char *sym, size_t size, size_t offset, void *other, size_t bytes,
+                               enum cudaMemcpyKind kind, bool to_symbol);
+template <class A> inline const void *object_pointer(const A &a, typename std::enable_if<
+    std::is_pointer<A>::value && std::is_object<typename std::remove_pointer<A>::type>::value>::type * = 0)
+{
+    return const_cast<const void *>(static_cast<const volatile void *>(a));
+}
+template <class A> inline const void *object_pointer(const A &, typename std::enable_if<
+    !(std::is_pointer<A>::value && std::is_object<typename std::remove_pointer<A>::type>::value)>::type * = 0)
+{
+    return NULL;
+}
+
+/* One simulated thread's copy of one kernel argument: the launch's value,
+   copied as bytes (CUDA copies a kernel's arguments to the device bytewise
+   and runs no constructor or destructor there). */
+template <class A> struct arg_bytes {
+    alignas(A) unsigned char b[sizeof(A)];
+    explicit arg_bytes(const A &a) { memcpy(b, static_cast<const void *>(&a), sizeof(A)); }
+    A &get() { return *reinterpret_cast<A *>(b); }
+};
+/* How a parameter of type P receives that copy: a type copied by its bytes
+   and destroyed by nothing is passed by value; a reference binds to the copy;
+   a class with a copy constructor or destructor is passed by reference, which
+   is how the x86-64 and AArch64 C++ ABIs pass such a class by value anyway,
+   so the kernel sees the copy itself and nobody destroys it. */
+template <class P> struct param_pass {
+    typedef typename std::decay<P>::type A;
+    typedef typename std::conditional<std::is_reference<P>::value || (std::is_trivially_copy_constructible<A>::value &&
+                                                                       std::is_trivially_destructible<A>::value),
+                                      P, A &>::type type;
+};
+template <class... P> struct kernel_args {
+    template <class... B> static void call_copies(void (*f)(typename param_pass<P>::type...), B... b)
+    {
+        f(b.get()...);
+    }
+    static void call(void (*kernel)(P...), const typename std::decay<P>::type &...args)
+    {
+        call_copies(reinterpret_cast<void (*)(typename param_pass<P>::type...)>(reinterpret_cast<void (*)()>(kernel)),
+                    arg_bytes<typename std::decay<P>::type>(args)...);
+    }
+};
+
+template <class F> const void *key_of(F f) { return reinterpret_cast<const void *>(f); }
+
+/* kernel<<<grid, block, shmem, stream>>>(args...): the arguments are
+   converted to the kernel's parameter types once, at the launch, as CUDA
+   does; every simulated thread gets its own bytewise copy of them
+   (kernel_args below), and no constructor or destructor runs per thread. */
+template <class... P>
+void launch_call(const char *name, const char *file, int line, dim3 grid, dim3 block, size_t shmem,
+                 cudaStream_t stream, void (*kernel)(P...), typename std::decay<P>::type... args)
+{
+    const void *ptrs[] = {object_pointer(args)..., NULL};
+    if (!launch_allowed(name, file, line, ptrs, static_cast<int>(sizeof...(P))))
+        return;
+    auto body = [=]() { kernel_args<P...>::call(kernel, args...); };
+    launch(name, file, line, key_of(kernel), grid, block, shmem, stream, &call_closure<decltype(body)>, &body);
+}
+
+/* ---------------------------------------------------------------------------
+   [SECTION: BARRIERS AND WARPS] The waiting thread yields its runner to the
+   scheduler; the last to arrive releases the others. */
+
+inline int sync_block(const char *what, const char *file, int line, int vote)
+{
+    thread_view &v = thread_state();
+    worker &w = *v.w;
+    block_state &b = *w.block;
+    const int me = v.lin;
+    call_site s = {what, file, line};
+    b.state[me] = T_BARRIER;
+    b.barrier_at[me] = s;
+    b.vote[me] = vote;
+    if (++b.at_barrier == b.n) {
+        bool same = true;
+        int votes = 0;
+        for (int i = 0; i < b.n; ++i) {
+            same = same && b.barrier_at[i].line == line && strcmp(b.barrier_at[i].what, what) == 0 &&
+                   strcmp(b.barrier_at[i].file, file) == 0;
+            votes += b.vote[i] != 0;
+        }
+        if (same) { /* everyone is here: release the block */
+            b.at_barrier = 0;
+            b.barrier_result = votes;
+            for (int i = 0; i < b.n; ++i)
+                b.state[i] = T_READY;
+        }
+    }
+    runner *r = w.current;
+    to_scheduler(w, r);
+    return b.barrier_result;
+}
+
+inline uint64_t warp_op(int op, const char *what, const char *file, int line, unsigned mask, uint64_t value,
+                        int param, int width)
+{
+    thread_view &v = thread_state();
+    worker &w = *v.w;
+    block_state &b = *w.block;
+    const int me = v.lin, warp = me / 32, lane = me % 32, base = warp * 32;
+    const int lanes = std::min(32, b.n - base);
+    const unsigned exists = lanes == 32 ? 0xffffffffu : (1u << lanes) - 1u;
+    const unsigned eff = mask & exists;
+    if (op >= W_SHFL && op <= W_XOR && (width < 1 || width > 32 || (width & (width - 1)) != 0)) {
+        char t[64];
+        format_thread(t, sizeof t, v.bdim, me);
+        fprintf(stderr,
+                "gpuh sim: warp misuse in kernel %s (launched at %s:%d), block (%u, %u, %u):\n"
+                "gpuh sim:   %s (warp %d, lane %d) calls %s(0x%08x, ..., width %d) at %s:%d: "
+                "the width must be a power of two from 1 to 32\n",
+                w.job->kernel, w.job->file, w.job->line, v.bid.x, v.bid.y, v.bid.z, t, warp, lane, what, mask, width,
+                file, line);
+        b.fault = cudaErrorLaunchFailure;
+        b.state[me] = T_FAULT; /* never resumed: the block is abandoned */
+        to_scheduler(w, w.current);
+    }
+    lane_op &l = b.lane[me];
+    l.op = op;
+    l.mask = mask;
+    l.value = value;
+    l.param = param;
+    l.width = width;
+    l.where.what = what;
+    l.where.file = file;
+    l.where.line = line;
+    b.state[me] = T_WARP;
+    b.warp_arrived[warp] |= 1u << lane;
+    if ((b.warp_arrived[warp] & eff) == eff) {
+        bool same = true;
+        uint64_t ballot = 0;
+        for (int k = 0; k < lanes; ++k)
+            if (eff >> k & 1u) {
+                same = same && b.lane[base + k].op == op && b.lane[base + k].mask == mask;
+                ballot |= static_cast<uint64_t>(b.lane[base + k].value != 0) << k;
+            }
+        if (same) {
+            for (int k = 0; k < lanes; ++k) {
+                if (!(eff >> k & 1u))
+                    continue;
+                lane_op &o = b.lane[base + k];
+                const int wd = o.width, seg = k / wd * wd;
+                int src = k;
+                switch (op) {
+                case W_SHFL: src = seg + ((o.param % wd) + wd) % wd; break;
+                case W_UP: src = k - seg >= o.param ? k - o.param : k; break;
+                case W_DOWN: src = k - seg + o.param < wd ? k + o.param : k; break;
+                case W_XOR: src = (k ^ o.param) < seg + wd ? k ^ o.param : k; break;
+                default: break;
+                }
+                if (src >= lanes || !(eff >> src & 1u))
+                    src = k; /* an inactive source: undefined on a GPU; the lane's own value here */
+                o.result = op == W_BALLOT ? ballot
+                         : op == W_ANY    ? (ballot != 0)
+                         : op == W_ALL    ? (ballot == eff)
+                                          : b.lane[base + src].value;
+                b.state[base + k] = T_READY;
+            }
+            b.warp_arrived[warp] &= ~eff;
+        }
+    }
+    to_scheduler(w, w.current);
+    return l.result;
+}
+
+template <class T> inline uint64_t to_bits(T v)
+{
+    static_assert(sizeof(T) <= 8 && std::is_trivially_copyable<T>::value, "warp shuffles move up to 8 bytes");
+    uint64_t u = 0;
+    memcpy(&u, &v, sizeof v);
+    return u;
+}
+template <class T> inline T from_bits(uint64_t u)
+{
+    T v;
+    memcpy(&v, &u, sizeof v);
+    return v;
+}
+
+template <class T> inline T shfl(const char *what, int op, const char *file, int line, unsigned mask, T v, int p,
+                                 int width = 32)
+{
+    return from_bits<T>(warp_op(op, what, file, line, mask, to_bits(v), p, width));
+}
+
+/* Atomics: GCC/Clang builtins on integers, compare-and-swap loops on floats. */
+template <class T, class F> inline T atomic_cas_loop(T *addr, F f)
+{
+    typedef typename std::conditional<sizeof(T) == 4, uint32_t, uint64_t>::type U;
+    U *p = reinterpret_cast<U *>(addr);
+    U old = __atomic_load_n(p, __ATOMIC_RELAXED), want;
+    do {
+        T o;
+        memcpy(&o, &old, sizeof o);
+        T n = f(o);
+        memcpy(&want, &n, sizeof want);
+    } while (!__atomic_compare_exchange_n(p, &old, want, true, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED));
+    T o;
+    memcpy(&o, &old, sizeof o);
+    return o;
+}
+
+
+/* ---------------------------------------------------------------------------
+   __syncwarp(mask = all lanes): the macro captures the call site, this object
+   takes the optional mask. */
+struct syncwarp_at {
+    const char *file;
+    int line;
+    syncwarp_at(const char *f, int l) : file(f), line(l) {}
+    void operator()(unsigned mask = 0xffffffffu) const { warp_op(W_SYNC, "__syncwarp", file, line, mask, 0, 0, 32); }
+};
+/* The block size (a multiple of 32, at most limit) that keeps the most threads
+   resident on an SM, and the grid that fills the device with it. */
+template <class F> inline cudaError_t potential_block(int *min_grid, int *block, int limit, F blocks_at)
+{
+    int best = 0, best_b = 0, sms = 0;
+    if (min_grid == NULL || block == NULL)
+        return record_error(cudaErrorInvalidValue);
+    cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0);
+    for (int b = 32; b <= (limit > 0 ? limit : 1024); b += 32) {
+        int n = 0;
+        cudaError_t err = blocks_at(&n, b);
+        if (err != cudaSuccess)
+            return err;
+        if (n * b > best) {
+            best = n * b;
+            best_b = b;
+        }
+    }
+    *block = best_b;
+    *min_grid = best_b ? best / best_b * sms : 0;
+    return cudaSuccess;
+}
+/* ---------------------------------------------------------------------------
+   [SECTION: MEMORY LEDGER] Every allocation and registration the program
+   made, with its kind; the checks of copies and handles. */
+
 /* The allocation holding p, or NULL; *base gets its start. */
 inline const alloc_info *find_alloc(const void *p, uintptr_t *base)
 {
     const uintptr_t a = reinterpret_cast<uintptr_t>(p);
-    std::map<uintptr_t, alloc_info> &m = rt().allocs;
+    std::map<uintptr_t, alloc_info> &m = runtime_state().allocs;
     std::map<uintptr_t, alloc_info>::iterator it = m.upper_bound(a);
     if (it == m.begin())
         return NULL;
@@ -1822,7 +2110,7 @@ inline const alloc_info *find_alloc(const void *p, uintptr_t *base)
 }
 /* Whether [p, p + bytes) lies inside the allocation a that starts at base,
    computed without forming p + bytes (which wraps for an absurd count). */
-inline bool inside(const alloc_info *a, uintptr_t base, const void *p, size_t bytes)
+inline bool range_inside(const alloc_info *a, uintptr_t base, const void *p, size_t bytes)
 {
     const uintptr_t at = reinterpret_cast<uintptr_t>(p);
     return a != NULL && at >= base && at - base <= a->bytes && bytes <= a->bytes - (at - base);
@@ -1833,8 +2121,8 @@ inline cudaError_t check_stream(cudaStream_t s)
 {
     if (s == NULL)
         return cudaSuccess;
-    std::lock_guard<std::mutex> g(rt().m);
-    if (rt().streams.count(s) != 0)
+    std::lock_guard<std::mutex> g(runtime_state().m);
+    if (runtime_state().streams.count(s) != 0)
         return cudaSuccess;
     last_error() = cudaErrorInvalidResourceHandle;
     return cudaErrorInvalidResourceHandle;
@@ -1842,8 +2130,8 @@ inline cudaError_t check_stream(cudaStream_t s)
 /* The same for an event; NULL is no event. */
 inline cudaError_t check_event(cudaEvent_t e)
 {
-    std::lock_guard<std::mutex> g(rt().m);
-    if (e != NULL && rt().events.count(e) != 0)
+    std::lock_guard<std::mutex> g(runtime_state().m);
+    if (e != NULL && runtime_state().events.count(e) != 0)
         return cudaSuccess;
     last_error() = cudaErrorInvalidResourceHandle;
     return cudaErrorInvalidResourceHandle;
@@ -1851,17 +2139,17 @@ inline cudaError_t check_event(cudaEvent_t e)
 inline cudaError_t allocate(void **p, size_t bytes, enum cudaMemoryType type)
 {
     if (p == NULL)
-        return ret(cudaErrorInvalidValue);
+        return record_error(cudaErrorInvalidValue);
     *p = NULL;
     if (sticky() != cudaSuccess)
-        return ret(sticky());
+        return record_error(sticky());
     if (bytes == 0)
         return cudaSuccess;
     {
         /* Checked before the allocator is asked: pinned memory is physical memory
            too, and ASan's allocator aborts on a size it cannot serve. */
-        std::lock_guard<std::mutex> g(rt().m);
-        size_t limit = type != cudaMemoryTypeHost ? rt().total - rt().used : rt().total;
+        std::lock_guard<std::mutex> g(runtime_state().m);
+        size_t limit = type != cudaMemoryTypeHost ? runtime_state().total - runtime_state().used : runtime_state().total;
 #ifdef GPUH_IMPL_SIM_ASAN
         limit = std::min<size_t>(limit, size_t(1) << 40); /* ASan's largest allocation */
 #endif
@@ -1872,12 +2160,12 @@ inline cudaError_t allocate(void **p, size_t bytes, enum cudaMemoryType type)
     }
     void *mem = NULL;
     if (posix_memalign(&mem, 256, bytes) != 0 || mem == NULL)
-        return ret(cudaErrorMemoryAllocation);
-    std::lock_guard<std::mutex> g(rt().m);
+        return record_error(cudaErrorMemoryAllocation);
+    std::lock_guard<std::mutex> g(runtime_state().m);
     alloc_info info = {bytes, type, true};
-    rt().allocs[reinterpret_cast<uintptr_t>(mem)] = info;
+    runtime_state().allocs[reinterpret_cast<uintptr_t>(mem)] = info;
     if (type != cudaMemoryTypeHost)
-        rt().used += bytes;
+        runtime_state().used += bytes;
     *p = mem;
     return cudaSuccess;
 }
@@ -1885,359 +2173,34 @@ inline cudaError_t release(void *p, bool host)
 {
     if (p == NULL)
         return cudaSuccess;
-    std::unique_lock<std::mutex> g(rt().m);
-    std::map<uintptr_t, alloc_info>::iterator it = rt().allocs.find(reinterpret_cast<uintptr_t>(p));
-    if (it == rt().allocs.end() || (it->second.type == cudaMemoryTypeHost) != host || !it->second.owned) {
+    std::unique_lock<std::mutex> g(runtime_state().m);
+    std::map<uintptr_t, alloc_info>::iterator it = runtime_state().allocs.find(reinterpret_cast<uintptr_t>(p));
+    if (it == runtime_state().allocs.end() || (it->second.type == cudaMemoryTypeHost) != host || !it->second.owned) {
         last_error() = cudaErrorInvalidValue;
         return cudaErrorInvalidValue;
     }
     if (!host)
-        rt().used -= it->second.bytes;
-    rt().allocs.erase(it);
+        runtime_state().used -= it->second.bytes;
+    runtime_state().allocs.erase(it);
     g.unlock();
     free(p);
     return cudaSuccess;
 }
-} /* namespace gpuh_sim_impl */
-
-/* The calling thread's last error, then cleared; a sticky error stays and is
-   seen by every thread. */
-GPUH_IMPL_SIM_API cudaError_t cudaGetLastError(void)
-{
-    const cudaError_t e = cudaPeekAtLastError();
-    gpuh_sim_impl::last_error() = cudaSuccess;
-    return e;
-}
-GPUH_IMPL_SIM_API cudaError_t cudaPeekAtLastError(void)
-{
-    const cudaError_t e = gpuh_sim_impl::last_error();
-    return e != cudaSuccess ? e : gpuh_sim_impl::sticky();
-}
-GPUH_IMPL_SIM_API const char *cudaGetErrorName(cudaError_t err)
-{
-    switch (err) {
-#define GPUH_IMPL_SIM_NAME(e) \
-    case e: return #e;
-        GPUH_IMPL_SIM_NAME(cudaSuccess) GPUH_IMPL_SIM_NAME(cudaErrorInvalidValue) GPUH_IMPL_SIM_NAME(cudaErrorMemoryAllocation)
-        GPUH_IMPL_SIM_NAME(cudaErrorInitializationError) GPUH_IMPL_SIM_NAME(cudaErrorInvalidConfiguration)
-        GPUH_IMPL_SIM_NAME(cudaErrorInvalidSymbol) GPUH_IMPL_SIM_NAME(cudaErrorInvalidDevicePointer)
-        GPUH_IMPL_SIM_NAME(cudaErrorInvalidMemcpyDirection) GPUH_IMPL_SIM_NAME(cudaErrorInsufficientDriver)
-        GPUH_IMPL_SIM_NAME(cudaErrorInvalidDeviceFunction) GPUH_IMPL_SIM_NAME(cudaErrorNoDevice)
-        GPUH_IMPL_SIM_NAME(cudaErrorInvalidDevice) GPUH_IMPL_SIM_NAME(cudaErrorNoKernelImageForDevice)
-        GPUH_IMPL_SIM_NAME(cudaErrorECCUncorrectable) GPUH_IMPL_SIM_NAME(cudaErrorInvalidResourceHandle)
-        GPUH_IMPL_SIM_NAME(cudaErrorNotReady) GPUH_IMPL_SIM_NAME(cudaErrorIllegalAddress)
-        GPUH_IMPL_SIM_NAME(cudaErrorLaunchOutOfResources) GPUH_IMPL_SIM_NAME(cudaErrorLaunchTimeout)
-        GPUH_IMPL_SIM_NAME(cudaErrorPeerAccessAlreadyEnabled) GPUH_IMPL_SIM_NAME(cudaErrorPeerAccessNotEnabled)
-        GPUH_IMPL_SIM_NAME(cudaErrorAssert) GPUH_IMPL_SIM_NAME(cudaErrorHostMemoryAlreadyRegistered)
-        GPUH_IMPL_SIM_NAME(cudaErrorHostMemoryNotRegistered) GPUH_IMPL_SIM_NAME(cudaErrorHardwareStackError)
-        GPUH_IMPL_SIM_NAME(cudaErrorIllegalInstruction) GPUH_IMPL_SIM_NAME(cudaErrorMisalignedAddress)
-        GPUH_IMPL_SIM_NAME(cudaErrorInvalidAddressSpace) GPUH_IMPL_SIM_NAME(cudaErrorInvalidPc)
-        GPUH_IMPL_SIM_NAME(cudaErrorLaunchFailure) GPUH_IMPL_SIM_NAME(cudaErrorNotSupported) GPUH_IMPL_SIM_NAME(cudaErrorUnknown)
-#undef GPUH_IMPL_SIM_NAME
-    }
-    return "cudaErrorUnknown";
-}
-GPUH_IMPL_SIM_API const char *cudaGetErrorString(cudaError_t err)
-{
-    switch (err) {
-    case cudaSuccess: return "no error";
-    case cudaErrorInvalidValue: return "invalid argument";
-    case cudaErrorMemoryAllocation: return "out of memory";
-    case cudaErrorInvalidConfiguration: return "invalid configuration argument";
-    case cudaErrorInvalidDevice: return "invalid device ordinal";
-    case cudaErrorNoDevice: return "no CUDA-capable device is detected";
-    case cudaErrorInvalidResourceHandle: return "invalid resource handle";
-    case cudaErrorLaunchOutOfResources: return "too many resources requested for launch";
-    case cudaErrorLaunchFailure: return "unspecified launch failure (gpuh sim: the kernel failed; see above)";
-    case cudaErrorNotSupported: return "operation not supported";
-    default: return cudaGetErrorName(err);
-    }
-}
-namespace gpuh_sim_impl { /* GPUH_SIM_DEVICES: SEVERAL DEVICES, at the end of this file */
-inline int device_count();
-inline int &current_device();
-} /* namespace gpuh_sim_impl */
-GPUH_IMPL_SIM_API cudaError_t cudaGetDeviceCount(int *count)
-{
-    if (count == NULL)
-        return gpuh_sim_impl::ret(cudaErrorInvalidValue);
-    *count = gpuh_sim_impl::device_count();
-    return cudaSuccess;
-}
-GPUH_IMPL_SIM_API cudaError_t cudaGetDevice(int *device)
-{
-    if (device == NULL)
-        return gpuh_sim_impl::ret(cudaErrorInvalidValue);
-    *device = gpuh_sim_impl::current_device();
-    return cudaSuccess;
-}
-GPUH_IMPL_SIM_API cudaError_t cudaSetDevice(int device)
-{
-    if (device < 0 || device >= gpuh_sim_impl::device_count())
-        return gpuh_sim_impl::ret(cudaErrorInvalidDevice);
-    gpuh_sim_impl::current_device() = device;
-    return gpuh_sim_impl::sticky();
-}
-GPUH_IMPL_SIM_API cudaError_t cudaDeviceSynchronize(void) { return gpuh_sim_impl::sticky(); }
-/* Frees every allocation and clears the sticky error, as a new context would. */
-GPUH_IMPL_SIM_API cudaError_t cudaDeviceReset(void)
-{
-    gpuh_sim_impl::runtime &r = gpuh_sim_impl::rt();
-    std::lock_guard<std::mutex> g(r.m);
-    for (std::map<uintptr_t, gpuh_sim_impl::alloc_info>::iterator it = r.allocs.begin(); it != r.allocs.end(); ++it)
-        if (it->second.owned)
-            free(reinterpret_cast<void *>(it->first));
-    r.allocs.clear();
-    r.used = 0;
-    gpuh_sim_impl::last_error() = r.sticky = cudaSuccess;
-    return cudaSuccess;
-}
-GPUH_IMPL_SIM_API cudaError_t cudaDriverGetVersion(int *version)
-{
-    if (version == NULL)
-        return gpuh_sim_impl::ret(cudaErrorInvalidValue);
-    *version = CUDART_VERSION;
-    return cudaSuccess;
-}
-GPUH_IMPL_SIM_API cudaError_t cudaRuntimeGetVersion(int *version) { return cudaDriverGetVersion(version); }
-GPUH_IMPL_SIM_API cudaError_t cudaDeviceGetAttribute(int *value, enum cudaDeviceAttr attr, int device)
-{
-    if (value == NULL)
-        return gpuh_sim_impl::ret(cudaErrorInvalidValue);
-    if (device < 0 || device >= gpuh_sim_impl::device_count())
-        return gpuh_sim_impl::ret(cudaErrorInvalidDevice);
-    switch (attr) {
-    case cudaDevAttrMaxThreadsPerBlock: *value = 1024; break;
-    case cudaDevAttrMaxBlockDimX:
-    case cudaDevAttrMaxBlockDimY: *value = 1024; break;
-    case cudaDevAttrMaxBlockDimZ: *value = 64; break;
-    case cudaDevAttrMaxGridDimX: *value = 2147483647; break;
-    case cudaDevAttrMaxGridDimY:
-    case cudaDevAttrMaxGridDimZ: *value = 65535; break;
-    case cudaDevAttrMaxSharedMemoryPerBlock: *value = gpuh_sim_impl::SHMEM_DEFAULT; break;
-    case cudaDevAttrTotalConstantMemory: *value = 65536; break;
-    case cudaDevAttrWarpSize: *value = 32; break;
-    case cudaDevAttrMaxRegistersPerBlock:
-    case cudaDevAttrMaxRegistersPerMultiprocessor: *value = 65536; break;
-    case cudaDevAttrClockRate: *value = 1000000; break; /* kHz: clock64() counts nanoseconds */
-    case cudaDevAttrMultiProcessorCount: *value = gpuh_sim_impl::rt().threads; break;
-    case cudaDevAttrIntegrated:
-    case cudaDevAttrCanMapHostMemory:
-    case cudaDevAttrConcurrentKernels:
-    case cudaDevAttrUnifiedAddressing:
-    case cudaDevAttrHostRegisterSupported:
-    case cudaDevAttrMemoryPoolsSupported: *value = 1; break;
-    case cudaDevAttrAsyncEngineCount: *value = 2; break;
-    case cudaDevAttrPciBusId: *value = 0; break;
-    case cudaDevAttrMemoryClockRate: *value = 1000000; break;
-    case cudaDevAttrGlobalMemoryBusWidth: *value = 64; break;
-    case cudaDevAttrL2CacheSize: *value = 32 << 20; break;
-    case cudaDevAttrMaxThreadsPerMultiProcessor: *value = 2048; break;
-    case cudaDevAttrComputeCapabilityMajor: *value = 9; break;
-    case cudaDevAttrComputeCapabilityMinor: *value = 0; break;
-    case cudaDevAttrMaxSharedMemoryPerMultiprocessor: *value = gpuh_sim_impl::SMS_SHMEM; break;
-    case cudaDevAttrManagedMemory:
-    case cudaDevAttrConcurrentManagedAccess: *value = 1; break;
-    case cudaDevAttrMaxSharedMemoryPerBlockOptin: *value = gpuh_sim_impl::SHMEM_OPTIN; break;
-    case cudaDevAttrMaxBlocksPerMultiprocessor: *value = 32; break;
-    case cudaDevAttrComputeMode: *value = 0; break; /* cudaComputeModeDefault */
-    case cudaDevAttrPageableMemoryAccess: *value = 0; break; /* malloc'd memory in a kernel is reported */
-    case cudaDevAttrKernelExecTimeout: *value = 0; break;
-    case cudaDevAttrGpuOverlap:
-    case cudaDevAttrHostNativeAtomicSupported:
-    case cudaDevAttrComputePreemptionSupported:
-    case cudaDevAttrCooperativeLaunch: *value = 1; break;
-    default: return gpuh_sim_impl::ret(cudaErrorInvalidValue);
-    }
-    return cudaSuccess;
-}
-/* The device: compute capability 9.0 (the limits of an H100/H200), one "SM"
-   per CPU worker, host memory as global memory. */
-GPUH_IMPL_SIM_API cudaError_t cudaGetDeviceProperties(struct cudaDeviceProp *p, int device)
-{
-    if (p == NULL)
-        return gpuh_sim_impl::ret(cudaErrorInvalidValue);
-    if (device < 0 || device >= gpuh_sim_impl::device_count())
-        return gpuh_sim_impl::ret(cudaErrorInvalidDevice);
-    memset(p, 0, sizeof *p);
-    snprintf(p->name, sizeof p->name, "gpuh CPU simulator (%d threads)", gpuh_sim_impl::rt().threads);
-    p->totalGlobalMem = gpuh_sim_impl::rt().total;
-    p->sharedMemPerBlock = gpuh_sim_impl::SHMEM_DEFAULT;
-    p->sharedMemPerBlockOptin = gpuh_sim_impl::SHMEM_OPTIN;
-    p->sharedMemPerMultiprocessor = gpuh_sim_impl::SMS_SHMEM;
-    p->regsPerBlock = p->regsPerMultiprocessor = 65536;
-    p->warpSize = 32;
-    p->memPitch = 2147483647;
-    p->maxThreadsPerBlock = 1024;
-    p->maxThreadsDim[0] = p->maxThreadsDim[1] = 1024;
-    p->maxThreadsDim[2] = 64;
-    p->maxGridSize[0] = 2147483647;
-    p->maxGridSize[1] = p->maxGridSize[2] = 65535;
-    p->totalConstMem = 65536;
-    p->major = 9;
-    p->minor = 0;
-    p->textureAlignment = 512;
-    p->multiProcessorCount = gpuh_sim_impl::rt().threads;
-    p->integrated = p->canMapHostMemory = p->unifiedAddressing = p->managedMemory = 1;
-    p->concurrentManagedAccess = 1; /* pageableMemoryAccess 0: a kernel given malloc'd memory is reported */
-    p->memoryBusWidth = 64;
-    p->l2CacheSize = 32 << 20;
-    p->maxThreadsPerMultiProcessor = 2048;
-    p->maxBlocksPerMultiProcessor = 32;
-    p->maxTexture1D = 131072; /* an H100's texture limits (sim/include/gpuh_sim_texture.h) */
-    p->maxTexture2D[0] = 131072, p->maxTexture2D[1] = 65536;
-    p->maxTexture3D[0] = p->maxTexture3D[1] = p->maxTexture3D[2] = 16384;
-    p->surfaceAlignment = 512;
-    p->computePreemptionSupported = p->cooperativeLaunch = 1;
-    p->persistingL2CacheMaxSize = p->l2CacheSize / 2; /* accepted by cudaStreamSetAttribute, no effect on a CPU */
-    return cudaSuccess;
-}
-GPUH_IMPL_SIM_API cudaError_t cudaDeviceGetStreamPriorityRange(int *least, int *greatest)
-{
-    if (least)
-        *least = 0;
-    if (greatest)
-        *greatest = -5;
-    return cudaSuccess;
-}
-GPUH_IMPL_SIM_API cudaError_t cudaMemGetInfo(size_t *free_bytes, size_t *total_bytes)
-{
-    if (free_bytes == NULL || total_bytes == NULL)
-        return gpuh_sim_impl::ret(cudaErrorInvalidValue);
-    std::lock_guard<std::mutex> g(gpuh_sim_impl::rt().m);
-    *total_bytes = gpuh_sim_impl::rt().total;
-    *free_bytes = gpuh_sim_impl::rt().total - gpuh_sim_impl::rt().used;
-    return cudaSuccess;
-}
-GPUH_IMPL_SIM_API cudaError_t cudaMalloc(void **p, size_t bytes)
-{
-    return gpuh_sim_impl::allocate(p, bytes, cudaMemoryTypeDevice);
-}
-GPUH_IMPL_SIM_API cudaError_t cudaMallocManaged(void **p, size_t bytes, unsigned int flags)
-{
-    if (flags != cudaMemAttachGlobal && flags != cudaMemAttachHost)
-        return gpuh_sim_impl::ret(cudaErrorInvalidValue);
-    return gpuh_sim_impl::allocate(p, bytes, cudaMemoryTypeManaged);
-}
-GPUH_IMPL_SIM_API cudaError_t cudaMallocHost(void **p, size_t bytes)
-{
-    return gpuh_sim_impl::allocate(p, bytes, cudaMemoryTypeHost);
-}
-GPUH_IMPL_SIM_API cudaError_t cudaHostAlloc(void **p, size_t bytes, unsigned int flags)
-{
-    (void)flags;
-    return gpuh_sim_impl::allocate(p, bytes, cudaMemoryTypeHost);
-}
-GPUH_IMPL_SIM_API cudaError_t cudaFree(void *p) { return gpuh_sim_impl::release(p, false); }
-GPUH_IMPL_SIM_API cudaError_t cudaFreeHost(void *p) { return gpuh_sim_impl::release(p, true); }
-namespace gpuh_sim_impl { inline int pool_free(void *p); } /* MEMORY POOLS, at the end */
-/* Stream-ordered allocation: work runs when issued, so these are cudaMalloc and cudaFree. */
-GPUH_IMPL_SIM_API cudaError_t cudaMallocAsync(void **p, size_t bytes, cudaStream_t stream)
-{
-    if (gpuh_sim_impl::check_stream(stream) != cudaSuccess)
-        return cudaErrorInvalidResourceHandle;
-    return gpuh_sim_impl::allocate(p, bytes, cudaMemoryTypeDevice);
-}
-GPUH_IMPL_SIM_API cudaError_t cudaFreeAsync(void *p, cudaStream_t stream)
-{
-    if (gpuh_sim_impl::check_stream(stream) != cudaSuccess)
-        return cudaErrorInvalidResourceHandle;
-    const int pooled = gpuh_sim_impl::pool_free(p); /* a pool's block goes back to its pool */
-    return pooled < 0 ? gpuh_sim_impl::ret(cudaErrorInvalidValue) : pooled ? cudaSuccess : gpuh_sim_impl::release(p, false);
-}
-/* Registers bytes of the program's memory at p as pinned (cudaMemoryTypeHost);
-   errors: cudaErrorInvalidValue (NULL, 0 bytes), cudaErrorHostMemoryAlreadyRegistered
-   (overlaps a registration or the sim's own memory). */
-GPUH_IMPL_SIM_API cudaError_t cudaHostRegister(void *p, size_t bytes, unsigned int flags)
-{
-    if (p == NULL || bytes == 0 || flags > (cudaHostRegisterPortable | cudaHostRegisterMapped))
-        return gpuh_sim_impl::ret(cudaErrorInvalidValue);
-    std::lock_guard<std::mutex> g(gpuh_sim_impl::rt().m);
-    const uintptr_t a = reinterpret_cast<uintptr_t>(p);
-    std::map<uintptr_t, gpuh_sim_impl::alloc_info> &m = gpuh_sim_impl::rt().allocs;
-    std::map<uintptr_t, gpuh_sim_impl::alloc_info>::iterator next = m.lower_bound(a);
-    uintptr_t base = 0;
-    if (bytes > UINTPTR_MAX - a) /* a range past the end of the address space */
-        return gpuh_sim_impl::ret(cudaErrorInvalidValue);
-    if (gpuh_sim_impl::find_alloc(p, &base) != NULL || (next != m.end() && next->first - a < bytes)) {
-        gpuh_sim_impl::last_error() = cudaErrorHostMemoryAlreadyRegistered;
-        return cudaErrorHostMemoryAlreadyRegistered;
-    }
-    gpuh_sim_impl::alloc_info info = {bytes, cudaMemoryTypeHost, false};
-    m[a] = info;
-    return cudaSuccess;
-}
-GPUH_IMPL_SIM_API cudaError_t cudaHostUnregister(void *p)
-{
-    std::lock_guard<std::mutex> g(gpuh_sim_impl::rt().m);
-    std::map<uintptr_t, gpuh_sim_impl::alloc_info>::iterator it =
-        gpuh_sim_impl::rt().allocs.find(reinterpret_cast<uintptr_t>(p));
-    if (it == gpuh_sim_impl::rt().allocs.end() || it->second.owned) {
-        gpuh_sim_impl::last_error() = cudaErrorHostMemoryNotRegistered;
-        return cudaErrorHostMemoryNotRegistered;
-    }
-    gpuh_sim_impl::rt().allocs.erase(it);
-    return cudaSuccess;
-}
-/* Pinned memory is addressed by kernels at its host address, as with UVA. */
-GPUH_IMPL_SIM_API cudaError_t cudaHostGetDevicePointer(void **device_ptr, void *host_ptr, unsigned int flags)
-{
-    if (device_ptr == NULL || flags != 0)
-        return gpuh_sim_impl::ret(cudaErrorInvalidValue);
-    std::lock_guard<std::mutex> g(gpuh_sim_impl::rt().m);
-    uintptr_t base = 0;
-    const gpuh_sim_impl::alloc_info *a = gpuh_sim_impl::find_alloc(host_ptr, &base);
-    if (a == NULL || a->type != cudaMemoryTypeHost) {
-        gpuh_sim_impl::last_error() = cudaErrorInvalidValue;
-        return cudaErrorInvalidValue;
-    }
-    *device_ptr = host_ptr;
-    return cudaSuccess;
-}
-/* Runs fn(user_data) now: everything issued to the stream before it has run. */
-GPUH_IMPL_SIM_API cudaError_t cudaLaunchHostFunc(cudaStream_t stream, cudaHostFn_t fn, void *user_data)
-{
-    if (gpuh_sim_impl::check_stream(stream) != cudaSuccess)
-        return cudaErrorInvalidResourceHandle;
-    if (fn == NULL)
-        return gpuh_sim_impl::ret(cudaErrorInvalidValue);
-    if (gpuh_sim_impl::sticky() != cudaSuccess)
-        return gpuh_sim_impl::ret(gpuh_sim_impl::sticky());
-    fn(user_data);
-    return cudaSuccess;
-}
-/* Memory the sim did not allocate is cudaMemoryTypeUnregistered (pageable), as in CUDA 11+. */
-GPUH_IMPL_SIM_API cudaError_t cudaPointerGetAttributes(struct cudaPointerAttributes *attr, const void *p)
-{
-    if (attr == NULL)
-        return gpuh_sim_impl::ret(cudaErrorInvalidValue);
-    std::lock_guard<std::mutex> g(gpuh_sim_impl::rt().m);
-    uintptr_t base = 0;
-    const gpuh_sim_impl::alloc_info *a = gpuh_sim_impl::find_alloc(p, &base);
-    attr->type = a ? a->type : cudaMemoryTypeUnregistered;
-    attr->device = a ? 0 : -2;
-    attr->devicePointer = a && a->type != cudaMemoryTypeUnregistered ? const_cast<void *>(p) : NULL;
-    attr->hostPointer = a && a->type != cudaMemoryTypeDevice ? const_cast<void *>(p) : NULL;
-    if (a == NULL)
-        attr->hostPointer = const_cast<void *>(p);
-    return cudaSuccess;
-}
-namespace gpuh_sim_impl {
 /* Checks a copy's direction against where its pointers live (cudaMemcpyDefault
    infers it), and that each side's span (dst_bytes, src_bytes: they differ for
    a 2-D copy) lies in one allocation where the sim knows the memory. */
 inline cudaError_t copy_check(void *dst, size_t dst_bytes, const void *src, size_t src_bytes, enum cudaMemcpyKind kind)
 {
     if (sticky() != cudaSuccess)
-        return ret(sticky());
+        return record_error(sticky());
     if (dst_bytes == 0 && src_bytes == 0)
         return cudaSuccess;
     if ((dst == NULL || src == NULL) || static_cast<unsigned>(kind) > 4u)
-        return ret(kind > 4 ? cudaErrorInvalidMemcpyDirection : cudaErrorInvalidValue);
-    std::lock_guard<std::mutex> g(rt().m);
+        return record_error(kind > 4 ? cudaErrorInvalidMemcpyDirection : cudaErrorInvalidValue);
+    std::lock_guard<std::mutex> g(runtime_state().m);
     uintptr_t dbase = 0, sbase = 0;
     const alloc_info *d = find_alloc(dst, &dbase), *s = find_alloc(src, &sbase);
-    const bool dst_ok = inside(d, dbase, dst, dst_bytes), src_ok = inside(s, sbase, src, src_bytes);
+    const bool dst_ok = range_inside(d, dbase, dst, dst_bytes), src_ok = range_inside(s, sbase, src, src_bytes);
     const bool dst_dev = d && d->type != cudaMemoryTypeHost, src_dev = s && s->type != cudaMemoryTypeHost;
     /* A device side must be device (or managed) memory of the sim, whole; a
        side in memory the sim knows (pinned, registered) must fit in it too. */
@@ -2249,483 +2212,316 @@ inline cudaError_t copy_check(void *dst, size_t dst_bytes, const void *src, size
     }
     return cudaSuccess;
 }
-} /* namespace gpuh_sim_impl */
-GPUH_IMPL_SIM_API cudaError_t cudaMemcpy(void *dst, const void *src, size_t bytes, enum cudaMemcpyKind kind)
+
+/* ---------------------------------------------------------------------------
+   [SECTION: LAUNCH CHECKS] What every launch passes first (a launch from a
+   kernel, host pointers), __device__ symbols, cooperative launches,
+   coalesced groups, kernels launched by address. */
+
+/* True on a simulated thread's stack (inside a kernel). */
+inline bool in_kernel()
 {
-    cudaError_t err = gpuh_sim_impl::copy_check(dst, bytes, src, bytes, kind);
-    if (err == cudaSuccess && bytes > 0)
-        memmove(dst, src, bytes);
-    return err;
+    const thread_view &v = thread_state();
+    if (v.w == NULL || v.w->current == NULL)
+        return false;
+    const char *sp = static_cast<const char *>(__builtin_frame_address(0));
+    return sp >= v.w->current->lo && sp < v.w->current->lo + v.w->current->size;
 }
-GPUH_IMPL_SIM_API cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t bytes, enum cudaMemcpyKind kind,
-                                         cudaStream_t stream)
+
+/* "block (x, y, z), thread (x, y, z)" of the calling simulated thread. */
+inline void format_where(char *buf, size_t cap)
 {
-    if (gpuh_sim_impl::check_stream(stream) != cudaSuccess)
-        return cudaErrorInvalidResourceHandle;
-    return cudaMemcpy(dst, src, bytes, kind);
+    const thread_view &v = thread_state();
+    snprintf(buf, cap, "block (%u, %u, %u), thread (%u, %u, %u)", v.bid.x, v.bid.y, v.bid.z, v.tid.x, v.tid.y,
+             v.tid.z);
 }
-/* height rows of width bytes, rows dpitch and spitch bytes apart. */
-GPUH_IMPL_SIM_API cudaError_t cudaMemcpy2D(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
-                                      size_t height, enum cudaMemcpyKind kind)
+
+/* Ends the running launch from inside a kernel with err (sticky, as a GPU
+   fault is): the block stops where it is, no other block starts. */
+[[noreturn]] inline void kill_launch(cudaError_t err)
 {
-    if (width > dpitch || width > spitch)
-        return gpuh_sim_impl::ret(cudaErrorInvalidValue);
-    if (width == 0 || height == 0)
-        return gpuh_sim_impl::sticky();
-    unsigned char *d = static_cast<unsigned char *>(dst);
-    const unsigned char *s = static_cast<const unsigned char *>(src);
-    /* the whole span of each side (rows apart by its pitch) must pass the
-       checks of a plain copy; a span that does not fit in an address fits in
-       no allocation */
-    size_t dspan = 0, sspan = 0;
-    if (__builtin_mul_overflow(height - 1, dpitch, &dspan) || __builtin_mul_overflow(height - 1, spitch, &sspan) ||
-        width > UINTPTR_MAX - reinterpret_cast<uintptr_t>(d) || width > UINTPTR_MAX - reinterpret_cast<uintptr_t>(s) ||
-        dspan > UINTPTR_MAX - reinterpret_cast<uintptr_t>(d) - width ||
-        sspan > UINTPTR_MAX - reinterpret_cast<uintptr_t>(s) - width)
-        return gpuh_sim_impl::ret(cudaErrorInvalidValue);
-    cudaError_t err = gpuh_sim_impl::copy_check(d, dspan + width, s, sspan + width, kind);
-    for (size_t r = 0; err == cudaSuccess && r < height; ++r)
-        memmove(d + r * dpitch, s + r * spitch, width);
-    return err;
-}
-GPUH_IMPL_SIM_API cudaError_t cudaMemcpy2DAsync(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
-                                           size_t height, enum cudaMemcpyKind kind, cudaStream_t stream)
-{
-    if (gpuh_sim_impl::check_stream(stream) != cudaSuccess)
-        return cudaErrorInvalidResourceHandle;
-    return cudaMemcpy2D(dst, dpitch, src, spitch, width, height, kind);
-}
-GPUH_IMPL_SIM_API cudaError_t cudaMemset(void *p, int value, size_t bytes)
-{
-    if (gpuh_sim_impl::sticky() != cudaSuccess)
-        return gpuh_sim_impl::ret(gpuh_sim_impl::sticky());
-    if (bytes == 0)
-        return cudaSuccess;
+    thread_view &v = thread_state();
+    worker &w = *v.w;
     {
-        std::lock_guard<std::mutex> g(gpuh_sim_impl::rt().m);
+        std::lock_guard<std::mutex> g(runtime_state().m);
+        runtime_state().sticky = err;
+    }
+    int none = 0;
+    w.job->failed.compare_exchange_strong(none, static_cast<int>(err));
+    w.block->fault = err;
+    w.block->state[v.lin] = T_FAULT; /* never resumed: run_block abandons the block */
+    to_scheduler(w, w.current);
+    abort();
+}
+
+template <class F, class... B> inline void expr_call(const F &call, B... b) { call(b.get()...); }
+
+/* Every launch goes through here first: a launch from inside a kernel
+   (dynamic parallelism, not simulated) ends the parent launch with a message;
+   a pointer argument that no allocation, registration or global variable of
+   the program holds (a host pointer, on a GPU an illegal address) is
+   reported with the kernel, the argument's position and the pointer, and the
+   launch fails with cudaErrorIllegalAddress. */
+inline bool launch_allowed(const char *kernel, const char *file, int line, const void *const *ptrs, int n)
+{
+    if (in_kernel()) {
+        char where[96];
+        format_where(where, sizeof where);
+        fprintf(stderr,
+                "gpuh sim: kernel %s launched at %s:%d from inside kernel %s (%s): dynamic parallelism is not "
+                "simulated; the launch fails with cudaErrorNotSupported\n",
+                kernel, file, line, thread_state().w->job->kernel, where);
+        kill_launch(cudaErrorNotSupported);
+    }
+    extern char __executable_start[] __attribute__((weak)), _end[] __attribute__((weak));
+    for (int i = 0; i < n; ++i) {
+        const char *p = static_cast<const char *>(ptrs[i]);
+        if (p == NULL)
+            continue;
+        if (__executable_start && _end && p >= __executable_start && p < _end)
+            continue; /* a global: __device__ and __constant__ variables are globals here */
         uintptr_t base = 0;
-        const gpuh_sim_impl::alloc_info *a = gpuh_sim_impl::find_alloc(p, &base);
-        if (a == NULL || a->type == cudaMemoryTypeHost || !gpuh_sim_impl::inside(a, base, p, bytes)) {
-            gpuh_sim_impl::last_error() = cudaErrorInvalidValue;
-            return cudaErrorInvalidValue;
+        bool known;
+        {
+            std::lock_guard<std::mutex> g(runtime_state().m);
+            known = find_alloc(p, &base) != NULL || find_alloc(p - 1, &base) != NULL; /* or one past its end */
         }
-    }
-    memset(p, value, bytes);
-    return cudaSuccess;
-}
-GPUH_IMPL_SIM_API cudaError_t cudaMemsetAsync(void *p, int value, size_t bytes, cudaStream_t stream)
-{
-    if (gpuh_sim_impl::check_stream(stream) != cudaSuccess)
-        return cudaErrorInvalidResourceHandle;
-    return cudaMemset(p, value, bytes);
-}
-/* Managed memory is host memory here: a prefetch only checks its arguments. */
-GPUH_IMPL_SIM_API cudaError_t cudaMemPrefetchAsync(const void *p, size_t bytes, struct cudaMemLocation loc,
-                                              unsigned int flags, cudaStream_t stream)
-{
-    if (gpuh_sim_impl::check_stream(stream) != cudaSuccess)
-        return cudaErrorInvalidResourceHandle;
-    if (gpuh_sim_impl::sticky() != cudaSuccess)
-        return gpuh_sim_impl::ret(gpuh_sim_impl::sticky());
-    std::lock_guard<std::mutex> g(gpuh_sim_impl::rt().m);
-    uintptr_t base = 0;
-    const gpuh_sim_impl::alloc_info *a = gpuh_sim_impl::find_alloc(p, &base);
-    if (flags != 0 || a == NULL || a->type != cudaMemoryTypeManaged ||
-        !gpuh_sim_impl::inside(a, base, p, bytes) ||
-        (loc.type == cudaMemLocationTypeDevice && loc.id != 0) ||
-        (loc.type != cudaMemLocationTypeDevice && loc.type != cudaMemLocationTypeHost)) {
-        gpuh_sim_impl::last_error() = cudaErrorInvalidValue;
-        return cudaErrorInvalidValue;
-    }
-    return cudaSuccess;
-}
-GPUH_IMPL_SIM_API cudaError_t cudaStreamCreateWithPriority(cudaStream_t *s, unsigned int flags, int priority)
-{
-    if (s == NULL || flags > cudaStreamNonBlocking)
-        return gpuh_sim_impl::ret(cudaErrorInvalidValue);
-    *s = new CUstream_st();
-    (*s)->flags = flags;
-    (*s)->priority = priority > 0 ? 0 : priority < -5 ? -5 : priority; /* clamped to the range, as CUDA does */
-    std::lock_guard<std::mutex> g(gpuh_sim_impl::rt().m);
-    gpuh_sim_impl::rt().streams.insert(*s);
-    return cudaSuccess;
-}
-GPUH_IMPL_SIM_API cudaError_t cudaStreamCreateWithFlags(cudaStream_t *s, unsigned int flags)
-{
-    return cudaStreamCreateWithPriority(s, flags, 0);
-}
-GPUH_IMPL_SIM_API cudaError_t cudaStreamCreate(cudaStream_t *s) { return cudaStreamCreateWithPriority(s, 0, 0); }
-GPUH_IMPL_SIM_API cudaError_t cudaStreamGetFlags(cudaStream_t s, unsigned int *flags)
-{
-    if (flags == NULL)
-        return gpuh_sim_impl::ret(cudaErrorInvalidValue);
-    if (gpuh_sim_impl::check_stream(s) != cudaSuccess)
-        return cudaErrorInvalidResourceHandle;
-    *flags = s ? s->flags : 0;
-    return cudaSuccess;
-}
-GPUH_IMPL_SIM_API cudaError_t cudaStreamGetPriority(cudaStream_t s, int *priority)
-{
-    if (priority == NULL)
-        return gpuh_sim_impl::ret(cudaErrorInvalidValue);
-    if (gpuh_sim_impl::check_stream(s) != cudaSuccess)
-        return cudaErrorInvalidResourceHandle;
-    *priority = s ? s->priority : 0;
-    return cudaSuccess;
-}
-/* A handle destroyed twice (through a copy of it) or never made is refused:
-   the table of live streams, not the handle, decides. */
-GPUH_IMPL_SIM_API cudaError_t cudaStreamDestroy(cudaStream_t s)
-{
-    {
-        std::lock_guard<std::mutex> g(gpuh_sim_impl::rt().m);
-        if (s == NULL || gpuh_sim_impl::rt().streams.erase(s) == 0) {
-            gpuh_sim_impl::last_error() = cudaErrorInvalidResourceHandle;
-            return cudaErrorInvalidResourceHandle;
+        if (known)
+            continue;
+        fprintf(stderr,
+                "gpuh sim: kernel %s launched at %s:%d: argument %d is the pointer %p, which no cudaMalloc, "
+                "cudaMallocManaged, cudaMallocHost/cudaHostAlloc or cudaHostRegister gave (a host pointer: on a GPU "
+                "an illegal address); the launch fails with cudaErrorIllegalAddress\n",
+                kernel, file, line, i + 1, static_cast<const void *>(p));
+        {
+            std::lock_guard<std::mutex> g(runtime_state().m);
+            runtime_state().sticky = cudaErrorIllegalAddress;
         }
+        record_error(cudaErrorIllegalAddress); /* the launching thread's last error */
+        return false;
     }
-    delete s;
-    return cudaSuccess;
-}
-GPUH_IMPL_SIM_API cudaError_t cudaStreamSynchronize(cudaStream_t s)
-{
-    if (gpuh_sim_impl::check_stream(s) != cudaSuccess)
-        return cudaErrorInvalidResourceHandle;
-    return gpuh_sim_impl::sticky();
-}
-GPUH_IMPL_SIM_API cudaError_t cudaStreamQuery(cudaStream_t s) { return cudaStreamSynchronize(s); }
-/* Work runs when issued, so every stream is always caught up: nothing to wait for. */
-GPUH_IMPL_SIM_API cudaError_t cudaStreamWaitEvent(cudaStream_t s, cudaEvent_t e, unsigned int flags)
-{
-    if (flags != 0)
-        return gpuh_sim_impl::ret(cudaErrorInvalidValue);
-    if (gpuh_sim_impl::check_stream(s) != cudaSuccess || gpuh_sim_impl::check_event(e) != cudaSuccess)
-        return cudaErrorInvalidResourceHandle;
-    return gpuh_sim_impl::sticky();
-}
-GPUH_IMPL_SIM_API cudaError_t cudaEventCreateWithFlags(cudaEvent_t *e, unsigned int flags)
-{
-    if (e == NULL)
-        return gpuh_sim_impl::ret(cudaErrorInvalidValue);
-    *e = new CUevent_st();
-    (*e)->flags = flags;
-    (*e)->ms = 0;
-    (*e)->recorded = 0;
-    std::lock_guard<std::mutex> g(gpuh_sim_impl::rt().m);
-    gpuh_sim_impl::rt().events.insert(*e);
-    return cudaSuccess;
-}
-GPUH_IMPL_SIM_API cudaError_t cudaEventCreate(cudaEvent_t *e) { return cudaEventCreateWithFlags(e, 0); }
-GPUH_IMPL_SIM_API cudaError_t cudaEventDestroy(cudaEvent_t e)
-{
-    {
-        std::lock_guard<std::mutex> g(gpuh_sim_impl::rt().m);
-        if (e == NULL || gpuh_sim_impl::rt().events.erase(e) == 0) {
-            gpuh_sim_impl::last_error() = cudaErrorInvalidResourceHandle;
-            return cudaErrorInvalidResourceHandle;
-        }
-    }
-    delete e;
-    return cudaSuccess;
-}
-GPUH_IMPL_SIM_API cudaError_t cudaEventRecord(cudaEvent_t e, cudaStream_t s)
-{
-    if (gpuh_sim_impl::check_event(e) != cudaSuccess || gpuh_sim_impl::check_stream(s) != cudaSuccess)
-        return cudaErrorInvalidResourceHandle;
-    e->ms = gpuh_sim_impl::now_ms();
-    e->recorded = 1;
-    return gpuh_sim_impl::sticky();
-}
-GPUH_IMPL_SIM_API cudaError_t cudaEventSynchronize(cudaEvent_t e)
-{
-    if (gpuh_sim_impl::check_event(e) != cudaSuccess)
-        return cudaErrorInvalidResourceHandle;
-    return gpuh_sim_impl::sticky();
-}
-GPUH_IMPL_SIM_API cudaError_t cudaEventQuery(cudaEvent_t e) { return cudaEventSynchronize(e); }
-GPUH_IMPL_SIM_API cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t start, cudaEvent_t end)
-{
-    if (ms == NULL)
-        return gpuh_sim_impl::ret(cudaErrorInvalidValue);
-    if (gpuh_sim_impl::check_event(start) != cudaSuccess || gpuh_sim_impl::check_event(end) != cudaSuccess)
-        return cudaErrorInvalidResourceHandle;
-    if (!start->recorded || !end->recorded)
-        return gpuh_sim_impl::ret(cudaErrorInvalidResourceHandle);
-    if ((start->flags | end->flags) & cudaEventDisableTiming)
-        return gpuh_sim_impl::ret(cudaErrorInvalidResourceHandle);
-    *ms = static_cast<float>(end->ms - start->ms);
-    return cudaSuccess;
-}
-GPUH_IMPL_SIM_API cudaError_t cudaFuncGetAttributes(struct cudaFuncAttributes *attr, const void *func)
-{
-    if (attr == NULL || func == NULL)
-        return gpuh_sim_impl::ret(attr == NULL ? cudaErrorInvalidValue : cudaErrorInvalidDeviceFunction);
-    memset(attr, 0, sizeof *attr);
-    std::lock_guard<std::mutex> g(gpuh_sim_impl::rt().m);
-    attr->maxThreadsPerBlock = gpuh_sim_impl::lookup(gpuh_sim_impl::rt().bounds, func, 1024);
-    attr->maxDynamicSharedSizeBytes =
-        gpuh_sim_impl::lookup(gpuh_sim_impl::rt().max_dyn_shmem, func, gpuh_sim_impl::SHMEM_DEFAULT);
-    attr->numRegs = 32;
-    attr->ptxVersion = attr->binaryVersion = 0; /* host code: no PTX or GPU binary of any version */
-    attr->preferredShmemCarveout = -1;
-    return cudaSuccess;
-}
-GPUH_IMPL_SIM_API cudaError_t cudaFuncSetAttribute(const void *func, enum cudaFuncAttribute attr, int value)
-{
-    if (func == NULL)
-        return gpuh_sim_impl::ret(cudaErrorInvalidDeviceFunction);
-    if (attr == cudaFuncAttributePreferredSharedMemoryCarveout)
-        return cudaSuccess;
-    if (attr != cudaFuncAttributeMaxDynamicSharedMemorySize || value < 0 || value > gpuh_sim_impl::SHMEM_OPTIN)
-        return gpuh_sim_impl::ret(cudaErrorInvalidValue);
-    std::lock_guard<std::mutex> g(gpuh_sim_impl::rt().m);
-    gpuh_sim_impl::rt().max_dyn_shmem[func] = value;
-    return cudaSuccess;
-}
-/* Blocks per "SM": limited by 2048 threads, 32 blocks and 228 KiB of shared memory, as on Hopper. */
-GPUH_IMPL_SIM_API cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int *blocks, const void *func, int block_size,
-                                                                       size_t shmem)
-{
-    struct cudaFuncAttributes a;
-    if (blocks == NULL || block_size <= 0)
-        return gpuh_sim_impl::ret(cudaErrorInvalidValue);
-    cudaError_t err = cudaFuncGetAttributes(&a, func);
-    if (err != cudaSuccess)
-        return err;
-    if (block_size > a.maxThreadsPerBlock || shmem > static_cast<size_t>(a.maxDynamicSharedSizeBytes)) {
-        *blocks = 0;
-        return cudaSuccess;
-    }
-    int n = std::min(2048 / block_size, 32);
-    if (shmem > 0)
-        n = std::min<int>(n, static_cast<int>(gpuh_sim_impl::SMS_SHMEM / (shmem + 1024)));
-    *blocks = n;
-    return cudaSuccess;
-}
-GPUH_IMPL_SIM_API void gpuh_sim_limit_reps(int *warmup, int *reps)
-{
-    const char *e = getenv("GPUH_SIM_REPS");
-    static std::once_flag once;
-    if (e == NULL || atoi(e) < 1)
-        return;
-    std::call_once(once, [e] {
-        fprintf(stderr, "gpuh sim: GPUH_SIM_REPS=%s: timings run at most %s time(s), without warm-up; "
-                        "the times are the CPU's\n", e, e);
-    });
-    *warmup = 0;
-    *reps = std::min(*reps, atoi(e));
-}
-GPUH_IMPL_SIM_API int gpuh_sim_register_launch_bounds(const void *func, int max_threads)
-{
-    std::lock_guard<std::mutex> g(gpuh_sim_impl::rt().m);
-    gpuh_sim_impl::rt().bounds[func] = max_threads;
-    return max_threads;
+    return true;
 }
 
-/* ---- cuRAND stand-in: Philox4x32-10 (Salmon et al., SC'11) keyed by the
-   seed; number i of the stream is word i % 4 of the block at counter i / 4. */
-struct gpuh_sim_curand {
-    unsigned long long seed, offset;
-};
-namespace gpuh_sim_impl {
-inline uint32_t philox_word(unsigned long long seed, unsigned long long i)
+inline cudaError_t symbol_copy(char *sym, size_t size, size_t offset, void *other, size_t bytes,
+                               enum cudaMemcpyKind kind, bool to_symbol)
 {
-    uint32_t c[4] = {static_cast<uint32_t>(i / 4), static_cast<uint32_t>(i / 4 >> 32), 0, 0};
-    uint32_t k0 = static_cast<uint32_t>(seed), k1 = static_cast<uint32_t>(seed >> 32);
-    for (int r = 0; r < 10; ++r) {
-        const uint64_t p0 = static_cast<uint64_t>(0xD2511F53u) * c[0], p1 = static_cast<uint64_t>(0xCD9E8D57u) * c[2];
-        const uint32_t n0 = static_cast<uint32_t>(p1 >> 32) ^ c[1] ^ k0, n2 = static_cast<uint32_t>(p0 >> 32) ^ c[3] ^ k1;
-        c[0] = n0;
-        c[1] = static_cast<uint32_t>(p1);
-        c[2] = n2;
-        c[3] = static_cast<uint32_t>(p0);
-        k0 += 0x9E3779B9u;
-        k1 += 0xBB67AE85u;
-    }
-    return c[i % 4];
-}
-/* Uniform in (0, 1], as cuRAND's. */
-inline double uniform01(unsigned long long seed, unsigned long long i)
-{
-    uint64_t u = (static_cast<uint64_t>(philox_word(seed, 2 * i)) << 21) ^ philox_word(seed, 2 * i + 1);
-    return (static_cast<double>(u & ((uint64_t(1) << 53) - 1)) + 1.0) / 9007199254740992.0;
-}
-template <class F> inline curandStatus_t fill(curandGenerator_t g, size_t n, F f)
-{
-    if (g == NULL)
-        return CURAND_STATUS_NOT_INITIALIZED;
     if (sticky() != cudaSuccess)
-        return CURAND_STATUS_LAUNCH_FAILURE;
-    const unsigned long long seed = g->seed, off = g->offset;
-    std::vector<std::thread> t;
-    const size_t parts = n < (size_t(1) << 16) ? 1 : static_cast<size_t>(rt().threads);
-    for (size_t p = 0; p < parts; ++p)
-        t.push_back(std::thread([=] {
-            for (size_t i = n * p / parts; i < n * (p + 1) / parts; ++i)
-                f(seed, off + i, i);
-        }));
-    for (size_t p = 0; p < t.size(); ++p)
-        t[p].join();
-    return CURAND_STATUS_SUCCESS;
-}
-inline double normal(unsigned long long seed, unsigned long long i)
-{
-    /* Box-Muller on the pair (i & ~1, i | 1): the two values of a pair share their uniforms. */
-    const double u1 = uniform01(seed, i & ~1ull), u2 = uniform01(seed, i | 1ull);
-    const double r = sqrt(-2.0 * log(u1)), a = 6.283185307179586 * u2;
-    return (i & 1) ? r * sin(a) : r * cos(a);
-}
-} /* namespace gpuh_sim_impl */
-GPUH_IMPL_SIM_API curandStatus_t curandCreateGenerator(curandGenerator_t *g, curandRngType_t type)
-{
-    if (g == NULL || type != CURAND_RNG_PSEUDO_PHILOX4_32_10)
-        return CURAND_STATUS_TYPE_ERROR;
-    *g = new gpuh_sim_curand();
-    (*g)->seed = (*g)->offset = 0;
-    return CURAND_STATUS_SUCCESS;
-}
-GPUH_IMPL_SIM_API curandStatus_t curandDestroyGenerator(curandGenerator_t g)
-{
-    delete g;
-    return CURAND_STATUS_SUCCESS;
-}
-GPUH_IMPL_SIM_API curandStatus_t curandSetPseudoRandomGeneratorSeed(curandGenerator_t g, unsigned long long seed)
-{
-    if (g == NULL)
-        return CURAND_STATUS_NOT_INITIALIZED;
-    g->seed = seed;
-    return CURAND_STATUS_SUCCESS;
-}
-GPUH_IMPL_SIM_API curandStatus_t curandSetGeneratorOffset(curandGenerator_t g, unsigned long long offset)
-{
-    if (g == NULL)
-        return CURAND_STATUS_NOT_INITIALIZED;
-    g->offset = offset;
-    return CURAND_STATUS_SUCCESS;
-}
-GPUH_IMPL_SIM_API curandStatus_t curandSetStream(curandGenerator_t g, cudaStream_t s)
-{
-    if (g == NULL)
-        return CURAND_STATUS_NOT_INITIALIZED;
-    return gpuh_sim_impl::check_stream(s) == cudaSuccess ? CURAND_STATUS_SUCCESS : CURAND_STATUS_LAUNCH_FAILURE;
-}
-GPUH_IMPL_SIM_API curandStatus_t curandGenerate(curandGenerator_t g, unsigned int *out, size_t n)
-{
-    return gpuh_sim_impl::fill(g, n, [out](unsigned long long s, unsigned long long i, size_t k) {
-        out[k] = gpuh_sim_impl::philox_word(s, i);
-    });
-}
-GPUH_IMPL_SIM_API curandStatus_t curandGenerateUniform(curandGenerator_t g, float *out, size_t n)
-{
-    return gpuh_sim_impl::fill(g, n, [out](unsigned long long s, unsigned long long i, size_t k) {
-        out[k] = (static_cast<float>(gpuh_sim_impl::philox_word(s, i) >> 8) + 1.0f) / 16777216.0f;
-    });
-}
-GPUH_IMPL_SIM_API curandStatus_t curandGenerateUniformDouble(curandGenerator_t g, double *out, size_t n)
-{
-    return gpuh_sim_impl::fill(g, n, [out](unsigned long long s, unsigned long long i, size_t k) {
-        out[k] = gpuh_sim_impl::uniform01(s, i);
-    });
-}
-GPUH_IMPL_SIM_API curandStatus_t curandGenerateNormal(curandGenerator_t g, float *out, size_t n, float mean, float sd)
-{
-    if (n % 2)
-        return CURAND_STATUS_LENGTH_NOT_MULTIPLE;
-    return gpuh_sim_impl::fill(g, n, [=](unsigned long long s, unsigned long long i, size_t k) {
-        out[k] = static_cast<float>(mean + sd * gpuh_sim_impl::normal(s, i));
-    });
-}
-GPUH_IMPL_SIM_API curandStatus_t curandGenerateNormalDouble(curandGenerator_t g, double *out, size_t n, double mean,
-                                                       double sd)
-{
-    if (n % 2)
-        return CURAND_STATUS_LENGTH_NOT_MULTIPLE;
-    return gpuh_sim_impl::fill(g, n, [=](unsigned long long s, unsigned long long i, size_t k) {
-        out[k] = mean + sd * gpuh_sim_impl::normal(s, i);
-    });
+        return record_error(sticky());
+    if (offset > size || bytes > size - offset || (bytes > 0 && other == NULL))
+        return record_error(cudaErrorInvalidValue);
+    const bool kind_ok = kind == cudaMemcpyDefault || kind == cudaMemcpyDeviceToDevice ||
+                         kind == (to_symbol ? cudaMemcpyHostToDevice : cudaMemcpyDeviceToHost);
+    if (!kind_ok)
+        return record_error(cudaErrorInvalidMemcpyDirection);
+    if (to_symbol)
+        memmove(sym + offset, other, bytes);
+    else
+        memmove(other, sym + offset, bytes);
+    return cudaSuccess;
 }
 
-#endif /* __cplusplus */
+/* A launch through a call expression (GPUH_SIM_KERNEL_CALL_EXPR): the
+   arguments are copied once, at the launch, as the caller gave them; each
+   simulated thread calls call(args...) on its bytewise copies, which
+   deduces a template kernel's arguments and fills in default arguments as a
+   call does (a class argument is then copied into the parameter per thread). */
+template <class F, class... A>
+void launch_expr(const char *name, const char *file, int line, dim3 grid, dim3 block, size_t shmem,
+                 cudaStream_t stream, F call, const A &...args)
+{
+    const void *ptrs[] = {object_pointer(args)..., NULL};
+    if (!launch_allowed(name, file, line, ptrs, static_cast<int>(sizeof...(A))))
+        return;
+    auto body = [=]() { expr_call(call, arg_bytes<A>(args)...); };
+    launch(name, file, line, NULL, grid, block, shmem, stream, &call_closure<decltype(body)>, &body);
+}
 
-/* ===========================================================================
-   SEVERAL DEVICES AND THE NCCL STAND-IN
-   GPUH_SIM_DEVICES=<n> (1 .. 64, default 1) presents n devices, all alike;
-   the current device belongs to the calling host thread, as in CUDA. All
-   of them share the host's memory, so every pair can access each other
-   (cudaDeviceCanAccessPeer says 1) and a peer copy is a copy. The part of
-   NCCL that gpuh calls is here too: communicators from ncclCommInitAll (one
-   thread drives every rank, inside ncclGroupStart/End) or ncclCommInitRank
-   (one host thread per rank; ranks in other processes are refused with a
-   message), and all-reduce, broadcast and all-gather over host memory.
-   A collective runs when the last rank has called it: deterministic (an
-   all-reduce adds the ranks' values in rank order), and checked: ranks that
-   call different collectives, or buffers that are not device memory of the
-   simulator, fail with ncclInvalidUsage / ncclInvalidArgument and a message
-   in ncclGetLastError; a rank left waiting more than GPUH_SIM_NCCL_TIMEOUT
-   seconds (default 30) for the others fails with ncclInvalidUsage instead
-   of hanging. Idea: NCCL's API and semantics (user guide, "Collective
-   operations", "Group calls"), run on the CPU as the rest of this file runs
-   CUDA.
-   =========================================================================== */
-#ifdef __cplusplus
-extern "C" {
-#endif
-cudaError_t cudaDeviceCanAccessPeer(int *can_access, int device, int peer_device);
-cudaError_t cudaDeviceEnablePeerAccess(int peer_device, unsigned int flags);
-cudaError_t cudaDeviceDisablePeerAccess(int peer_device);
-cudaError_t cudaMemcpyPeer(void *dst, int dst_device, const void *src, int src_device, size_t bytes);
-cudaError_t cudaMemcpyPeerAsync(void *dst, int dst_device, const void *src, int src_device, size_t bytes,
-                                cudaStream_t stream);
+/* ---- Cooperative launches (cudaLaunchCooperativeKernel): every block of
+   the grid runs at once, each on a CPU thread of its own, so that
+   this_grid().sync() can wait for all of them (a grid-wide barrier). */
+struct grid_barrier {
+    std::mutex m;
+    std::condition_variable cv;
+    uint64_t total = 0, arrived = 0, generation = 0;
+};
+inline bool &cooperative_next()
+{
+    static thread_local bool next = false;
+    return next;
+}
+inline grid_barrier *&this_grid_barrier()
+{
+    static thread_local grid_barrier *b = NULL;
+    return b;
+}
+enum { MAX_COOPERATIVE_BLOCKS = 1024 };
+inline bool run_cooperative_if_asked(launch_job &job)
+{
+    if (!cooperative_next())
+        return false;
+    cooperative_next() = false;
+    grid_barrier gb;
+    gb.total = job.blocks;
+    job.chunk = 1;
+    std::vector<std::thread> threads;
+    for (uint64_t i = 0; i < job.blocks; ++i)
+        threads.emplace_back([&job, &gb] {
+            this_grid_barrier() = &gb;
+            run_blocks(job);
+        });
+    for (size_t i = 0; i < threads.size(); ++i)
+        threads[i].join();
+    return true;
+}
+/* The grid-wide barrier: the block's threads meet, one of them waits for
+   every other block, then the block's threads meet again. */
+inline void grid_sync(const char *file, int line)
+{
+    grid_barrier *gb = this_grid_barrier();
+    if (gb == NULL) {
+        char where[96];
+        format_where(where, sizeof where);
+        fprintf(stderr,
+                "gpuh sim: this_grid().sync() at %s:%d in kernel %s (%s), which was not launched with "
+                "cudaLaunchCooperativeKernel; the launch fails with cudaErrorCooperativeLaunchTooLarge\n",
+                file, line, thread_state().w->job->kernel, where);
+        kill_launch(static_cast<cudaError_t>(720));
+    }
+    sync_block("grid_group::sync", file, line, 0);
+    if (thread_state().lin == 0) {
+        std::unique_lock<std::mutex> g(gb->m);
+        const uint64_t gen = gb->generation;
+        if (++gb->arrived == gb->total) {
+            gb->arrived = 0;
+            gb->generation++;
+            gb->cv.notify_all();
+        } else {
+            while (gb->generation == gen) {
+                gb->cv.wait_for(g, std::chrono::milliseconds(50));
+                if (thread_state().w->job->failed.load()) { /* another block failed: this one stops too */
+                    g.unlock();
+                    kill_launch(cudaErrorLaunchFailure);
+                }
+            }
+        }
+    }
+    sync_block("grid_group::sync", file, line + 1000000, 0);
+}
 
-/* ---- NCCL stand-in (nccl.h's names and values) */
-#define NCCL_UNIQUE_ID_BYTES 128
-typedef struct gpuh_sim_nccl_comm *ncclComm_t;
-typedef struct {
-    char internal[NCCL_UNIQUE_ID_BYTES];
-} ncclUniqueId;
-typedef enum {
-    ncclSuccess = 0,
-    ncclUnhandledCudaError = 1,
-    ncclSystemError = 2,
-    ncclInternalError = 3,
-    ncclInvalidArgument = 4,
-    ncclInvalidUsage = 5,
-    ncclRemoteError = 6,
-    ncclInProgress = 7
-} ncclResult_t;
-typedef enum {
-    ncclInt8 = 0, ncclChar = 0, ncclUint8 = 1, ncclInt32 = 2, ncclInt = 2, ncclUint32 = 3, ncclInt64 = 4,
-    ncclUint64 = 5, ncclFloat16 = 6, ncclHalf = 6, ncclFloat32 = 7, ncclFloat = 7, ncclFloat64 = 8, ncclDouble = 8
-} ncclDataType_t;
-typedef enum { ncclSum = 0, ncclProd = 1, ncclMax = 2, ncclMin = 3, ncclAvg = 4 } ncclRedOp_t;
-ncclResult_t ncclGetVersion(int *version);
-ncclResult_t ncclGetUniqueId(ncclUniqueId *id);
-ncclResult_t ncclCommInitRank(ncclComm_t *comm, int nranks, ncclUniqueId id, int rank);
-ncclResult_t ncclCommInitAll(ncclComm_t *comms, int ndev, const int *devlist);
-ncclResult_t ncclCommDestroy(ncclComm_t comm);
-ncclResult_t ncclCommCount(const ncclComm_t comm, int *count);
-ncclResult_t ncclCommCuDevice(const ncclComm_t comm, int *device);
-ncclResult_t ncclCommUserRank(const ncclComm_t comm, int *rank);
-const char *ncclGetErrorString(ncclResult_t result);
-const char *ncclGetLastError(ncclComm_t comm);
-ncclResult_t ncclGroupStart(void);
-ncclResult_t ncclGroupEnd(void);
-ncclResult_t ncclAllReduce(const void *send, void *recv, size_t count, ncclDataType_t type, ncclRedOp_t op,
-                           ncclComm_t comm, cudaStream_t stream);
-ncclResult_t ncclBroadcast(const void *send, void *recv, size_t count, ncclDataType_t type, int root,
-                           ncclComm_t comm, cudaStream_t stream);
-ncclResult_t ncclAllGather(const void *send, void *recv, size_t send_count, ncclDataType_t type, ncclComm_t comm,
-                           cudaStream_t stream);
-#ifdef __cplusplus
-} /* extern "C" */
-#endif
+/* ---- coalesced_threads(): the lanes of a warp that reach the call together.
+   A lane waits there; when no thread of the block can run any more, the
+   lanes waiting at the same call are released as one group (lanes that took
+   another path have by then exited or wait elsewhere). */
+enum { W_CONVERGE = 100 };
+inline unsigned converge(const char *file, int line)
+{
+    thread_view &v = thread_state();
+    worker &w = *v.w;
+    block_state &b = *w.block;
+    const int me = v.lin;
+    lane_op &l = b.lane[me];
+    l.op = W_CONVERGE;
+    l.mask = 0;
+    l.where.what = "coalesced_threads";
+    l.where.file = file;
+    l.where.line = line;
+    b.state[me] = T_WARP;
+    to_scheduler(w, w.current);
+    return static_cast<unsigned>(l.result);
+}
+inline bool release_converged(block_state &b)
+{
+    bool any = false;
+    for (int base = 0; base < b.n; base += 32) {
+        const int lanes = std::min(32, b.n - base);
+        unsigned done = 0;
+        for (int k = 0; k < lanes; ++k) {
+            const lane_op &a = b.lane[base + k];
+            if ((done >> k & 1u) || b.state[base + k] != T_WARP || a.op != W_CONVERGE)
+                continue;
+            unsigned mask = 0;
+            for (int j = k; j < lanes; ++j) {
+                const lane_op &o = b.lane[base + j];
+                if (b.state[base + j] == T_WARP && o.op == W_CONVERGE && o.where.line == a.where.line &&
+                    strcmp(o.where.file, a.where.file) == 0)
+                    mask |= 1u << j;
+            }
+            for (int j = k; j < lanes; ++j)
+                if (mask >> j & 1u) {
+                    b.lane[base + j].result = mask;
+                    b.state[base + j] = T_READY;
+                }
+            done |= mask;
+            any = true;
+        }
+    }
+    return any;
+}
 
-#ifdef __cplusplus
-#include <deque>
-#include <set>
-#include <string>
+template <std::size_t... I> struct index_list {};
+template <std::size_t N, std::size_t... I> struct make_index_list : make_index_list<N - 1, N - 1, I...> {};
+template <std::size_t... I> struct make_index_list<0, I...> {
+    typedef index_list<I...> type;
+};
+/* A launch whose arguments come as CUDA's array of pointers to them. */
+template <class... P, std::size_t... I>
+void launch_from_pointers(const char *name, void (*kernel)(P...), dim3 grid, dim3 block, size_t shmem,
+                          cudaStream_t stream, void **args, index_list<I...>)
+{
+    launch_call(name, "<cudaLaunchKernel>", 0, grid, block, shmem, stream, kernel,
+                *static_cast<typename std::decay<P>::type *>(args[I])...);
+}
+typedef void (*erased_launch)(const void *kernel, dim3 grid, dim3 block, size_t shmem, cudaStream_t stream,
+                              void **args);
+template <class... P>
+void erased_launch_of(const void *kernel, dim3 grid, dim3 block, size_t shmem, cudaStream_t stream, void **args)
+{
+    launch_from_pointers("<kernel>", reinterpret_cast<void (*)(P...)>(const_cast<void *>(kernel)), grid, block, shmem,
+                         stream, args, typename make_index_list<sizeof...(P)>::type());
+}
+/* Kernels by address, for launches given a void pointer (gpuh-simcc registers
+   every kernel of a file that is not a template). */
+inline std::map<const void *, erased_launch> &kernel_registry()
+{
+    static std::map<const void *, erased_launch> r;
+    return r;
+}
+template <class... P> inline int register_kernel(void (*kernel)(P...))
+{
+    std::lock_guard<std::mutex> g(runtime_state().m);
+    kernel_registry()[key_of(kernel)] = &erased_launch_of<P...>;
+    return 0;
+}
+inline cudaError_t launch_erased(const void *kernel, dim3 grid, dim3 block, void **args, size_t shmem,
+                                 cudaStream_t stream, bool cooperative)
+{
+    erased_launch f = NULL;
+    {
+        std::lock_guard<std::mutex> g(runtime_state().m);
+        std::map<const void *, erased_launch>::iterator it = kernel_registry().find(kernel);
+        if (it != kernel_registry().end())
+            f = it->second;
+    }
+    if (f == NULL) {
+        fprintf(stderr, "gpuh sim: cudaLaunchKernel of %p: not a kernel gpuh-simcc registered (a template kernel "
+                        "needs its typed launch: cudaLaunchKernel(kernel<T>, ...) without the void * cast)\n",
+                kernel);
+        return record_error(cudaErrorInvalidDeviceFunction);
+    }
+    if (cooperative && static_cast<uint64_t>(grid.x) * grid.y * grid.z > MAX_COOPERATIVE_BLOCKS)
+        return record_error(static_cast<cudaError_t>(720));
+    cooperative_next() = cooperative;
+    cudaGetLastError();
+    f(kernel, grid, block, shmem, stream, args);
+    cooperative_next() = false;
+    return cudaGetLastError();
+}
 
-namespace gpuh_sim_impl {
+
+/* ---------------------------------------------------------------------------
+   [SECTION: SEVERAL DEVICES] GPUH_SIM_DEVICES, the current device, peer
+   access. */
 inline int device_count()
 {
     static const int n = [] {
@@ -2750,64 +2546,14 @@ struct peer_table {
     std::mutex m;
     std::set<std::pair<int, int>> on;
 };
-inline peer_table &peers()
+inline peer_table &peer_access()
 {
     static peer_table t;
     return t;
 }
-} /* namespace gpuh_sim_impl */
 
-GPUH_IMPL_SIM_API cudaError_t cudaDeviceCanAccessPeer(int *can, int device, int peer)
-{
-    if (can == NULL)
-        return gpuh_sim_impl::ret(cudaErrorInvalidValue);
-    if (!gpuh_sim_impl::valid_device(device) || !gpuh_sim_impl::valid_device(peer))
-        return gpuh_sim_impl::ret(cudaErrorInvalidDevice);
-    *can = device != peer; /* one host memory: every pair; a device is not its own peer */
-    return cudaSuccess;
-}
-/* Errors as CUDA's: cudaErrorInvalidDevice (out of range, or the current
-   device itself), cudaErrorInvalidValue (flags not 0),
-   cudaErrorPeerAccessAlreadyEnabled (the second time). */
-GPUH_IMPL_SIM_API cudaError_t cudaDeviceEnablePeerAccess(int peer, unsigned int flags)
-{
-    const int self = gpuh_sim_impl::current_device();
-    if (flags != 0)
-        return gpuh_sim_impl::ret(cudaErrorInvalidValue);
-    if (!gpuh_sim_impl::valid_device(peer) || peer == self)
-        return gpuh_sim_impl::ret(cudaErrorInvalidDevice);
-    std::unique_lock<std::mutex> g(gpuh_sim_impl::peers().m);
-    if (!gpuh_sim_impl::peers().on.insert(std::make_pair(self, peer)).second) {
-        g.unlock();
-        return gpuh_sim_impl::ret(cudaErrorPeerAccessAlreadyEnabled);
-    }
-    return gpuh_sim_impl::sticky();
-}
-GPUH_IMPL_SIM_API cudaError_t cudaDeviceDisablePeerAccess(int peer)
-{
-    std::unique_lock<std::mutex> g(gpuh_sim_impl::peers().m);
-    if (gpuh_sim_impl::peers().on.erase(std::make_pair(gpuh_sim_impl::current_device(), peer)) == 0) {
-        g.unlock();
-        return gpuh_sim_impl::ret(cudaErrorPeerAccessNotEnabled);
-    }
-    return cudaSuccess;
-}
-/* Both sides must be whole device allocations of the simulator, as in cudaMemcpy. */
-GPUH_IMPL_SIM_API cudaError_t cudaMemcpyPeer(void *dst, int dst_device, const void *src, int src_device, size_t bytes)
-{
-    if (!gpuh_sim_impl::valid_device(dst_device) || !gpuh_sim_impl::valid_device(src_device))
-        return gpuh_sim_impl::ret(cudaErrorInvalidDevice);
-    return cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToDevice);
-}
-GPUH_IMPL_SIM_API cudaError_t cudaMemcpyPeerAsync(void *dst, int dst_device, const void *src, int src_device,
-                                                  size_t bytes, cudaStream_t stream)
-{
-    (void)stream;
-    return cudaMemcpyPeer(dst, dst_device, src, src_device, bytes);
-}
-
-/* ---- NCCL stand-in: definitions */
-namespace gpuh_sim_impl {
+/* ---------------------------------------------------------------------------
+   [SECTION: NCCL] Cliques of ranks, the queue of collectives, their checks. */
 struct nccl_op {
     int kind; /* 0 all-reduce, 1 broadcast, 2 all-gather */
     const void *send;
@@ -2833,19 +2579,19 @@ struct nccl_registry {
     std::map<std::string, nccl_clique *> by_id;
     std::atomic<unsigned long long> ids{0};
 };
-inline nccl_registry &nccl_reg()
+inline nccl_registry &nccl_cliques()
 {
     static nccl_registry r;
     return r;
 }
-inline std::string &nccl_last()
+inline std::string &nccl_last_error()
 {
     static thread_local std::string s;
     return s;
 }
 inline ncclResult_t nccl_fail(ncclResult_t r, const std::string &why)
 {
-    nccl_last() = "gpuh sim: " + why;
+    nccl_last_error() = "gpuh sim: " + why;
     return r;
 }
 inline double nccl_timeout_s()
@@ -2943,7 +2689,7 @@ inline void nccl_run_ready(nccl_clique &c)
 /* True if [p, p + bytes) lies inside one device (or managed) allocation. */
 inline bool nccl_device_range(const void *p, size_t bytes)
 {
-    std::lock_guard<std::mutex> g(rt().m);
+    std::lock_guard<std::mutex> g(runtime_state().m);
     uintptr_t base = 0;
     const alloc_info *a = find_alloc(p, &base);
     return a && a->type != cudaMemoryTypeHost && base + a->bytes >= reinterpret_cast<uintptr_t>(p) + bytes;
@@ -2952,19 +2698,11 @@ struct nccl_group {
     int depth = 0;
     std::vector<std::pair<ncclComm_t, nccl_op>> ops;
 };
-inline nccl_group &nccl_grp()
+inline nccl_group &nccl_thread_group()
 {
     static thread_local nccl_group g;
     return g;
 }
-} /* namespace gpuh_sim_impl */
-
-struct gpuh_sim_nccl_comm {
-    gpuh_sim_impl::nccl_clique *clique;
-    int rank, device;
-};
-
-namespace gpuh_sim_impl {
 /* Queues one rank's call; returns its number in the clique's sequence. */
 inline unsigned long long nccl_post(ncclComm_t comm, const nccl_op &op)
 {
@@ -3015,8 +2753,8 @@ inline ncclResult_t nccl_collective(ncclComm_t comm, const nccl_op &op, const ch
                                                   " buffer is not device memory of its size");
     if (sticky() != cudaSuccess)
         return nccl_fail(ncclUnhandledCudaError, std::string(name) + ": the CUDA context has a sticky error");
-    if (nccl_grp().depth > 0) {
-        nccl_grp().ops.push_back(std::make_pair(comm, op));
+    if (nccl_thread_group().depth > 0) {
+        nccl_thread_group().ops.push_back(std::make_pair(comm, op));
         return ncclSuccess;
     }
     return nccl_wait(comm, nccl_post(comm, op));
@@ -3029,8 +2767,826 @@ inline nccl_clique *nccl_new_clique(int nranks)
     c->posted.assign(nranks, 0);
     return c;
 }
+
+/* ---------------------------------------------------------------------------
+   [SECTION: MEMORY POOLS] Blocks of device memory a pool keeps; its trim. */
+struct mem_pool_block {
+    CUmemPoolHandle_st *pool;
+    size_t bytes, asked; /* the block's size; the bytes the allocation asked for */
+    bool live;
+};
+struct mem_pool_registry {
+    std::mutex m;
+    std::map<uintptr_t, mem_pool_block> blocks; /* every block a pool holds */
+};
+inline mem_pool_registry &mem_pools()
+{
+    static mem_pool_registry r;
+    return r;
+}
+/* Gives idle blocks back until the pool holds at most keep bytes. Lock held. */
+inline void mem_pool_trim(CUmemPoolHandle_st *pl, unsigned long long keep)
+{
+    while (pl->reserved > keep && !pl->idle.empty()) {
+        std::multimap<size_t, void *>::iterator it = --pl->idle.end(); /* the largest first */
+        mem_pools().blocks.erase(reinterpret_cast<uintptr_t>(it->second));
+        release(it->second, false);
+        pl->reserved -= it->first;
+        pl->idle.erase(it);
+    }
+}
+/* cudaFreeAsync's part for pool memory: 1 if p was a live pool block (now
+   idle), -1 if it is an idle one (a second free), 0 if no pool holds it. */
+inline int mem_pool_free(void *p)
+{
+    std::lock_guard<std::mutex> g(mem_pools().m);
+    std::map<uintptr_t, mem_pool_block>::iterator it = mem_pools().blocks.find(reinterpret_cast<uintptr_t>(p));
+    if (it == mem_pools().blocks.end())
+        return 0;
+    if (!it->second.live)
+        return -1;
+    CUmemPoolHandle_st *pl = it->second.pool;
+    pl->used -= it->second.asked;
+    if (pl->destroyed) {
+        pl->reserved -= it->second.bytes;
+        mem_pools().blocks.erase(it);
+        release(p, false);
+        if (pl->used == 0)
+            delete pl;
+        return 1;
+    }
+    it->second.live = false;
+    pl->idle.insert(std::make_pair(it->second.bytes, p));
+    mem_pool_trim(pl, pl->threshold);
+    return 1;
+}
+
+/* ---------------------------------------------------------------------------
+   [SECTION: CURAND] Philox4x32-10 (Salmon et al., SC'11) keyed by the seed;
+   number i of the stream is word i % 4 of the block at counter i / 4. */
+inline uint32_t philox_word(unsigned long long seed, unsigned long long i)
+{
+    uint32_t c[4] = {static_cast<uint32_t>(i / 4), static_cast<uint32_t>(i / 4 >> 32), 0, 0};
+    uint32_t k0 = static_cast<uint32_t>(seed), k1 = static_cast<uint32_t>(seed >> 32);
+    for (int r = 0; r < 10; ++r) {
+        const uint64_t p0 = static_cast<uint64_t>(0xD2511F53u) * c[0], p1 = static_cast<uint64_t>(0xCD9E8D57u) * c[2];
+        const uint32_t n0 = static_cast<uint32_t>(p1 >> 32) ^ c[1] ^ k0, n2 = static_cast<uint32_t>(p0 >> 32) ^ c[3] ^ k1;
+        c[0] = n0;
+        c[1] = static_cast<uint32_t>(p1);
+        c[2] = n2;
+        c[3] = static_cast<uint32_t>(p0);
+        k0 += 0x9E3779B9u;
+        k1 += 0xBB67AE85u;
+    }
+    return c[i % 4];
+}
+/* Uniform in (0, 1], as cuRAND's. */
+inline double uniform01(unsigned long long seed, unsigned long long i)
+{
+    uint64_t u = (static_cast<uint64_t>(philox_word(seed, 2 * i)) << 21) ^ philox_word(seed, 2 * i + 1);
+    return (static_cast<double>(u & ((uint64_t(1) << 53) - 1)) + 1.0) / 9007199254740992.0;
+}
+template <class F> inline curandStatus_t curand_fill(curandGenerator_t g, size_t n, F f)
+{
+    if (g == NULL)
+        return CURAND_STATUS_NOT_INITIALIZED;
+    if (sticky() != cudaSuccess)
+        return CURAND_STATUS_LAUNCH_FAILURE;
+    const unsigned long long seed = g->seed, off = g->offset;
+    std::vector<std::thread> t;
+    const size_t parts = n < (size_t(1) << 16) ? 1 : static_cast<size_t>(runtime_state().threads);
+    for (size_t p = 0; p < parts; ++p)
+        t.push_back(std::thread([=] {
+            for (size_t i = n * p / parts; i < n * (p + 1) / parts; ++i)
+                f(seed, off + i, i);
+        }));
+    for (size_t p = 0; p < t.size(); ++p)
+        t[p].join();
+    return CURAND_STATUS_SUCCESS;
+}
+inline double normal(unsigned long long seed, unsigned long long i)
+{
+    /* Box-Muller on the pair (i & ~1, i | 1): the two values of a pair share their uniforms. */
+    const double u1 = uniform01(seed, i & ~1ull), u2 = uniform01(seed, i | 1ull);
+    const double r = sqrt(-2.0 * log(u1)), a = 6.283185307179586 * u2;
+    return (i & 1) ? r * sin(a) : r * cos(a);
+}
+
 } /* namespace gpuh_sim_impl */
 
+/* ===========================================================================
+   [SECTION: RUNTIME DEFINITIONS]
+   The runtime's functions: weak, so every C++ file may include this header
+   and the program keeps one copy; C files call them like cudart's.
+   =========================================================================== */
+
+/* The calling thread's last error, then cleared; a sticky error stays and is
+   seen by every thread. */
+GPUH_IMPL_SIM_API cudaError_t cudaGetLastError(void)
+{
+    const cudaError_t e = cudaPeekAtLastError();
+    gpuh_sim_impl::last_error() = cudaSuccess;
+    return e;
+}
+GPUH_IMPL_SIM_API cudaError_t cudaPeekAtLastError(void)
+{
+    const cudaError_t e = gpuh_sim_impl::last_error();
+    return e != cudaSuccess ? e : gpuh_sim_impl::sticky();
+}
+GPUH_IMPL_SIM_API const char *cudaGetErrorName(cudaError_t err)
+{
+    switch (err) {
+#define GPUH_IMPL_SIM_NAME(e) \
+    case e: return #e;
+        GPUH_IMPL_SIM_NAME(cudaSuccess) GPUH_IMPL_SIM_NAME(cudaErrorInvalidValue) GPUH_IMPL_SIM_NAME(cudaErrorMemoryAllocation)
+        GPUH_IMPL_SIM_NAME(cudaErrorInitializationError) GPUH_IMPL_SIM_NAME(cudaErrorInvalidConfiguration)
+        GPUH_IMPL_SIM_NAME(cudaErrorInvalidSymbol) GPUH_IMPL_SIM_NAME(cudaErrorInvalidDevicePointer)
+        GPUH_IMPL_SIM_NAME(cudaErrorInvalidMemcpyDirection) GPUH_IMPL_SIM_NAME(cudaErrorInsufficientDriver)
+        GPUH_IMPL_SIM_NAME(cudaErrorInvalidDeviceFunction) GPUH_IMPL_SIM_NAME(cudaErrorNoDevice)
+        GPUH_IMPL_SIM_NAME(cudaErrorInvalidDevice) GPUH_IMPL_SIM_NAME(cudaErrorNoKernelImageForDevice)
+        GPUH_IMPL_SIM_NAME(cudaErrorECCUncorrectable) GPUH_IMPL_SIM_NAME(cudaErrorInvalidResourceHandle)
+        GPUH_IMPL_SIM_NAME(cudaErrorNotReady) GPUH_IMPL_SIM_NAME(cudaErrorIllegalAddress)
+        GPUH_IMPL_SIM_NAME(cudaErrorLaunchOutOfResources) GPUH_IMPL_SIM_NAME(cudaErrorLaunchTimeout)
+        GPUH_IMPL_SIM_NAME(cudaErrorPeerAccessAlreadyEnabled) GPUH_IMPL_SIM_NAME(cudaErrorPeerAccessNotEnabled)
+        GPUH_IMPL_SIM_NAME(cudaErrorAssert) GPUH_IMPL_SIM_NAME(cudaErrorHostMemoryAlreadyRegistered)
+        GPUH_IMPL_SIM_NAME(cudaErrorHostMemoryNotRegistered) GPUH_IMPL_SIM_NAME(cudaErrorHardwareStackError)
+        GPUH_IMPL_SIM_NAME(cudaErrorIllegalInstruction) GPUH_IMPL_SIM_NAME(cudaErrorMisalignedAddress)
+        GPUH_IMPL_SIM_NAME(cudaErrorInvalidAddressSpace) GPUH_IMPL_SIM_NAME(cudaErrorInvalidPc)
+        GPUH_IMPL_SIM_NAME(cudaErrorLaunchFailure) GPUH_IMPL_SIM_NAME(cudaErrorNotSupported) GPUH_IMPL_SIM_NAME(cudaErrorUnknown)
+#undef GPUH_IMPL_SIM_NAME
+    }
+    return "cudaErrorUnknown";
+}
+GPUH_IMPL_SIM_API const char *cudaGetErrorString(cudaError_t err)
+{
+    switch (err) {
+    case cudaSuccess: return "no error";
+    case cudaErrorInvalidValue: return "invalid argument";
+    case cudaErrorMemoryAllocation: return "out of memory";
+    case cudaErrorInvalidConfiguration: return "invalid configuration argument";
+    case cudaErrorInvalidDevice: return "invalid device ordinal";
+    case cudaErrorNoDevice: return "no CUDA-capable device is detected";
+    case cudaErrorInvalidResourceHandle: return "invalid resource handle";
+    case cudaErrorLaunchOutOfResources: return "too many resources requested for launch";
+    case cudaErrorLaunchFailure: return "unspecified launch failure (gpuh sim: the kernel failed; see above)";
+    case cudaErrorNotSupported: return "operation not supported";
+    default: return cudaGetErrorName(err);
+    }
+}
+GPUH_IMPL_SIM_API cudaError_t cudaGetDeviceCount(int *count)
+{
+    if (count == NULL)
+        return gpuh_sim_impl::record_error(cudaErrorInvalidValue);
+    *count = gpuh_sim_impl::device_count();
+    return cudaSuccess;
+}
+GPUH_IMPL_SIM_API cudaError_t cudaGetDevice(int *device)
+{
+    if (device == NULL)
+        return gpuh_sim_impl::record_error(cudaErrorInvalidValue);
+    *device = gpuh_sim_impl::current_device();
+    return cudaSuccess;
+}
+GPUH_IMPL_SIM_API cudaError_t cudaSetDevice(int device)
+{
+    if (device < 0 || device >= gpuh_sim_impl::device_count())
+        return gpuh_sim_impl::record_error(cudaErrorInvalidDevice);
+    gpuh_sim_impl::current_device() = device;
+    return gpuh_sim_impl::sticky();
+}
+GPUH_IMPL_SIM_API cudaError_t cudaDeviceSynchronize(void) { return gpuh_sim_impl::sticky(); }
+/* Frees every allocation and clears the sticky error, as a new context would. */
+GPUH_IMPL_SIM_API cudaError_t cudaDeviceReset(void)
+{
+    gpuh_sim_impl::runtime_globals &r = gpuh_sim_impl::runtime_state();
+    std::lock_guard<std::mutex> g(r.m);
+    for (std::map<uintptr_t, gpuh_sim_impl::alloc_info>::iterator it = r.allocs.begin(); it != r.allocs.end(); ++it)
+        if (it->second.owned)
+            free(reinterpret_cast<void *>(it->first));
+    r.allocs.clear();
+    r.used = 0;
+    gpuh_sim_impl::last_error() = r.sticky = cudaSuccess;
+    return cudaSuccess;
+}
+GPUH_IMPL_SIM_API cudaError_t cudaDriverGetVersion(int *version)
+{
+    if (version == NULL)
+        return gpuh_sim_impl::record_error(cudaErrorInvalidValue);
+    *version = CUDART_VERSION;
+    return cudaSuccess;
+}
+GPUH_IMPL_SIM_API cudaError_t cudaRuntimeGetVersion(int *version) { return cudaDriverGetVersion(version); }
+GPUH_IMPL_SIM_API cudaError_t cudaDeviceGetAttribute(int *value, enum cudaDeviceAttr attr, int device)
+{
+    if (value == NULL)
+        return gpuh_sim_impl::record_error(cudaErrorInvalidValue);
+    if (device < 0 || device >= gpuh_sim_impl::device_count())
+        return gpuh_sim_impl::record_error(cudaErrorInvalidDevice);
+    switch (attr) {
+    case cudaDevAttrMaxThreadsPerBlock: *value = 1024; break;
+    case cudaDevAttrMaxBlockDimX:
+    case cudaDevAttrMaxBlockDimY: *value = 1024; break;
+    case cudaDevAttrMaxBlockDimZ: *value = 64; break;
+    case cudaDevAttrMaxGridDimX: *value = 2147483647; break;
+    case cudaDevAttrMaxGridDimY:
+    case cudaDevAttrMaxGridDimZ: *value = 65535; break;
+    case cudaDevAttrMaxSharedMemoryPerBlock: *value = gpuh_sim_impl::SHMEM_DEFAULT; break;
+    case cudaDevAttrTotalConstantMemory: *value = 65536; break;
+    case cudaDevAttrWarpSize: *value = 32; break;
+    case cudaDevAttrMaxRegistersPerBlock:
+    case cudaDevAttrMaxRegistersPerMultiprocessor: *value = 65536; break;
+    case cudaDevAttrClockRate: *value = 1000000; break; /* kHz: clock64() counts nanoseconds */
+    case cudaDevAttrMultiProcessorCount: *value = gpuh_sim_impl::runtime_state().threads; break;
+    case cudaDevAttrIntegrated:
+    case cudaDevAttrCanMapHostMemory:
+    case cudaDevAttrConcurrentKernels:
+    case cudaDevAttrUnifiedAddressing:
+    case cudaDevAttrHostRegisterSupported:
+    case cudaDevAttrMemoryPoolsSupported: *value = 1; break;
+    case cudaDevAttrAsyncEngineCount: *value = 2; break;
+    case cudaDevAttrPciBusId: *value = 0; break;
+    case cudaDevAttrMemoryClockRate: *value = 1000000; break;
+    case cudaDevAttrGlobalMemoryBusWidth: *value = 64; break;
+    case cudaDevAttrL2CacheSize: *value = 32 << 20; break;
+    case cudaDevAttrMaxThreadsPerMultiProcessor: *value = 2048; break;
+    case cudaDevAttrComputeCapabilityMajor: *value = 9; break;
+    case cudaDevAttrComputeCapabilityMinor: *value = 0; break;
+    case cudaDevAttrMaxSharedMemoryPerMultiprocessor: *value = gpuh_sim_impl::SMS_SHMEM; break;
+    case cudaDevAttrManagedMemory:
+    case cudaDevAttrConcurrentManagedAccess: *value = 1; break;
+    case cudaDevAttrMaxSharedMemoryPerBlockOptin: *value = gpuh_sim_impl::SHMEM_OPTIN; break;
+    case cudaDevAttrMaxBlocksPerMultiprocessor: *value = 32; break;
+    case cudaDevAttrComputeMode: *value = 0; break; /* cudaComputeModeDefault */
+    case cudaDevAttrPageableMemoryAccess: *value = 0; break; /* malloc'd memory in a kernel is reported */
+    case cudaDevAttrKernelExecTimeout: *value = 0; break;
+    case cudaDevAttrGpuOverlap:
+    case cudaDevAttrHostNativeAtomicSupported:
+    case cudaDevAttrComputePreemptionSupported:
+    case cudaDevAttrCooperativeLaunch: *value = 1; break;
+    default: return gpuh_sim_impl::record_error(cudaErrorInvalidValue);
+    }
+    return cudaSuccess;
+}
+/* The device: compute capability 9.0 (the limits of an H100/H200), one "SM"
+   per CPU worker, host memory as global memory. */
+GPUH_IMPL_SIM_API cudaError_t cudaGetDeviceProperties(struct cudaDeviceProp *p, int device)
+{
+    if (p == NULL)
+        return gpuh_sim_impl::record_error(cudaErrorInvalidValue);
+    if (device < 0 || device >= gpuh_sim_impl::device_count())
+        return gpuh_sim_impl::record_error(cudaErrorInvalidDevice);
+    memset(p, 0, sizeof *p);
+    snprintf(p->name, sizeof p->name, "gpuh CPU simulator (%d threads)", gpuh_sim_impl::runtime_state().threads);
+    p->totalGlobalMem = gpuh_sim_impl::runtime_state().total;
+    p->sharedMemPerBlock = gpuh_sim_impl::SHMEM_DEFAULT;
+    p->sharedMemPerBlockOptin = gpuh_sim_impl::SHMEM_OPTIN;
+    p->sharedMemPerMultiprocessor = gpuh_sim_impl::SMS_SHMEM;
+    p->regsPerBlock = p->regsPerMultiprocessor = 65536;
+    p->warpSize = 32;
+    p->memPitch = 2147483647;
+    p->maxThreadsPerBlock = 1024;
+    p->maxThreadsDim[0] = p->maxThreadsDim[1] = 1024;
+    p->maxThreadsDim[2] = 64;
+    p->maxGridSize[0] = 2147483647;
+    p->maxGridSize[1] = p->maxGridSize[2] = 65535;
+    p->totalConstMem = 65536;
+    p->major = 9;
+    p->minor = 0;
+    p->textureAlignment = 512;
+    p->multiProcessorCount = gpuh_sim_impl::runtime_state().threads;
+    p->integrated = p->canMapHostMemory = p->unifiedAddressing = p->managedMemory = 1;
+    p->concurrentManagedAccess = 1; /* pageableMemoryAccess 0: a kernel given malloc'd memory is reported */
+    p->memoryBusWidth = 64;
+    p->l2CacheSize = 32 << 20;
+    p->maxThreadsPerMultiProcessor = 2048;
+    p->maxBlocksPerMultiProcessor = 32;
+    p->maxTexture1D = 131072; /* an H100's texture limits (sim/include/gpuh_sim_texture.h) */
+    p->maxTexture2D[0] = 131072, p->maxTexture2D[1] = 65536;
+    p->maxTexture3D[0] = p->maxTexture3D[1] = p->maxTexture3D[2] = 16384;
+    p->surfaceAlignment = 512;
+    p->computePreemptionSupported = p->cooperativeLaunch = 1;
+    p->persistingL2CacheMaxSize = p->l2CacheSize / 2; /* accepted by cudaStreamSetAttribute, no effect on a CPU */
+    return cudaSuccess;
+}
+GPUH_IMPL_SIM_API cudaError_t cudaDeviceGetStreamPriorityRange(int *least, int *greatest)
+{
+    if (least)
+        *least = 0;
+    if (greatest)
+        *greatest = -5;
+    return cudaSuccess;
+}
+GPUH_IMPL_SIM_API cudaError_t cudaMemGetInfo(size_t *free_bytes, size_t *total_bytes)
+{
+    if (free_bytes == NULL || total_bytes == NULL)
+        return gpuh_sim_impl::record_error(cudaErrorInvalidValue);
+    std::lock_guard<std::mutex> g(gpuh_sim_impl::runtime_state().m);
+    *total_bytes = gpuh_sim_impl::runtime_state().total;
+    *free_bytes = gpuh_sim_impl::runtime_state().total - gpuh_sim_impl::runtime_state().used;
+    return cudaSuccess;
+}
+GPUH_IMPL_SIM_API cudaError_t cudaMalloc(void **p, size_t bytes)
+{
+    return gpuh_sim_impl::allocate(p, bytes, cudaMemoryTypeDevice);
+}
+GPUH_IMPL_SIM_API cudaError_t cudaMallocManaged(void **p, size_t bytes, unsigned int flags)
+{
+    if (flags != cudaMemAttachGlobal && flags != cudaMemAttachHost)
+        return gpuh_sim_impl::record_error(cudaErrorInvalidValue);
+    return gpuh_sim_impl::allocate(p, bytes, cudaMemoryTypeManaged);
+}
+GPUH_IMPL_SIM_API cudaError_t cudaMallocHost(void **p, size_t bytes)
+{
+    return gpuh_sim_impl::allocate(p, bytes, cudaMemoryTypeHost);
+}
+GPUH_IMPL_SIM_API cudaError_t cudaHostAlloc(void **p, size_t bytes, unsigned int flags)
+{
+    (void)flags;
+    return gpuh_sim_impl::allocate(p, bytes, cudaMemoryTypeHost);
+}
+GPUH_IMPL_SIM_API cudaError_t cudaFree(void *p) { return gpuh_sim_impl::release(p, false); }
+GPUH_IMPL_SIM_API cudaError_t cudaFreeHost(void *p) { return gpuh_sim_impl::release(p, true); }
+/* Stream-ordered allocation: work runs when issued, so these are cudaMalloc and cudaFree. */
+GPUH_IMPL_SIM_API cudaError_t cudaMallocAsync(void **p, size_t bytes, cudaStream_t stream)
+{
+    if (gpuh_sim_impl::check_stream(stream) != cudaSuccess)
+        return cudaErrorInvalidResourceHandle;
+    return gpuh_sim_impl::allocate(p, bytes, cudaMemoryTypeDevice);
+}
+GPUH_IMPL_SIM_API cudaError_t cudaFreeAsync(void *p, cudaStream_t stream)
+{
+    if (gpuh_sim_impl::check_stream(stream) != cudaSuccess)
+        return cudaErrorInvalidResourceHandle;
+    const int pooled = gpuh_sim_impl::mem_pool_free(p); /* a pool's block goes back to its pool */
+    return pooled < 0 ? gpuh_sim_impl::record_error(cudaErrorInvalidValue) : pooled ? cudaSuccess : gpuh_sim_impl::release(p, false);
+}
+/* Registers bytes of the program's memory at p as pinned (cudaMemoryTypeHost);
+   errors: cudaErrorInvalidValue (NULL, 0 bytes), cudaErrorHostMemoryAlreadyRegistered
+   (overlaps a registration or the sim's own memory). */
+GPUH_IMPL_SIM_API cudaError_t cudaHostRegister(void *p, size_t bytes, unsigned int flags)
+{
+    if (p == NULL || bytes == 0 || flags > (cudaHostRegisterPortable | cudaHostRegisterMapped))
+        return gpuh_sim_impl::record_error(cudaErrorInvalidValue);
+    std::lock_guard<std::mutex> g(gpuh_sim_impl::runtime_state().m);
+    const uintptr_t a = reinterpret_cast<uintptr_t>(p);
+    std::map<uintptr_t, gpuh_sim_impl::alloc_info> &m = gpuh_sim_impl::runtime_state().allocs;
+    std::map<uintptr_t, gpuh_sim_impl::alloc_info>::iterator next = m.lower_bound(a);
+    uintptr_t base = 0;
+    if (bytes > UINTPTR_MAX - a) /* a range past the end of the address space */
+        return gpuh_sim_impl::record_error(cudaErrorInvalidValue);
+    if (gpuh_sim_impl::find_alloc(p, &base) != NULL || (next != m.end() && next->first - a < bytes)) {
+        gpuh_sim_impl::last_error() = cudaErrorHostMemoryAlreadyRegistered;
+        return cudaErrorHostMemoryAlreadyRegistered;
+    }
+    gpuh_sim_impl::alloc_info info = {bytes, cudaMemoryTypeHost, false};
+    m[a] = info;
+    return cudaSuccess;
+}
+GPUH_IMPL_SIM_API cudaError_t cudaHostUnregister(void *p)
+{
+    std::lock_guard<std::mutex> g(gpuh_sim_impl::runtime_state().m);
+    std::map<uintptr_t, gpuh_sim_impl::alloc_info>::iterator it =
+        gpuh_sim_impl::runtime_state().allocs.find(reinterpret_cast<uintptr_t>(p));
+    if (it == gpuh_sim_impl::runtime_state().allocs.end() || it->second.owned) {
+        gpuh_sim_impl::last_error() = cudaErrorHostMemoryNotRegistered;
+        return cudaErrorHostMemoryNotRegistered;
+    }
+    gpuh_sim_impl::runtime_state().allocs.erase(it);
+    return cudaSuccess;
+}
+/* Pinned memory is addressed by kernels at its host address, as with UVA. */
+GPUH_IMPL_SIM_API cudaError_t cudaHostGetDevicePointer(void **device_ptr, void *host_ptr, unsigned int flags)
+{
+    if (device_ptr == NULL || flags != 0)
+        return gpuh_sim_impl::record_error(cudaErrorInvalidValue);
+    std::lock_guard<std::mutex> g(gpuh_sim_impl::runtime_state().m);
+    uintptr_t base = 0;
+    const gpuh_sim_impl::alloc_info *a = gpuh_sim_impl::find_alloc(host_ptr, &base);
+    if (a == NULL || a->type != cudaMemoryTypeHost) {
+        gpuh_sim_impl::last_error() = cudaErrorInvalidValue;
+        return cudaErrorInvalidValue;
+    }
+    *device_ptr = host_ptr;
+    return cudaSuccess;
+}
+/* Runs fn(user_data) now: everything issued to the stream before it has run. */
+GPUH_IMPL_SIM_API cudaError_t cudaLaunchHostFunc(cudaStream_t stream, cudaHostFn_t fn, void *user_data)
+{
+    if (gpuh_sim_impl::check_stream(stream) != cudaSuccess)
+        return cudaErrorInvalidResourceHandle;
+    if (fn == NULL)
+        return gpuh_sim_impl::record_error(cudaErrorInvalidValue);
+    if (gpuh_sim_impl::sticky() != cudaSuccess)
+        return gpuh_sim_impl::record_error(gpuh_sim_impl::sticky());
+    fn(user_data);
+    return cudaSuccess;
+}
+/* Memory the sim did not allocate is cudaMemoryTypeUnregistered (pageable), as in CUDA 11+. */
+GPUH_IMPL_SIM_API cudaError_t cudaPointerGetAttributes(struct cudaPointerAttributes *attr, const void *p)
+{
+    if (attr == NULL)
+        return gpuh_sim_impl::record_error(cudaErrorInvalidValue);
+    std::lock_guard<std::mutex> g(gpuh_sim_impl::runtime_state().m);
+    uintptr_t base = 0;
+    const gpuh_sim_impl::alloc_info *a = gpuh_sim_impl::find_alloc(p, &base);
+    attr->type = a ? a->type : cudaMemoryTypeUnregistered;
+    attr->device = a ? 0 : -2;
+    attr->devicePointer = a && a->type != cudaMemoryTypeUnregistered ? const_cast<void *>(p) : NULL;
+    attr->hostPointer = a && a->type != cudaMemoryTypeDevice ? const_cast<void *>(p) : NULL;
+    if (a == NULL)
+        attr->hostPointer = const_cast<void *>(p);
+    return cudaSuccess;
+}
+GPUH_IMPL_SIM_API cudaError_t cudaMemcpy(void *dst, const void *src, size_t bytes, enum cudaMemcpyKind kind)
+{
+    cudaError_t err = gpuh_sim_impl::copy_check(dst, bytes, src, bytes, kind);
+    if (err == cudaSuccess && bytes > 0)
+        memmove(dst, src, bytes);
+    return err;
+}
+GPUH_IMPL_SIM_API cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t bytes, enum cudaMemcpyKind kind,
+                                         cudaStream_t stream)
+{
+    if (gpuh_sim_impl::check_stream(stream) != cudaSuccess)
+        return cudaErrorInvalidResourceHandle;
+    return cudaMemcpy(dst, src, bytes, kind);
+}
+/* height rows of width bytes, rows dpitch and spitch bytes apart. */
+GPUH_IMPL_SIM_API cudaError_t cudaMemcpy2D(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
+                                      size_t height, enum cudaMemcpyKind kind)
+{
+    if (width > dpitch || width > spitch)
+        return gpuh_sim_impl::record_error(cudaErrorInvalidValue);
+    if (width == 0 || height == 0)
+        return gpuh_sim_impl::sticky();
+    unsigned char *d = static_cast<unsigned char *>(dst);
+    const unsigned char *s = static_cast<const unsigned char *>(src);
+    /* the whole span of each side (rows apart by its pitch) must pass the
+       checks of a plain copy; a span that does not fit in an address fits in
+       no allocation */
+    size_t dspan = 0, sspan = 0;
+    if (__builtin_mul_overflow(height - 1, dpitch, &dspan) || __builtin_mul_overflow(height - 1, spitch, &sspan) ||
+        width > UINTPTR_MAX - reinterpret_cast<uintptr_t>(d) || width > UINTPTR_MAX - reinterpret_cast<uintptr_t>(s) ||
+        dspan > UINTPTR_MAX - reinterpret_cast<uintptr_t>(d) - width ||
+        sspan > UINTPTR_MAX - reinterpret_cast<uintptr_t>(s) - width)
+        return gpuh_sim_impl::record_error(cudaErrorInvalidValue);
+    cudaError_t err = gpuh_sim_impl::copy_check(d, dspan + width, s, sspan + width, kind);
+    for (size_t r = 0; err == cudaSuccess && r < height; ++r)
+        memmove(d + r * dpitch, s + r * spitch, width);
+    return err;
+}
+GPUH_IMPL_SIM_API cudaError_t cudaMemcpy2DAsync(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
+                                           size_t height, enum cudaMemcpyKind kind, cudaStream_t stream)
+{
+    if (gpuh_sim_impl::check_stream(stream) != cudaSuccess)
+        return cudaErrorInvalidResourceHandle;
+    return cudaMemcpy2D(dst, dpitch, src, spitch, width, height, kind);
+}
+GPUH_IMPL_SIM_API cudaError_t cudaMemset(void *p, int value, size_t bytes)
+{
+    if (gpuh_sim_impl::sticky() != cudaSuccess)
+        return gpuh_sim_impl::record_error(gpuh_sim_impl::sticky());
+    if (bytes == 0)
+        return cudaSuccess;
+    {
+        std::lock_guard<std::mutex> g(gpuh_sim_impl::runtime_state().m);
+        uintptr_t base = 0;
+        const gpuh_sim_impl::alloc_info *a = gpuh_sim_impl::find_alloc(p, &base);
+        if (a == NULL || a->type == cudaMemoryTypeHost || !gpuh_sim_impl::range_inside(a, base, p, bytes)) {
+            gpuh_sim_impl::last_error() = cudaErrorInvalidValue;
+            return cudaErrorInvalidValue;
+        }
+    }
+    memset(p, value, bytes);
+    return cudaSuccess;
+}
+GPUH_IMPL_SIM_API cudaError_t cudaMemsetAsync(void *p, int value, size_t bytes, cudaStream_t stream)
+{
+    if (gpuh_sim_impl::check_stream(stream) != cudaSuccess)
+        return cudaErrorInvalidResourceHandle;
+    return cudaMemset(p, value, bytes);
+}
+/* Managed memory is host memory here: a prefetch only checks its arguments. */
+GPUH_IMPL_SIM_API cudaError_t cudaMemPrefetchAsync(const void *p, size_t bytes, struct cudaMemLocation loc,
+                                              unsigned int flags, cudaStream_t stream)
+{
+    if (gpuh_sim_impl::check_stream(stream) != cudaSuccess)
+        return cudaErrorInvalidResourceHandle;
+    if (gpuh_sim_impl::sticky() != cudaSuccess)
+        return gpuh_sim_impl::record_error(gpuh_sim_impl::sticky());
+    std::lock_guard<std::mutex> g(gpuh_sim_impl::runtime_state().m);
+    uintptr_t base = 0;
+    const gpuh_sim_impl::alloc_info *a = gpuh_sim_impl::find_alloc(p, &base);
+    if (flags != 0 || a == NULL || a->type != cudaMemoryTypeManaged ||
+        !gpuh_sim_impl::range_inside(a, base, p, bytes) ||
+        (loc.type == cudaMemLocationTypeDevice && loc.id != 0) ||
+        (loc.type != cudaMemLocationTypeDevice && loc.type != cudaMemLocationTypeHost)) {
+        gpuh_sim_impl::last_error() = cudaErrorInvalidValue;
+        return cudaErrorInvalidValue;
+    }
+    return cudaSuccess;
+}
+GPUH_IMPL_SIM_API cudaError_t cudaStreamCreateWithPriority(cudaStream_t *s, unsigned int flags, int priority)
+{
+    if (s == NULL || flags > cudaStreamNonBlocking)
+        return gpuh_sim_impl::record_error(cudaErrorInvalidValue);
+    *s = new CUstream_st();
+    (*s)->flags = flags;
+    (*s)->priority = priority > 0 ? 0 : priority < -5 ? -5 : priority; /* clamped to the range, as CUDA does */
+    std::lock_guard<std::mutex> g(gpuh_sim_impl::runtime_state().m);
+    gpuh_sim_impl::runtime_state().streams.insert(*s);
+    return cudaSuccess;
+}
+GPUH_IMPL_SIM_API cudaError_t cudaStreamCreateWithFlags(cudaStream_t *s, unsigned int flags)
+{
+    return cudaStreamCreateWithPriority(s, flags, 0);
+}
+GPUH_IMPL_SIM_API cudaError_t cudaStreamCreate(cudaStream_t *s) { return cudaStreamCreateWithPriority(s, 0, 0); }
+GPUH_IMPL_SIM_API cudaError_t cudaStreamGetFlags(cudaStream_t s, unsigned int *flags)
+{
+    if (flags == NULL)
+        return gpuh_sim_impl::record_error(cudaErrorInvalidValue);
+    if (gpuh_sim_impl::check_stream(s) != cudaSuccess)
+        return cudaErrorInvalidResourceHandle;
+    *flags = s ? s->flags : 0;
+    return cudaSuccess;
+}
+GPUH_IMPL_SIM_API cudaError_t cudaStreamGetPriority(cudaStream_t s, int *priority)
+{
+    if (priority == NULL)
+        return gpuh_sim_impl::record_error(cudaErrorInvalidValue);
+    if (gpuh_sim_impl::check_stream(s) != cudaSuccess)
+        return cudaErrorInvalidResourceHandle;
+    *priority = s ? s->priority : 0;
+    return cudaSuccess;
+}
+/* A handle destroyed twice (through a copy of it) or never made is refused:
+   the table of live streams, not the handle, decides. */
+GPUH_IMPL_SIM_API cudaError_t cudaStreamDestroy(cudaStream_t s)
+{
+    {
+        std::lock_guard<std::mutex> g(gpuh_sim_impl::runtime_state().m);
+        if (s == NULL || gpuh_sim_impl::runtime_state().streams.erase(s) == 0) {
+            gpuh_sim_impl::last_error() = cudaErrorInvalidResourceHandle;
+            return cudaErrorInvalidResourceHandle;
+        }
+    }
+    delete s;
+    return cudaSuccess;
+}
+GPUH_IMPL_SIM_API cudaError_t cudaStreamSynchronize(cudaStream_t s)
+{
+    if (gpuh_sim_impl::check_stream(s) != cudaSuccess)
+        return cudaErrorInvalidResourceHandle;
+    return gpuh_sim_impl::sticky();
+}
+GPUH_IMPL_SIM_API cudaError_t cudaStreamQuery(cudaStream_t s) { return cudaStreamSynchronize(s); }
+/* Work runs when issued, so every stream is always caught up: nothing to wait for. */
+GPUH_IMPL_SIM_API cudaError_t cudaStreamWaitEvent(cudaStream_t s, cudaEvent_t e, unsigned int flags)
+{
+    if (flags != 0)
+        return gpuh_sim_impl::record_error(cudaErrorInvalidValue);
+    if (gpuh_sim_impl::check_stream(s) != cudaSuccess || gpuh_sim_impl::check_event(e) != cudaSuccess)
+        return cudaErrorInvalidResourceHandle;
+    return gpuh_sim_impl::sticky();
+}
+GPUH_IMPL_SIM_API cudaError_t cudaEventCreateWithFlags(cudaEvent_t *e, unsigned int flags)
+{
+    if (e == NULL)
+        return gpuh_sim_impl::record_error(cudaErrorInvalidValue);
+    *e = new CUevent_st();
+    (*e)->flags = flags;
+    (*e)->ms = 0;
+    (*e)->recorded = 0;
+    std::lock_guard<std::mutex> g(gpuh_sim_impl::runtime_state().m);
+    gpuh_sim_impl::runtime_state().events.insert(*e);
+    return cudaSuccess;
+}
+GPUH_IMPL_SIM_API cudaError_t cudaEventCreate(cudaEvent_t *e) { return cudaEventCreateWithFlags(e, 0); }
+GPUH_IMPL_SIM_API cudaError_t cudaEventDestroy(cudaEvent_t e)
+{
+    {
+        std::lock_guard<std::mutex> g(gpuh_sim_impl::runtime_state().m);
+        if (e == NULL || gpuh_sim_impl::runtime_state().events.erase(e) == 0) {
+            gpuh_sim_impl::last_error() = cudaErrorInvalidResourceHandle;
+            return cudaErrorInvalidResourceHandle;
+        }
+    }
+    delete e;
+    return cudaSuccess;
+}
+GPUH_IMPL_SIM_API cudaError_t cudaEventRecord(cudaEvent_t e, cudaStream_t s)
+{
+    if (gpuh_sim_impl::check_event(e) != cudaSuccess || gpuh_sim_impl::check_stream(s) != cudaSuccess)
+        return cudaErrorInvalidResourceHandle;
+    e->ms = gpuh_sim_impl::now_ms();
+    e->recorded = 1;
+    return gpuh_sim_impl::sticky();
+}
+GPUH_IMPL_SIM_API cudaError_t cudaEventSynchronize(cudaEvent_t e)
+{
+    if (gpuh_sim_impl::check_event(e) != cudaSuccess)
+        return cudaErrorInvalidResourceHandle;
+    return gpuh_sim_impl::sticky();
+}
+GPUH_IMPL_SIM_API cudaError_t cudaEventQuery(cudaEvent_t e) { return cudaEventSynchronize(e); }
+GPUH_IMPL_SIM_API cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t start, cudaEvent_t end)
+{
+    if (ms == NULL)
+        return gpuh_sim_impl::record_error(cudaErrorInvalidValue);
+    if (gpuh_sim_impl::check_event(start) != cudaSuccess || gpuh_sim_impl::check_event(end) != cudaSuccess)
+        return cudaErrorInvalidResourceHandle;
+    if (!start->recorded || !end->recorded)
+        return gpuh_sim_impl::record_error(cudaErrorInvalidResourceHandle);
+    if ((start->flags | end->flags) & cudaEventDisableTiming)
+        return gpuh_sim_impl::record_error(cudaErrorInvalidResourceHandle);
+    *ms = static_cast<float>(end->ms - start->ms);
+    return cudaSuccess;
+}
+GPUH_IMPL_SIM_API cudaError_t cudaFuncGetAttributes(struct cudaFuncAttributes *attr, const void *func)
+{
+    if (attr == NULL || func == NULL)
+        return gpuh_sim_impl::record_error(attr == NULL ? cudaErrorInvalidValue : cudaErrorInvalidDeviceFunction);
+    memset(attr, 0, sizeof *attr);
+    std::lock_guard<std::mutex> g(gpuh_sim_impl::runtime_state().m);
+    attr->maxThreadsPerBlock = gpuh_sim_impl::lookup_or(gpuh_sim_impl::runtime_state().bounds, func, 1024);
+    attr->maxDynamicSharedSizeBytes =
+        gpuh_sim_impl::lookup_or(gpuh_sim_impl::runtime_state().max_dyn_shmem, func, gpuh_sim_impl::SHMEM_DEFAULT);
+    attr->numRegs = 32;
+    attr->ptxVersion = attr->binaryVersion = 0; /* host code: no PTX or GPU binary of any version */
+    attr->preferredShmemCarveout = -1;
+    return cudaSuccess;
+}
+GPUH_IMPL_SIM_API cudaError_t cudaFuncSetAttribute(const void *func, enum cudaFuncAttribute attr, int value)
+{
+    if (func == NULL)
+        return gpuh_sim_impl::record_error(cudaErrorInvalidDeviceFunction);
+    if (attr == cudaFuncAttributePreferredSharedMemoryCarveout)
+        return cudaSuccess;
+    if (attr != cudaFuncAttributeMaxDynamicSharedMemorySize || value < 0 || value > gpuh_sim_impl::SHMEM_OPTIN)
+        return gpuh_sim_impl::record_error(cudaErrorInvalidValue);
+    std::lock_guard<std::mutex> g(gpuh_sim_impl::runtime_state().m);
+    gpuh_sim_impl::runtime_state().max_dyn_shmem[func] = value;
+    return cudaSuccess;
+}
+/* Blocks per "SM": limited by 2048 threads, 32 blocks and 228 KiB of shared memory, as on Hopper. */
+GPUH_IMPL_SIM_API cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int *blocks, const void *func, int block_size,
+                                                                       size_t shmem)
+{
+    struct cudaFuncAttributes a;
+    if (blocks == NULL || block_size <= 0)
+        return gpuh_sim_impl::record_error(cudaErrorInvalidValue);
+    cudaError_t err = cudaFuncGetAttributes(&a, func);
+    if (err != cudaSuccess)
+        return err;
+    if (block_size > a.maxThreadsPerBlock || shmem > static_cast<size_t>(a.maxDynamicSharedSizeBytes)) {
+        *blocks = 0;
+        return cudaSuccess;
+    }
+    int n = std::min(2048 / block_size, 32);
+    if (shmem > 0)
+        n = std::min<int>(n, static_cast<int>(gpuh_sim_impl::SMS_SHMEM / (shmem + 1024)));
+    *blocks = n;
+    return cudaSuccess;
+}
+GPUH_IMPL_SIM_API void gpuh_sim_limit_reps(int *warmup, int *reps)
+{
+    const char *e = getenv("GPUH_SIM_REPS");
+    static std::once_flag once;
+    if (e == NULL || atoi(e) < 1)
+        return;
+    std::call_once(once, [e] {
+        fprintf(stderr, "gpuh sim: GPUH_SIM_REPS=%s: timings run at most %s time(s), without warm-up; "
+                        "the times are the CPU's\n", e, e);
+    });
+    *warmup = 0;
+    *reps = std::min(*reps, atoi(e));
+}
+GPUH_IMPL_SIM_API int gpuh_sim_register_launch_bounds(const void *func, int max_threads)
+{
+    std::lock_guard<std::mutex> g(gpuh_sim_impl::runtime_state().m);
+    gpuh_sim_impl::runtime_state().bounds[func] = max_threads;
+    return max_threads;
+}
+
+GPUH_IMPL_SIM_API curandStatus_t curandCreateGenerator(curandGenerator_t *g, curandRngType_t type)
+{
+    if (g == NULL || type != CURAND_RNG_PSEUDO_PHILOX4_32_10)
+        return CURAND_STATUS_TYPE_ERROR;
+    *g = new gpuh_sim_curand();
+    (*g)->seed = (*g)->offset = 0;
+    return CURAND_STATUS_SUCCESS;
+}
+GPUH_IMPL_SIM_API curandStatus_t curandDestroyGenerator(curandGenerator_t g)
+{
+    delete g;
+    return CURAND_STATUS_SUCCESS;
+}
+GPUH_IMPL_SIM_API curandStatus_t curandSetPseudoRandomGeneratorSeed(curandGenerator_t g, unsigned long long seed)
+{
+    if (g == NULL)
+        return CURAND_STATUS_NOT_INITIALIZED;
+    g->seed = seed;
+    return CURAND_STATUS_SUCCESS;
+}
+GPUH_IMPL_SIM_API curandStatus_t curandSetGeneratorOffset(curandGenerator_t g, unsigned long long offset)
+{
+    if (g == NULL)
+        return CURAND_STATUS_NOT_INITIALIZED;
+    g->offset = offset;
+    return CURAND_STATUS_SUCCESS;
+}
+GPUH_IMPL_SIM_API curandStatus_t curandSetStream(curandGenerator_t g, cudaStream_t s)
+{
+    if (g == NULL)
+        return CURAND_STATUS_NOT_INITIALIZED;
+    return gpuh_sim_impl::check_stream(s) == cudaSuccess ? CURAND_STATUS_SUCCESS : CURAND_STATUS_LAUNCH_FAILURE;
+}
+GPUH_IMPL_SIM_API curandStatus_t curandGenerate(curandGenerator_t g, unsigned int *out, size_t n)
+{
+    return gpuh_sim_impl::curand_fill(g, n, [out](unsigned long long s, unsigned long long i, size_t k) {
+        out[k] = gpuh_sim_impl::philox_word(s, i);
+    });
+}
+GPUH_IMPL_SIM_API curandStatus_t curandGenerateUniform(curandGenerator_t g, float *out, size_t n)
+{
+    return gpuh_sim_impl::curand_fill(g, n, [out](unsigned long long s, unsigned long long i, size_t k) {
+        out[k] = (static_cast<float>(gpuh_sim_impl::philox_word(s, i) >> 8) + 1.0f) / 16777216.0f;
+    });
+}
+GPUH_IMPL_SIM_API curandStatus_t curandGenerateUniformDouble(curandGenerator_t g, double *out, size_t n)
+{
+    return gpuh_sim_impl::curand_fill(g, n, [out](unsigned long long s, unsigned long long i, size_t k) {
+        out[k] = gpuh_sim_impl::uniform01(s, i);
+    });
+}
+GPUH_IMPL_SIM_API curandStatus_t curandGenerateNormal(curandGenerator_t g, float *out, size_t n, float mean, float sd)
+{
+    if (n % 2)
+        return CURAND_STATUS_LENGTH_NOT_MULTIPLE;
+    return gpuh_sim_impl::curand_fill(g, n, [=](unsigned long long s, unsigned long long i, size_t k) {
+        out[k] = static_cast<float>(mean + sd * gpuh_sim_impl::normal(s, i));
+    });
+}
+GPUH_IMPL_SIM_API curandStatus_t curandGenerateNormalDouble(curandGenerator_t g, double *out, size_t n, double mean,
+                                                       double sd)
+{
+    if (n % 2)
+        return CURAND_STATUS_LENGTH_NOT_MULTIPLE;
+    return gpuh_sim_impl::curand_fill(g, n, [=](unsigned long long s, unsigned long long i, size_t k) {
+        out[k] = mean + sd * gpuh_sim_impl::normal(s, i);
+    });
+}
+
+/* ---- Several devices, NCCL, memory pools. */
+GPUH_IMPL_SIM_API cudaError_t cudaDeviceCanAccessPeer(int *can, int device, int peer)
+{
+    if (can == NULL)
+        return gpuh_sim_impl::record_error(cudaErrorInvalidValue);
+    if (!gpuh_sim_impl::valid_device(device) || !gpuh_sim_impl::valid_device(peer))
+        return gpuh_sim_impl::record_error(cudaErrorInvalidDevice);
+    *can = device != peer; /* one host memory: every pair; a device is not its own peer */
+    return cudaSuccess;
+}
+/* Errors as CUDA's: cudaErrorInvalidDevice (out of range, or the current
+   device itself), cudaErrorInvalidValue (flags not 0),
+   cudaErrorPeerAccessAlreadyEnabled (the second time). */
+GPUH_IMPL_SIM_API cudaError_t cudaDeviceEnablePeerAccess(int peer, unsigned int flags)
+{
+    const int self = gpuh_sim_impl::current_device();
+    if (flags != 0)
+        return gpuh_sim_impl::record_error(cudaErrorInvalidValue);
+    if (!gpuh_sim_impl::valid_device(peer) || peer == self)
+        return gpuh_sim_impl::record_error(cudaErrorInvalidDevice);
+    std::unique_lock<std::mutex> g(gpuh_sim_impl::peer_access().m);
+    if (!gpuh_sim_impl::peer_access().on.insert(std::make_pair(self, peer)).second) {
+        g.unlock();
+        return gpuh_sim_impl::record_error(cudaErrorPeerAccessAlreadyEnabled);
+    }
+    return gpuh_sim_impl::sticky();
+}
+GPUH_IMPL_SIM_API cudaError_t cudaDeviceDisablePeerAccess(int peer)
+{
+    std::unique_lock<std::mutex> g(gpuh_sim_impl::peer_access().m);
+    if (gpuh_sim_impl::peer_access().on.erase(std::make_pair(gpuh_sim_impl::current_device(), peer)) == 0) {
+        g.unlock();
+        return gpuh_sim_impl::record_error(cudaErrorPeerAccessNotEnabled);
+    }
+    return cudaSuccess;
+}
+/* Both sides must be whole device allocations of the simulator, as in cudaMemcpy. */
+GPUH_IMPL_SIM_API cudaError_t cudaMemcpyPeer(void *dst, int dst_device, const void *src, int src_device, size_t bytes)
+{
+    if (!gpuh_sim_impl::valid_device(dst_device) || !gpuh_sim_impl::valid_device(src_device))
+        return gpuh_sim_impl::record_error(cudaErrorInvalidDevice);
+    return cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToDevice);
+}
+GPUH_IMPL_SIM_API cudaError_t cudaMemcpyPeerAsync(void *dst, int dst_device, const void *src, int src_device,
+                                                  size_t bytes, cudaStream_t stream)
+{
+    (void)stream;
+    return cudaMemcpyPeer(dst, dst_device, src, src_device, bytes);
+}
 GPUH_IMPL_SIM_API ncclResult_t ncclGetVersion(int *version)
 {
     if (version == NULL)
@@ -3055,7 +3611,7 @@ GPUH_IMPL_SIM_API const char *ncclGetErrorString(ncclResult_t r)
 GPUH_IMPL_SIM_API const char *ncclGetLastError(ncclComm_t comm)
 {
     (void)comm;
-    return gpuh_sim_impl::nccl_last().c_str();
+    return gpuh_sim_impl::nccl_last_error().c_str();
 }
 /* The id: a tag, this process's id and a counter. */
 GPUH_IMPL_SIM_API ncclResult_t ncclGetUniqueId(ncclUniqueId *id)
@@ -3064,7 +3620,7 @@ GPUH_IMPL_SIM_API ncclResult_t ncclGetUniqueId(ncclUniqueId *id)
         return gpuh_sim_impl::nccl_fail(ncclInvalidArgument, "ncclGetUniqueId: id is NULL");
     memset(id, 0, sizeof *id);
     snprintf(id->internal, sizeof id->internal, "gpuh-sim-nccl %ld %llu", static_cast<long>(getpid()),
-             gpuh_sim_impl::nccl_reg().ids++);
+             gpuh_sim_impl::nccl_cliques().ids++);
     return ncclSuccess;
 }
 /* Waits until all nranks ranks of this process have joined (one host thread each). */
@@ -3085,8 +3641,8 @@ GPUH_IMPL_SIM_API ncclResult_t ncclCommInitRank(ncclComm_t *comm, int nranks, nc
                                                "thread per rank)");
     nccl_clique *c = NULL;
     {
-        std::lock_guard<std::mutex> g(nccl_reg().m);
-        nccl_clique *&slot = nccl_reg().by_id[id.internal];
+        std::lock_guard<std::mutex> g(nccl_cliques().m);
+        nccl_clique *&slot = nccl_cliques().by_id[id.internal];
         if (slot == NULL) {
             slot = nccl_new_clique(nranks);
             slot->key = id.internal;
@@ -3148,8 +3704,8 @@ GPUH_IMPL_SIM_API ncclResult_t ncclCommDestroy(ncclComm_t comm)
     }
     if (last) {
         if (!c->key.empty()) {
-            std::lock_guard<std::mutex> g(nccl_reg().m);
-            nccl_reg().by_id.erase(c->key);
+            std::lock_guard<std::mutex> g(nccl_cliques().m);
+            nccl_cliques().by_id.erase(c->key);
         }
         delete c;
     }
@@ -3179,14 +3735,14 @@ GPUH_IMPL_SIM_API ncclResult_t ncclCommUserRank(const ncclComm_t comm, int *rank
 }
 GPUH_IMPL_SIM_API ncclResult_t ncclGroupStart(void)
 {
-    ++gpuh_sim_impl::nccl_grp().depth;
+    ++gpuh_sim_impl::nccl_thread_group().depth;
     return ncclSuccess;
 }
 /* The outermost end posts every queued call, then waits for each. */
 GPUH_IMPL_SIM_API ncclResult_t ncclGroupEnd(void)
 {
     using namespace gpuh_sim_impl;
-    nccl_group &grp = nccl_grp();
+    nccl_group &grp = nccl_thread_group();
     if (grp.depth == 0)
         return nccl_fail(ncclInvalidUsage, "ncclGroupEnd without ncclGroupStart");
     if (--grp.depth > 0)
@@ -3225,130 +3781,13 @@ GPUH_IMPL_SIM_API ncclResult_t ncclAllGather(const void *send, void *recv, size_
     gpuh_sim_impl::nccl_op o = {2, send, recv, count, type, ncclSum, 0};
     return gpuh_sim_impl::nccl_collective(comm, o, "ncclAllGather");
 }
-#endif /* __cplusplus */
-
-/* ===========================================================================
-   MEMORY POOLS (CUDA's stream-ordered allocator)
-   cudaMemPoolCreate / Destroy, cudaMallocFromPoolAsync, cudaFreeAsync on a
-   pool's memory, cudaMemPoolTrimTo and the pool attributes gpuh uses (the
-   release threshold; reserved and used memory, current and high), with
-   the runtime's names and values. A pool holds blocks of simulated device
-   memory: an allocation is rounded up to GPUH_IMPL_SIM_POOL_ALIGN bytes and
-   reuses a freed block of exactly that size, else takes a new one; a block
-   stays reserved when freed. Work runs when issued, so a free has happened
-   when cudaFreeAsync returns: blocks above the release threshold go back at
-   once (a GPU waits for the next synchronisation), and cudaMemPoolTrimTo
-   needs no synchronisation first. Better than a GPU at one thing: a pool
-   block freed twice fails with cudaErrorInvalidValue. Not simulated: the
-   device's default pool (cudaMallocAsync takes plain device memory), pool
-   access from other devices, IPC export, graphs.
-   Idea: the CUDA runtime's memory-pool API (Programming Guide, "Stream
-   Ordered Memory Allocator").
-   =========================================================================== */
-#ifdef __cplusplus
-extern "C" {
-#endif
-typedef struct CUmemPoolHandle_st *cudaMemPool_t;
-enum cudaMemPoolAttr {
-    cudaMemPoolReuseFollowEventDependencies = 0x1,
-    cudaMemPoolReuseAllowOpportunistic = 0x2,
-    cudaMemPoolReuseAllowInternalDependencies = 0x3,
-    cudaMemPoolAttrReleaseThreshold = 0x4,
-    cudaMemPoolAttrReservedMemCurrent = 0x5,
-    cudaMemPoolAttrReservedMemHigh = 0x6,
-    cudaMemPoolAttrUsedMemCurrent = 0x7,
-    cudaMemPoolAttrUsedMemHigh = 0x8
-};
-enum cudaMemAllocationType { cudaMemAllocationTypeInvalid = 0x0, cudaMemAllocationTypePinned = 0x1 };
-enum cudaMemAllocationHandleType { cudaMemHandleTypeNone = 0x0 };
-struct cudaMemPoolProps {
-    enum cudaMemAllocationType allocType;
-    enum cudaMemAllocationHandleType handleTypes;
-    struct cudaMemLocation location;
-    void *win32SecurityAttributes;
-    size_t maxSize;
-    unsigned short usage;
-    unsigned char reserved[54];
-};
-cudaError_t cudaMemPoolCreate(cudaMemPool_t *pool, const struct cudaMemPoolProps *props);
-cudaError_t cudaMemPoolDestroy(cudaMemPool_t pool);
-cudaError_t cudaMallocFromPoolAsync(void **ptr, size_t bytes, cudaMemPool_t pool, cudaStream_t stream);
-cudaError_t cudaMemPoolTrimTo(cudaMemPool_t pool, size_t min_bytes_to_keep);
-cudaError_t cudaMemPoolSetAttribute(cudaMemPool_t pool, enum cudaMemPoolAttr attr, void *value);
-cudaError_t cudaMemPoolGetAttribute(cudaMemPool_t pool, enum cudaMemPoolAttr attr, void *value);
-#ifdef __cplusplus
-} /* extern "C" */
-
-#define GPUH_IMPL_SIM_POOL_ALIGN 512
-
-struct CUmemPoolHandle_st {
-    int device;
-    bool destroyed;                     /* destroyed with blocks still live: goes when they are freed */
-    unsigned long long threshold;       /* cudaMemPoolAttrReleaseThreshold */
-    size_t reserved, used, reserved_high, used_high;
-    std::multimap<size_t, void *> idle; /* freed blocks, by size */
-};
-
-namespace gpuh_sim_impl {
-struct pool_block {
-    CUmemPoolHandle_st *pool;
-    size_t bytes, asked; /* the block's size; the bytes the allocation asked for */
-    bool live;
-};
-struct pool_registry {
-    std::mutex m;
-    std::map<uintptr_t, pool_block> blocks; /* every block a pool holds */
-};
-inline pool_registry &pools()
-{
-    static pool_registry r;
-    return r;
-}
-/* Gives idle blocks back until the pool holds at most keep bytes. Lock held. */
-inline void pool_trim(CUmemPoolHandle_st *pl, unsigned long long keep)
-{
-    while (pl->reserved > keep && !pl->idle.empty()) {
-        std::multimap<size_t, void *>::iterator it = --pl->idle.end(); /* the largest first */
-        pools().blocks.erase(reinterpret_cast<uintptr_t>(it->second));
-        release(it->second, false);
-        pl->reserved -= it->first;
-        pl->idle.erase(it);
-    }
-}
-/* cudaFreeAsync's part for pool memory: 1 if p was a live pool block (now
-   idle), -1 if it is an idle one (a second free), 0 if no pool holds it. */
-inline int pool_free(void *p)
-{
-    std::lock_guard<std::mutex> g(pools().m);
-    std::map<uintptr_t, pool_block>::iterator it = pools().blocks.find(reinterpret_cast<uintptr_t>(p));
-    if (it == pools().blocks.end())
-        return 0;
-    if (!it->second.live)
-        return -1;
-    CUmemPoolHandle_st *pl = it->second.pool;
-    pl->used -= it->second.asked;
-    if (pl->destroyed) {
-        pl->reserved -= it->second.bytes;
-        pools().blocks.erase(it);
-        release(p, false);
-        if (pl->used == 0)
-            delete pl;
-        return 1;
-    }
-    it->second.live = false;
-    pl->idle.insert(std::make_pair(it->second.bytes, p));
-    pool_trim(pl, pl->threshold);
-    return 1;
-}
-} /* namespace gpuh_sim_impl */
-
 GPUH_IMPL_SIM_API cudaError_t cudaMemPoolCreate(cudaMemPool_t *pool, const struct cudaMemPoolProps *props)
 {
     if (pool == NULL || props == NULL || props->allocType != cudaMemAllocationTypePinned ||
         props->handleTypes != cudaMemHandleTypeNone || props->location.type != cudaMemLocationTypeDevice)
-        return gpuh_sim_impl::ret(cudaErrorInvalidValue);
+        return gpuh_sim_impl::record_error(cudaErrorInvalidValue);
     if (props->location.id < 0 || props->location.id >= gpuh_sim_impl::device_count())
-        return gpuh_sim_impl::ret(cudaErrorInvalidDevice);
+        return gpuh_sim_impl::record_error(cudaErrorInvalidDevice);
     CUmemPoolHandle_st *pl = new CUmemPoolHandle_st();
     pl->device = props->location.id;
     pl->destroyed = false;
@@ -3360,9 +3799,9 @@ GPUH_IMPL_SIM_API cudaError_t cudaMemPoolCreate(cudaMemPool_t *pool, const struc
 GPUH_IMPL_SIM_API cudaError_t cudaMemPoolDestroy(cudaMemPool_t pool)
 {
     if (pool == NULL)
-        return gpuh_sim_impl::ret(cudaErrorInvalidValue);
-    std::lock_guard<std::mutex> g(gpuh_sim_impl::pools().m);
-    gpuh_sim_impl::pool_trim(pool, 0);
+        return gpuh_sim_impl::record_error(cudaErrorInvalidValue);
+    std::lock_guard<std::mutex> g(gpuh_sim_impl::mem_pools().m);
+    gpuh_sim_impl::mem_pool_trim(pool, 0);
     if (pool->used == 0)
         delete pool;
     else
@@ -3374,16 +3813,16 @@ GPUH_IMPL_SIM_API cudaError_t cudaMallocFromPoolAsync(void **p, size_t bytes, cu
     if (gpuh_sim_impl::check_stream(stream) != cudaSuccess) /* work runs when issued: the stream is only checked */
         return cudaErrorInvalidResourceHandle;
     if (p == NULL || pool == NULL || pool->destroyed)
-        return gpuh_sim_impl::ret(cudaErrorInvalidValue);
+        return gpuh_sim_impl::record_error(cudaErrorInvalidValue);
     *p = NULL;
     if (gpuh_sim_impl::sticky() != cudaSuccess)
-        return gpuh_sim_impl::ret(gpuh_sim_impl::sticky());
+        return gpuh_sim_impl::record_error(gpuh_sim_impl::sticky());
     if (bytes == 0)
         return cudaSuccess;
     if (bytes > SIZE_MAX - GPUH_IMPL_SIM_POOL_ALIGN)
-        return gpuh_sim_impl::ret(cudaErrorMemoryAllocation);
+        return gpuh_sim_impl::record_error(cudaErrorMemoryAllocation);
     const size_t size = (bytes + GPUH_IMPL_SIM_POOL_ALIGN - 1) / GPUH_IMPL_SIM_POOL_ALIGN * GPUH_IMPL_SIM_POOL_ALIGN;
-    std::lock_guard<std::mutex> g(gpuh_sim_impl::pools().m);
+    std::lock_guard<std::mutex> g(gpuh_sim_impl::mem_pools().m);
     std::multimap<size_t, void *>::iterator it = pool->idle.find(size);
     void *mem = NULL;
     if (it != pool->idle.end()) {
@@ -3392,7 +3831,7 @@ GPUH_IMPL_SIM_API cudaError_t cudaMallocFromPoolAsync(void **p, size_t bytes, cu
     } else {
         cudaError_t err = gpuh_sim_impl::allocate(&mem, size, cudaMemoryTypeDevice);
         if (err != cudaSuccess) {
-            gpuh_sim_impl::pool_trim(pool, 0); /* give back what is idle and try once more */
+            gpuh_sim_impl::mem_pool_trim(pool, 0); /* give back what is idle and try once more */
             cudaGetLastError();
             if ((err = gpuh_sim_impl::allocate(&mem, size, cudaMemoryTypeDevice)) != cudaSuccess)
                 return err;
@@ -3400,8 +3839,8 @@ GPUH_IMPL_SIM_API cudaError_t cudaMallocFromPoolAsync(void **p, size_t bytes, cu
         pool->reserved += size;
         pool->reserved_high = std::max(pool->reserved_high, pool->reserved);
     }
-    gpuh_sim_impl::pool_block b = {pool, size, bytes, true};
-    gpuh_sim_impl::pools().blocks[reinterpret_cast<uintptr_t>(mem)] = b;
+    gpuh_sim_impl::mem_pool_block b = {pool, size, bytes, true};
+    gpuh_sim_impl::mem_pools().blocks[reinterpret_cast<uintptr_t>(mem)] = b;
     pool->used += bytes;
     pool->used_high = std::max(pool->used_high, pool->used);
     *p = mem;
@@ -3410,9 +3849,9 @@ GPUH_IMPL_SIM_API cudaError_t cudaMallocFromPoolAsync(void **p, size_t bytes, cu
 GPUH_IMPL_SIM_API cudaError_t cudaMemPoolTrimTo(cudaMemPool_t pool, size_t min_bytes_to_keep)
 {
     if (pool == NULL)
-        return gpuh_sim_impl::ret(cudaErrorInvalidValue);
-    std::lock_guard<std::mutex> g(gpuh_sim_impl::pools().m);
-    gpuh_sim_impl::pool_trim(pool, min_bytes_to_keep);
+        return gpuh_sim_impl::record_error(cudaErrorInvalidValue);
+    std::lock_guard<std::mutex> g(gpuh_sim_impl::mem_pools().m);
+    gpuh_sim_impl::mem_pool_trim(pool, min_bytes_to_keep);
     return cudaSuccess;
 }
 /* Values are unsigned long long (cuuint64_t), or int for the reuse flags;
@@ -3420,9 +3859,9 @@ GPUH_IMPL_SIM_API cudaError_t cudaMemPoolTrimTo(cudaMemPool_t pool, size_t min_b
 GPUH_IMPL_SIM_API cudaError_t cudaMemPoolSetAttribute(cudaMemPool_t pool, enum cudaMemPoolAttr attr, void *value)
 {
     if (pool == NULL || value == NULL)
-        return gpuh_sim_impl::ret(cudaErrorInvalidValue);
+        return gpuh_sim_impl::record_error(cudaErrorInvalidValue);
     const unsigned long long v = *static_cast<unsigned long long *>(value);
-    std::lock_guard<std::mutex> g(gpuh_sim_impl::pools().m);
+    std::lock_guard<std::mutex> g(gpuh_sim_impl::mem_pools().m);
     switch (attr) {
     case cudaMemPoolReuseFollowEventDependencies:
     case cudaMemPoolReuseAllowOpportunistic:
@@ -3439,14 +3878,14 @@ GPUH_IMPL_SIM_API cudaError_t cudaMemPoolSetAttribute(cudaMemPool_t pool, enum c
         return cudaSuccess;
     default: break;
     }
-    return gpuh_sim_impl::ret(cudaErrorInvalidValue);
+    return gpuh_sim_impl::record_error(cudaErrorInvalidValue);
 }
 GPUH_IMPL_SIM_API cudaError_t cudaMemPoolGetAttribute(cudaMemPool_t pool, enum cudaMemPoolAttr attr, void *value)
 {
     if (pool == NULL || value == NULL)
-        return gpuh_sim_impl::ret(cudaErrorInvalidValue);
+        return gpuh_sim_impl::record_error(cudaErrorInvalidValue);
     unsigned long long *out = static_cast<unsigned long long *>(value);
-    std::lock_guard<std::mutex> g(gpuh_sim_impl::pools().m);
+    std::lock_guard<std::mutex> g(gpuh_sim_impl::mem_pools().m);
     switch (attr) {
     case cudaMemPoolReuseFollowEventDependencies:
     case cudaMemPoolReuseAllowOpportunistic:
@@ -3457,379 +3896,33 @@ GPUH_IMPL_SIM_API cudaError_t cudaMemPoolGetAttribute(cudaMemPool_t pool, enum c
     case cudaMemPoolAttrUsedMemCurrent: *out = pool->used; return cudaSuccess;
     case cudaMemPoolAttrUsedMemHigh: *out = pool->used_high; return cudaSuccess;
     }
-    return gpuh_sim_impl::ret(cudaErrorInvalidValue);
+    return gpuh_sim_impl::record_error(cudaErrorInvalidValue);
 }
-#endif /* __cplusplus */
-
-/* ===========================================================================
-   CUDA PROGRAMS AS WRITTEN: what programs beyond gpuh's own (NVIDIA's
-   cuda-samples among them) expect of CUDA's headers
-   =========================================================================== */
-/* The include guards of cuda_runtime.h and driver_types.h: programs test them
-   to know the runtime is there (the samples' helper_cuda.h defines
-   checkCudaErrors and findCudaDevice only then). */
-#ifndef __CUDA_RUNTIME_H__
-#define __CUDA_RUNTIME_H__
-#endif
-#ifndef __DRIVER_TYPES_H__
-#define __DRIVER_TYPES_H__
-#endif
-enum cudaComputeMode {
-    cudaComputeModeDefault = 0,
-    cudaComputeModeExclusive = 1,
-    cudaComputeModeProhibited = 2,
-    cudaComputeModeExclusiveProcess = 3
-};
-
-#ifdef __cplusplus
-namespace gpuh_sim_impl {
-
-/* True on a simulated thread's stack (inside a kernel). */
-inline bool in_kernel()
+/* ---- The device functions declared in [SECTION: DEVICE SURFACE]. */
+inline unsigned __activemask()
 {
-    const thread_view &v = tls();
-    if (v.w == NULL || v.w->current == NULL)
-        return false;
-    const char *sp = static_cast<const char *>(__builtin_frame_address(0));
-    return sp >= v.w->current->lo && sp < v.w->current->lo + v.w->current->size;
+    const gpuh_sim_impl::thread_view &v = gpuh_sim_impl::thread_state();
+    const gpuh_sim_impl::block_state &b = *v.w->block;
+    const int base = v.lin / 32 * 32;
+    unsigned m = 0;
+    for (int k = 0; k < 32 && base + k < b.n; ++k)
+        m |= static_cast<unsigned>(b.state[base + k] != gpuh_sim_impl::T_DONE) << k;
+    return m;
 }
-
-/* "block (x, y, z), thread (x, y, z)" of the calling simulated thread. */
-inline void fmt_where(char *buf, size_t cap)
+inline void __nanosleep(unsigned ns)
 {
-    const thread_view &v = tls();
-    snprintf(buf, cap, "block (%u, %u, %u), thread (%u, %u, %u)", v.bid.x, v.bid.y, v.bid.z, v.tid.x, v.tid.y,
-             v.tid.z);
+    (void)ns;
+    gpuh_sim_impl::worker &w = *gpuh_sim_impl::thread_state().w;
+    w.block->state[gpuh_sim_impl::thread_state().lin] = gpuh_sim_impl::T_READY;
+    gpuh_sim_impl::to_scheduler(w, w.current);
 }
-
-/* Ends the running launch from inside a kernel with err (sticky, as a GPU
-   fault is): the block stops where it is, no other block starts. */
-[[noreturn]] inline void kill_launch(cudaError_t err)
+/* Nanoseconds: cudaDevAttrClockRate reports 1 GHz, so cycles and ns agree. */
+inline long long clock64()
 {
-    thread_view &v = tls();
-    worker &w = *v.w;
-    {
-        std::lock_guard<std::mutex> g(rt().m);
-        rt().sticky = err;
-    }
-    int none = 0;
-    w.job->failed.compare_exchange_strong(none, static_cast<int>(err));
-    w.b->fault = err;
-    w.b->state[v.lin] = T_FAULT; /* never resumed: run_block abandons the block */
-    to_scheduler(w, w.current);
-    abort();
+    return static_cast<long long>(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                      std::chrono::steady_clock::now().time_since_epoch())
+                                      .count());
 }
-
-template <class F, class... B> inline void expr_call(const F &call, B... b) { call(b.get()...); }
-
-/* Every launch goes through here first: a launch from inside a kernel
-   (dynamic parallelism, not simulated) ends the parent launch with a message;
-   a pointer argument that no allocation, registration or global variable of
-   the program holds (a host pointer, on a GPU an illegal address) is
-   reported with the kernel, the argument's position and the pointer, and the
-   launch fails with cudaErrorIllegalAddress. */
-inline bool launch_allowed(const char *kernel, const char *file, int line, const void *const *ptrs, int n)
-{
-    if (in_kernel()) {
-        char where[96];
-        fmt_where(where, sizeof where);
-        fprintf(stderr,
-                "gpuh sim: kernel %s launched at %s:%d from inside kernel %s (%s): dynamic parallelism is not "
-                "simulated; the launch fails with cudaErrorNotSupported\n",
-                kernel, file, line, tls().w->job->kernel, where);
-        kill_launch(cudaErrorNotSupported);
-    }
-    extern char __executable_start[] __attribute__((weak)), _end[] __attribute__((weak));
-    for (int i = 0; i < n; ++i) {
-        const char *p = static_cast<const char *>(ptrs[i]);
-        if (p == NULL)
-            continue;
-        if (__executable_start && _end && p >= __executable_start && p < _end)
-            continue; /* a global: __device__ and __constant__ variables are globals here */
-        uintptr_t base = 0;
-        bool known;
-        {
-            std::lock_guard<std::mutex> g(rt().m);
-            known = find_alloc(p, &base) != NULL || find_alloc(p - 1, &base) != NULL; /* or one past its end */
-        }
-        if (known)
-            continue;
-        fprintf(stderr,
-                "gpuh sim: kernel %s launched at %s:%d: argument %d is the pointer %p, which no cudaMalloc, "
-                "cudaMallocManaged, cudaMallocHost/cudaHostAlloc or cudaHostRegister gave (a host pointer: on a GPU "
-                "an illegal address); the launch fails with cudaErrorIllegalAddress\n",
-                kernel, file, line, i + 1, static_cast<const void *>(p));
-        {
-            std::lock_guard<std::mutex> g(rt().m);
-            rt().sticky = cudaErrorIllegalAddress;
-        }
-        ret(cudaErrorIllegalAddress); /* the launching thread's last error */
-        return false;
-    }
-    return true;
-}
-
-inline cudaError_t symbol_copy(char *sym, size_t size, size_t offset, void *other, size_t bytes,
-                               enum cudaMemcpyKind kind, bool to_symbol)
-{
-    if (sticky() != cudaSuccess)
-        return ret(sticky());
-    if (offset > size || bytes > size - offset || (bytes > 0 && other == NULL))
-        return ret(cudaErrorInvalidValue);
-    const bool kind_ok = kind == cudaMemcpyDefault || kind == cudaMemcpyDeviceToDevice ||
-                         kind == (to_symbol ? cudaMemcpyHostToDevice : cudaMemcpyDeviceToHost);
-    if (!kind_ok)
-        return ret(cudaErrorInvalidMemcpyDirection);
-    if (to_symbol)
-        memmove(sym + offset, other, bytes);
-    else
-        memmove(other, sym + offset, bytes);
-    return cudaSuccess;
-}
-
-/* A launch through a call expression (GPUH_SIM_KERNEL_CALL_EXPR): the
-   arguments are copied once, at the launch, as the caller gave them; each
-   simulated thread calls call(args...) on its bytewise copies, which
-   deduces a template kernel's arguments and fills in default arguments as a
-   call does (a class argument is then copied into the parameter per thread). */
-template <class F, class... A>
-void launch_expr(const char *name, const char *file, int line, dim3 grid, dim3 block, size_t shmem,
-                 cudaStream_t stream, F call, const A &...args)
-{
-    const void *ptrs[] = {object_pointer(args)..., NULL};
-    if (!launch_allowed(name, file, line, ptrs, static_cast<int>(sizeof...(A))))
-        return;
-    auto body = [=]() { expr_call(call, arg_bytes<A>(args)...); };
-    launch(name, file, line, NULL, grid, block, shmem, stream, &call_closure<decltype(body)>, &body);
-}
-
-} /* namespace gpuh_sim_impl */
-
-namespace gpuh_sim_impl {
-/* ---- Cooperative launches (cudaLaunchCooperativeKernel): every block of
-   the grid runs at once, each on a CPU thread of its own, so that
-   this_grid().sync() can wait for all of them (a grid-wide barrier). */
-struct grid_barrier {
-    std::mutex m;
-    std::condition_variable cv;
-    uint64_t total = 0, arrived = 0, generation = 0;
-};
-inline bool &cooperative_next()
-{
-    static thread_local bool next = false;
-    return next;
-}
-inline grid_barrier *&this_grid_barrier()
-{
-    static thread_local grid_barrier *b = NULL;
-    return b;
-}
-enum { MAX_COOPERATIVE_BLOCKS = 1024 };
-inline bool run_cooperative_if_asked(launch_job &job)
-{
-    if (!cooperative_next())
-        return false;
-    cooperative_next() = false;
-    grid_barrier gb;
-    gb.total = job.blocks;
-    job.chunk = 1;
-    std::vector<std::thread> threads;
-    for (uint64_t i = 0; i < job.blocks; ++i)
-        threads.emplace_back([&job, &gb] {
-            this_grid_barrier() = &gb;
-            work(job);
-        });
-    for (size_t i = 0; i < threads.size(); ++i)
-        threads[i].join();
-    return true;
-}
-/* The grid-wide barrier: the block's threads meet, one of them waits for
-   every other block, then the block's threads meet again. */
-inline void grid_sync(const char *file, int line)
-{
-    grid_barrier *gb = this_grid_barrier();
-    if (gb == NULL) {
-        char where[96];
-        fmt_where(where, sizeof where);
-        fprintf(stderr,
-                "gpuh sim: this_grid().sync() at %s:%d in kernel %s (%s), which was not launched with "
-                "cudaLaunchCooperativeKernel; the launch fails with cudaErrorCooperativeLaunchTooLarge\n",
-                file, line, tls().w->job->kernel, where);
-        kill_launch(static_cast<cudaError_t>(720));
-    }
-    sync_block("grid_group::sync", file, line, 0);
-    if (tls().lin == 0) {
-        std::unique_lock<std::mutex> g(gb->m);
-        const uint64_t gen = gb->generation;
-        if (++gb->arrived == gb->total) {
-            gb->arrived = 0;
-            gb->generation++;
-            gb->cv.notify_all();
-        } else {
-            while (gb->generation == gen) {
-                gb->cv.wait_for(g, std::chrono::milliseconds(50));
-                if (tls().w->job->failed.load()) { /* another block failed: this one stops too */
-                    g.unlock();
-                    kill_launch(cudaErrorLaunchFailure);
-                }
-            }
-        }
-    }
-    sync_block("grid_group::sync", file, line + 1000000, 0);
-}
-
-/* ---- coalesced_threads(): the lanes of a warp that reach the call together.
-   A lane waits there; when no thread of the block can run any more, the
-   lanes waiting at the same call are released as one group (lanes that took
-   another path have by then exited or wait elsewhere). */
-enum { W_CONVERGE = 100 };
-inline unsigned converge(const char *file, int line)
-{
-    thread_view &v = tls();
-    worker &w = *v.w;
-    block_state &b = *w.b;
-    const int me = v.lin;
-    lane_op &l = b.lane[me];
-    l.op = W_CONVERGE;
-    l.mask = 0;
-    l.where.what = "coalesced_threads";
-    l.where.file = file;
-    l.where.line = line;
-    b.state[me] = T_WARP;
-    to_scheduler(w, w.current);
-    return static_cast<unsigned>(l.result);
-}
-inline bool release_converged(block_state &b)
-{
-    bool any = false;
-    for (int base = 0; base < b.n; base += 32) {
-        const int lanes = std::min(32, b.n - base);
-        unsigned done = 0;
-        for (int k = 0; k < lanes; ++k) {
-            const lane_op &a = b.lane[base + k];
-            if ((done >> k & 1u) || b.state[base + k] != T_WARP || a.op != W_CONVERGE)
-                continue;
-            unsigned mask = 0;
-            for (int j = k; j < lanes; ++j) {
-                const lane_op &o = b.lane[base + j];
-                if (b.state[base + j] == T_WARP && o.op == W_CONVERGE && o.where.line == a.where.line &&
-                    strcmp(o.where.file, a.where.file) == 0)
-                    mask |= 1u << j;
-            }
-            for (int j = k; j < lanes; ++j)
-                if (mask >> j & 1u) {
-                    b.lane[base + j].result = mask;
-                    b.state[base + j] = T_READY;
-                }
-            done |= mask;
-            any = true;
-        }
-    }
-    return any;
-}
-
-template <std::size_t... I> struct index_list {};
-template <std::size_t N, std::size_t... I> struct make_index_list : make_index_list<N - 1, N - 1, I...> {};
-template <std::size_t... I> struct make_index_list<0, I...> {
-    typedef index_list<I...> type;
-};
-/* A launch whose arguments come as CUDA's array of pointers to them. */
-template <class... P, std::size_t... I>
-void launch_from_pointers(const char *name, void (*kernel)(P...), dim3 grid, dim3 block, size_t shmem,
-                          cudaStream_t stream, void **args, index_list<I...>)
-{
-    launch_call(name, "<cudaLaunchKernel>", 0, grid, block, shmem, stream, kernel,
-                *static_cast<typename std::decay<P>::type *>(args[I])...);
-}
-typedef void (*erased_launch)(const void *kernel, dim3 grid, dim3 block, size_t shmem, cudaStream_t stream,
-                              void **args);
-template <class... P>
-void erased_launch_of(const void *kernel, dim3 grid, dim3 block, size_t shmem, cudaStream_t stream, void **args)
-{
-    launch_from_pointers("<kernel>", reinterpret_cast<void (*)(P...)>(const_cast<void *>(kernel)), grid, block, shmem,
-                         stream, args, typename make_index_list<sizeof...(P)>::type());
-}
-/* Kernels by address, for launches given a void pointer (gpuh-simcc registers
-   every kernel of a file that is not a template). */
-inline std::map<const void *, erased_launch> &kernel_registry()
-{
-    static std::map<const void *, erased_launch> r;
-    return r;
-}
-template <class... P> inline int register_kernel(void (*kernel)(P...))
-{
-    std::lock_guard<std::mutex> g(rt().m);
-    kernel_registry()[key_of(kernel)] = &erased_launch_of<P...>;
-    return 0;
-}
-inline cudaError_t launch_erased(const void *kernel, dim3 grid, dim3 block, void **args, size_t shmem,
-                                 cudaStream_t stream, bool cooperative)
-{
-    erased_launch f = NULL;
-    {
-        std::lock_guard<std::mutex> g(rt().m);
-        std::map<const void *, erased_launch>::iterator it = kernel_registry().find(kernel);
-        if (it != kernel_registry().end())
-            f = it->second;
-    }
-    if (f == NULL) {
-        fprintf(stderr, "gpuh sim: cudaLaunchKernel of %p: not a kernel gpuh-simcc registered (a template kernel "
-                        "needs its typed launch: cudaLaunchKernel(kernel<T>, ...) without the void * cast)\n",
-                kernel);
-        return ret(cudaErrorInvalidDeviceFunction);
-    }
-    if (cooperative && static_cast<uint64_t>(grid.x) * grid.y * grid.z > MAX_COOPERATIVE_BLOCKS)
-        return ret(static_cast<cudaError_t>(720));
-    cooperative_next() = cooperative;
-    cudaGetLastError();
-    f(kernel, grid, block, shmem, stream, args);
-    cooperative_next() = false;
-    return cudaGetLastError();
-}
-
-} /* namespace gpuh_sim_impl */
-
-/* cudaLaunchKernel / cudaLaunchCooperativeKernel: the kernel, its grid and
-   block, an array of pointers to its arguments; the cooperative launch runs
-   every block at once (at most 1024 blocks), so that grid-wide sync works. */
-template <class... P>
-inline cudaError_t cudaLaunchKernel(void (*kernel)(P...), dim3 grid, dim3 block, void **args, size_t shmem = 0,
-                                    cudaStream_t stream = 0)
-{
-    gpuh_sim_impl::register_kernel(kernel);
-    return gpuh_sim_impl::launch_erased(gpuh_sim_impl::key_of(kernel), grid, block, args, shmem, stream, false);
-}
-inline cudaError_t cudaLaunchKernel(const void *kernel, dim3 grid, dim3 block, void **args, size_t shmem = 0,
-                                    cudaStream_t stream = 0)
-{
-    return gpuh_sim_impl::launch_erased(kernel, grid, block, args, shmem, stream, false);
-}
-template <class... P>
-inline cudaError_t cudaLaunchCooperativeKernel(void (*kernel)(P...), dim3 grid, dim3 block, void **args,
-                                               size_t shmem = 0, cudaStream_t stream = 0)
-{
-    gpuh_sim_impl::register_kernel(kernel);
-    return gpuh_sim_impl::launch_erased(gpuh_sim_impl::key_of(kernel), grid, block, args, shmem, stream, true);
-}
-inline cudaError_t cudaLaunchCooperativeKernel(const void *kernel, dim3 grid, dim3 block, void **args,
-                                               size_t shmem = 0, cudaStream_t stream = 0)
-{
-    return gpuh_sim_impl::launch_erased(kernel, grid, block, args, shmem, stream, true);
-}
-/* gpuh-simcc's registration of a file's kernels (for launches by void pointer). */
-#define GPUH_SIM_REGISTER_KERNEL(kernel) gpuh_sim_impl::register_kernel(kernel)
-
-/* GPUH_SIM_KERNEL_CALL_EXPR(kernel, grid, block, shmem, stream, args...):
-   kernel<<<...>>>(args...) for a template kernel named without its template
-   arguments, or a kernel with default arguments (gpuh-simcc picks it for
-   those); needs C++14. The launch has no kernel address, so the occupancy
-   and attribute calls' per-kernel settings do not apply to it. */
-#define GPUH_SIM_KERNEL_CALL_EXPR(kernel, grid, block, shmem, stream, ...)                                            \
-    gpuh_sim_impl::launch_expr(#kernel, __FILE__, __LINE__, (grid), (block), (shmem), (stream),                        \
-                               [](auto &...gpuh_sim_a) { kernel(gpuh_sim_a...); }, __VA_ARGS__)
-#define GPUH_SIM_KERNEL_CALL_EXPR0(kernel, grid, block, shmem, stream)                                                 \
-    gpuh_sim_impl::launch_expr(#kernel, __FILE__, __LINE__, (grid), (block), (shmem), (stream), []() { kernel(); })
-
 /* A failed assert(): in a kernel, CUDA prints the assertion with the block
    and thread and fails the launch with cudaErrorAssert (sticky); on the host,
    the C library's behaviour (message, abort). This definition takes the C
@@ -3838,7 +3931,7 @@ extern "C" __attribute__((weak, noreturn)) void __assert_fail(const char *expr, 
                                                                const char *func) noexcept
 {
     if (gpuh_sim_impl::in_kernel()) {
-        const gpuh_sim_impl::thread_view &v = gpuh_sim_impl::tls();
+        const gpuh_sim_impl::thread_view &v = gpuh_sim_impl::thread_state();
         fprintf(stderr, "%s:%u: %s: block: [%u,%u,%u], thread: [%u,%u,%u] Assertion `%s` failed.\n", file, line, func,
                 v.bid.x, v.bid.y, v.bid.z, v.tid.x, v.tid.y, v.tid.z, expr);
         gpuh_sim_impl::kill_launch(cudaErrorAssert);

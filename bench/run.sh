@@ -43,7 +43,7 @@ if [ -z "$bin" ]; then
   bin=build-bench/gpuh_bench
   # The brief's command line, plus -O3 for the host code (launch overhead
   # counts at the small sizes; CMake's Release build would use -O3 too).
-  cmd=("$nvcc" -std=c++17 -O3 -arch=sm_90 -DGPUH_USE_CURAND -I. bench/bench.cu -lcublas -lcurand -o "$bin")
+  cmd=("$nvcc" -std=c++17 -O3 -arch=sm_90a -DGPUH_USE_CURAND -I. bench/bench.cu -lcublas -lcurand -o "$bin")
   how="${cmd[*]}"
   if ! "${cmd[@]}" >>"$res/build.log" 2>&1; then
     stage build FAIL $((SECONDS - t0)) "$how"

@@ -105,3 +105,11 @@ if(gpuh_have_asan)
 else()
   message(STATUS "gpuh: no AddressSanitizer with ${CMAKE_CXX_COMPILER}: sim.asan.* tests left out")
 endif()
+
+# The tensor-core GEMM's test on the CPU path, with the simulator's half-precision
+# stand-ins (sim/include) found first, as gpuh-simcc finds them.
+gpuh_sim_program(sim_test_tc_gemm tests/test_tc_gemm.cu)
+set_target_properties(sim_test_tc_gemm PROPERTIES CXX_STANDARD 17)
+target_compile_options(sim_test_tc_gemm PRIVATE ${gpuh_c_warnings})
+target_include_directories(sim_test_tc_gemm BEFORE PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/sim/include)
+gpuh_sim_test(sim.tc_gemm sim_test_tc_gemm)

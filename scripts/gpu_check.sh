@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The one GPU call: builds everything for sm_90, runs every test and example,
+# The one GPU call: builds everything for sm_90a, runs every test and example,
 # runs compute-sanitizer over the tests and the examples, and prints a summary
 # table last. Run from the repository root on a machine with a CUDA GPU:
 #   scripts/gpu_check.sh [--no-sanitizer] [--no-tests] [--san-jobs N] [--san-timeout S] [--bench]
@@ -30,11 +30,11 @@ row() { rows+=("$(printf '%-42s %-6s %s' "$1" "$2" "$3")"); }
 nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.max.sm --format=csv,noheader || true
 
 t0=$SECONDS
-if cmake -B $build -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 -DGPUH_BUILD_SIM=OFF -DGPUH_BUILD_BENCH=$([ $bench = 1 ] && echo ON || echo OFF) >"$logs/build.log" 2>&1 &&
+if cmake -B $build -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90a -DGPUH_BUILD_SIM=OFF -DGPUH_BUILD_BENCH=$([ $bench = 1 ] && echo ON || echo OFF) >"$logs/build.log" 2>&1 &&
    cmake --build $build -j "$(nproc)" >>"$logs/build.log" 2>&1; then
-  row "build (sm_90, Release)" PASS "$((SECONDS - t0)) s"
+  row "build (sm_90a, Release)" PASS "$((SECONDS - t0)) s"
 else
-  row "build (sm_90, Release)" FAIL "see build.log"
+  row "build (sm_90a, Release)" FAIL "see build.log"
   tail -40 "$logs/build.log"
   printf '%s\n' "${rows[@]}"
   exit 1

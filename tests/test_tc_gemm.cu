@@ -1,0 +1,361 @@
+/* test_tc_gemm.cu - the tensor-core GEMM (gpuh_gemm for bfloat16 / fp16
+   inputs, gpuh_gemm_tf32) against a float64 host reference.
+
+   The reference multiplies the inputs as the tensor cores read them
+   (bfloat16 and fp16 exactly, a float cut to TF32 toward zero) in float64,
+   so the only error allowed is that of the fp32 accumulation over K, plus
+   the rounding of alpha, beta and of a 16-bit C:
+       |C - ref| <= 2·(K + 3)·2^-24·(|alpha|·Σ|a·b| + |beta·c|) + u_C·|ref|
+   (the factor 2 allows the tensor cores' accumulator to truncate where IEEE
+   addition rounds; u_C: 2^-8 for a bfloat16 C, 2^-11 for fp16, 0 for
+   float). Inputs are fresh random numbers (seed printed; GPUH_SEED=<seed>
+   reruns), C is filled with NaN bits before the call (beta = 0) or with
+   random values inside its window and NaN bits in its padding (beta != 0),
+   and every element outside C's window must come back unchanged.
+
+   Covered: bf16 → float, bf16 → bf16, fp16 → float, fp16 → fp16 and TF32,
+   every op combination (NN, NT, TN, TT), K = 1, odd M and N, K not a
+   multiple of the kernels' slices, padded and odd leading dimensions,
+   offset (unaligned) pointers, alpha and beta, K = 0 (C = beta·C), NaN in C
+   with beta = 0, M or N = 0, shapes of many tiles of the sm_90a kernel
+   (on a GPU), the argument errors with their details, the C entry points.
+   Without a device: exit 77. GPUH_TEST_QUICK=1 (the simulator, the
+   sanitizer runs): small shapes only.
+
+   nvcc -std=c++17 -arch=sm_90a -DGPUH_USE_CURAND -I. tests/test_tc_gemm.cu -lcurand */
+#define GPUH_KERNELS_IMPLEMENTATION /* the C entry points are tested here too */
+#include "gpuh_test.h"
+#include "gpuh_kernels.cuh"
+
+#include <cmath>
+#include <cstring>
+#include <random>
+#include <vector>
+
+#if !GPUH_IMPL_TC
+#error "test_tc_gemm.cu needs the half-precision types (on the simulator: sim/include on the include path)"
+#endif
+
+static int quick;
+static std::mt19937_64 rng;
+static double worst_ratio[5]; /* the largest error / bound seen, per type pair */
+
+/* ---------------------------------------------------------------------------
+   The types: conversions on the host, names, C's unit roundoff. */
+template <typename T> struct tc_type;
+template <> struct tc_type<__nv_bfloat16> {
+    static __nv_bfloat16 of(float f) { return __float2bfloat16(f); }
+    static double read(__nv_bfloat16 x) { return (double)__bfloat162float(x); }
+    static const char *name() { return "bf16"; }
+    static double unit() { return 1.0 / 256.0; }
+};
+template <> struct tc_type<__half> {
+    static __half of(float f) { return __float2half(f); }
+    static double read(__half x) { return (double)__half2float(x); }
+    static const char *name() { return "f16"; }
+    static double unit() { return 1.0 / 2048.0; }
+};
+template <> struct tc_type<float> {
+    static float of(float f) { return f; }
+    /* as an input of gpuh_gemm_tf32: the top 10 mantissa bits */
+    static double read(float x)
+    {
+        unsigned u;
+        memcpy(&u, &x, 4);
+        u &= 0xffffe000u;
+        memcpy(&x, &u, 4);
+        return (double)x;
+    }
+    static const char *name() { return "tf32"; }
+    static double unit() { return 0.0; }
+};
+/* C's value as stored */
+static double c_value(float x) { return (double)x; }
+static double c_value(__nv_bfloat16 x) { return (double)__bfloat162float(x); }
+static double c_value(__half x) { return (double)__half2float(x); }
+
+template <typename TIn, typename TOut> static int pair_index()
+{
+    if (sizeof(TIn) == 4)
+        return 4;
+    const int half = tc_type<TIn>::unit() < 1.0 / 1000.0; /* fp16 */
+    return 2 * half + (sizeof(TOut) == 2);
+}
+static const char *const pair_name[5] = {"bf16 -> f32", "bf16 -> bf16", "f16 -> f32", "f16 -> f16", "tf32 -> f32"};
+
+/* the call under test */
+template <typename TIn, typename TOut>
+static cudaError_t call(gpuh_op oa, gpuh_op ob, size_t M, size_t N, size_t K, float alpha, const TIn *A, size_t lda,
+                        const TIn *B, size_t ldb, float beta, TOut *C, size_t ldc)
+{
+    return gpuh_gemm(oa, ob, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, 0);
+}
+template <>
+cudaError_t call<float, float>(gpuh_op oa, gpuh_op ob, size_t M, size_t N, size_t K, float alpha, const float *A,
+                               size_t lda, const float *B, size_t ldb, float beta, float *C, size_t ldc)
+{
+    return gpuh_gemm_tf32(oa, ob, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, 0);
+}
+
+static float uniform(float lo, float hi) { return std::uniform_real_distribution<float>(lo, hi)(rng); }
+
+/* All bits 1: a NaN in every float type. */
+template <typename T> static T poison_value()
+{
+    T v;
+    memset(static_cast<void *>(&v), 0xff, sizeof v);
+    return v;
+}
+
+/* ---------------------------------------------------------------------------
+   One product: op(A) M × K, op(B) K × N, C M × N; leading dimensions the
+   stored row length plus pad_*, pointers `shift` elements past an aligned
+   allocation's start. */
+struct tc_case {
+    gpuh_op oa, ob;
+    size_t M, N, K, pad_a, pad_b, pad_c, shift;
+    float alpha, beta;
+};
+
+template <typename TIn, typename TOut> static void check(const tc_case &c)
+{
+    const bool ta = c.oa == GPUH_OP_T, tb = c.ob == GPUH_OP_T;
+    const size_t ra = ta ? c.K : c.M, ca = ta ? c.M : c.K, rb = tb ? c.N : c.K, cb = tb ? c.K : c.N;
+    const size_t lda = ca + c.pad_a, ldb = cb + c.pad_b, ldc = c.N + c.pad_c;
+    const size_t na = ra * lda + c.shift, nb = rb * ldb + c.shift, nc = c.M * ldc + c.shift + 3;
+    std::vector<TIn> ha(na), hb(nb);
+    std::vector<TOut> hc(nc, poison_value<TOut>());
+    for (auto &x : ha)
+        x = tc_type<TIn>::of(uniform(-1.0f, 1.0f));
+    for (auto &x : hb)
+        x = tc_type<TIn>::of(uniform(-1.0f, 1.0f));
+    if (c.beta != 0.0f)
+        for (size_t i = 0; i < c.M; ++i)
+            for (size_t j = 0; j < c.N; ++j)
+                hc[c.shift + i * ldc + j] = tc_type<TOut>::of(uniform(-1.0f, 1.0f));
+    TIn *da = NULL, *db = NULL;
+    TOut *dc = NULL;
+    TEST_CUDA(gpuh_device_array(&da, na > 0 ? na : 1));
+    TEST_CUDA(gpuh_device_array(&db, nb > 0 ? nb : 1));
+    TEST_CUDA(gpuh_device_array(&dc, nc));
+    if (na > 0)
+        TEST_CUDA(gpuh_copy_to_device(da, ha.data(), na));
+    if (nb > 0)
+        TEST_CUDA(gpuh_copy_to_device(db, hb.data(), nb));
+    TEST_CUDA(gpuh_copy_to_device(dc, hc.data(), nc));
+    const cudaError_t err = call<TIn, TOut>(c.oa, c.ob, c.M, c.N, c.K, c.alpha, da + c.shift, lda, db + c.shift, ldb,
+                                            c.beta, dc + c.shift, ldc);
+    std::vector<TOut> out(nc);
+    TEST_CUDA(cudaDeviceSynchronize());
+    TEST_CUDA(gpuh_copy_to_host(out.data(), dc, nc));
+    char what[200];
+    snprintf(what, sizeof what, "%s %c%c M %zu N %zu K %zu lda %zu ldb %zu ldc %zu shift %zu alpha %g beta %g",
+             pair_name[pair_index<TIn, TOut>()], ta ? 'T' : 'N', tb ? 'T' : 'N', c.M, c.N, c.K, lda, ldb, ldc,
+             c.shift, c.alpha, c.beta);
+    if (!TEST_ASSERT(err == cudaSuccess, "%s: %s (%s)", what, cudaGetErrorName(err), gpuh_error_detail()))
+        goto done;
+    {
+        /* op(A) as rows of K and op(B) as columns of K, in double */
+        std::vector<double> a(c.M * c.K), bt(c.N * c.K);
+        for (size_t i = 0; i < c.M; ++i)
+            for (size_t k = 0; k < c.K; ++k)
+                a[i * c.K + k] = tc_type<TIn>::read(ha[c.shift + (ta ? k * lda + i : i * lda + k)]);
+        for (size_t j = 0; j < c.N; ++j)
+            for (size_t k = 0; k < c.K; ++k)
+                bt[j * c.K + k] = tc_type<TIn>::read(hb[c.shift + (tb ? j * ldb + k : k * ldb + j)]);
+        const double u = 1.0 / 16777216.0, uc = tc_type<TOut>::unit();
+        size_t bad = 0, outside = 0;
+        double worst = 0.0;
+        for (size_t i = 0; i < c.M; ++i)
+            for (size_t j = 0; j < c.N; ++j) {
+                double s = 0.0, sa = 0.0;
+                const double *x = &a[i * c.K], *y = &bt[j * c.K];
+                for (size_t k = 0; k < c.K; ++k)
+                    s += x[k] * y[k], sa += fabs(x[k] * y[k]);
+                const double c0 = c.beta != 0.0f ? c_value(hc[c.shift + i * ldc + j]) : 0.0;
+                const double ref = (double)c.alpha * s + (double)c.beta * c0;
+                const double bound = 2.0 * (double)(c.K + 3) * u * (fabs((double)c.alpha) * sa +
+                                                                     fabs((double)c.beta * c0)) +
+                                     uc * fabs(ref) + 1e-30;
+                const double got = c_value(out[c.shift + i * ldc + j]);
+                const double e = fabs(got - ref);
+                if (!(e <= bound)) {
+                    if (bad++ < 3)
+                        TEST_ASSERT(false, "%s: C[%zu][%zu] = %.9g, reference %.9g, error %.3g > bound %.3g", what, i,
+                                    j, got, ref, e, bound);
+                } else if (e / bound > worst)
+                    worst = e / bound;
+            }
+        /* nothing outside C's window written: the padding and the margins keep their bits */
+        for (size_t e = 0; e < nc; ++e) {
+            const bool inside = e >= c.shift && (e - c.shift) / ldc < c.M && (e - c.shift) % ldc < c.N;
+            if (!inside && memcmp(&out[e], &hc[e], sizeof(TOut)) != 0)
+                ++outside;
+        }
+        TEST_ASSERT(bad == 0, "%s: %zu elements of C outside their bound", what, bad);
+        TEST_ASSERT(outside == 0, "%s: %zu elements outside C's window written", what, outside);
+        double &w = worst_ratio[pair_index<TIn, TOut>()];
+        w = worst > w ? worst : w;
+    }
+done:
+    TEST_CUDA(gpuh_free(da));
+    TEST_CUDA(gpuh_free(db));
+    TEST_CUDA(gpuh_free(dc));
+}
+
+/* Every type pair on one case. */
+static void check_all(const tc_case &c)
+{
+    check<__nv_bfloat16, float>(c);
+    check<__nv_bfloat16, __nv_bfloat16>(c);
+    check<__half, float>(c);
+    check<__half, __half>(c);
+    check<float, float>(c);
+}
+
+static void test_shapes()
+{
+    const gpuh_op ops[2] = {GPUH_OP_N, GPUH_OP_T};
+    /* small and awkward: K = 1, odd M and N, K not a multiple of 16 or 64,
+       padded and odd leading dimensions, offset pointers, alpha and beta */
+    const size_t small[][3] = {{1, 1, 1}, {3, 5, 1}, {17, 33, 7}, {64, 64, 64}, {65, 63, 129}, {7, 130, 40}};
+    int n = 0;
+    for (auto &s : small)
+        for (gpuh_op oa : ops)
+            for (gpuh_op ob : ops) {
+                const int v = n++ % 4;
+                tc_case c = {oa, ob, s[0], s[1], s[2], 0, 0, 0, 0, 1.0f, 0.0f};
+                if (v == 1)
+                    c.pad_a = 3, c.pad_b = 8, c.pad_c = 5, c.alpha = -0.75f, c.beta = 0.5f;
+                else if (v == 2)
+                    c.pad_a = 8, c.pad_b = 1, c.shift = 1, c.beta = -2.0f;
+                else if (v == 3)
+                    c.pad_a = 16, c.pad_b = 16, c.pad_c = 4, c.alpha = 2.0f;
+                check_all(c);
+            }
+    if (quick)
+        return;
+    /* many tiles of the sm_90a kernel (128 × 256 × 64), ragged edges, long K;
+       aligned (TMA straight from the matrices) and not (aligned copies) */
+    const size_t big[][3] = {{128, 256, 64}, {300, 520, 777}, {1000, 1000, 1000}, {257, 263, 4099}, {1024, 2048, 512}};
+    for (auto &s : big)
+        for (gpuh_op oa : ops)
+            for (gpuh_op ob : ops) {
+                const int v = n++ % 3;
+                tc_case c = {oa, ob, s[0], s[1], s[2], 0, 0, 0, 0, 1.0f, 0.0f};
+                if (v == 1)
+                    c.pad_a = 1, c.pad_c = 3, c.beta = 0.25f;
+                else if (v == 2)
+                    c.shift = 3, c.pad_b = 8, c.alpha = 0.5f, c.beta = -1.0f;
+                check_all(c);
+            }
+    /* the large aligned ones, default form */
+    check_all({GPUH_OP_N, GPUH_OP_N, 2048, 2048, 2048, 0, 0, 0, 0, 1.0f, 0.0f});
+}
+
+/* K = 0 gives C = beta·C; M or N = 0 does nothing (NULL pointers allowed);
+   beta = 0 never reads C (its NaN does not leak). */
+static void test_edges()
+{
+    check_all({GPUH_OP_N, GPUH_OP_N, 5, 7, 0, 0, 0, 2, 0, 1.0f, 0.5f});
+    check_all({GPUH_OP_T, GPUH_OP_N, 5, 7, 0, 0, 0, 2, 0, 1.0f, 0.0f});
+    TEST_CUDA(gpuh_gemm(0, 5, 7, 1.0f, (const __nv_bfloat16 *)NULL, 7, (const __nv_bfloat16 *)NULL, 5, 0.0f,
+                        (float *)NULL, 5));
+    TEST_CUDA(gpuh_gemm_tf32(4, 0, 7, 1.0f, (const float *)NULL, 7, (const float *)NULL, 0, 0.0f, (float *)NULL, 0));
+}
+
+/* The argument errors: gpuh_gemm's checks and details, with each function's name. */
+static void test_arguments()
+{
+    __nv_bfloat16 *a = NULL;
+    float *cf = NULL, *x = NULL;
+    TEST_CUDA(gpuh_device_array(&a, 64));
+    TEST_CUDA(gpuh_device_array(&cf, 20));
+    TEST_CUDA(gpuh_device_array(&x, 64));
+    TEST_DETAIL(gpuh_gemm(GPUH_OP_N, GPUH_OP_N, 4, 5, 7, 1.0f, a, 5, a, 5, 0.0f, cf, 5), cudaErrorInvalidValue,
+                "gpuh_gemm: lda = 5 is less than op(A)'s stored row length 7 (op_a = N)");
+    TEST_DETAIL(gpuh_gemm((gpuh_op)2, GPUH_OP_N, 4, 5, 7, 1.0f, a, 7, a, 5, 0.0f, cf, 5), cudaErrorInvalidValue,
+                "gpuh_gemm: op_a = 2 is neither GPUH_OP_N nor GPUH_OP_T");
+    TEST_DETAIL(gpuh_gemm_tf32(GPUH_OP_N, GPUH_OP_T, 4, 5, 7, 1.0f, x, 7, x, 6, 0.0f, cf, 5), cudaErrorInvalidValue,
+                "gpuh_gemm_tf32: ldb = 6 is less than op(B)'s stored row length 7 (op_b = T)");
+    TEST_DETAIL(gpuh_gemm(4, 5, 7, 1.0f, a, 7, (const __nv_bfloat16 *)NULL, 5, 0.0f, cf, 5), cudaErrorInvalidValue,
+                "gpuh_gemm: d_B is NULL (M 4, N 5, K 7)");
+    /* C of float: 4 × 6 floats do not fit in 20 (they would as bfloat16) */
+    TEST_ASSERT(gpuh_gemm(4, 6, 7, 1.0f, a, 7, a, 6, 0.0f, cf, 6) == cudaErrorInvalidValue &&
+                    strstr(gpuh_error_detail(), "d_C") != NULL,
+                "a float C past its allocation: %s", gpuh_error_detail());
+    /* A of 65 bfloat16 elements in an allocation of 64 */
+    TEST_ASSERT(gpuh_gemm(5, 2, 13, 1.0f, a, 13, a, 2, 0.0f, cf, 2) == cudaErrorInvalidValue &&
+                    strstr(gpuh_error_detail(), "d_A") != NULL,
+                "A past its allocation: %s", gpuh_error_detail());
+    TEST_CUDA(gpuh_free(a));
+    TEST_CUDA(gpuh_free(cf));
+    TEST_CUDA(gpuh_free(x));
+}
+
+/* The C entry points reach the same launchers (one small product each). */
+static void test_entry_points()
+{
+    const size_t M = 3, N = 4, K = 5;
+    std::vector<__nv_bfloat16> hb(M * K > K * N ? M * K : K * N, __float2bfloat16(0.5f));
+    std::vector<__half> hh(hb.size(), __float2half(0.5f));
+    std::vector<float> hf(hb.size(), 0.5f);
+    __nv_bfloat16 *b = NULL, *cb = NULL;
+    __half *h = NULL, *ch = NULL;
+    float *f = NULL, *c = NULL;
+    TEST_CUDA(gpuh_device_array(&b, hb.size()));
+    TEST_CUDA(gpuh_device_array(&h, hb.size()));
+    TEST_CUDA(gpuh_device_array(&f, hb.size()));
+    TEST_CUDA(gpuh_device_array(&cb, M * N));
+    TEST_CUDA(gpuh_device_array(&ch, M * N));
+    TEST_CUDA(gpuh_device_array(&c, M * N));
+    TEST_CUDA(gpuh_copy_to_device(b, hb.data(), hb.size()));
+    TEST_CUDA(gpuh_copy_to_device(h, hh.data(), hh.size()));
+    TEST_CUDA(gpuh_copy_to_device(f, hf.data(), hf.size()));
+    const gpuh_bf16 *gb = reinterpret_cast<const gpuh_bf16 *>(b);
+    const gpuh_f16 *gh = reinterpret_cast<const gpuh_f16 *>(h);
+    std::vector<float> out(M * N);
+    std::vector<__nv_bfloat16> outb(M * N);
+    std::vector<__half> outh(M * N);
+    /* every element: 5 · 0.5 · 0.5 · 2 = 2.5, exact in every type */
+    TEST_CUDA(gpuh_gemm_bf16(GPUH_OP_N, GPUH_OP_N, M, N, K, 2.0f, gb, K, gb, N, 0.0f, c, N, 0));
+    TEST_CUDA(gpuh_copy_to_host(out.data(), c, M * N));
+    TEST_ASSERT(out[0] == 2.5f && out[M * N - 1] == 2.5f, "gpuh_gemm_bf16: %g", out[0]);
+    TEST_CUDA(gpuh_gemm_bf16_bf16(GPUH_OP_T, GPUH_OP_N, M, N, K, 2.0f, gb, M, gb, N, 0.0f,
+                                  reinterpret_cast<gpuh_bf16 *>(cb), N, 0));
+    TEST_CUDA(gpuh_copy_to_host(outb.data(), cb, M * N));
+    TEST_ASSERT(__bfloat162float(outb[M * N - 1]) == 2.5f, "gpuh_gemm_bf16_bf16: %g", __bfloat162float(outb[0]));
+    TEST_CUDA(gpuh_gemm_f16(GPUH_OP_N, GPUH_OP_T, M, N, K, 2.0f, gh, K, gh, K, 0.0f, c, N, 0));
+    TEST_CUDA(gpuh_copy_to_host(out.data(), c, M * N));
+    TEST_ASSERT(out[M * N - 1] == 2.5f, "gpuh_gemm_f16: %g", out[0]);
+    TEST_CUDA(gpuh_gemm_f16_f16(GPUH_OP_N, GPUH_OP_N, M, N, K, 2.0f, gh, K, gh, N, 0.0f,
+                                reinterpret_cast<gpuh_f16 *>(ch), N, 0));
+    TEST_CUDA(gpuh_copy_to_host(outh.data(), ch, M * N));
+    TEST_ASSERT(__half2float(outh[M * N - 1]) == 2.5f, "gpuh_gemm_f16_f16: %g", __half2float(outh[0]));
+    TEST_CUDA(gpuh_gemm_tf32_f32(GPUH_OP_T, GPUH_OP_T, M, N, K, 2.0f, f, M, f, K, 0.0f, c, N, 0));
+    TEST_CUDA(gpuh_copy_to_host(out.data(), c, M * N));
+    TEST_ASSERT(out[M * N - 1] == 2.5f, "gpuh_gemm_tf32_f32: %g", out[0]);
+    TEST_CUDA(gpuh_free(b));
+    TEST_CUDA(gpuh_free(h));
+    TEST_CUDA(gpuh_free(f));
+    TEST_CUDA(gpuh_free(cb));
+    TEST_CUDA(gpuh_free(ch));
+    TEST_CUDA(gpuh_free(c));
+}
+
+int main()
+{
+    GPUH_TEST_REQUIRE_DEVICE();
+    rng.seed(gpuh_test_seed());
+    quick = gpuh_test_quick();
+    TEST_CUDA(gpuh_select_device(0));
+    test_shapes();
+    test_edges();
+    test_arguments();
+    test_entry_points();
+    for (int i = 0; i < 5; ++i)
+        printf("%-13s worst error / bound %.3f\n", pair_name[i], worst_ratio[i]);
+    TEST_CUDA(cudaDeviceSynchronize());
+    TEST_ASSERT(gpuh_print_allocations(NULL) == 0, "allocations left behind (listed above)");
+    return gpuh_test_summary("test_tc_gemm");
+}
