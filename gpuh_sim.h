@@ -607,6 +607,7 @@ enum cudaComputeMode {
 #ifdef __cplusplus
 #include <algorithm>
 #include <atomic>
+#include <functional>
 #include <chrono>
 #include <condition_variable>
 #include <map>
@@ -1901,6 +1902,35 @@ template <class... P> struct kernel_args {
 
 template <class F> const void *key_of(F f) { return reinterpret_cast<const void *>(f); }
 
+/* Stream capture and graph memory (CUDA graphs, in the stand-in
+   <cuda_runtime.h>'s gpuh_sim_graph.h, which sets capture_hook): while a
+   stream captures, work issued to it is handed to the hook as a closure over
+   the stream it will run in, instead of running. kind: CAPTURE_WORK; an event
+   recorded in / waited for by the stream; an allocation or free in it
+   (*ptr, bytes); CAPTURE_RELEASE, a free of *ptr outside any capture (a
+   graph's memory keeps its address for the graph's next launch). The hook
+   returns true when it took the call. */
+enum { CAPTURE_WORK, CAPTURE_EVENT_RECORD, CAPTURE_EVENT_WAIT, CAPTURE_ALLOC, CAPTURE_FREE, CAPTURE_RELEASE };
+typedef std::function<void(cudaStream_t)> stream_work;
+typedef bool (*capture_fn)(int kind, cudaStream_t stream, cudaEvent_t event, stream_work *work, void **ptr,
+                           size_t bytes);
+inline std::atomic<capture_fn> &capture_hook()
+{
+    static std::atomic<capture_fn> h(NULL);
+    return h;
+}
+inline bool captured(int kind, cudaStream_t stream, cudaEvent_t event, stream_work work, void **ptr = NULL,
+                     size_t bytes = 0)
+{
+    const capture_fn h = capture_hook().load();
+    return h != NULL && h(kind, stream, event, &work, ptr, bytes);
+}
+#define GPUH_IMPL_SIM_CAPTURE(stream, ...)                                                                    \
+    if (gpuh_sim_impl::captured(gpuh_sim_impl::CAPTURE_WORK, (stream), NULL, [=](cudaStream_t gpuh_sim_s) { \
+            (void)gpuh_sim_s;                                                                               \
+            __VA_ARGS__;                                                                                    \
+        }))
+
 /* kernel<<<grid, block, shmem, stream>>>(args...): the arguments are
    converted to the kernel's parameter types once, at the launch, as CUDA
    does; every simulated thread gets its own bytewise copy of them
@@ -1909,6 +1939,8 @@ template <class... P>
 void launch_call(const char *name, const char *file, int line, dim3 grid, dim3 block, size_t shmem,
                  cudaStream_t stream, void (*kernel)(P...), typename std::decay<P>::type... args)
 {
+    GPUH_IMPL_SIM_CAPTURE(stream, launch_call(name, file, line, grid, block, shmem, gpuh_sim_s, kernel, args...))
+        return;
     const void *ptrs[] = {object_pointer(args)..., NULL};
     if (!launch_allowed(name, file, line, ptrs, static_cast<int>(sizeof...(P))))
         return;
@@ -2173,6 +2205,8 @@ inline cudaError_t release(void *p, bool host)
 {
     if (p == NULL)
         return cudaSuccess;
+    if (!host && captured(CAPTURE_RELEASE, NULL, NULL, NULL, &p))
+        return cudaSuccess;
     std::unique_lock<std::mutex> g(runtime_state().m);
     std::map<uintptr_t, alloc_info>::iterator it = runtime_state().allocs.find(reinterpret_cast<uintptr_t>(p));
     if (it == runtime_state().allocs.end() || (it->second.type == cudaMemoryTypeHost) != host || !it->second.owned) {
@@ -2330,6 +2364,8 @@ template <class F, class... A>
 void launch_expr(const char *name, const char *file, int line, dim3 grid, dim3 block, size_t shmem,
                  cudaStream_t stream, F call, const A &...args)
 {
+    GPUH_IMPL_SIM_CAPTURE(stream, launch_expr(name, file, line, grid, block, shmem, gpuh_sim_s, call, args...))
+        return;
     const void *ptrs[] = {object_pointer(args)..., NULL};
     if (!launch_allowed(name, file, line, ptrs, static_cast<int>(sizeof...(A))))
         return;
@@ -3111,12 +3147,16 @@ GPUH_IMPL_SIM_API cudaError_t cudaMallocAsync(void **p, size_t bytes, cudaStream
 {
     if (gpuh_sim_impl::check_stream(stream) != cudaSuccess)
         return cudaErrorInvalidResourceHandle;
+    if (p != NULL && gpuh_sim_impl::captured(gpuh_sim_impl::CAPTURE_ALLOC, stream, NULL, NULL, p, bytes))
+        return cudaSuccess;
     return gpuh_sim_impl::allocate(p, bytes, cudaMemoryTypeDevice);
 }
 GPUH_IMPL_SIM_API cudaError_t cudaFreeAsync(void *p, cudaStream_t stream)
 {
     if (gpuh_sim_impl::check_stream(stream) != cudaSuccess)
         return cudaErrorInvalidResourceHandle;
+    if (gpuh_sim_impl::captured(gpuh_sim_impl::CAPTURE_FREE, stream, NULL, NULL, &p))
+        return cudaSuccess;
     const int pooled = gpuh_sim_impl::mem_pool_free(p); /* a pool's block goes back to its pool */
     return pooled < 0 ? gpuh_sim_impl::record_error(cudaErrorInvalidValue) : pooled ? cudaSuccess : gpuh_sim_impl::release(p, false);
 }
@@ -3174,6 +3214,8 @@ GPUH_IMPL_SIM_API cudaError_t cudaLaunchHostFunc(cudaStream_t stream, cudaHostFn
 {
     if (gpuh_sim_impl::check_stream(stream) != cudaSuccess)
         return cudaErrorInvalidResourceHandle;
+    GPUH_IMPL_SIM_CAPTURE(stream, cudaLaunchHostFunc(gpuh_sim_s, fn, user_data))
+        return cudaSuccess;
     if (fn == NULL)
         return gpuh_sim_impl::record_error(cudaErrorInvalidValue);
     if (gpuh_sim_impl::sticky() != cudaSuccess)
@@ -3209,6 +3251,8 @@ GPUH_IMPL_SIM_API cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t
 {
     if (gpuh_sim_impl::check_stream(stream) != cudaSuccess)
         return cudaErrorInvalidResourceHandle;
+    GPUH_IMPL_SIM_CAPTURE(stream, cudaMemcpyAsync(dst, src, bytes, kind, gpuh_sim_s))
+        return cudaSuccess;
     return cudaMemcpy(dst, src, bytes, kind);
 }
 /* height rows of width bytes, rows dpitch and spitch bytes apart. */
@@ -3240,6 +3284,8 @@ GPUH_IMPL_SIM_API cudaError_t cudaMemcpy2DAsync(void *dst, size_t dpitch, const 
 {
     if (gpuh_sim_impl::check_stream(stream) != cudaSuccess)
         return cudaErrorInvalidResourceHandle;
+    GPUH_IMPL_SIM_CAPTURE(stream, cudaMemcpy2DAsync(dst, dpitch, src, spitch, width, height, kind, gpuh_sim_s))
+        return cudaSuccess;
     return cudaMemcpy2D(dst, dpitch, src, spitch, width, height, kind);
 }
 GPUH_IMPL_SIM_API cudaError_t cudaMemset(void *p, int value, size_t bytes)
@@ -3264,6 +3310,8 @@ GPUH_IMPL_SIM_API cudaError_t cudaMemsetAsync(void *p, int value, size_t bytes, 
 {
     if (gpuh_sim_impl::check_stream(stream) != cudaSuccess)
         return cudaErrorInvalidResourceHandle;
+    GPUH_IMPL_SIM_CAPTURE(stream, cudaMemsetAsync(p, value, bytes, gpuh_sim_s))
+        return cudaSuccess;
     return cudaMemset(p, value, bytes);
 }
 /* Managed memory is host memory here: a prefetch only checks its arguments. */
@@ -3348,6 +3396,8 @@ GPUH_IMPL_SIM_API cudaError_t cudaStreamWaitEvent(cudaStream_t s, cudaEvent_t e,
         return gpuh_sim_impl::record_error(cudaErrorInvalidValue);
     if (gpuh_sim_impl::check_stream(s) != cudaSuccess || gpuh_sim_impl::check_event(e) != cudaSuccess)
         return cudaErrorInvalidResourceHandle;
+    if (gpuh_sim_impl::captured(gpuh_sim_impl::CAPTURE_EVENT_WAIT, s, e, NULL))
+        return cudaSuccess;
     return gpuh_sim_impl::sticky();
 }
 GPUH_IMPL_SIM_API cudaError_t cudaEventCreateWithFlags(cudaEvent_t *e, unsigned int flags)
@@ -3379,6 +3429,8 @@ GPUH_IMPL_SIM_API cudaError_t cudaEventRecord(cudaEvent_t e, cudaStream_t s)
 {
     if (gpuh_sim_impl::check_event(e) != cudaSuccess || gpuh_sim_impl::check_stream(s) != cudaSuccess)
         return cudaErrorInvalidResourceHandle;
+    if (gpuh_sim_impl::captured(gpuh_sim_impl::CAPTURE_EVENT_RECORD, s, e, NULL))
+        return cudaSuccess;
     e->ms = gpuh_sim_impl::now_ms();
     e->recorded = 1;
     return gpuh_sim_impl::sticky();
