@@ -816,8 +816,12 @@ inline float __sinf(float x) { return sinf(x); }
 inline float __cosf(float x) { return cosf(x); }
 inline float __powf(float a, float b) { return powf(a, b); }
 inline float __saturatef(float x) { return x < 0.0f ? 0.0f : x > 1.0f ? 1.0f : x; }
-inline float rsqrtf(float x) { return 1.0f / sqrtf(x); }
-inline double rsqrt(double x) { return 1.0 / sqrt(x); }
+/* Templates, so that host code may define its own (as cuda-samples'
+   helper_math.h does where nvcc's __CUDACC__ is not defined): a
+   non-template function of the same signature is a different function and
+   wins the call. */
+template <class = void> inline float rsqrtf(float x) { return 1.0f / sqrtf(x); }
+template <class = void> inline double rsqrt(double x) { return 1.0 / sqrt(x); }
 inline float __frsqrt_rn(float x) { return 1.0f / sqrtf(x); }
 inline unsigned __float_as_uint(float x) { return gpuh_sim_impl::from_bits<unsigned>(gpuh_sim_impl::to_bits(x)); }
 inline int __float_as_int(float x) { return gpuh_sim_impl::from_bits<int>(gpuh_sim_impl::to_bits(x)); }

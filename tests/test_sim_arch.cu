@@ -68,6 +68,24 @@ static void test_arch()
     TEST_CUDA(cudaFree(d));
 }
 
+/* ---- Host definitions of device math functions, as a .cu may make where
+   __CUDACC__ is not defined (cuda-samples' helper_math.h): they coexist with
+   the simulator's own. */
+#ifndef __CUDACC__
+inline float rsqrtf(float x) { return 1.0f / sqrtf(x); }
+#endif
+__global__ void rsqrt_kernel(float *x) { x[threadIdx.x] = rsqrtf(x[threadIdx.x]); }
+static void test_host_math()
+{
+    float *d = nullptr;
+    TEST_CUDA(cudaMallocManaged(&d, 2 * sizeof(float)));
+    d[0] = 4.0f, d[1] = 0.25f;
+    rsqrt_kernel<<<1, 2>>>(d);
+    TEST_CUDA(cudaDeviceSynchronize());
+    TEST_ASSERT(d[0] == 0.5f && d[1] == 2.0f && rsqrtf(16.0f) == 0.25f, "rsqrtf in device and host code");
+    TEST_CUDA(cudaFree(d));
+}
+
 /* ---- __reduce_*_sync over a full warp and over the odd lanes. */
 __global__ void reduce_kernel(const unsigned *in, unsigned *out)
 {
@@ -330,6 +348,7 @@ int main()
     GPUH_TEST_REQUIRE_DEVICE();
     rng.seed(static_cast<unsigned>(gpuh_test_seed()));
     test_arch();
+    test_host_math();
     test_reduce();
     test_barrier();
     test_pipelines();
