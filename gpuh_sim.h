@@ -1929,8 +1929,10 @@ inline bool captured(int kind, cudaStream_t stream, cudaEvent_t event, stream_wo
     const capture_fn h = capture_hook().load();
     return h != NULL && h(kind, stream, event, &work, ptr, bytes);
 }
+/* The closure is made only while a hook is set (no cost to a launch otherwise). */
 #define GPUH_IMPL_SIM_CAPTURE(stream, ...)                                                                    \
-    if (gpuh_sim_impl::captured(gpuh_sim_impl::CAPTURE_WORK, (stream), NULL, [=](cudaStream_t gpuh_sim_s) { \
+    if (gpuh_sim_impl::capture_hook().load() != NULL &&                                                     \
+        gpuh_sim_impl::captured(gpuh_sim_impl::CAPTURE_WORK, (stream), NULL, [=](cudaStream_t gpuh_sim_s) { \
             (void)gpuh_sim_s;                                                                               \
             __VA_ARGS__;                                                                                    \
         }))
