@@ -608,6 +608,7 @@ enum cudaComputeMode {
 #include <algorithm>
 #include <atomic>
 #include <functional>
+#include <tuple>
 #include <chrono>
 #include <condition_variable>
 #include <map>
@@ -2522,18 +2523,52 @@ void erased_launch_of(const void *kernel, dim3 grid, dim3 block, size_t shmem, c
     launch_from_pointers("<kernel>", reinterpret_cast<void (*)(P...)>(const_cast<void *>(kernel)), grid, block, shmem,
                          stream, args, typename make_index_list<sizeof...(P)>::type());
 }
+/* A launch bound to copies of its arguments (taken now, through CUDA's array
+   of pointers to them), to run later in a stream: a CUDA graph's kernel node. */
+template <class... P, std::size_t... I>
+stream_work bind_from_pointers(void (*kernel)(P...), dim3 grid, dim3 block, size_t shmem, void **args,
+                               index_list<I...>)
+{
+    const std::tuple<typename std::decay<P>::type...> v(*static_cast<typename std::decay<P>::type *>(args[I])...);
+    (void)args;
+    return [=](cudaStream_t s) { launch_call("<kernel node>", "<graph>", 0, grid, block, shmem, s, kernel, std::get<I>(v)...); };
+}
+typedef stream_work (*erased_bind)(const void *kernel, dim3 grid, dim3 block, size_t shmem, void **args);
+template <class... P> stream_work erased_bind_of(const void *kernel, dim3 grid, dim3 block, size_t shmem, void **args)
+{
+    return bind_from_pointers(reinterpret_cast<void (*)(P...)>(const_cast<void *>(kernel)), grid, block, shmem, args,
+                              typename make_index_list<sizeof...(P)>::type());
+}
 /* Kernels by address, for launches given a void pointer (gpuh-simcc registers
-   every kernel of a file that is not a template). */
+   every kernel of a file that is not a template), and for graph nodes. */
 inline std::map<const void *, erased_launch> &kernel_registry()
 {
     static std::map<const void *, erased_launch> r;
+    return r;
+}
+inline std::map<const void *, erased_bind> &kernel_binders()
+{
+    static std::map<const void *, erased_bind> r;
     return r;
 }
 template <class... P> inline int register_kernel(void (*kernel)(P...))
 {
     std::lock_guard<std::mutex> g(runtime_state().m);
     kernel_registry()[key_of(kernel)] = &erased_launch_of<P...>;
+    kernel_binders()[key_of(kernel)] = &erased_bind_of<P...>;
     return 0;
+}
+/* A registered kernel's launch bound to copies of its arguments; empty for a kernel not registered. */
+inline stream_work bind_kernel(const void *kernel, dim3 grid, dim3 block, size_t shmem, void **args)
+{
+    erased_bind f = NULL;
+    {
+        std::lock_guard<std::mutex> g(runtime_state().m);
+        std::map<const void *, erased_bind>::iterator it = kernel_binders().find(kernel);
+        if (it != kernel_binders().end())
+            f = it->second;
+    }
+    return f ? f(kernel, grid, block, shmem, args) : stream_work();
 }
 inline cudaError_t launch_erased(const void *kernel, dim3 grid, dim3 block, void **args, size_t shmem,
                                  cudaStream_t stream, bool cooperative)

@@ -143,6 +143,7 @@ static void test_explicit()
     kp.blockDim = dim3(64);
     kp.kernelParams = args;
     TEST_CUDA(cudaGraphAddKernelNode(&kern, graph, &set, 1, &kp));
+    a = -50.0f; /* the node copied the arguments when it was added */
     TEST_CUDA(cudaGraphAddMemcpyNode1D(&copy, child, NULL, 0, y, x, n * sizeof(float), cudaMemcpyDeviceToDevice));
     TEST_CUDA(cudaGraphAddChildGraphNode(&sub, graph, &kern, 1, child));
     int host_runs = 0;

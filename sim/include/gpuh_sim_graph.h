@@ -14,9 +14,10 @@
    (the simulator's streams run work when issued, so that is what a GPU's
    concurrent run must be equivalent to). Captured work is the call itself,
    kept as a closure over its arguments (gpuh_sim.h's capture hook) and
-   replayed into the launch's stream. Where it differs from CUDA: a kernel
-   node added by hand reads its arguments through kernelParams when the
-   graph runs, not when the node is added; a graph's memory (allocation
+   replayed into the launch's stream; a kernel node added by hand copies its
+   arguments when it is added, as CUDA does (the kernel must be one
+   gpuh-simcc registered: not a template named by a void pointer). Where it
+   differs from CUDA: a graph's memory (allocation
    nodes, captured cudaMallocAsync) is allocated when the node is made and
    kept until the graph and its instantiations are destroyed, so its address
    is the same at every launch, as CUDA promises, and free nodes free nothing. */
@@ -321,6 +322,19 @@ inline void graph_copy(const gpuh_sim_graph &from, gpuh_sim_graph &to)
     to.handles = from.handles;
     to.memory = from.memory;
 }
+/* A kernel node's launch, its arguments copied now (as cudaGraphAddKernelNode does). */
+inline cudaError_t kernel_node_bind(gpuh_sim_graph_node &n, const cudaKernelNodeParams &p)
+{
+    stream_work w = bind_kernel(p.func, p.gridDim, p.blockDim, p.sharedMemBytes, p.kernelParams);
+    if (!w) {
+        fprintf(stderr, "gpuh sim: a graph's kernel node of %p: not a kernel gpuh-simcc registered (a template kernel "
+                        "is registered by a typed cudaLaunchKernel(kernel<T>, ...) first)\n", p.func);
+        return record_error(cudaErrorInvalidDeviceFunction);
+    }
+    n.kernel = p;
+    n.work = w;
+    return cudaSuccess;
+}
 /* The nodes in an order that respects every dependency (Kahn's, by insertion order). */
 inline std::vector<gpuh_sim_graph_node *> graph_order(const gpuh_sim_graph &g)
 {
@@ -350,12 +364,8 @@ inline cudaError_t node_run(const gpuh_sim_graph_node &n, cudaStream_t s)
 {
     switch (n.type) {
     case cudaGraphNodeTypeKernel:
-        if (n.work) {
-            n.work(s);
-            return cudaGetLastError();
-        }
-        return cudaLaunchKernel(static_cast<const void *>(n.kernel.func), n.kernel.gridDim, n.kernel.blockDim,
-                                n.kernel.kernelParams, n.kernel.sharedMemBytes, s);
+        n.work(s);
+        return cudaGetLastError();
     case cudaGraphNodeTypeMemcpy:
         if (n.work) {
             n.work(s);
@@ -639,12 +649,18 @@ inline cudaError_t cudaGraphAddNode(cudaGraphNode_t *node, cudaGraph_t graph, co
     switch (params->type) {
     case cudaGraphNodeTypeKernel: {
         const cudaKernelNodeParamsV2 &k = params->kernel;
-        x->kernel.func = k.func;
-        x->kernel.gridDim = dim3(k.gridDim.x, k.gridDim.y, k.gridDim.z);
-        x->kernel.blockDim = dim3(k.blockDim.x, k.blockDim.y, k.blockDim.z);
-        x->kernel.sharedMemBytes = k.sharedMemBytes;
-        x->kernel.kernelParams = k.kernelParams;
-        x->kernel.extra = k.extra;
+        cudaKernelNodeParams p;
+        p.func = k.func;
+        p.gridDim = dim3(k.gridDim.x, k.gridDim.y, k.gridDim.z);
+        p.blockDim = dim3(k.blockDim.x, k.blockDim.y, k.blockDim.z);
+        p.sharedMemBytes = k.sharedMemBytes;
+        p.kernelParams = k.kernelParams;
+        p.extra = k.extra;
+        const cudaError_t e = gpuh_sim_impl::kernel_node_bind(*x, p);
+        if (e != cudaSuccess) {
+            graph->nodes.pop_back();
+            return e;
+        }
         break;
     }
     case cudaGraphNodeTypeMemcpy: x->copy = params->memcpy.copyParams; break;
@@ -814,8 +830,8 @@ inline cudaError_t cudaGraphNodeGetType(cudaGraphNode_t node, enum cudaGraphNode
 }
 inline cudaError_t cudaGraphKernelNodeGetParams(cudaGraphNode_t node, struct cudaKernelNodeParams *params)
 {
-    if (node == NULL || params == NULL || node->type != cudaGraphNodeTypeKernel || node->work)
-        return gpuh_sim_impl::record_error(cudaErrorInvalidValue);
+    if (node == NULL || params == NULL || node->type != cudaGraphNodeTypeKernel || node->kernel.func == NULL)
+        return gpuh_sim_impl::record_error(cudaErrorInvalidValue); /* a captured launch keeps no parameters here */
     *params = node->kernel;
     return cudaSuccess;
 }
@@ -823,9 +839,7 @@ inline cudaError_t cudaGraphKernelNodeSetParams(cudaGraphNode_t node, const stru
 {
     if (node == NULL || params == NULL || node->type != cudaGraphNodeTypeKernel)
         return gpuh_sim_impl::record_error(cudaErrorInvalidValue);
-    node->kernel = *params;
-    node->work = nullptr;
-    return cudaSuccess;
+    return gpuh_sim_impl::kernel_node_bind(*node, *params);
 }
 
 /* ---- Conditional handles (compute capability 9.0; CUDA 12.3). */
@@ -918,9 +932,7 @@ inline cudaError_t cudaGraphExecKernelNodeSetParams(cudaGraphExec_t exec, cudaGr
     gpuh_sim_graph_node *x = exec ? gpuh_impl_sim_exec_node(*exec->g, node) : NULL;
     if (x == NULL || params == NULL || x->type != cudaGraphNodeTypeKernel)
         return gpuh_sim_impl::record_error(cudaErrorInvalidValue);
-    x->kernel = *params;
-    x->work = nullptr;
-    return cudaSuccess;
+    return gpuh_sim_impl::kernel_node_bind(*x, *params);
 }
 /* Takes graph's parameters into exec when both have the same nodes, of the same types, in the same order. */
 inline cudaError_t cudaGraphExecUpdate(cudaGraphExec_t exec, cudaGraph_t graph, struct cudaGraphExecUpdateResultInfo *info)
