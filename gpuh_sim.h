@@ -607,6 +607,8 @@ enum cudaComputeMode {
 #ifdef __cplusplus
 #include <algorithm>
 #include <atomic>
+#include <functional>
+#include <tuple>
 #include <chrono>
 #include <condition_variable>
 #include <map>
@@ -815,8 +817,12 @@ inline float __sinf(float x) { return sinf(x); }
 inline float __cosf(float x) { return cosf(x); }
 inline float __powf(float a, float b) { return powf(a, b); }
 inline float __saturatef(float x) { return x < 0.0f ? 0.0f : x > 1.0f ? 1.0f : x; }
-inline float rsqrtf(float x) { return 1.0f / sqrtf(x); }
-inline double rsqrt(double x) { return 1.0 / sqrt(x); }
+/* Templates, so that host code may define its own (as cuda-samples'
+   helper_math.h does where nvcc's __CUDACC__ is not defined): a
+   non-template function of the same signature is a different function and
+   wins the call. */
+template <class = void> inline float rsqrtf(float x) { return 1.0f / sqrtf(x); }
+template <class = void> inline double rsqrt(double x) { return 1.0 / sqrt(x); }
 inline float __frsqrt_rn(float x) { return 1.0f / sqrtf(x); }
 inline unsigned __float_as_uint(float x) { return gpuh_sim_impl::from_bits<unsigned>(gpuh_sim_impl::to_bits(x)); }
 inline int __float_as_int(float x) { return gpuh_sim_impl::from_bits<int>(gpuh_sim_impl::to_bits(x)); }
@@ -1901,6 +1907,37 @@ template <class... P> struct kernel_args {
 
 template <class F> const void *key_of(F f) { return reinterpret_cast<const void *>(f); }
 
+/* Stream capture and graph memory (CUDA graphs, in the stand-in
+   <cuda_runtime.h>'s gpuh_sim_graph.h, which sets capture_hook): while a
+   stream captures, work issued to it is handed to the hook as a closure over
+   the stream it will run in, instead of running. kind: CAPTURE_WORK; an event
+   recorded in / waited for by the stream; an allocation or free in it
+   (*ptr, bytes); CAPTURE_RELEASE, a free of *ptr outside any capture (a
+   graph's memory keeps its address for the graph's next launch). The hook
+   returns true when it took the call. */
+enum { CAPTURE_WORK, CAPTURE_EVENT_RECORD, CAPTURE_EVENT_WAIT, CAPTURE_ALLOC, CAPTURE_FREE, CAPTURE_RELEASE };
+typedef std::function<void(cudaStream_t)> stream_work;
+typedef bool (*capture_fn)(int kind, cudaStream_t stream, cudaEvent_t event, stream_work *work, void **ptr,
+                           size_t bytes);
+inline std::atomic<capture_fn> &capture_hook()
+{
+    static std::atomic<capture_fn> h(NULL);
+    return h;
+}
+inline bool captured(int kind, cudaStream_t stream, cudaEvent_t event, stream_work work, void **ptr = NULL,
+                     size_t bytes = 0)
+{
+    const capture_fn h = capture_hook().load();
+    return h != NULL && h(kind, stream, event, &work, ptr, bytes);
+}
+/* The closure is made only while a hook is set (no cost to a launch otherwise). */
+#define GPUH_IMPL_SIM_CAPTURE(stream, ...)                                                                    \
+    if (gpuh_sim_impl::capture_hook().load() != NULL &&                                                     \
+        gpuh_sim_impl::captured(gpuh_sim_impl::CAPTURE_WORK, (stream), NULL, [=](cudaStream_t gpuh_sim_s) { \
+            (void)gpuh_sim_s;                                                                               \
+            __VA_ARGS__;                                                                                    \
+        }))
+
 /* kernel<<<grid, block, shmem, stream>>>(args...): the arguments are
    converted to the kernel's parameter types once, at the launch, as CUDA
    does; every simulated thread gets its own bytewise copy of them
@@ -1909,6 +1946,8 @@ template <class... P>
 void launch_call(const char *name, const char *file, int line, dim3 grid, dim3 block, size_t shmem,
                  cudaStream_t stream, void (*kernel)(P...), typename std::decay<P>::type... args)
 {
+    GPUH_IMPL_SIM_CAPTURE(stream, launch_call(name, file, line, grid, block, shmem, gpuh_sim_s, kernel, args...))
+        return;
     const void *ptrs[] = {object_pointer(args)..., NULL};
     if (!launch_allowed(name, file, line, ptrs, static_cast<int>(sizeof...(P))))
         return;
@@ -2173,6 +2212,8 @@ inline cudaError_t release(void *p, bool host)
 {
     if (p == NULL)
         return cudaSuccess;
+    if (!host && captured(CAPTURE_RELEASE, NULL, NULL, NULL, &p))
+        return cudaSuccess;
     std::unique_lock<std::mutex> g(runtime_state().m);
     std::map<uintptr_t, alloc_info>::iterator it = runtime_state().allocs.find(reinterpret_cast<uintptr_t>(p));
     if (it == runtime_state().allocs.end() || (it->second.type == cudaMemoryTypeHost) != host || !it->second.owned) {
@@ -2330,6 +2371,8 @@ template <class F, class... A>
 void launch_expr(const char *name, const char *file, int line, dim3 grid, dim3 block, size_t shmem,
                  cudaStream_t stream, F call, const A &...args)
 {
+    GPUH_IMPL_SIM_CAPTURE(stream, launch_expr(name, file, line, grid, block, shmem, gpuh_sim_s, call, args...))
+        return;
     const void *ptrs[] = {object_pointer(args)..., NULL};
     if (!launch_allowed(name, file, line, ptrs, static_cast<int>(sizeof...(A))))
         return;
@@ -2480,18 +2523,52 @@ void erased_launch_of(const void *kernel, dim3 grid, dim3 block, size_t shmem, c
     launch_from_pointers("<kernel>", reinterpret_cast<void (*)(P...)>(const_cast<void *>(kernel)), grid, block, shmem,
                          stream, args, typename make_index_list<sizeof...(P)>::type());
 }
+/* A launch bound to copies of its arguments (taken now, through CUDA's array
+   of pointers to them), to run later in a stream: a CUDA graph's kernel node. */
+template <class... P, std::size_t... I>
+stream_work bind_from_pointers(void (*kernel)(P...), dim3 grid, dim3 block, size_t shmem, void **args,
+                               index_list<I...>)
+{
+    const std::tuple<typename std::decay<P>::type...> v(*static_cast<typename std::decay<P>::type *>(args[I])...);
+    (void)args;
+    return [=](cudaStream_t s) { launch_call("<kernel node>", "<graph>", 0, grid, block, shmem, s, kernel, std::get<I>(v)...); };
+}
+typedef stream_work (*erased_bind)(const void *kernel, dim3 grid, dim3 block, size_t shmem, void **args);
+template <class... P> stream_work erased_bind_of(const void *kernel, dim3 grid, dim3 block, size_t shmem, void **args)
+{
+    return bind_from_pointers(reinterpret_cast<void (*)(P...)>(const_cast<void *>(kernel)), grid, block, shmem, args,
+                              typename make_index_list<sizeof...(P)>::type());
+}
 /* Kernels by address, for launches given a void pointer (gpuh-simcc registers
-   every kernel of a file that is not a template). */
+   every kernel of a file that is not a template), and for graph nodes. */
 inline std::map<const void *, erased_launch> &kernel_registry()
 {
     static std::map<const void *, erased_launch> r;
+    return r;
+}
+inline std::map<const void *, erased_bind> &kernel_binders()
+{
+    static std::map<const void *, erased_bind> r;
     return r;
 }
 template <class... P> inline int register_kernel(void (*kernel)(P...))
 {
     std::lock_guard<std::mutex> g(runtime_state().m);
     kernel_registry()[key_of(kernel)] = &erased_launch_of<P...>;
+    kernel_binders()[key_of(kernel)] = &erased_bind_of<P...>;
     return 0;
+}
+/* A registered kernel's launch bound to copies of its arguments; empty for a kernel not registered. */
+inline stream_work bind_kernel(const void *kernel, dim3 grid, dim3 block, size_t shmem, void **args)
+{
+    erased_bind f = NULL;
+    {
+        std::lock_guard<std::mutex> g(runtime_state().m);
+        std::map<const void *, erased_bind>::iterator it = kernel_binders().find(kernel);
+        if (it != kernel_binders().end())
+            f = it->second;
+    }
+    return f ? f(kernel, grid, block, shmem, args) : stream_work();
 }
 inline cudaError_t launch_erased(const void *kernel, dim3 grid, dim3 block, void **args, size_t shmem,
                                  cudaStream_t stream, bool cooperative)
@@ -3111,12 +3188,16 @@ GPUH_IMPL_SIM_API cudaError_t cudaMallocAsync(void **p, size_t bytes, cudaStream
 {
     if (gpuh_sim_impl::check_stream(stream) != cudaSuccess)
         return cudaErrorInvalidResourceHandle;
+    if (p != NULL && gpuh_sim_impl::captured(gpuh_sim_impl::CAPTURE_ALLOC, stream, NULL, NULL, p, bytes))
+        return cudaSuccess;
     return gpuh_sim_impl::allocate(p, bytes, cudaMemoryTypeDevice);
 }
 GPUH_IMPL_SIM_API cudaError_t cudaFreeAsync(void *p, cudaStream_t stream)
 {
     if (gpuh_sim_impl::check_stream(stream) != cudaSuccess)
         return cudaErrorInvalidResourceHandle;
+    if (gpuh_sim_impl::captured(gpuh_sim_impl::CAPTURE_FREE, stream, NULL, NULL, &p))
+        return cudaSuccess;
     const int pooled = gpuh_sim_impl::mem_pool_free(p); /* a pool's block goes back to its pool */
     return pooled < 0 ? gpuh_sim_impl::record_error(cudaErrorInvalidValue) : pooled ? cudaSuccess : gpuh_sim_impl::release(p, false);
 }
@@ -3174,6 +3255,8 @@ GPUH_IMPL_SIM_API cudaError_t cudaLaunchHostFunc(cudaStream_t stream, cudaHostFn
 {
     if (gpuh_sim_impl::check_stream(stream) != cudaSuccess)
         return cudaErrorInvalidResourceHandle;
+    GPUH_IMPL_SIM_CAPTURE(stream, cudaLaunchHostFunc(gpuh_sim_s, fn, user_data))
+        return cudaSuccess;
     if (fn == NULL)
         return gpuh_sim_impl::record_error(cudaErrorInvalidValue);
     if (gpuh_sim_impl::sticky() != cudaSuccess)
@@ -3209,6 +3292,8 @@ GPUH_IMPL_SIM_API cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t
 {
     if (gpuh_sim_impl::check_stream(stream) != cudaSuccess)
         return cudaErrorInvalidResourceHandle;
+    GPUH_IMPL_SIM_CAPTURE(stream, cudaMemcpyAsync(dst, src, bytes, kind, gpuh_sim_s))
+        return cudaSuccess;
     return cudaMemcpy(dst, src, bytes, kind);
 }
 /* height rows of width bytes, rows dpitch and spitch bytes apart. */
@@ -3240,6 +3325,8 @@ GPUH_IMPL_SIM_API cudaError_t cudaMemcpy2DAsync(void *dst, size_t dpitch, const 
 {
     if (gpuh_sim_impl::check_stream(stream) != cudaSuccess)
         return cudaErrorInvalidResourceHandle;
+    GPUH_IMPL_SIM_CAPTURE(stream, cudaMemcpy2DAsync(dst, dpitch, src, spitch, width, height, kind, gpuh_sim_s))
+        return cudaSuccess;
     return cudaMemcpy2D(dst, dpitch, src, spitch, width, height, kind);
 }
 GPUH_IMPL_SIM_API cudaError_t cudaMemset(void *p, int value, size_t bytes)
@@ -3264,6 +3351,8 @@ GPUH_IMPL_SIM_API cudaError_t cudaMemsetAsync(void *p, int value, size_t bytes, 
 {
     if (gpuh_sim_impl::check_stream(stream) != cudaSuccess)
         return cudaErrorInvalidResourceHandle;
+    GPUH_IMPL_SIM_CAPTURE(stream, cudaMemsetAsync(p, value, bytes, gpuh_sim_s))
+        return cudaSuccess;
     return cudaMemset(p, value, bytes);
 }
 /* Managed memory is host memory here: a prefetch only checks its arguments. */
@@ -3348,6 +3437,8 @@ GPUH_IMPL_SIM_API cudaError_t cudaStreamWaitEvent(cudaStream_t s, cudaEvent_t e,
         return gpuh_sim_impl::record_error(cudaErrorInvalidValue);
     if (gpuh_sim_impl::check_stream(s) != cudaSuccess || gpuh_sim_impl::check_event(e) != cudaSuccess)
         return cudaErrorInvalidResourceHandle;
+    if (gpuh_sim_impl::captured(gpuh_sim_impl::CAPTURE_EVENT_WAIT, s, e, NULL))
+        return cudaSuccess;
     return gpuh_sim_impl::sticky();
 }
 GPUH_IMPL_SIM_API cudaError_t cudaEventCreateWithFlags(cudaEvent_t *e, unsigned int flags)
@@ -3379,6 +3470,8 @@ GPUH_IMPL_SIM_API cudaError_t cudaEventRecord(cudaEvent_t e, cudaStream_t s)
 {
     if (gpuh_sim_impl::check_event(e) != cudaSuccess || gpuh_sim_impl::check_stream(s) != cudaSuccess)
         return cudaErrorInvalidResourceHandle;
+    if (gpuh_sim_impl::captured(gpuh_sim_impl::CAPTURE_EVENT_RECORD, s, e, NULL))
+        return cudaSuccess;
     e->ms = gpuh_sim_impl::now_ms();
     e->recorded = 1;
     return gpuh_sim_impl::sticky();

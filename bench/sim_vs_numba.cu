@@ -1,7 +1,8 @@
 /* sim_vs_numba.cu - gpuh's CPU simulator's side of bench/sim_vs_numba.sh: the
    same two kernels as bench/sim_vs_numba.py (the tutorials' vector add of 2^20
    float32 in blocks of 256; a 256 x 256 float32 matmul in 16 x 16 shared-memory
-   tiles with __syncthreads), and the vector add as a plain single-threaded C
+   tiles with __syncthreads; a 256-bin histogram of 2^20 bytes in
+   shared memory with atomics), and the vector add as a plain single-threaded C
    loop. Each is checked, then timed: median of REPS runs after a warm-up, on
    the host clock. Plain CUDA with <<< >>>, built by tools/gpuh-simcc.
    Prints one line per measurement: name milliseconds. */
@@ -39,6 +40,21 @@ __global__ void matmul_tiled(const float *A, const float *B, float *C, int m)
         __syncthreads(); /* everyone is done with the tiles before they are overwritten */
     }
     C[row * m + col] = acc;
+}
+
+/* bins[v] += count of bytes equal to v: each block counts its grid-stride share
+   in shared memory (atomicAdd there), then adds its counts to the global bins. */
+__global__ void histogram_shared(const unsigned char *data, int n, unsigned *bins)
+{
+    __shared__ unsigned s_bins[256];
+    for (int b = threadIdx.x; b < 256; b += blockDim.x)
+        s_bins[b] = 0;
+    __syncthreads(); /* the bins are zero before anyone counts */
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
+        atomicAdd(&s_bins[data[i]], 1u);
+    __syncthreads(); /* every count is in before the block's bins are added up */
+    for (int b = threadIdx.x; b < 256; b += blockDim.x)
+        atomicAdd(&bins[b], s_bins[b]);
 }
 
 static void vector_add_c(const float *a, const float *b, float *c, int n)
@@ -120,5 +136,24 @@ int main()
         }
     check(std::sqrt(num / den) < 1e-5, "matmul result");
     printf("matmul_tiled %.4f\n", ms);
+
+    unsigned char *data;
+    unsigned *bins;
+    check(cudaMallocManaged(&data, n) == cudaSuccess && cudaMallocManaged(&bins, 256 * sizeof(unsigned)) == 0,
+          "histogram allocation");
+    unsigned ref_bins[256] = {0};
+    for (int i = 0; i < n; ++i) {
+        data[i] = static_cast<unsigned char>(rand() % 256 * (rand() % 4 ? 1 : 0)); /* a quarter of them 0: contended */
+        ++ref_bins[data[i]];
+    }
+    ms = median_ms([&] {
+        cudaMemset(bins, 0, 256 * sizeof(unsigned));
+        histogram_shared<<<256, 256>>>(data, n, bins);
+        cudaDeviceSynchronize();
+    });
+    check(cudaGetLastError() == cudaSuccess, "histogram launch");
+    for (int b = 0; b < 256; ++b)
+        check(bins[b] == ref_bins[b], "histogram result");
+    printf("histogram_shared %.4f\n", ms);
     return 0;
 }

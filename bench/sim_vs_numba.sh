@@ -4,6 +4,7 @@
 # single-threaded C on the vector add:
 #   vector add, 2^20 float32, blocks of 256        (bench/sim_vs_numba.py / .cu)
 #   256 x 256 float32 matmul, 16 x 16 shared-memory tiles, __syncthreads
+#   256-bin histogram of 2^20 bytes, shared-memory bins, atomicAdd (a quarter of the bytes 0)
 # Numba is pip-installed into a venv in /tmp (reused when there). Numba's times
 # are one run (each takes minutes); gpuh's are the median of 11 after a warm-up.
 # Usage: bench/sim_vs_numba.sh        (about 10 minutes, most of it Numba's)
@@ -33,7 +34,8 @@ def read(name, scale):
 numba, all_, one = read("numba", 1000.0), read("gpuh_all", 1.0), read("gpuh_one", 1.0)
 print("%-36s %14s %16s %16s %14s %14s" % ("work (times in ms)", "Numba cudasim", "gpuh sim, %s thr" % cores,
                                           "gpuh sim, 1 thr", "Numba / gpuh", "Numba / gpuh 1"))
-for key, label in (("vector_add", "vector add, 2^20 float32"), ("matmul_tiled", "matmul 256^2 float32, tiled 16x16")):
+for key, label in (("vector_add", "vector add, 2^20 float32"), ("matmul_tiled", "matmul 256^2 float32, tiled 16x16"),
+                   ("histogram_shared", "histogram 256 bins, 2^20 bytes, atomics")):
     print("%-36s %14.1f %16.3f %16.3f %13.0fx %13.0fx" % (label, numba[key], all_[key], one[key],
                                                           numba[key] / all_[key], numba[key] / one[key]))
 c = all_["vector_add_plain_c"]

@@ -3,6 +3,9 @@
 #   sim.cuda                 tests/test_sim_cuda.cu (label sim; the same file runs on a GPU as gpu.sim_cuda)
 #   sim.cuda.hostptr/.assert/.dp   its diagnostics: the message and the launch's error
 #   sim.bf16                 tests/test_sim_bf16.cu: <cuda_bf16.h>'s conversions and arithmetic, bit for bit
+#   sim.arch[.reverse]       tests/test_sim_arch.cu: __CUDA_ARCH__ as nvcc's passes see it, warp
+#                            reductions, cuda::barrier, cuda::pipeline, the pipeline primitives
+#   sim.graphs               tests/test_sim_graphs.cu: CUDA graphs (capture, explicit, conditional, memory)
 #   sim.simcc.c              a C main (compiled as C) with its kernels in a .cu file
 #   samples.<name>           NVIDIA's cuda-samples, a regression subset vendored unedited
 #                            in tests/samples/vendored (label samples; the whole set:
@@ -44,6 +47,16 @@ gpuh_sim_test(sim.cuda.dp ${sim_cuda} ARGS dp EXPECT
 # bfloat16 (<cuda_bf16.h>): rounding bit for bit against integer and float64 references.
 gpuh_simcc_program(sim_bf16 SOURCES ${src}/tests/test_sim_bf16.cu FLAGS -I${src} ${gpuh_c_warnings})
 gpuh_sim_test(sim.bf16 ${CMAKE_CURRENT_BINARY_DIR}/sim_bf16${CMAKE_EXECUTABLE_SUFFIX} EXPECT "test_sim_bf16: PASS")
+
+# Compute capability 7.0+ device code: __CUDA_ARCH__ per pass, __reduce_*_sync, cuda::barrier/pipeline.
+gpuh_simcc_program(sim_arch SOURCES ${src}/tests/test_sim_arch.cu FLAGS -I${src} ${gpuh_c_warnings})
+gpuh_sim_test(sim.arch ${CMAKE_CURRENT_BINARY_DIR}/sim_arch${CMAKE_EXECUTABLE_SUFFIX} EXPECT "test_sim_arch: PASS")
+gpuh_sim_test(sim.arch.reverse ${CMAKE_CURRENT_BINARY_DIR}/sim_arch${CMAKE_EXECUTABLE_SUFFIX} ENV GPUH_SIM_SCHEDULE=reverse
+              EXPECT "test_sim_arch: PASS")
+
+# CUDA graphs: stream capture, graphs built by hand, conditional nodes, graph memory.
+gpuh_simcc_program(sim_graphs SOURCES ${src}/tests/test_sim_graphs.cu FLAGS -I${src} ${gpuh_c_warnings})
+gpuh_sim_test(sim.graphs ${CMAKE_CURRENT_BINARY_DIR}/sim_graphs${CMAKE_EXECUTABLE_SUFFIX} EXPECT "test_sim_graphs: PASS")
 
 gpuh_simcc_program(sim_c_main SOURCES ${src}/tests/sim_c_main.c ${src}/tests/sim_c_kernels.cu
                    FLAGS -I${src} -std=c99 ${gpuh_c_warnings})

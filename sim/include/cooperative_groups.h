@@ -27,6 +27,7 @@
 #ifndef GPUH_SIM_COOPERATIVE_GROUPS_H
 #define GPUH_SIM_COOPERATIVE_GROUPS_H
 #include "gpuh_sim.h"
+#include "gpuh_sim_async.h"
 
 namespace cooperative_groups {
 namespace details {
@@ -353,9 +354,7 @@ inline coalesced_group coalesced_threads(const char *file = __builtin_FILE(), in
    wait(group) is the group's barrier, after which the data is there. */
 template <class G> inline void memcpy_async(const G &g, void *dst, const void *src, size_t bytes)
 {
-    const size_t n = g.size(), r = g.thread_rank();
-    for (size_t i = r; i < bytes; i += n)
-        static_cast<char *>(dst)[i] = static_cast<const char *>(src)[i];
+    gpuh_sim_impl::group_copy(g, dst, src, bytes);
 }
 template <class G, class T> inline void memcpy_async(const G &g, T *dst, const T *src, size_t bytes)
 {

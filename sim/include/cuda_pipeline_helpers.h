@@ -1,2 +1,2 @@
-/* Stand-in for CUDA's <cuda_pipeline_helpers.h> on gpuh's CPU simulator, which does not support it. */
-#error "gpuh simulator: cuda_pipeline.h (__pipeline_memcpy_async) is not simulated"
+/* Stand-in for CUDA's <cuda_pipeline_helpers.h>: the primitives are in <cuda_pipeline_primitives.h>. */
+#include "cuda_pipeline_primitives.h"

@@ -8,5 +8,6 @@
 #ifdef __cplusplus
 #include "gpuh_sim_texture.h"
 #include "gpuh_sim_runtime.h"
+#include "gpuh_sim_graph.h"
 #endif
 #endif

@@ -305,6 +305,33 @@ GPUH_IMPL_SIM_SCOPED(atomicOr)
 GPUH_IMPL_SIM_SCOPED(atomicXor)
 #undef GPUH_IMPL_SIM_SCOPED
 
+/* ---- Warp reductions (__reduce_add_sync & co., compute capability 8.0):
+   every lane of mask gets the reduction of the values of mask's lanes; each
+   of those lanes must call it with the same mask, as for the shuffles. */
+namespace gpuh_sim_impl {
+template <class T, class F>
+inline T warp_reduce(const char *what, const char *file, int line, unsigned mask, T v, F op)
+{
+    bool first = true;
+    T r = v;
+    for (int lane = 0; lane < 32; ++lane)
+        if (mask >> lane & 1u) {
+            const T x = shfl(what, W_SHFL, file, line, mask, v, lane);
+            r = first ? x : op(r, x);
+            first = false;
+        }
+    return r;
+}
+} /* namespace gpuh_sim_impl */
+#define GPUH_IMPL_SIM_REDUCE(name, mask, v, expr)                                                                       \
+    gpuh_sim_impl::warp_reduce(#name, __FILE__, __LINE__, (mask), (v), [](decltype(+(v)) a, decltype(+(v)) b) { return expr; })
+#define __reduce_add_sync(mask, v) GPUH_IMPL_SIM_REDUCE(__reduce_add_sync, mask, v, a + b)
+#define __reduce_min_sync(mask, v) GPUH_IMPL_SIM_REDUCE(__reduce_min_sync, mask, v, b < a ? b : a)
+#define __reduce_max_sync(mask, v) GPUH_IMPL_SIM_REDUCE(__reduce_max_sync, mask, v, a < b ? b : a)
+#define __reduce_and_sync(mask, v) GPUH_IMPL_SIM_REDUCE(__reduce_and_sync, mask, v, a & b)
+#define __reduce_or_sync(mask, v) GPUH_IMPL_SIM_REDUCE(__reduce_or_sync, mask, v, a | b)
+#define __reduce_xor_sync(mask, v) GPUH_IMPL_SIM_REDUCE(__reduce_xor_sync, mask, v, a ^ b)
+
 /* ---- Memory pools: gpuh_sim.h simulates created pools (MEMORY POOLS there);
    here, the device's default and current pool for programs that ask for
    them: one pool, created on first use, that cudaDeviceSetMemPool can replace. */

@@ -59,6 +59,7 @@ ARGS = {
     "reductionMultiBlockCG": ["-n=1000000"],
     "eigenvalues": ["-iters-timing=1"],
     "matrixMul": ["-wA=64", "-hA=64", "-wB=64", "-hB=64"],
+    "globalToShmemAsyncCopy": ["-wA=128", "-hA=128", "-wB=128", "-hB=128"],
 }
 
 SRC_EXT = (".cu", ".cuh", ".h", ".hpp", ".cpp", ".c", ".txt")
