@@ -170,6 +170,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <math.h>
+#include <time.h>
 
 /* ===========================================================================
    [SECTION: RUNTIME API]
@@ -177,11 +179,6 @@
    declared as cuda_runtime.h declares them. Semantics are CUDA 13's; each
    definition in [SECTION: RUNTIME DEFINITIONS] notes where the simulator
    differs (work runs when issued, host memory is device memory).
-   =========================================================================== */
-#include <math.h>
-
-/* ===========================================================================
-   C-COMPATIBLE PART: types and runtime declarations (C99 and C++)
    =========================================================================== */
 
 #define CUDART_VERSION 13000
@@ -616,6 +613,7 @@ enum cudaComputeMode {
 #include <vector>
 #include <set>
 #include <system_error>
+#include <fenv.h>
 #include <signal.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -720,6 +718,8 @@ inline thread_view &tls() { return thread_state(); }
 template <class T> inline uint64_t to_bits(T v);
 template <class T> inline T from_bits(uint64_t u);
 template <class T, class F> inline T atomic_cas_loop(T *addr, F f);
+template <class T> inline T atomic_add(T *addr, T v);
+template <class T> inline T atomic_sub(T *addr, T v);
 template <class F> const void *key_of(F f);
 template <class F> inline cudaError_t potential_block(int *min_grid, int *block, int limit, F blocks_at);
 inline cudaError_t symbol_copy(char *sym, size_t size, size_t offset, void *other, size_t bytes,
@@ -772,8 +772,8 @@ inline long long clock64();
 /* ---- Atomics on int, unsigned, unsigned long long, long long, float, double:
    one overload per type, as CUDA declares them (so atomicAdd(float *, 1) converts). */
 #define GPUH_IMPL_SIM_ATOMICS(T)                                                                                    \
-    inline T atomicAdd(T *a, T v) { return gpuh_sim_impl::atomic_cas_loop(a, [v](T o) { return static_cast<T>(o + v); }); } \
-    inline T atomicSub(T *a, T v) { return gpuh_sim_impl::atomic_cas_loop(a, [v](T o) { return static_cast<T>(o - v); }); } \
+    inline T atomicAdd(T *a, T v) { return gpuh_sim_impl::atomic_add(a, v); }                                       \
+    inline T atomicSub(T *a, T v) { return gpuh_sim_impl::atomic_sub(a, v); }                                       \
     inline T atomicMin(T *a, T v) { return gpuh_sim_impl::atomic_cas_loop(a, [v](T o) { return v < o ? v : o; }); } \
     inline T atomicMax(T *a, T v) { return gpuh_sim_impl::atomic_cas_loop(a, [v](T o) { return v > o ? v : o; }); } \
     inline T atomicExch(T *a, T v) { return gpuh_sim_impl::atomic_cas_loop(a, [v](T) { return v; }); }          \
@@ -1028,8 +1028,14 @@ struct gpuh_sim_nccl_comm {
 namespace gpuh_sim_impl {
 
 /* ---------------------------------------------------------------------------
-   [SECTION: FIBERS] Context switch between fibers: x86-64 by hand (callee-
-   saved registers, the SSE and x87 control words), ucontext elsewhere. */
+   [SECTION: FIBERS] Context switch between fibers: x86-64 by hand (the
+   callee-saved registers), ucontext elsewhere. The floating-point control
+   words (MXCSR, x87) are not switched: no kernel changes them (CUDA rounds per
+   instruction), and run_blocks sets the defaults once for all the fibers of a
+   CPU worker; loading them at every switch cost more than the rest of it. The
+   switch leaves by an indirect jump, not a return: a return would always be
+   mispredicted (it lands in another fiber than the call it pairs with), and
+   the jump's target repeats (the same resume points, fiber after fiber). */
 #if defined(__x86_64__)
 extern "C" void gpuh_sim_impl_swap(void **save_sp, void *load_sp);
 __asm__(".text\n"
@@ -1037,11 +1043,9 @@ __asm__(".text\n"
         ".type gpuh_sim_impl_swap, @function\n"
         "gpuh_sim_impl_swap:\n"
         "  pushq %rbp\n  pushq %rbx\n  pushq %r12\n  pushq %r13\n  pushq %r14\n  pushq %r15\n"
-        "  subq $8, %rsp\n  stmxcsr (%rsp)\n  fnstcw 4(%rsp)\n"
         "  movq %rsp, (%rdi)\n  movq %rsi, %rsp\n"
-        "  ldmxcsr (%rsp)\n  fldcw 4(%rsp)\n  addq $8, %rsp\n"
         "  popq %r15\n  popq %r14\n  popq %r13\n  popq %r12\n  popq %rbx\n  popq %rbp\n"
-        "  ret\n"
+        "  popq %rcx\n  jmpq *%rcx\n"
         ".size gpuh_sim_impl_swap, .-gpuh_sim_impl_swap\n");
 struct fiber_context {
     void *sp;
@@ -1051,13 +1055,11 @@ inline void fiber_make(fiber_context *c, char *lo, size_t size, void (*entry)())
 {
     uintptr_t top = (reinterpret_cast<uintptr_t>(lo) + size) & ~uintptr_t(15);
     uint64_t *p = reinterpret_cast<uint64_t *>(top);
-    uint32_t csr[2] = {0x1F80u, 0x037Fu}; /* default MXCSR, x87 control word */
-    p[-1] = 0;                            /* entry's return address: never used */
+    p[-1] = 0; /* entry's return address: never used */
     p[-2] = reinterpret_cast<uint64_t>(entry);
     for (int i = 3; i <= 8; ++i)
         p[-i] = 0; /* rbp, rbx, r12-r15 */
-    memcpy(&p[-9], csr, sizeof csr);
-    c->sp = &p[-9];
+    c->sp = &p[-8];
 }
 #else
 struct fiber_context {
@@ -1091,7 +1093,8 @@ struct runner {
     fiber_context ctx;
     char *lo;
     size_t size;
-    int thread; /* the simulated thread it runs, or -1 */
+    size_t color; /* bytes left unused at the top of its stack (see new_runner) */
+    int thread;   /* the simulated thread it runs, or -1 */
     void *asan_fake;
     void *tsan_fiber;
 };
@@ -1275,7 +1278,7 @@ inline void to_scheduler(worker &w, runner *r)
 
 inline void set_thread(thread_view &v, int i)
 {
-    unsigned bx = v.bdim.x, by = v.bdim.y;
+    const unsigned bx = v.bdim.x, by = v.bdim.y;
     v.lin = i;
     v.tid.x = static_cast<unsigned>(i) % bx;
     v.tid.y = static_cast<unsigned>(i) / bx % by;
@@ -1338,12 +1341,19 @@ inline runner *new_runner(worker &w)
     runner *r = new runner();
     r->lo = static_cast<char *>(mem) + guard;
     r->size = size;
+    /* Stacks are page-aligned and equally sized, so without this every
+       fiber's top frames would map to the same cache sets and evict each
+       other at each switch: each starts 17 cache lines further down than the
+       last, in turn over 64 KiB (every set of L1 and of a 1 MiB L2), or over
+       a quarter of a smaller stack. */
+    const size_t span = std::min<size_t>(65536, size / 4) & ~size_t(63);
+    r->color = span > 0 ? w.all.size() * 17 * 64 % span : 0;
     r->thread = -1;
     r->asan_fake = NULL;
 #ifdef GPUH_IMPL_SIM_TSAN
     r->tsan_fiber = __tsan_create_fiber(0);
 #endif
-    fiber_make(&r->ctx, r->lo, r->size, runner_main);
+    fiber_make(&r->ctx, r->lo, r->size - r->color, runner_main);
     w.all.push_back(r);
     return r;
 }
@@ -1362,11 +1372,15 @@ inline void reset_runners(worker &w, block_state &b)
             __tsan_destroy_fiber(r->tsan_fiber); /* and its record of the abandoned calls */
             r->tsan_fiber = __tsan_create_fiber(0);
 #endif
-            fiber_make(&r->ctx, r->lo, r->size, runner_main);
+            fiber_make(&r->ctx, r->lo, r->size - r->color, runner_main);
             w.free_list.push_back(r);
         }
     }
 }
+
+/* Whether two call sites' names (__FILE__, a barrier's name) are the same:
+   mostly the same literal, so the pointers decide without a strcmp. */
+inline bool same_text(const char *a, const char *b) { return a == b || strcmp(a, b) == 0; }
 
 inline uint64_t next_random(uint64_t &s)
 {
@@ -1418,7 +1432,7 @@ inline void report_divergence(worker &w, block_state &b)
             continue;
         const bool same = warp ? b.state[i] == T_WARP && b.lane[i].op == b.lane[waiter].op && b.lane[i].mask == mask
                                : b.state[i] == T_BARRIER && b.barrier_at[i].line == s.line &&
-                                     strcmp(b.barrier_at[i].file, s.file) == 0;
+                                     same_text(b.barrier_at[i].file, s.file);
         if (!same)
             other = i;
     }
@@ -1604,9 +1618,23 @@ inline void fail_launch(launch_job &job, cudaError_t err)
     }
 }
 
+/* The floating-point environment kernels run in, whatever the host thread's
+   is: round to nearest, exceptions masked (a GPU rounds per instruction and
+   traps on nothing). The thread's own environment comes back at the end. */
+struct default_fp_env {
+    fenv_t saved;
+    default_fp_env()
+    {
+        fegetenv(&saved);
+        fesetenv(FE_DFL_ENV);
+    }
+    ~default_fp_env() { fesetenv(&saved); }
+};
+
 /* Runs blocks of job until none is left (every worker and the launching thread). */
 inline void run_blocks(launch_job &job)
 {
+    const default_fp_env fp_env;
     worker &w = this_worker();
     thread_view &v = thread_state();
     v.bdim = job.block;
@@ -1934,8 +1962,8 @@ inline int sync_block(const char *what, const char *file, int line, int vote)
         bool same = true;
         int votes = 0;
         for (int i = 0; i < b.n; ++i) {
-            same = same && b.barrier_at[i].line == line && strcmp(b.barrier_at[i].what, what) == 0 &&
-                   strcmp(b.barrier_at[i].file, file) == 0;
+            same = same && b.barrier_at[i].line == line && same_text(b.barrier_at[i].what, what) &&
+                   same_text(b.barrier_at[i].file, file);
             votes += b.vote[i] != 0;
         }
         if (same) { /* everyone is here: release the block */
@@ -2041,7 +2069,28 @@ template <class T> inline T shfl(const char *what, int op, const char *file, int
     return from_bits<T>(warp_op(op, what, file, line, mask, to_bits(v), p, width));
 }
 
-/* Atomics: GCC/Clang builtins on integers, compare-and-swap loops on floats. */
+/* Atomics: GCC/Clang builtins on integers, compare-and-swap loops on floats
+   (and for min, max and the others, which have no builtin). */
+typedef std::true_type integer_atomic;
+typedef std::false_type float_atomic;
+template <class T> inline T atomic_add_of(T *addr, T v, integer_atomic) { return __atomic_fetch_add(addr, v, __ATOMIC_SEQ_CST); }
+template <class T> inline T atomic_sub_of(T *addr, T v, integer_atomic) { return __atomic_fetch_sub(addr, v, __ATOMIC_SEQ_CST); }
+template <class T> inline T atomic_add_of(T *addr, T v, float_atomic)
+{
+    return atomic_cas_loop(addr, [v](T o) { return static_cast<T>(o + v); });
+}
+template <class T> inline T atomic_sub_of(T *addr, T v, float_atomic)
+{
+    return atomic_cas_loop(addr, [v](T o) { return static_cast<T>(o - v); });
+}
+template <class T> inline T atomic_add(T *addr, T v)
+{
+    return atomic_add_of(addr, v, std::integral_constant<bool, std::is_integral<T>::value>());
+}
+template <class T> inline T atomic_sub(T *addr, T v)
+{
+    return atomic_sub_of(addr, v, std::integral_constant<bool, std::is_integral<T>::value>());
+}
 template <class T, class F> inline T atomic_cas_loop(T *addr, F f)
 {
     typedef typename std::conditional<sizeof(T) == 4, uint32_t, uint64_t>::type U;
@@ -2158,9 +2207,18 @@ inline cudaError_t allocate(void **p, size_t bytes, enum cudaMemoryType type)
             return cudaErrorMemoryAllocation;
         }
     }
+    /* An array of 2 MiB or more starts on a 2 MiB boundary and asks for huge
+       pages: a kernel whose threads each stride across it (a grid-stride
+       loop, run one simulated thread after another) otherwise misses the TLB
+       at nearly every access. */
+    const size_t huge = size_t(2) << 20;
     void *mem = NULL;
-    if (posix_memalign(&mem, 256, bytes) != 0 || mem == NULL)
+    if (posix_memalign(&mem, bytes >= huge ? huge : 256, bytes) != 0 || mem == NULL)
         return record_error(cudaErrorMemoryAllocation);
+#ifdef MADV_HUGEPAGE
+    if (bytes >= huge)
+        madvise(mem, (bytes + 4095) & ~size_t(4095), MADV_HUGEPAGE); /* advice: its failure changes nothing */
+#endif
     std::lock_guard<std::mutex> g(runtime_state().m);
     alloc_info info = {bytes, type, true};
     runtime_state().allocs[reinterpret_cast<uintptr_t>(mem)] = info;
@@ -2444,7 +2502,7 @@ inline bool release_converged(block_state &b)
             for (int j = k; j < lanes; ++j) {
                 const lane_op &o = b.lane[base + j];
                 if (b.state[base + j] == T_WARP && o.op == W_CONVERGE && o.where.line == a.where.line &&
-                    strcmp(o.where.file, a.where.file) == 0)
+                    same_text(o.where.file, a.where.file))
                     mask |= 1u << j;
             }
             for (int j = k; j < lanes; ++j)
