@@ -84,8 +84,19 @@
               __syncthreads (+ _count/_and/_or) as a true barrier, __syncwarp,
               __shfl*_sync and __ballot/__any/__all_sync over the 32 lanes of a
               warp, atomics that are real CPU atomics, __threadfence*, __ldg,
-              clock64, __nanosleep, assert (a failed one fails the launch with
+              clock64 and clock (cycles at the reported 1 GHz clock rate),
+              __nanosleep, assert (a failed one fails the launch with
               cudaErrorAssert), vector types, the math and bit intrinsics.
+     launches from kernels (dynamic parallelism), with CUDA 12's rules:
+              a child grid runs after every block of its parent grid, and
+              before the parent's launch is complete; children of one
+              grid run in the order they were launched, then its tail
+              launches (cudaStreamTailLaunch); cudaStreamFireAndForget,
+              streams made in device code (cudaStreamNonBlocking only), the
+              launching thread's cudaGetLastError; nesting up to 24 deep.
+              cudaDeviceSynchronize in a kernel (removed in CUDA 12) is
+              refused with a message: the launch fails with
+              cudaErrorNotSupported.
      host     the part of the CUDA 13 runtime that gpuh, its examples and
               NVIDIA's samples call: memory (device, managed, pinned: all host
               memory, tracked), copies and sets, streams and events (work runs
@@ -150,8 +161,10 @@
      GPUH_LAUNCH takes a single function: name a template kernel's
      arguments (k<float>), as gpuh does (gpuh-simcc also launches template
      kernels with deduced arguments and kernels with default arguments).
-     Not simulated: dynamic parallelism (a launch from a kernel fails the
-     launch with a message), graphs, tiles of more than 32 threads,
+     A kernel that changes the floating-point environment (fesetround)
+     changes it for the simulated threads that run after it on its CPU
+     worker; every launch starts from the default one.
+     Not simulated: graphs, tiles of more than 32 threads,
      cuda::barrier/pipeline, cuBLAS and other CUDA libraries (their stand-in
      headers stop the build with an #error naming them).
      Fibers switch by hand on x86-64; elsewhere through ucontext (slower).
@@ -170,6 +183,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <math.h>
+#include <time.h>
 
 /* ===========================================================================
    [SECTION: RUNTIME API]
@@ -177,11 +192,6 @@
    declared as cuda_runtime.h declares them. Semantics are CUDA 13's; each
    definition in [SECTION: RUNTIME DEFINITIONS] notes where the simulator
    differs (work runs when issued, host memory is device memory).
-   =========================================================================== */
-#include <math.h>
-
-/* ===========================================================================
-   C-COMPATIBLE PART: types and runtime declarations (C99 and C++)
    =========================================================================== */
 
 #define CUDART_VERSION 13000
@@ -196,6 +206,7 @@ typedef enum cudaError {
     cudaErrorInvalidDevicePointer = 17,
     cudaErrorInvalidMemcpyDirection = 21,
     cudaErrorInsufficientDriver = 35,
+    cudaErrorLaunchMaxDepthExceeded = 65,
     cudaErrorInvalidDeviceFunction = 98,
     cudaErrorNoDevice = 100,
     cudaErrorInvalidDevice = 101,
@@ -327,6 +338,15 @@ struct dim3 {
 typedef struct dim3 dim3;
 
 typedef struct CUstream_st *cudaStream_t;
+/* The special stream handles, CUDA's values: the legacy and the per-thread
+   default stream (both the default stream here, where work runs in order when
+   issued), and two that only device code launches into (dynamic parallelism):
+   a tail launch starts once the launching grid and all the work it launched
+   are complete; a fire-and-forget launch runs apart from it. */
+#define cudaStreamLegacy ((cudaStream_t)0x1)
+#define cudaStreamPerThread ((cudaStream_t)0x2)
+#define cudaStreamTailLaunch ((cudaStream_t)0x3)
+#define cudaStreamFireAndForget ((cudaStream_t)0x4)
 typedef struct CUevent_st *cudaEvent_t;
 typedef void (*cudaHostFn_t)(void *user_data);
 
@@ -618,6 +638,7 @@ enum cudaComputeMode {
 #include <vector>
 #include <set>
 #include <system_error>
+#include <fenv.h>
 #include <signal.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -722,6 +743,8 @@ inline thread_view &tls() { return thread_state(); }
 template <class T> inline uint64_t to_bits(T v);
 template <class T> inline T from_bits(uint64_t u);
 template <class T, class F> inline T atomic_cas_loop(T *addr, F f);
+template <class T> inline T atomic_add(T *addr, T v);
+template <class T> inline T atomic_sub(T *addr, T v);
 template <class F> const void *key_of(F f);
 template <class F> inline cudaError_t potential_block(int *min_grid, int *block, int limit, F blocks_at);
 inline cudaError_t symbol_copy(char *sym, size_t size, size_t offset, void *other, size_t bytes,
@@ -769,13 +792,16 @@ template <class T> inline T __ldg(const T *p) { return *p; }
 /* Lets the block's other threads run (a simulated thread is never preempted):
    a spin-wait on another thread of the block must sleep in its loop. */
 inline void __nanosleep(unsigned ns);
-/* The SM clock, in cycles at the rate cudaDevAttrClockRate reports. */
+/* The SM clock, in cycles at the rate cudaDevAttrClockRate reports (1 GHz):
+   a kernel that waits N cycles waits about N / rate seconds, as on a GPU.
+   clock() in a kernel reads the same clock; on the host it stays the C
+   library's processor time ([SECTION: RUNTIME DEFINITIONS]). */
 inline long long clock64();
 /* ---- Atomics on int, unsigned, unsigned long long, long long, float, double:
    one overload per type, as CUDA declares them (so atomicAdd(float *, 1) converts). */
 #define GPUH_IMPL_SIM_ATOMICS(T)                                                                                    \
-    inline T atomicAdd(T *a, T v) { return gpuh_sim_impl::atomic_cas_loop(a, [v](T o) { return static_cast<T>(o + v); }); } \
-    inline T atomicSub(T *a, T v) { return gpuh_sim_impl::atomic_cas_loop(a, [v](T o) { return static_cast<T>(o - v); }); } \
+    inline T atomicAdd(T *a, T v) { return gpuh_sim_impl::atomic_add(a, v); }                                       \
+    inline T atomicSub(T *a, T v) { return gpuh_sim_impl::atomic_sub(a, v); }                                       \
     inline T atomicMin(T *a, T v) { return gpuh_sim_impl::atomic_cas_loop(a, [v](T o) { return v < o ? v : o; }); } \
     inline T atomicMax(T *a, T v) { return gpuh_sim_impl::atomic_cas_loop(a, [v](T o) { return v > o ? v : o; }); } \
     inline T atomicExch(T *a, T v) { return gpuh_sim_impl::atomic_cas_loop(a, [v](T) { return v; }); }          \
@@ -1034,8 +1060,14 @@ struct gpuh_sim_nccl_comm {
 namespace gpuh_sim_impl {
 
 /* ---------------------------------------------------------------------------
-   [SECTION: FIBERS] Context switch between fibers: x86-64 by hand (callee-
-   saved registers, the SSE and x87 control words), ucontext elsewhere. */
+   [SECTION: FIBERS] Context switch between fibers: x86-64 by hand (the
+   callee-saved registers), ucontext elsewhere. The floating-point control
+   words (MXCSR, x87) are not switched: no kernel changes them (CUDA rounds per
+   instruction), and run_blocks sets the defaults once for all the fibers of a
+   CPU worker; loading them at every switch cost more than the rest of it. The
+   switch leaves by an indirect jump, not a return: a return would always be
+   mispredicted (it lands in another fiber than the call it pairs with), and
+   the jump's target repeats (the same resume points, fiber after fiber). */
 #if defined(__x86_64__)
 extern "C" void gpuh_sim_impl_swap(void **save_sp, void *load_sp);
 __asm__(".text\n"
@@ -1043,11 +1075,9 @@ __asm__(".text\n"
         ".type gpuh_sim_impl_swap, @function\n"
         "gpuh_sim_impl_swap:\n"
         "  pushq %rbp\n  pushq %rbx\n  pushq %r12\n  pushq %r13\n  pushq %r14\n  pushq %r15\n"
-        "  subq $8, %rsp\n  stmxcsr (%rsp)\n  fnstcw 4(%rsp)\n"
         "  movq %rsp, (%rdi)\n  movq %rsi, %rsp\n"
-        "  ldmxcsr (%rsp)\n  fldcw 4(%rsp)\n  addq $8, %rsp\n"
         "  popq %r15\n  popq %r14\n  popq %r13\n  popq %r12\n  popq %rbx\n  popq %rbp\n"
-        "  ret\n"
+        "  popq %rcx\n  jmpq *%rcx\n"
         ".size gpuh_sim_impl_swap, .-gpuh_sim_impl_swap\n");
 struct fiber_context {
     void *sp;
@@ -1057,13 +1087,11 @@ inline void fiber_make(fiber_context *c, char *lo, size_t size, void (*entry)())
 {
     uintptr_t top = (reinterpret_cast<uintptr_t>(lo) + size) & ~uintptr_t(15);
     uint64_t *p = reinterpret_cast<uint64_t *>(top);
-    uint32_t csr[2] = {0x1F80u, 0x037Fu}; /* default MXCSR, x87 control word */
-    p[-1] = 0;                            /* entry's return address: never used */
+    p[-1] = 0; /* entry's return address: never used */
     p[-2] = reinterpret_cast<uint64_t>(entry);
     for (int i = 3; i <= 8; ++i)
         p[-i] = 0; /* rbp, rbx, r12-r15 */
-    memcpy(&p[-9], csr, sizeof csr);
-    c->sp = &p[-9];
+    c->sp = &p[-8];
 }
 #else
 struct fiber_context {
@@ -1097,7 +1125,8 @@ struct runner {
     fiber_context ctx;
     char *lo;
     size_t size;
-    int thread; /* the simulated thread it runs, or -1 */
+    size_t color; /* bytes left unused at the top of its stack (see new_runner) */
+    int thread;   /* the simulated thread it runs, or -1 */
     void *asan_fake;
     void *tsan_fiber;
 };
@@ -1109,17 +1138,31 @@ struct lane_op {
     call_site where;
 };
 
-struct launch_job {
+/* What a launch runs: the kernel's name and call site (for messages), its
+   shape, and thunk(closure), which runs one simulated thread. A grid launched
+   from a kernel (dynamic parallelism) is kept as one, its closure a bytewise
+   copy (the arguments as at the launch), with the launching grid until every
+   block of that grid has run (run_children): CUDA lets a child grid run at
+   any time after its launch and only promises that it completes before its
+   parent grid does, so running it after the parent's blocks is one of the
+   schedules a GPU may pick. */
+struct grid_launch {
     const char *kernel, *file;
     int line;
     dim3 grid, block;
     size_t shmem;
     void (*thunk)(const void *closure);
     const void *closure;
+};
+
+struct launch_job : grid_launch {
     uint64_t blocks, chunk;
     std::atomic<uint64_t> next;
     std::atomic<int> failed; /* the first error of a block (a cudaError_t), 0 while none */
     int active;              /* pool threads running its blocks (guarded by the pool's mutex) */
+    int depth;               /* 0 for a grid the host launched; its parent's + 1 for one a kernel did */
+    std::mutex children_m;
+    std::vector<grid_launch> children, tail; /* launched by its threads: they run once its blocks have */
 };
 
 struct block_state {
@@ -1133,6 +1176,8 @@ struct block_state {
     call_site barrier_at[1024];
     int vote[1024];
     lane_op lane[1024];
+    cudaError_t last_error[1024]; /* each thread's, for device code's cudaGetLastError */
+    bool errors_recorded;         /* some last_error[] is set: cleared before the next block */
     unsigned warp_arrived[32];
     uint64_t rng;
 };
@@ -1221,11 +1266,21 @@ inline cudaError_t &last_error()
     static thread_local cudaError_t last = cudaSuccess;
     return last;
 }
-/* Records err as the last error (as the CUDA runtime does) and returns it. */
+inline bool in_kernel();
+inline cudaError_t &device_last_error();
+/* Records err as the last error (as the CUDA runtime does) and returns it:
+   the host thread's, or in a kernel the simulated thread's (device code's
+   cudaGetLastError reads that one). */
 inline cudaError_t record_error(cudaError_t err)
 {
-    if (err != cudaSuccess)
+    if (err == cudaSuccess)
+        return err;
+    if (in_kernel()) {
+        device_last_error() = err;
+        thread_state().w->block->errors_recorded = true;
+    } else {
         last_error() = err;
+    }
     return err;
 }
 /* The name the stand-in headers of sim/include use for it. */
@@ -1281,7 +1336,7 @@ inline void to_scheduler(worker &w, runner *r)
 
 inline void set_thread(thread_view &v, int i)
 {
-    unsigned bx = v.bdim.x, by = v.bdim.y;
+    const unsigned bx = v.bdim.x, by = v.bdim.y;
     v.lin = i;
     v.tid.x = static_cast<unsigned>(i) % bx;
     v.tid.y = static_cast<unsigned>(i) / bx % by;
@@ -1344,12 +1399,19 @@ inline runner *new_runner(worker &w)
     runner *r = new runner();
     r->lo = static_cast<char *>(mem) + guard;
     r->size = size;
+    /* Stacks are page-aligned and equally sized, so without this every
+       fiber's top frames would map to the same cache sets and evict each
+       other at each switch: each starts 17 cache lines further down than the
+       last, in turn over 64 KiB (every set of L1 and of a 1 MiB L2), or over
+       a quarter of a smaller stack. */
+    const size_t span = std::min<size_t>(65536, size / 4) & ~size_t(63);
+    r->color = span > 0 ? w.all.size() * 17 * 64 % span : 0;
     r->thread = -1;
     r->asan_fake = NULL;
 #ifdef GPUH_IMPL_SIM_TSAN
     r->tsan_fiber = __tsan_create_fiber(0);
 #endif
-    fiber_make(&r->ctx, r->lo, r->size, runner_main);
+    fiber_make(&r->ctx, r->lo, r->size - r->color, runner_main);
     w.all.push_back(r);
     return r;
 }
@@ -1368,11 +1430,15 @@ inline void reset_runners(worker &w, block_state &b)
             __tsan_destroy_fiber(r->tsan_fiber); /* and its record of the abandoned calls */
             r->tsan_fiber = __tsan_create_fiber(0);
 #endif
-            fiber_make(&r->ctx, r->lo, r->size, runner_main);
+            fiber_make(&r->ctx, r->lo, r->size - r->color, runner_main);
             w.free_list.push_back(r);
         }
     }
 }
+
+/* Whether two call sites' names (__FILE__, a barrier's name) are the same:
+   mostly the same literal, so the pointers decide without a strcmp. */
+inline bool same_text(const char *a, const char *b) { return a == b || strcmp(a, b) == 0; }
 
 inline uint64_t next_random(uint64_t &s)
 {
@@ -1424,7 +1490,7 @@ inline void report_divergence(worker &w, block_state &b)
             continue;
         const bool same = warp ? b.state[i] == T_WARP && b.lane[i].op == b.lane[waiter].op && b.lane[i].mask == mask
                                : b.state[i] == T_BARRIER && b.barrier_at[i].line == s.line &&
-                                     strcmp(b.barrier_at[i].file, s.file) == 0;
+                                     same_text(b.barrier_at[i].file, s.file);
         if (!same)
             other = i;
     }
@@ -1475,6 +1541,11 @@ inline cudaError_t run_block(worker &w, launch_job &job, uint64_t linear)
     }
     for (int i = 0; i < 32; ++i)
         b.warp_arrived[i] = 0;
+    if (b.errors_recorded) { /* rare: only a kernel whose launches or runtime calls failed */
+        for (int i = 0; i < 1024; ++i)
+            b.last_error[i] = cudaSuccess;
+        b.errors_recorded = false;
+    }
     for (;;) {
         if (schedule == 2)
             for (int i = n - 1; i > 0; --i)
@@ -1610,9 +1681,23 @@ inline void fail_launch(launch_job &job, cudaError_t err)
     }
 }
 
+/* The floating-point environment kernels run in, whatever the host thread's
+   is: round to nearest, exceptions masked (a GPU rounds per instruction and
+   traps on nothing). The thread's own environment comes back at the end. */
+struct default_fp_env {
+    fenv_t saved;
+    default_fp_env()
+    {
+        fegetenv(&saved);
+        fesetenv(FE_DFL_ENV);
+    }
+    ~default_fp_env() { fesetenv(&saved); }
+};
+
 /* Runs blocks of job until none is left (every worker and the launching thread). */
 inline void run_blocks(launch_job &job)
 {
+    const default_fp_env fp_env;
     worker &w = this_worker();
     thread_view &v = thread_state();
     v.bdim = job.block;
@@ -1797,9 +1882,20 @@ enum { SHMEM_DEFAULT = 48 * 1024, SHMEM_OPTIN = 227 * 1024, SMS_SHMEM = 228 * 10
 inline cudaError_t check_stream(cudaStream_t s);
 inline bool run_cooperative_if_asked(launch_job &job); /* in [SECTION: LAUNCH CHECKS] */
 
-/* Checks a launch as CUDA 13 does and runs it: every block to completion. */
+/* CUDA's limit on how deep launches from kernels nest (a grid the host
+   launched is at depth 0). */
+enum { MAX_LAUNCH_DEPTH = 24 };
+
+inline void run_grid(const grid_launch &g, int depth);
+inline void keep_child_launch(const grid_launch &g, cudaStream_t stream, size_t closure_bytes);
+
+/* Checks a launch as CUDA 13 does and runs it: every block to completion,
+   then the grids its threads launched. A launch from a kernel is checked the
+   same way and kept for later (keep_child_launch). closure_bytes: the size of
+   *closure, which a launch from a kernel copies. */
 inline void launch(const char *kernel, const char *file, int line, const void *key, dim3 grid, dim3 block,
-                   size_t shmem, cudaStream_t stream, void (*thunk)(const void *), const void *closure)
+                   size_t shmem, cudaStream_t stream, void (*thunk)(const void *), const void *closure,
+                   size_t closure_bytes)
 {
     static std::once_flag once;
 #ifdef GPUH_IMPL_SIM_ASAN
@@ -1837,24 +1933,72 @@ inline void launch(const char *kernel, const char *file, int line, const void *k
         record_error(cudaErrorInvalidValue);
         return;
     }
+    const grid_launch g = {kernel, file, line, grid, block, shmem, thunk, closure};
+    if (in_kernel())
+        keep_child_launch(g, stream, closure_bytes);
+    else
+        run_grid(g, 0);
+}
+
+/* Runs the children a grid's threads launched, in the order they launched
+   them (launches into one stream run in that order on a GPU too; grids in
+   different streams may run in any order), then its tail launches, which
+   CUDA starts once the grid and all the work it launched are complete. Each
+   child runs its own children before the next starts. A child is skipped
+   once the context has a sticky error or the parent failed. */
+inline void run_children(launch_job &job)
+{
+    for (int tail = 0; tail < 2; ++tail) {
+        std::vector<grid_launch> &list = tail ? job.tail : job.children;
+        for (size_t i = 0; i < list.size(); ++i) {
+            if (job.failed.load() == 0 && sticky() == cudaSuccess)
+                run_grid(list[i], job.depth + 1);
+            free(const_cast<void *>(list[i].closure)); /* keep_child_launch's copy */
+        }
+        list.clear();
+    }
+}
+
+/* Runs a checked launch: every block, then its children; a failure is the
+   launching host thread's last error. */
+inline void run_grid(const grid_launch &g, int depth)
+{
     launch_job job;
-    job.kernel = kernel;
-    job.file = file;
-    job.line = line;
-    job.grid = grid;
-    job.block = block;
-    job.shmem = shmem;
-    job.thunk = thunk;
-    job.closure = closure;
-    job.blocks = static_cast<uint64_t>(grid.x) * grid.y * grid.z;
+    static_cast<grid_launch &>(job) = g;
+    job.blocks = static_cast<uint64_t>(g.grid.x) * g.grid.y * g.grid.z;
     job.chunk = std::max<uint64_t>(1, job.blocks / (static_cast<uint64_t>(runtime_state().threads) * 16));
     job.next.store(0);
     job.failed.store(0);
     job.active = 0;
+    job.depth = depth;
     if (!run_cooperative_if_asked(job)) /* cudaLaunchCooperativeKernel: every block at once */
         host_threads().run(job);
+    run_children(job);
     if (job.failed.load() != 0) /* the launching thread's last error, whichever thread ran the block */
         record_error(static_cast<cudaError_t>(job.failed.load()));
+}
+
+/* A launch from a kernel, already checked: copied (the closure holds the
+   arguments as at the launch) onto the running grid's list of children, or of
+   tail launches for cudaStreamTailLaunch. A launch nested deeper than CUDA
+   allows is the launching thread's error cudaErrorLaunchMaxDepthExceeded. */
+inline void keep_child_launch(const grid_launch &g, cudaStream_t stream, size_t closure_bytes)
+{
+    launch_job &parent = *thread_state().w->job;
+    if (parent.depth + 1 > MAX_LAUNCH_DEPTH) {
+        record_error(cudaErrorLaunchMaxDepthExceeded);
+        return;
+    }
+    void *copy = NULL;
+    if (posix_memalign(&copy, 64, std::max<size_t>(closure_bytes, 1)) != 0) {
+        record_error(cudaErrorMemoryAllocation);
+        return;
+    }
+    memcpy(copy, g.closure, closure_bytes);
+    grid_launch c = g;
+    c.closure = copy;
+    std::lock_guard<std::mutex> lock(parent.children_m);
+    (stream == cudaStreamTailLaunch ? parent.tail : parent.children).push_back(c);
 }
 
 template <class L> void call_closure(const void *closure) { (*static_cast<const L *>(closure))(); }
@@ -1952,7 +2096,8 @@ void launch_call(const char *name, const char *file, int line, dim3 grid, dim3 b
     if (!launch_allowed(name, file, line, ptrs, static_cast<int>(sizeof...(P))))
         return;
     auto body = [=]() { kernel_args<P...>::call(kernel, args...); };
-    launch(name, file, line, key_of(kernel), grid, block, shmem, stream, &call_closure<decltype(body)>, &body);
+    launch(name, file, line, key_of(kernel), grid, block, shmem, stream, &call_closure<decltype(body)>, &body,
+           sizeof body);
 }
 
 /* ---------------------------------------------------------------------------
@@ -1973,8 +2118,8 @@ inline int sync_block(const char *what, const char *file, int line, int vote)
         bool same = true;
         int votes = 0;
         for (int i = 0; i < b.n; ++i) {
-            same = same && b.barrier_at[i].line == line && strcmp(b.barrier_at[i].what, what) == 0 &&
-                   strcmp(b.barrier_at[i].file, file) == 0;
+            same = same && b.barrier_at[i].line == line && same_text(b.barrier_at[i].what, what) &&
+                   same_text(b.barrier_at[i].file, file);
             votes += b.vote[i] != 0;
         }
         if (same) { /* everyone is here: release the block */
@@ -2080,7 +2225,28 @@ template <class T> inline T shfl(const char *what, int op, const char *file, int
     return from_bits<T>(warp_op(op, what, file, line, mask, to_bits(v), p, width));
 }
 
-/* Atomics: GCC/Clang builtins on integers, compare-and-swap loops on floats. */
+/* Atomics: GCC/Clang builtins on integers, compare-and-swap loops on floats
+   (and for min, max and the others, which have no builtin). */
+typedef std::true_type integer_atomic;
+typedef std::false_type float_atomic;
+template <class T> inline T atomic_add_of(T *addr, T v, integer_atomic) { return __atomic_fetch_add(addr, v, __ATOMIC_SEQ_CST); }
+template <class T> inline T atomic_sub_of(T *addr, T v, integer_atomic) { return __atomic_fetch_sub(addr, v, __ATOMIC_SEQ_CST); }
+template <class T> inline T atomic_add_of(T *addr, T v, float_atomic)
+{
+    return atomic_cas_loop(addr, [v](T o) { return static_cast<T>(o + v); });
+}
+template <class T> inline T atomic_sub_of(T *addr, T v, float_atomic)
+{
+    return atomic_cas_loop(addr, [v](T o) { return static_cast<T>(o - v); });
+}
+template <class T> inline T atomic_add(T *addr, T v)
+{
+    return atomic_add_of(addr, v, std::integral_constant<bool, std::is_integral<T>::value>());
+}
+template <class T> inline T atomic_sub(T *addr, T v)
+{
+    return atomic_sub_of(addr, v, std::integral_constant<bool, std::is_integral<T>::value>());
+}
 template <class T, class F> inline T atomic_cas_loop(T *addr, F f)
 {
     typedef typename std::conditional<sizeof(T) == 4, uint32_t, uint64_t>::type U;
@@ -2158,14 +2324,19 @@ inline bool range_inside(const alloc_info *a, uintptr_t base, const void *p, siz
    made-up handle is recorded and returned as cudaErrorInvalidResourceHandle. */
 inline cudaError_t check_stream(cudaStream_t s)
 {
-    if (s == NULL)
+    if (s == NULL || s == cudaStreamLegacy || s == cudaStreamPerThread)
+        return cudaSuccess; /* the default stream: work runs in order when issued */
+    if ((s == cudaStreamTailLaunch || s == cudaStreamFireAndForget) && in_kernel())
         return cudaSuccess;
-    std::lock_guard<std::mutex> g(runtime_state().m);
-    if (runtime_state().streams.count(s) != 0)
-        return cudaSuccess;
-    last_error() = cudaErrorInvalidResourceHandle;
-    return cudaErrorInvalidResourceHandle;
+    {
+        std::lock_guard<std::mutex> g(runtime_state().m);
+        if (runtime_state().streams.count(s) != 0)
+            return cudaSuccess;
+    }
+    return record_error(cudaErrorInvalidResourceHandle);
 }
+/* Whether s is one of the special handles, which point at no stream object. */
+inline bool special_stream(cudaStream_t s) { return reinterpret_cast<uintptr_t>(s) <= 4; }
 /* The same for an event; NULL is no event. */
 inline cudaError_t check_event(cudaEvent_t e)
 {
@@ -2197,9 +2368,18 @@ inline cudaError_t allocate(void **p, size_t bytes, enum cudaMemoryType type)
             return cudaErrorMemoryAllocation;
         }
     }
+    /* An array of 2 MiB or more starts on a 2 MiB boundary and asks for huge
+       pages: a kernel whose threads each stride across it (a grid-stride
+       loop, run one simulated thread after another) otherwise misses the TLB
+       at nearly every access. */
+    const size_t huge = size_t(2) << 20;
     void *mem = NULL;
-    if (posix_memalign(&mem, 256, bytes) != 0 || mem == NULL)
+    if (posix_memalign(&mem, bytes >= huge ? huge : 256, bytes) != 0 || mem == NULL)
         return record_error(cudaErrorMemoryAllocation);
+#ifdef MADV_HUGEPAGE
+    if (bytes >= huge)
+        madvise(mem, (bytes + 4095) & ~size_t(4095), MADV_HUGEPAGE); /* advice: its failure changes nothing */
+#endif
     std::lock_guard<std::mutex> g(runtime_state().m);
     alloc_info info = {bytes, type, true};
     runtime_state().allocs[reinterpret_cast<uintptr_t>(mem)] = info;
@@ -2277,6 +2457,13 @@ inline void format_where(char *buf, size_t cap)
              v.tid.z);
 }
 
+/* The calling simulated thread's last error (in a kernel only). */
+inline cudaError_t &device_last_error()
+{
+    const thread_view &v = thread_state();
+    return v.w->block->last_error[v.lin];
+}
+
 /* Ends the running launch from inside a kernel with err (sticky, as a GPU
    fault is): the block stops where it is, no other block starts. */
 [[noreturn]] inline void kill_launch(cudaError_t err)
@@ -2295,25 +2482,28 @@ inline void format_where(char *buf, size_t cap)
     abort();
 }
 
+/* Ends the launch with a message when a kernel calls a runtime function that
+   device code cannot call; why: the reason, for the message. */
+inline void refuse_in_kernel(const char *call, const char *why)
+{
+    char where[96];
+    format_where(where, sizeof where);
+    fprintf(stderr, "gpuh sim: %s called in kernel %s (%s): %s; the launch fails with cudaErrorNotSupported\n",
+            call, thread_state().w->job->kernel, where, why);
+    kill_launch(cudaErrorNotSupported);
+}
+
 template <class F, class... B> inline void expr_call(const F &call, B... b) { call(b.get()...); }
 
-/* Every launch goes through here first: a launch from inside a kernel
-   (dynamic parallelism, not simulated) ends the parent launch with a message;
-   a pointer argument that no allocation, registration or global variable of
-   the program holds (a host pointer, on a GPU an illegal address) is
-   reported with the kernel, the argument's position and the pointer, and the
-   launch fails with cudaErrorIllegalAddress. */
+/* Every launch goes through here first: a pointer argument that no
+   allocation, registration or global variable of the program holds (a host
+   pointer, on a GPU an illegal address; from a kernel, also a pointer to the
+   launching thread's local or shared memory, which CUDA forbids passing to a
+   child) is reported with the kernel, the argument's position and the
+   pointer, and the launch fails with cudaErrorIllegalAddress (from a kernel:
+   the launching grid fails with it). */
 inline bool launch_allowed(const char *kernel, const char *file, int line, const void *const *ptrs, int n)
 {
-    if (in_kernel()) {
-        char where[96];
-        format_where(where, sizeof where);
-        fprintf(stderr,
-                "gpuh sim: kernel %s launched at %s:%d from inside kernel %s (%s): dynamic parallelism is not "
-                "simulated; the launch fails with cudaErrorNotSupported\n",
-                kernel, file, line, thread_state().w->job->kernel, where);
-        kill_launch(cudaErrorNotSupported);
-    }
     extern char __executable_start[] __attribute__((weak)), _end[] __attribute__((weak));
     for (int i = 0; i < n; ++i) {
         const char *p = static_cast<const char *>(ptrs[i]);
@@ -2334,6 +2524,8 @@ inline bool launch_allowed(const char *kernel, const char *file, int line, const
                 "cudaMallocManaged, cudaMallocHost/cudaHostAlloc or cudaHostRegister gave (a host pointer: on a GPU "
                 "an illegal address); the launch fails with cudaErrorIllegalAddress\n",
                 kernel, file, line, i + 1, static_cast<const void *>(p));
+        if (in_kernel())
+            kill_launch(cudaErrorIllegalAddress);
         {
             std::lock_guard<std::mutex> g(runtime_state().m);
             runtime_state().sticky = cudaErrorIllegalAddress;
@@ -2377,7 +2569,7 @@ void launch_expr(const char *name, const char *file, int line, dim3 grid, dim3 b
     if (!launch_allowed(name, file, line, ptrs, static_cast<int>(sizeof...(A))))
         return;
     auto body = [=]() { expr_call(call, arg_bytes<A>(args)...); };
-    launch(name, file, line, NULL, grid, block, shmem, stream, &call_closure<decltype(body)>, &body);
+    launch(name, file, line, NULL, grid, block, shmem, stream, &call_closure<decltype(body)>, &body, sizeof body);
 }
 
 /* ---- Cooperative launches (cudaLaunchCooperativeKernel): every block of
@@ -2487,7 +2679,7 @@ inline bool release_converged(block_state &b)
             for (int j = k; j < lanes; ++j) {
                 const lane_op &o = b.lane[base + j];
                 if (b.state[base + j] == T_WARP && o.op == W_CONVERGE && o.where.line == a.where.line &&
-                    strcmp(o.where.file, a.where.file) == 0)
+                    same_text(o.where.file, a.where.file))
                     mask |= 1u << j;
             }
             for (int j = k; j < lanes; ++j)
@@ -2962,11 +3154,14 @@ inline double normal(unsigned long long seed, unsigned long long i)
 GPUH_IMPL_SIM_API cudaError_t cudaGetLastError(void)
 {
     const cudaError_t e = cudaPeekAtLastError();
-    gpuh_sim_impl::last_error() = cudaSuccess;
+    (gpuh_sim_impl::in_kernel() ? gpuh_sim_impl::device_last_error() : gpuh_sim_impl::last_error()) = cudaSuccess;
     return e;
 }
+/* In a kernel: the calling thread's last error (a launch it made that was refused). */
 GPUH_IMPL_SIM_API cudaError_t cudaPeekAtLastError(void)
 {
+    if (gpuh_sim_impl::in_kernel())
+        return gpuh_sim_impl::device_last_error();
     const cudaError_t e = gpuh_sim_impl::last_error();
     return e != cudaSuccess ? e : gpuh_sim_impl::sticky();
 }
@@ -2979,7 +3174,7 @@ GPUH_IMPL_SIM_API const char *cudaGetErrorName(cudaError_t err)
         GPUH_IMPL_SIM_NAME(cudaErrorInitializationError) GPUH_IMPL_SIM_NAME(cudaErrorInvalidConfiguration)
         GPUH_IMPL_SIM_NAME(cudaErrorInvalidSymbol) GPUH_IMPL_SIM_NAME(cudaErrorInvalidDevicePointer)
         GPUH_IMPL_SIM_NAME(cudaErrorInvalidMemcpyDirection) GPUH_IMPL_SIM_NAME(cudaErrorInsufficientDriver)
-        GPUH_IMPL_SIM_NAME(cudaErrorInvalidDeviceFunction) GPUH_IMPL_SIM_NAME(cudaErrorNoDevice)
+        GPUH_IMPL_SIM_NAME(cudaErrorLaunchMaxDepthExceeded) GPUH_IMPL_SIM_NAME(cudaErrorInvalidDeviceFunction) GPUH_IMPL_SIM_NAME(cudaErrorNoDevice)
         GPUH_IMPL_SIM_NAME(cudaErrorInvalidDevice) GPUH_IMPL_SIM_NAME(cudaErrorNoKernelImageForDevice)
         GPUH_IMPL_SIM_NAME(cudaErrorECCUncorrectable) GPUH_IMPL_SIM_NAME(cudaErrorInvalidResourceHandle)
         GPUH_IMPL_SIM_NAME(cudaErrorNotReady) GPUH_IMPL_SIM_NAME(cudaErrorIllegalAddress)
@@ -3031,7 +3226,16 @@ GPUH_IMPL_SIM_API cudaError_t cudaSetDevice(int device)
     gpuh_sim_impl::current_device() = device;
     return gpuh_sim_impl::sticky();
 }
-GPUH_IMPL_SIM_API cudaError_t cudaDeviceSynchronize(void) { return gpuh_sim_impl::sticky(); }
+/* In a kernel: refused with a message, the launch fails with
+   cudaErrorNotSupported (CUDA 12 removed it from device code). */
+GPUH_IMPL_SIM_API cudaError_t cudaDeviceSynchronize(void)
+{
+    if (gpuh_sim_impl::in_kernel())
+        gpuh_sim_impl::refuse_in_kernel("cudaDeviceSynchronize()",
+                                        "CUDA 12 removed it from device code (a parent grid does not wait for the "
+                                        "grids it launches; they complete before it does)");
+    return gpuh_sim_impl::sticky();
+}
 /* Frees every allocation and clears the sticky error, as a new context would. */
 GPUH_IMPL_SIM_API cudaError_t cudaDeviceReset(void)
 {
@@ -3375,9 +3579,11 @@ GPUH_IMPL_SIM_API cudaError_t cudaMemPrefetchAsync(const void *p, size_t bytes, 
     }
     return cudaSuccess;
 }
+/* In a kernel, flags must be cudaStreamNonBlocking, as CUDA's device runtime
+   requires. */
 GPUH_IMPL_SIM_API cudaError_t cudaStreamCreateWithPriority(cudaStream_t *s, unsigned int flags, int priority)
 {
-    if (s == NULL || flags > cudaStreamNonBlocking)
+    if (s == NULL || flags > cudaStreamNonBlocking || (flags != cudaStreamNonBlocking && gpuh_sim_impl::in_kernel()))
         return gpuh_sim_impl::record_error(cudaErrorInvalidValue);
     *s = new CUstream_st();
     (*s)->flags = flags;
@@ -3397,7 +3603,7 @@ GPUH_IMPL_SIM_API cudaError_t cudaStreamGetFlags(cudaStream_t s, unsigned int *f
         return gpuh_sim_impl::record_error(cudaErrorInvalidValue);
     if (gpuh_sim_impl::check_stream(s) != cudaSuccess)
         return cudaErrorInvalidResourceHandle;
-    *flags = s ? s->flags : 0;
+    *flags = gpuh_sim_impl::special_stream(s) ? 0 : s->flags;
     return cudaSuccess;
 }
 GPUH_IMPL_SIM_API cudaError_t cudaStreamGetPriority(cudaStream_t s, int *priority)
@@ -3406,7 +3612,7 @@ GPUH_IMPL_SIM_API cudaError_t cudaStreamGetPriority(cudaStream_t s, int *priorit
         return gpuh_sim_impl::record_error(cudaErrorInvalidValue);
     if (gpuh_sim_impl::check_stream(s) != cudaSuccess)
         return cudaErrorInvalidResourceHandle;
-    *priority = s ? s->priority : 0;
+    *priority = gpuh_sim_impl::special_stream(s) ? 0 : s->priority;
     return cudaSuccess;
 }
 /* A handle destroyed twice (through a copy of it) or never made is refused:
@@ -4016,6 +4222,21 @@ inline long long clock64()
                                       std::chrono::steady_clock::now().time_since_epoch())
                                       .count());
 }
+/* clock(): in a kernel, the SM clock (clock64()'s cycles, as CUDA's device
+   clock() counts them); on the host, the C library's processor time, which
+   this definition computes as glibc does, since it takes the C library's
+   place for the whole program (as __assert_fail's below does). */
+extern "C" __attribute__((weak)) clock_t clock(void) noexcept
+{
+    if (gpuh_sim_impl::in_kernel())
+        return static_cast<clock_t>(clock64());
+    struct timespec t;
+    if (clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t) != 0)
+        return static_cast<clock_t>(-1);
+    return static_cast<clock_t>(t.tv_sec) * CLOCKS_PER_SEC +
+           static_cast<clock_t>(t.tv_nsec / (1000000000 / CLOCKS_PER_SEC));
+}
+
 /* A failed assert(): in a kernel, CUDA prints the assertion with the block
    and thread and fails the launch with cudaErrorAssert (sticky); on the host,
    the C library's behaviour (message, abort). This definition takes the C

@@ -1,7 +1,9 @@
 # CUDA programs as people write them, on the simulator (included from the tests
 # block of CMakeLists.txt), each built by tools/gpuh-simcc as a user would:
 #   sim.cuda                 tests/test_sim_cuda.cu (label sim; the same file runs on a GPU as gpu.sim_cuda)
-#   sim.cuda.hostptr/.assert/.dp   its diagnostics: the message and the launch's error
+#   sim.cuda.hostptr/.assert   its diagnostics: the message and the launch's error
+#   sim.cdp, sim.cdp.sync    tests/test_sim_cdp.cu: launches from kernels (the same file runs on a
+#                            GPU as gpu.sim_cdp); cudaDeviceSynchronize in a kernel refused
 #   sim.bf16                 tests/test_sim_bf16.cu: <cuda_bf16.h>'s conversions and arithmetic, bit for bit
 #   sim.arch[.reverse]       tests/test_sim_arch.cu: __CUDA_ARCH__ as nvcc's passes see it, warp
 #                            reductions, cuda::barrier, cuda::pipeline, the pipeline primitives
@@ -12,6 +14,9 @@
 #                            tests/samples/run.sh PATH-TO-cuda-samples)
 gpuh_program(test_sim_cuda_gpu tests/test_sim_cuda.cu)
 gpuh_add_test(gpu.sim_cuda gpu test_sim_cuda_gpu)
+gpuh_program(test_sim_cdp_gpu tests/test_sim_cdp.cu) # dynamic parallelism: relocatable device code (CMake links cudadevrt)
+set_target_properties(test_sim_cdp_gpu PROPERTIES CUDA_SEPARABLE_COMPILATION ON)
+gpuh_add_test(gpu.sim_cdp gpu test_sim_cdp_gpu)
 
 if(NOT GPUH_BUILD_SIM)
   return()
@@ -41,8 +46,12 @@ gpuh_sim_test(sim.cuda.hostptr ${sim_cuda} ARGS hostptr EXPECT
   "kernel write_kernel launched at [^\n]*test_sim_cuda.cu:[0-9]+: argument 1 is the pointer 0x[0-9a-f]+, [^\n]*illegal address.*hostptr: cudaErrorIllegalAddress")
 gpuh_sim_test(sim.cuda.assert ${sim_cuda} ARGS assert EXPECT
   "test_sim_cuda.cu:[0-9]+: [^\n]*assert_kernel[^\n]*: block: \\[1,0,0\\], thread: \\[5,0,0\\] Assertion [^\n]* failed.*assert: cudaErrorAssert")
-gpuh_sim_test(sim.cuda.dp ${sim_cuda} ARGS dp EXPECT
-  "kernel child_kernel launched at [^\n]* from inside kernel parent_kernel [^\n]*dynamic parallelism is not simulated.*dp: cudaErrorNotSupported")
+gpuh_simcc_program(sim_cdp SOURCES ${src}/tests/test_sim_cdp.cu FLAGS ${gpuh_c_warnings})
+set(sim_cdp ${CMAKE_CURRENT_BINARY_DIR}/sim_cdp${CMAKE_EXECUTABLE_SUFFIX})
+gpuh_sim_test(sim.cdp ${sim_cdp})
+gpuh_sim_test(sim.cdp.reverse ${sim_cdp} ENV GPUH_SIM_SCHEDULE=reverse)
+gpuh_sim_test(sim.cdp.sync ${sim_cdp} ARGS sync EXPECT
+  "cudaDeviceSynchronize\\(\\) called in kernel sync_parent_kernel \\(block \\(0, 0, 0\\), thread \\(0, 0, 0\\)\\): CUDA 12 removed it from device code.*sync: cudaErrorNotSupported")
 
 # bfloat16 (<cuda_bf16.h>): rounding bit for bit against integer and float64 references.
 gpuh_simcc_program(sim_bf16 SOURCES ${src}/tests/test_sim_bf16.cu FLAGS -I${src} ${gpuh_c_warnings})

@@ -6,8 +6,9 @@
      test_sim_cuda            every portable case; exit 1 on a failure, 77 with no device
      test_sim_cuda hostptr    a malloc'd pointer given to a kernel (simulator: reported, launch fails)
      test_sim_cuda assert     a failing device assert(): cudaErrorAssert, block and thread printed
-     test_sim_cuda dp         a launch from inside a kernel (simulator: reported, launch fails) */
+   Launches from kernels (dynamic parallelism): tests/test_sim_cdp.cu. */
 #include <cassert>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -21,19 +22,7 @@
 #include <cuda_runtime.h>
 namespace cg = cooperative_groups;
 
-static int failures = 0;
-#define CHECK(cond, ...)                                                                                               \
-    do {                                                                                                               \
-        if (!(cond)) {                                                                                                 \
-            printf("FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond);                                                     \
-            printf(__VA_ARGS__);                                                                                       \
-            printf("\n");                                                                                              \
-            ++failures;                                                                                                \
-        }                                                                                                              \
-    } while (0)
-#define CUDA_OK(call) CHECK((call) == cudaSuccess, "%s", cudaGetErrorName(cudaGetLastError()))
-
-static std::mt19937 rng(std::random_device{}());
+#include "test_sim_check.h"
 
 /* ---- cudaMemcpyToSymbol / FromSymbol into __constant__ and __device__ variables. */
 __constant__ float c_table[37];
@@ -489,6 +478,40 @@ static void test_half()
     CUDA_OK(cudaFree(d));
 }
 
+/* ---- clock() and clock64() in device code count cycles at the rate
+   cudaDevAttrClockRate reports: a kernel that waits for 30 ms worth of them
+   takes about 30 ms (a GPU may run faster than the rate it reports, so only
+   an order of magnitude is checked). */
+__global__ void clock_wait_kernel(long long cycles, long long *g_waited)
+{
+    const clock_t start = clock();
+    const long long start64 = clock64();
+    while (static_cast<long long>(clock() - start) < cycles) {
+    }
+    while (clock64() - start64 < cycles) {
+    }
+    *g_waited = clock64() - start64;
+}
+static void test_clock()
+{
+    int rate_khz = 0;
+    CUDA_OK(cudaDeviceGetAttribute(&rate_khz, cudaDevAttrClockRate, 0));
+    CHECK(rate_khz > 0, "cudaDevAttrClockRate %d kHz", rate_khz);
+    const long long cycles = 30LL * rate_khz; /* 30 ms */
+    long long *d = NULL, waited = 0;
+    CUDA_OK(cudaMalloc(&d, sizeof(long long)));
+    clock_wait_kernel<<<1, 1>>>(cycles / 1000, d); /* warm-up */
+    CUDA_OK(cudaDeviceSynchronize());
+    const auto t0 = std::chrono::steady_clock::now();
+    clock_wait_kernel<<<1, 1>>>(cycles, d);
+    CUDA_OK(cudaDeviceSynchronize());
+    const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    CUDA_OK(cudaMemcpy(&waited, d, sizeof waited, cudaMemcpyDeviceToHost));
+    CHECK(waited >= cycles, "clock64 advanced %lld cycles, at least %lld expected", waited, cycles);
+    CHECK(ms > 5.0 && ms < 3000.0, "waiting 30 ms of clock cycles at %d kHz took %.1f ms", rate_khz, ms);
+    CUDA_OK(cudaFree(d));
+}
+
 /* ---- Diagnostics, each in a process of its own (they leave a sticky error). */
 __global__ void write_kernel(float *p) { p[threadIdx.x] = 1.0f; }
 __global__ void assert_kernel(int *p)
@@ -496,14 +519,6 @@ __global__ void assert_kernel(int *p)
     assert(!(blockIdx.x == 1 && threadIdx.x == 5));
     p[blockIdx.x * blockDim.x + threadIdx.x] = 1;
 }
-#ifndef __CUDACC__
-__global__ void child_kernel(int *p) { p[0] = 1; }
-__global__ void parent_kernel(int *p)
-{
-    if (threadIdx.x == 0)
-        child_kernel<<<1, 1>>>(p);
-}
-#endif
 
 static int diagnostic(const char *what)
 {
@@ -525,18 +540,6 @@ static int diagnostic(const char *what)
         printf("assert: %s\n", cudaGetErrorName(e));
         return e == cudaErrorAssert ? 0 : 1;
     }
-#ifndef __CUDACC__
-    if (strcmp(what, "dp") == 0) {
-        int *d;
-        cudaMalloc(&d, sizeof(int));
-        parent_kernel<<<1, 32>>>(d);
-        cudaError_t e = cudaDeviceSynchronize();
-        if (e == cudaSuccess)
-            e = cudaGetLastError();
-        printf("dp: %s\n", cudaGetErrorName(e));
-        return e == cudaErrorNotSupported ? 0 : 1;
-    }
-#endif
     printf("unknown case %s\n", what);
     return 2;
 }
@@ -559,6 +562,7 @@ int main(int argc, char **argv)
     test_groups();
     test_textures();
     test_half();
+    test_clock();
     printf("test_sim_cuda: %s (%d failures)\n", failures ? "FAIL" : "PASS", failures);
     return failures ? 1 : 0;
 }
