@@ -738,8 +738,6 @@ template <int N> struct thread_state_holder {
 };
 template <int N> thread_local thread_view thread_state_holder<N>::v;
 inline thread_view &thread_state() { return thread_state_holder<0>::v; }
-/* The name the stand-in headers of sim/include use for it. */
-inline thread_view &tls() { return thread_state(); }
 template <class T> inline uint64_t to_bits(T v);
 template <class T> inline T from_bits(uint64_t u);
 template <class T, class F> inline T atomic_cas_loop(T *addr, F f);
@@ -1283,8 +1281,6 @@ inline cudaError_t record_error(cudaError_t err)
     }
     return err;
 }
-/* The name the stand-in headers of sim/include use for it. */
-inline cudaError_t ret(cudaError_t err) { return record_error(err); }
 /* The sticky error, if a kernel has failed: every later call returns it. */
 inline cudaError_t sticky()
 {

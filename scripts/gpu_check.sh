@@ -41,8 +41,8 @@ else
 fi
 
 examples=(01_thread_hierarchy 02_device_list 03_vector_add_four_ways 04_reduction 05_matmul_naive_vs_tiled
-          06_row_norms 07_from_c 08_reduction_ladder 09_stream_timeline 10_sgemm_ladder 13_dense_network
-          14_data_parallel)
+          06_row_norms 07_from_c 08_reduction_ladder 09_stream_timeline 10_sgemm_ladder 11_hgemm_ladder
+          12_mixed_precision 13_dense_network 14_data_parallel)
 if [ $tests = 1 ]; then
   # Every test and example through CTest; on a GPU machine nothing may skip.
   t0=$SECONDS

@@ -31,7 +31,7 @@
 
 namespace cooperative_groups {
 namespace details {
-inline gpuh_sim_impl::thread_view &me() { return gpuh_sim_impl::tls(); }
+inline gpuh_sim_impl::thread_view &me() { return gpuh_sim_impl::thread_state(); }
 inline unsigned lane() { return static_cast<unsigned>(me().lin) % 32u; }
 /* Index of the n-th set bit of m (n counted from 0). */
 inline unsigned nth_bit(unsigned m, unsigned n)

@@ -51,7 +51,7 @@ inline cudaError_t cudaStreamAttachMemAsync(cudaStream_t, void *ptr, size_t leng
 {
     (void)length;
     if (ptr == NULL || (flags != cudaMemAttachGlobal && flags != cudaMemAttachHost && flags != 0x04))
-        return gpuh_sim_impl::ret(cudaErrorInvalidValue);
+        return gpuh_sim_impl::record_error(cudaErrorInvalidValue);
     return cudaSuccess;
 }
 inline cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event)
@@ -90,14 +90,14 @@ template <class T> inline cudaError_t cudaMemcpyFromSymbolAsync(void *dst, const
 template <class T> inline cudaError_t cudaGetSymbolAddress(void **p, const T &symbol)
 {
     if (p == NULL)
-        return gpuh_sim_impl::ret(cudaErrorInvalidValue);
+        return gpuh_sim_impl::record_error(cudaErrorInvalidValue);
     *p = const_cast<void *>(static_cast<const void *>(&symbol));
     return cudaSuccess;
 }
 template <class T> inline cudaError_t cudaGetSymbolSize(size_t *size, const T &)
 {
     if (size == NULL)
-        return gpuh_sim_impl::ret(cudaErrorInvalidValue);
+        return gpuh_sim_impl::record_error(cudaErrorInvalidValue);
     *size = sizeof(T);
     return cudaSuccess;
 }
@@ -147,14 +147,14 @@ inline unsigned &device_flags()
 inline cudaError_t cudaSetDeviceFlags(unsigned int flags)
 {
     if (flags & ~0x1fu)
-        return gpuh_sim_impl::ret(cudaErrorInvalidValue);
+        return gpuh_sim_impl::record_error(cudaErrorInvalidValue);
     gpuh_sim_impl::device_flags() = flags;
     return cudaSuccess;
 }
 inline cudaError_t cudaGetDeviceFlags(unsigned int *flags)
 {
     if (flags == NULL)
-        return gpuh_sim_impl::ret(cudaErrorInvalidValue);
+        return gpuh_sim_impl::record_error(cudaErrorInvalidValue);
     *flags = gpuh_sim_impl::device_flags() | cudaDeviceMapHost;
     return cudaSuccess;
 }
@@ -162,7 +162,7 @@ inline cudaError_t cudaSetValidDevices(int *, int) { return cudaSuccess; }
 inline cudaError_t cudaChooseDevice(int *device, const struct cudaDeviceProp *)
 {
     if (device == NULL)
-        return gpuh_sim_impl::ret(cudaErrorInvalidValue);
+        return gpuh_sim_impl::record_error(cudaErrorInvalidValue);
     *device = 0;
     return cudaSuccess;
 }
@@ -189,14 +189,14 @@ inline size_t *limits()
 inline cudaError_t cudaDeviceSetLimit(enum cudaLimit limit, size_t value)
 {
     if (static_cast<unsigned>(limit) > 6u)
-        return gpuh_sim_impl::ret(cudaErrorInvalidValue);
+        return gpuh_sim_impl::record_error(cudaErrorInvalidValue);
     gpuh_sim_impl::limits()[limit] = value;
     return cudaSuccess;
 }
 inline cudaError_t cudaDeviceGetLimit(size_t *value, enum cudaLimit limit)
 {
     if (value == NULL || static_cast<unsigned>(limit) > 6u)
-        return gpuh_sim_impl::ret(cudaErrorInvalidValue);
+        return gpuh_sim_impl::record_error(cudaErrorInvalidValue);
     *value = gpuh_sim_impl::limits()[limit];
     return cudaSuccess;
 }
@@ -226,12 +226,12 @@ union cudaLaunchAttributeValue {
 typedef union cudaLaunchAttributeValue cudaStreamAttrValue;
 inline cudaError_t cudaStreamSetAttribute(cudaStream_t, cudaStreamAttrID, const cudaStreamAttrValue *value)
 {
-    return value == NULL ? gpuh_sim_impl::ret(cudaErrorInvalidValue) : cudaSuccess;
+    return value == NULL ? gpuh_sim_impl::record_error(cudaErrorInvalidValue) : cudaSuccess;
 }
 inline cudaError_t cudaStreamGetAttribute(cudaStream_t, cudaStreamAttrID, cudaStreamAttrValue *value)
 {
     if (value == NULL)
-        return gpuh_sim_impl::ret(cudaErrorInvalidValue);
+        return gpuh_sim_impl::record_error(cudaErrorInvalidValue);
     memset(value, 0, sizeof *value);
     return cudaSuccess;
 }
@@ -255,7 +255,7 @@ inline void run_stream_callback(void *p)
 inline cudaError_t cudaStreamAddCallback(cudaStream_t stream, cudaStreamCallback_t fn, void *data, unsigned int flags)
 {
     if (fn == NULL || flags != 0)
-        return gpuh_sim_impl::ret(cudaErrorInvalidValue);
+        return gpuh_sim_impl::record_error(cudaErrorInvalidValue);
     gpuh_sim_impl::stream_callback *c = new gpuh_sim_impl::stream_callback();
     c->fn = fn;
     c->stream = stream;
@@ -278,7 +278,7 @@ inline cudaError_t cudaDeviceGetP2PAttribute(int *value, enum cudaDeviceP2PAttr 
 {
     int can = 0;
     if (value == NULL)
-        return gpuh_sim_impl::ret(cudaErrorInvalidValue);
+        return gpuh_sim_impl::record_error(cudaErrorInvalidValue);
     const cudaError_t err = cudaDeviceCanAccessPeer(&can, src, dst);
     if (err != cudaSuccess)
         return err;
@@ -358,27 +358,27 @@ inline cudaMemPool_t default_pool()
 inline cudaError_t cudaDeviceGetDefaultMemPool(cudaMemPool_t *pool, int device)
 {
     if (pool == NULL)
-        return gpuh_sim_impl::ret(cudaErrorInvalidValue);
+        return gpuh_sim_impl::record_error(cudaErrorInvalidValue);
     if (device != 0)
-        return gpuh_sim_impl::ret(cudaErrorInvalidDevice);
+        return gpuh_sim_impl::record_error(cudaErrorInvalidDevice);
     *pool = gpuh_sim_impl::default_pool();
     return cudaSuccess;
 }
 inline cudaError_t cudaDeviceGetMemPool(cudaMemPool_t *pool, int device)
 {
     if (pool == NULL)
-        return gpuh_sim_impl::ret(cudaErrorInvalidValue);
+        return gpuh_sim_impl::record_error(cudaErrorInvalidValue);
     if (device != 0)
-        return gpuh_sim_impl::ret(cudaErrorInvalidDevice);
+        return gpuh_sim_impl::record_error(cudaErrorInvalidDevice);
     *pool = gpuh_sim_impl::current_pool();
     return cudaSuccess;
 }
 inline cudaError_t cudaDeviceSetMemPool(int device, cudaMemPool_t pool)
 {
     if (pool == NULL)
-        return gpuh_sim_impl::ret(cudaErrorInvalidValue);
+        return gpuh_sim_impl::record_error(cudaErrorInvalidValue);
     if (device != 0)
-        return gpuh_sim_impl::ret(cudaErrorInvalidDevice);
+        return gpuh_sim_impl::record_error(cudaErrorInvalidDevice);
     gpuh_sim_impl::current_pool() = pool;
     return cudaSuccess;
 }

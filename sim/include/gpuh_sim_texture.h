@@ -507,10 +507,10 @@ static inline cudaError_t cudaMalloc3DArray(cudaArray_t *array, const struct cud
                                            struct cudaExtent extent, unsigned int flags = 0)
 {
     if (array == NULL || desc == NULL || extent.width == 0)
-        return gpuh_sim_impl::ret(cudaErrorInvalidValue);
+        return gpuh_sim_impl::record_error(cudaErrorInvalidValue);
     const size_t elem = gpuh_sim_impl::elem_bytes(*desc);
     if (elem == 0 || ((flags & cudaArrayCubemap) && (extent.width != extent.height || extent.depth % 6 != 0)))
-        return gpuh_sim_impl::ret(cudaErrorInvalidValue);
+        return gpuh_sim_impl::record_error(cudaErrorInvalidValue);
     cudaArray_t a = new cudaArray();
     a->desc = *desc;
     a->width = extent.width;
@@ -522,7 +522,7 @@ static inline cudaError_t cudaMalloc3DArray(cudaArray_t *array, const struct cud
     a->data = static_cast<unsigned char *>(calloc(n, 1));
     if (a->data == NULL) {
         delete a;
-        return gpuh_sim_impl::ret(cudaErrorMemoryAllocation);
+        return gpuh_sim_impl::record_error(cudaErrorMemoryAllocation);
     }
     *array = a;
     return cudaSuccess;
@@ -543,7 +543,7 @@ static inline cudaError_t cudaFreeArray(cudaArray_t array)
 static inline cudaError_t cudaGetChannelDesc(struct cudaChannelFormatDesc *desc, cudaArray_const_t array)
 {
     if (desc == NULL || array == NULL)
-        return gpuh_sim_impl::ret(cudaErrorInvalidValue);
+        return gpuh_sim_impl::record_error(cudaErrorInvalidValue);
     *desc = array->desc;
     return cudaSuccess;
 }
@@ -551,7 +551,7 @@ static inline cudaError_t cudaArrayGetInfo(struct cudaChannelFormatDesc *desc, s
                                            unsigned int *flags, cudaArray_t array)
 {
     if (array == NULL)
-        return gpuh_sim_impl::ret(cudaErrorInvalidValue);
+        return gpuh_sim_impl::record_error(cudaErrorInvalidValue);
     if (desc)
         *desc = array->desc;
     if (extent)
@@ -568,10 +568,10 @@ static inline cudaError_t cudaMemcpy2DToArray(cudaArray_t dst, size_t w_offset, 
 {
     (void)kind;
     if (dst == NULL || (src == NULL && width * height > 0))
-        return gpuh_sim_impl::ret(cudaErrorInvalidValue);
+        return gpuh_sim_impl::record_error(cudaErrorInvalidValue);
     const size_t row = dst->width * dst->elem, rows = dst->height ? dst->height : 1;
     if (w_offset + width > row || h_offset + height > rows || (height > 1 && spitch < width))
-        return gpuh_sim_impl::ret(cudaErrorInvalidValue);
+        return gpuh_sim_impl::record_error(cudaErrorInvalidValue);
     gpuh_sim_impl::copy_rows(dst->data + h_offset * row + w_offset, row, 0, static_cast<const unsigned char *>(src),
                              spitch, 0, width, height, 1);
     return cudaSuccess;
@@ -581,10 +581,10 @@ static inline cudaError_t cudaMemcpy2DFromArray(void *dst, size_t dpitch, cudaAr
 {
     (void)kind;
     if (src == NULL || (dst == NULL && width * height > 0))
-        return gpuh_sim_impl::ret(cudaErrorInvalidValue);
+        return gpuh_sim_impl::record_error(cudaErrorInvalidValue);
     const size_t row = src->width * src->elem, rows = src->height ? src->height : 1;
     if (w_offset + width > row || h_offset + height > rows || (height > 1 && dpitch < width))
-        return gpuh_sim_impl::ret(cudaErrorInvalidValue);
+        return gpuh_sim_impl::record_error(cudaErrorInvalidValue);
     gpuh_sim_impl::copy_rows(static_cast<unsigned char *>(dst), dpitch, 0, src->data + h_offset * row + w_offset, row,
                              0, width, height, 1);
     return cudaSuccess;
@@ -595,12 +595,12 @@ static inline cudaError_t cudaMemcpyToArray(cudaArray_t dst, size_t w_offset, si
 {
     (void)kind;
     if (dst == NULL)
-        return gpuh_sim_impl::ret(cudaErrorInvalidValue);
+        return gpuh_sim_impl::record_error(cudaErrorInvalidValue);
     const size_t row = dst->width * dst->elem;
     const size_t total = row * (dst->height ? dst->height : 1) * (dst->depth ? dst->depth : 1);
     const size_t at = h_offset * row + w_offset;
     if (at > total || count > total - at || (src == NULL && count > 0))
-        return gpuh_sim_impl::ret(cudaErrorInvalidValue);
+        return gpuh_sim_impl::record_error(cudaErrorInvalidValue);
     memmove(dst->data + at, src, count);
     return cudaSuccess;
 }
@@ -609,12 +609,12 @@ static inline cudaError_t cudaMemcpyFromArray(void *dst, cudaArray_const_t src, 
 {
     (void)kind;
     if (src == NULL)
-        return gpuh_sim_impl::ret(cudaErrorInvalidValue);
+        return gpuh_sim_impl::record_error(cudaErrorInvalidValue);
     const size_t row = src->width * src->elem;
     const size_t total = row * (src->height ? src->height : 1) * (src->depth ? src->depth : 1);
     const size_t at = h_offset * row + w_offset;
     if (at > total || count > total - at || (dst == NULL && count > 0))
-        return gpuh_sim_impl::ret(cudaErrorInvalidValue);
+        return gpuh_sim_impl::record_error(cudaErrorInvalidValue);
     memmove(dst, src->data + at, count);
     return cudaSuccess;
 }
@@ -623,7 +623,7 @@ static inline cudaError_t cudaMemcpyFromArray(void *dst, cudaArray_const_t src, 
 static inline cudaError_t cudaMemcpy3D(const struct cudaMemcpy3DParms *p)
 {
     if (p == NULL || (p->srcArray == NULL && p->srcPtr.ptr == NULL) || (p->dstArray == NULL && p->dstPtr.ptr == NULL))
-        return gpuh_sim_impl::ret(cudaErrorInvalidValue);
+        return gpuh_sim_impl::record_error(cudaErrorInvalidValue);
     const size_t elem = p->srcArray ? p->srcArray->elem : p->dstArray ? p->dstArray->elem : 1;
     const size_t w = p->extent.width * elem, h = p->extent.height ? p->extent.height : 1,
                  d = p->extent.depth ? p->extent.depth : 1;
@@ -636,7 +636,7 @@ static inline cudaError_t cudaMemcpy3D(const struct cudaMemcpy3DParms *p)
         ds = dp * (a->height ? a->height : 1);
         if ((p->dstPos.x + p->extent.width) > a->width || p->dstPos.y + h > (a->height ? a->height : 1) ||
             p->dstPos.z + d > (a->depth ? a->depth : 1))
-            return gpuh_sim_impl::ret(cudaErrorInvalidValue);
+            return gpuh_sim_impl::record_error(cudaErrorInvalidValue);
         dst = a->data + p->dstPos.z * ds + p->dstPos.y * dp + p->dstPos.x * a->elem;
     } else {
         dp = p->dstPtr.pitch;
@@ -649,7 +649,7 @@ static inline cudaError_t cudaMemcpy3D(const struct cudaMemcpy3DParms *p)
         ss = sp * (a->height ? a->height : 1);
         if ((p->srcPos.x + p->extent.width) > a->width || p->srcPos.y + h > (a->height ? a->height : 1) ||
             p->srcPos.z + d > (a->depth ? a->depth : 1))
-            return gpuh_sim_impl::ret(cudaErrorInvalidValue);
+            return gpuh_sim_impl::record_error(cudaErrorInvalidValue);
         src = a->data + p->srcPos.z * ss + p->srcPos.y * sp + p->srcPos.x * a->elem;
     } else {
         sp = p->srcPtr.pitch;
@@ -676,7 +676,7 @@ static inline cudaError_t cudaMemcpy2DToArrayAsync(cudaArray_t dst, size_t wo, s
 static inline cudaError_t cudaMallocPitch(void **ptr, size_t *pitch, size_t width, size_t height)
 {
     if (ptr == NULL || pitch == NULL)
-        return gpuh_sim_impl::ret(cudaErrorInvalidValue);
+        return gpuh_sim_impl::record_error(cudaErrorInvalidValue);
     const size_t p = (width + 511) / 512 * 512;
     cudaError_t e = cudaMalloc(ptr, p * (height ? height : 1));
     if (e == cudaSuccess)
@@ -690,7 +690,7 @@ template <class T> inline cudaError_t cudaMallocPitch(T **ptr, size_t *pitch, si
 static inline cudaError_t cudaMalloc3D(struct cudaPitchedPtr *p, struct cudaExtent e)
 {
     if (p == NULL)
-        return gpuh_sim_impl::ret(cudaErrorInvalidValue);
+        return gpuh_sim_impl::record_error(cudaErrorInvalidValue);
     size_t pitch = 0;
     void *ptr = NULL;
     cudaError_t err = cudaMallocPitch(&ptr, &pitch, e.width, (e.height ? e.height : 1) * (e.depth ? e.depth : 1));
@@ -721,10 +721,10 @@ static inline cudaError_t cudaCreateTextureObject(cudaTextureObject_t *obj, cons
     (void)view;
     cudaError_t err;
     if (obj == NULL || tex == NULL)
-        return gpuh_sim_impl::ret(cudaErrorInvalidValue);
+        return gpuh_sim_impl::record_error(cudaErrorInvalidValue);
     gpuh_sim_impl::tex_obj *o = gpuh_sim_impl::new_obj(res, tex, &err);
     if (o == NULL)
-        return gpuh_sim_impl::ret(err);
+        return gpuh_sim_impl::record_error(err);
     *obj = reinterpret_cast<unsigned long long>(o);
     return cudaSuccess;
 }
@@ -737,10 +737,10 @@ static inline cudaError_t cudaCreateSurfaceObject(cudaSurfaceObject_t *obj, cons
 {
     cudaError_t err;
     if (obj == NULL || res == NULL || res->resType != cudaResourceTypeArray)
-        return gpuh_sim_impl::ret(cudaErrorInvalidValue);
+        return gpuh_sim_impl::record_error(cudaErrorInvalidValue);
     gpuh_sim_impl::tex_obj *o = gpuh_sim_impl::new_obj(res, NULL, &err);
     if (o == NULL)
-        return gpuh_sim_impl::ret(err);
+        return gpuh_sim_impl::record_error(err);
     *obj = reinterpret_cast<unsigned long long>(o);
     return cudaSuccess;
 }
