@@ -48,6 +48,7 @@
 #include <string.h>
 #include "gpuh.h"
 #include "gpuh_kernels.cuh"
+#include "ladder_table.h"
 #include "sgemm/01_naive.cuh"
 #include "sgemm/02_coalesced.cuh"
 #include "sgemm/03_shared_tiles.cuh"
@@ -115,20 +116,6 @@ static cudaError_t enqueue_product(void *ctx, cudaStream_t stream)
     return p->fn(p->d_A, p->d_B, p->d_C, p->n, p->n, p->n, stream);
 }
 
-/* Copies the n × n result d_C back into h_C and returns ‖C - ref‖_F / ‖ref‖_F;
-   NaN if any entry is NaN (such as an entry left poisoned). */
-static double error_vs_reference(const float *d_C, float *h_C, const float *h_ref, size_t count)
-{
-    double diff = 0.0, norm = 0.0;
-    GPUH_CHECK(gpuh_copy_to_host(h_C, d_C, count));
-    for (size_t i = 0; i < count; ++i) {
-        const double d = (double)h_C[i] - h_ref[i];
-        diff += d * d;
-        norm += (double)h_ref[i] * h_ref[i];
-    }
-    return sqrt(diff / norm);
-}
-
 /* Untimed: every rung that takes the shape, at M × N × K, against cuBLAS
    on fresh inputs, C poisoned first. A square product cannot tell M from N
    or A from B; these can. Returns 1 if all are within TOL, and prints the
@@ -170,15 +157,6 @@ static int check_shape(size_t M, size_t N, size_t K, unsigned long long seed)
     GPUH_CHECK(gpuh_free(d_ref));
     free(h_C), free(h_ref);
     return ok;
-}
-
-/* Prints s right-aligned in `width` terminal columns (s may hold UTF-8). */
-static void put_cell(const char *s, int width)
-{
-    int columns = 0;
-    for (const char *c = s; *c != '\0'; ++c)
-        columns += (*c & 0xC0) != 0x80; /* count every byte but UTF-8 continuations */
-    printf(" %*s", width + (int)strlen(s) - columns, s);
 }
 
 int main(int argc, char **argv)
