@@ -144,12 +144,7 @@ static int check_shape(size_t M, size_t N, size_t K, unsigned long long seed)
             continue;
         GPUH_CHECK(cudaMemset(d_C, 0xFF, M * N * sizeof(float)));
         GPUH_CHECK(RUNGS[r].fn(d_A, d_B, d_C, M, N, K, 0));
-        const double err = error_vs_reference(d_C, h_C, h_ref, M * N);
-        if (!(err <= TOL)) {
-            printf("%s at %zu x %zu x %zu: relative error %.3g, bound %.0e: FAIL\n", RUNGS[r].name, M, N, K, err,
-                   TOL);
-            ok = 0;
-        }
+        ok &= rung_within(RUNGS[r].name, d_C, h_C, h_ref, M, N, K, TOL);
     }
     GPUH_CHECK(gpuh_free(d_A));
     GPUH_CHECK(gpuh_free(d_B));
@@ -161,19 +156,10 @@ static int check_shape(size_t M, size_t N, size_t K, unsigned long long seed)
 
 int main(int argc, char **argv)
 {
-    const char *quick_env = getenv("GPUH_TEST_QUICK"); /* quick mode: see the top comment */
-    const int quick = quick_env != NULL && *quick_env != '\0' && strcmp(quick_env, "0") != 0;
-    size_t n = quick ? 256 : 4096;
-    if (argc > 1) {
-        char *end;
-        const unsigned long long v = strtoull(argv[1], &end, 10);
-        if (*end != '\0' || v == 0 || v % 128 != 0 || v > 32768) {
-            fprintf(stderr, "usage: %s [n]   (M = N = K = n, a multiple of 128 up to 32768; default 4096)\n",
-                    argv[0]);
-            return 2;
-        }
-        n = (size_t)v;
-    }
+    const int quick = ladder_quick(); /* quick mode: see the top comment */
+    const size_t n = ladder_size(argc, argv, 4096, 128);
+    if (n == 0)
+        return 2;
     const char *why;
     if (gpuh_device_count(&why) == 0) {
         printf("no CUDA device: %s\n", why);

@@ -1,9 +1,11 @@
 /* ladder_table.h: what the two GEMM ladders (examples 10 and 11) share:
-   checking a rung's C against the reference and printing the table. */
+   reading the size, checking a rung's C against the reference and printing
+   the table. */
 #ifndef GPUH_EXAMPLES_LADDER_TABLE_H
 #define GPUH_EXAMPLES_LADDER_TABLE_H
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "gpuh.h"
 
@@ -20,6 +22,43 @@ static double error_vs_reference(const float *d_C, float *h_C, const float *h_re
         norm += (double)h_ref[i] * h_ref[i];
     }
     return sqrt(diff / norm);
+}
+
+/* Quick mode: GPUH_TEST_QUICK set to anything but "" or "0" (the tests' small
+   sizes and few repetitions). */
+static int ladder_quick(void)
+{
+    const char *v = getenv("GPUH_TEST_QUICK");
+    return v != NULL && *v != '\0' && strcmp(v, "0") != 0;
+}
+
+/* M = N = K: argv[1] if given (a multiple of `multiple` up to 32768), else
+   256 in quick mode and `full` otherwise. Returns 0, with the usage printed,
+   for any other argument. */
+static size_t ladder_size(int argc, char **argv, size_t full, size_t multiple)
+{
+    if (argc <= 1)
+        return ladder_quick() ? 256 : full;
+    char *end;
+    const unsigned long long v = strtoull(argv[1], &end, 10);
+    if (*end != '\0' || v == 0 || v % multiple != 0 || v > 32768) {
+        fprintf(stderr, "usage: %s [n]   (M = N = K = n, a multiple of %zu up to 32768; default %zu)\n", argv[0],
+                multiple, full);
+        return 0;
+    }
+    return (size_t)v;
+}
+
+/* Checks an untimed M × N result d_C against h_ref (error_vs_reference):
+   returns 1 within tol, else prints which rung and shape failed and returns 0. */
+static int rung_within(const char *name, const float *d_C, float *h_C, const float *h_ref, size_t M, size_t N, size_t K,
+                       double tol)
+{
+    const double err = error_vs_reference(d_C, h_C, h_ref, M * N);
+    if (err <= tol)
+        return 1;
+    printf("%s at %zu x %zu x %zu: relative error %.3g, bound %.0e: FAIL\n", name, M, N, K, err, tol);
+    return 0;
 }
 
 /* Prints s right-aligned in `width` terminal columns (s may hold UTF-8). */
