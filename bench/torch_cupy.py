@@ -11,6 +11,10 @@ a note), float32 unless said:
     dot     torch.dot(a, b)              cp.dot(a, b)                  8*n
     norm2   torch.linalg.vector_norm(x)  cp.linalg.norm(x)             4*n
     matmul  torch.matmul(A, B, out=C)    cp.matmul(A, B, out=C)        2*n^3 flops, float32 and float64
+    tc      torch.matmul on bfloat16     -                             2*M*N*K flops, bf16 in and out,
+            (fp32 accumulation)                                        4096^3, 8192^3 and one odd shape
+The bf16 rows are a reference beside bench.cu's tensor-core rows (gpuh_gemm
+and cublasGemmEx on bf16 inputs with float C): torch writes C in bf16.
 Bytes are the fewest each op must move (inputs read once, outputs written
 once), as in bench.cu, so a framework that makes extra passes shows a lower
 rate. The copy is each framework's own ceiling: every memory-bound op is
@@ -36,6 +40,10 @@ import sys
 
 SIZES = [2**k for k in range(10, 29, 2)] + [10**8 + 7]  # bench.cu's sizes, minus the odd powers and 2^31+17
 MATMUL_SIZES = [256, 512, 1024, 2048, 4096, 4097, 8192]
+# torch.matmul in bf16 (M, N, K, op as bench.cu names the row): the squares, and a
+# shape whose dimensions are not multiples of 8, where cuBLAS leaves its fastest kernels.
+TC_SHAPES = [(4096, 4096, 4096, "tc matmul"), (8192, 8192, 8192, "tc matmul"),
+             (7749, 2419, 6044, "tc odd 7749x2419x6044")]
 POOL = 2**28                 # elements of each input pool: the largest n
 MEM_WARMUP, MEM_REPS = 5, 50
 MAT_MIN_REPS, MAT_MAX_REPS, MAT_BUDGET_MS = 7, 30, 1500.0
@@ -70,8 +78,11 @@ class TorchBackend:
             torch.backends.cuda.matmul.fp32_precision = "ieee"
         else:
             torch.backends.cuda.matmul.allow_tf32 = False
+        # bf16 products accumulated in fp32 throughout, as bench.cu's cublasGemmEx
+        # (CUBLAS_COMPUTE_32F): no reduced-precision split-K reduction.
+        torch.backends.cuda.matmul.allow_bf16_reduced_precision_reduction = False
         self.gen = torch.Generator(device=self.dev)
-        self.dtypes = {"float32": torch.float32, "float64": torch.float64}
+        self.dtypes = {"float32": torch.float32, "float64": torch.float64, "bf16": torch.bfloat16}
         self.ops = {
             "copy": lambda x, y, z: z.copy_(x),
             "add": lambda x, y, z: torch.add(x, y, out=z),
@@ -323,6 +334,34 @@ def measure_matmul(be, dtype, n, rotate_bytes, cublas_rates):
                 ratio="%.4f" % (rate / peer) if peer else "", check="ok " + text)
 
 
+def measure_tc(be, M, N, K, op, rotate_bytes, cublas_rates):
+    """C = A @ B in bf16 (M x K times K x N), torch only: one CSV row. Checked
+    against a float64 product of the same bf16 inputs: C's rounding to bf16
+    alone is up to 2^-9 relative, so 1e-2 over the Frobenius norm."""
+    sets = max(1, math.ceil(rotate_bytes / (2 * (M * K + K * N + M * N))))
+    A = be.normal((sets, M, K), "bf16", 21)
+    B = be.normal((sets, K, N), "bf16", 22)
+    C = be.empty((sets, M, N), "bf16")
+    be.poison(C[0])
+    be.matmul(A[0], B[0], C[0])
+    ref = be.f64(A[0]) @ be.f64(B[0])
+    err = be.fnorm(be.f64(C[0]) - ref) / be.fnorm(ref)
+    text = "err %.0e (tol 1e-02)" % err
+    if not err <= 1e-2:
+        return fail_row(be, op, "bf16", M, err, text)
+    probe = median_ms(be, be.matmul, [(A[0], B[0], C[0])] * 2, 1)
+    reps = int(max(MAT_MIN_REPS, min(MAT_MAX_REPS, MAT_BUDGET_MS / probe)))
+    warmup = 3 if reps >= 20 else 1
+    calls = [(A[i % sets], B[i % sets], C[i % sets]) for i in range(warmup + reps)]
+    ms = median_ms(be, be.matmul, calls, warmup)
+    flops = 2 * M * N * K
+    rate = flops / (ms * 1e9)
+    peer = cublas_rates.get((op, "bf16", M))
+    return dict(source=be.name, op=op, dtype="bf16", n=M, bytes_or_flops=flops, time_ms="%.6g" % ms,
+                rate="%.6g" % rate, rate_unit="TFLOP/s", peer="cublas/" + op if peer else "",
+                ratio="%.4f" % (rate / peer) if peer else "", check="ok " + text)
+
+
 def run_backend(be, cublas_rates):
     """Checks and times every op of be; returns its CSV rows (dicts)."""
     rotate_bytes = max(4 * be.l2_bytes(), 4 * 60 * 10**6)
@@ -332,6 +371,10 @@ def run_backend(be, cublas_rates):
     for dtype in ("float32", "float64"):
         for n in MATMUL_SIZES:
             rows.append(measure_matmul(be, dtype, n, rotate_bytes, cublas_rates))
+            be.release()
+    if "bf16" in be.dtypes:
+        for M, N, K, op in TC_SHAPES:
+            rows.append(measure_tc(be, M, N, K, op, rotate_bytes, cublas_rates))
             be.release()
     return rows
 
@@ -377,6 +420,16 @@ def print_tables(rows):
             ratio = r["ratio"] if r and r["ratio"] else "-"
             print("%-6s %-7s " % (s, dtype) + "".join(cells) + "  %10s" % ratio[:10])
 
+    tc = [r for r in rows if r["dtype"] == "bf16"]
+    if tc:
+        print("\n==== torch.matmul, bf16 in and out, fp32 accumulation: TFLOP/s, and / cublasGemmEx (bf16 in, "
+              "float C) from bench.cu")
+        print("%-6s %-26s %10s %10s" % ("source", "shape", "TFLOP/s", "/cuBLAS"))
+        for r in tc:
+            shape = r["op"][len("tc odd "):] if r["op"].startswith("tc odd ") else "%s^3" % r["n"]
+            rate = "FAIL" if r["rate_unit"] == "FAIL" else "%.1f" % float(r["rate"])
+            print("%-6s %-26s %10s %10s" % (r["source"], shape, rate, r["ratio"][:6] if r["ratio"] else "-"))
+
     fails = [r for r in rows if r["rate_unit"] == "FAIL"]
     print("\nchecks: " + ("all passed" if not fails else "%d FAILED" % len(fails)))
     for r in fails:
@@ -416,6 +469,8 @@ def main():
             for r in csv.DictReader(f):
                 if r["source"] == "cublas" and r["op"] == "matmul" and r["rate_unit"] == "TFLOP/s":
                     cublas_rates[(r["dtype"], int(r["n"]))] = float(r["rate"])
+                if r["source"] == "cublas" and r["op"].startswith("tc ") and r["rate_unit"] == "TFLOP/s":
+                    cublas_rates[(r["op"], r["dtype"], int(r["n"]))] = float(r["rate"])
                 if r["source"] == "gpuh":
                     gpuh_rows.append(r)
 
