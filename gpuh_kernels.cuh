@@ -61,7 +61,8 @@
                                       cores) and the matrix-vector kernels
      [SECTION: GEMM TUNING]           the shipped tile sizes (bench/gemm_tune.cu)
      [SECTION: GEMM DISPATCH]         argument checks, the choice of cover, launches
-     [SECTION: TENSOR-CORE KERNELS]   the CUDA-core and sm_90a (wgmma, TMA) kernels
+     [SECTION: TENSOR-CORE KERNELS]   the CUDA-core, mma.sync (sm_80) and sm_90a
+                                      (wgmma, TMA) kernels
      [SECTION: TENSOR-CORE DISPATCH]  checks, aligned copies, tensor maps, launches
      [SECTION: SHARDED KERNELS]       the sharded launchers and their host combine
      [SECTION: C ENTRY POINTS]        definitions, under GPUH_KERNELS_IMPLEMENTATION
@@ -543,15 +544,25 @@ struct gpuh_gemm_dmma_config {
    dimension, an offset pointer) is first copied into an aligned, padded
    workspace from gpuh's memory pool on `stream` (freed there), so it stays
    on the tensor cores (where no workspace can be had, the CUDA-core kernel
-   below reads the matrices as they are). Elsewhere (other GPUs, a build
-   without sm_90a, the CPU simulator) a tiled CUDA-core kernel computes the
-   same rounded inputs' product in fp32. Results agree with an fp64 product
-   of the same inputs within the fp32-accumulation bound over K.
+   below reads the matrices as they are). On a GPU of compute capability
+   8.0 or later running code without sm_90a's features (A100, A10, L4,
+   RTX 30 and 40; an H100 or H200 in a build without sm_90a: code or PTX
+   for sm_80, sm_86, sm_89 or plain sm_90, which CMake's default
+   architectures include as compute_80 PTX) the product runs on
+   mma.sync (m16n8k16 for bfloat16 / fp16, m16n8k8 for TF32) from
+   shared-memory tiles of 128 × 128 of C fed by a 4-stage cp.async
+   pipeline; an A or B that is not 16-byte aligned is copied into an
+   aligned workspace first, as above. Elsewhere (sm_75 and older, the CPU
+   simulator) a tiled CUDA-core kernel computes the same rounded inputs'
+   product in fp32. Which path runs depends on the image the CUDA runtime
+   picked for the device, never on the product's values. Results agree
+   with an fp64 product of the same inputs within the fp32-accumulation
+   bound over K, on every path.
    Idea: BLAS xGEMM with cuBLAS's cublasGemmEx mixed types (CUDA_R_16BF /
    CUDA_R_16F inputs, CUBLAS_COMPUTE_32F); the PTX ISA's wgmma and
-   cp.async.bulk.tensor; the public Hopper GEMM worklogs (P. Shankhdhar's
-   "Outperforming cuBLAS on H100", CUTLASS's sm90 warp-specialised
-   collectives). */
+   cp.async.bulk.tensor, mma.sync, ldmatrix and cp.async; the public Hopper
+   GEMM worklogs (P. Shankhdhar's "Outperforming cuBLAS on H100", CUTLASS's
+   sm90 warp-specialised collectives); CUTLASS's sm80 multistage GEMM. */
 static inline cudaError_t gpuh_gemm(gpuh_op op_a, gpuh_op op_b, size_t M, size_t N, size_t K, float alpha,
                                     const __nv_bfloat16 *d_A, size_t lda, const __nv_bfloat16 *d_B, size_t ldb,
                                     float beta, float *d_C, size_t ldc, cudaStream_t stream = 0);
@@ -2547,8 +2558,9 @@ cudaError_t gpuh_matmul(const T *d_A, const T *d_B, T *d_C, size_t M, size_t N, 
 /* ===========================================================================
    [SECTION: TENSOR-CORE KERNELS]
    The kernels behind gpuh_gemm's 16-bit overloads and gpuh_gemm_tf32: the
-   CUDA-core kernel every device and the simulator can run, and the sm_90a
-   kernel (wgmma, TMA, mbarriers, warp specialisation).
+   CUDA-core kernel every device and the simulator can run, the mma.sync
+   kernel (sm_80 and later: cp.async, ldmatrix), and the sm_90a kernel
+   (wgmma, TMA, mbarriers, warp specialisation).
    =========================================================================== */
 
 /* One product's arguments: op(A) M × K, op(B) K × N, C M × N, row-major;
@@ -2685,8 +2697,9 @@ __global__ void __launch_bounds__(256) gpuh_tc_simt_kernel(const gpuh_impl_tc_ar
    - bfloat16 / fp16: ldmatrix.x4 loads the fragments of mma.sync m16n8k16
      (.trans for an operand whose slice is M- or N-major, where the 16-bit
      pairs the instruction wants lie across rows); TF32: mma.sync m16n8k8,
-     fragments loaded as scalars, each cut to TF32 as gpuh_impl_tc_in does
-     (so every path reads the same inputs).
+     fragments by ldmatrix (K-major) or scalar loads (M- or N-major), each
+     element cut to TF32 as gpuh_impl_tc_in does (so every path reads the
+     same inputs).
    Block: GPUH_IMPL_TC_MMA_THREADS threads, a 1-D grid of one block per tile
    (in the grouped order of gpuh_impl_gemm_tile, so neighbouring blocks
    share slices in L2), dynamic shared memory gpuh_impl_tc_mma_layout::SMEM.
@@ -2713,13 +2726,17 @@ __global__ void __launch_bounds__(256) gpuh_tc_simt_kernel(const gpuh_impl_tc_ar
 #ifndef GPUH_IMPL_TC_MMA_STAGES
 #define GPUH_IMPL_TC_MMA_STAGES 4
 #endif
+#ifndef GPUH_IMPL_TC_MMA_KBYTES
+#define GPUH_IMPL_TC_MMA_KBYTES 64
+#endif
 #define GPUH_IMPL_TC_MMA_THREADS (32 * GPUH_IMPL_TC_MMA_WARPS_M * GPUH_IMPL_TC_MMA_WARPS_N)
 
 /* The shared slices of the mma.sync kernel for input type T and ops TA, TB:
    sizes in elements; a stage holds op(A)'s slice, then op(B)'s. */
 template <typename T, bool TA, bool TB> struct gpuh_impl_tc_mma_layout {
     enum {
-        BM = GPUH_IMPL_TC_MMA_BM, BN = GPUH_IMPL_TC_MMA_BN, BK = 64 / (int)sizeof(T), W = 16 / (int)sizeof(T),
+        BM = GPUH_IMPL_TC_MMA_BM, BN = GPUH_IMPL_TC_MMA_BN, BK = GPUH_IMPL_TC_MMA_KBYTES / (int)sizeof(T),
+        W = 16 / (int)sizeof(T),
         WM = BM / GPUH_IMPL_TC_MMA_WARPS_M, WN = BN / GPUH_IMPL_TC_MMA_WARPS_N, MT = WM / 16, NT = WN / 8,
         LDA = TA ? BM + 8 : BK + W, LDB = TB ? BK + W : BN + 8, /* row strides, padded */
         A_ELEMS = TA ? BK * LDA : BM * LDA, B_ELEMS = TB ? BN * LDB : BK * LDB,
@@ -2819,8 +2836,10 @@ static __device__ __forceinline__ void gpuh_impl_mma(float (&d)[4], const unsign
 /* One warp's products over one shared slice, 16-bit inputs: per 16 of K,
    the fragments of its MT tiles of op(A) (16 × 16) and NT of op(B)
    (16 × 8, two per ldmatrix.x4), then MT · NT mma.sync. The lane's address
-   in each ldmatrix: row lane % 8 of matrix lane / 8, the matrices in the
-   order of the fragment's registers (gpuh_impl_mma). */
+   in each ldmatrix: row lane % 8 of matrix lane / 8 (a row of the slice
+   as stored: of M or N in a K-major slice, of K in an M- or N-major one,
+   read with .trans), the matrices in the order of the fragment's
+   registers (gpuh_impl_mma). */
 template <typename L, bool TA, bool TB, typename T>
 static __device__ __forceinline__ void gpuh_impl_tc_mma_slice(float (&acc)[L::MT][L::NT][4], const T *s_A,
                                                               const T *s_B, int wm0, int wn0, int lane)
@@ -2848,26 +2867,48 @@ static __device__ __forceinline__ void gpuh_impl_tc_mma_slice(float (&acc)[L::MT
                 gpuh_impl_mma(acc[i][j], a[i], b[j], T());
     }
 }
-/* The same for TF32: per 8 of K, scalar fragment loads, each element cut to
-   TF32 (gpuh_impl_tc_in), then m16n8k8. */
+/* The same for TF32: per 8 of K, the fragments of a K-major slice by
+   ldmatrix (a row of 8 16-bit halves is 4 floats, and lane l receives
+   float l % 4 of row l / 4: the m16n8k8 layout), of an M- or N-major one
+   by scalar loads (ldmatrix cannot transpose 32-bit elements); each element
+   cut to TF32 (gpuh_impl_tc_in), then m16n8k8. */
 template <typename L, bool TA, bool TB>
 static __device__ __forceinline__ void gpuh_impl_tc_mma_slice(float (&acc)[L::MT][L::NT][4], const float *s_A,
                                                               const float *s_B, int wm0, int wn0, int lane)
 {
-    const int g = lane / 4, t = lane % 4;
+    const unsigned a0 = (unsigned)__cvta_generic_to_shared(s_A), b0 = (unsigned)__cvta_generic_to_shared(s_B);
+    const int g = lane / 4, t = lane % 4, r = lane % 8, q = lane / 8;
 #pragma unroll
     for (int kk = 0; kk < L::BK; kk += 8) {
         unsigned a[L::MT][4], b[L::NT][2];
 #pragma unroll
         for (int i = 0; i < L::MT; ++i)
+            if (!TA) /* K-major: an 8 × 8 matrix of 16-bit halves is 8 × 4 floats, (m 0-7 | 8-15) × (k 0-3 | 4-7) */
+                gpuh_impl_ldsm4<false>(a[i], a0 + 4 * L::a_at(wm0 + 16 * i + r + 8 * (q % 2), kk + 4 * (q / 2)));
+            else
+#pragma unroll
+                for (int v = 0; v < 4; ++v)
+                    a[i][v] = __float_as_uint(s_A[L::a_at(wm0 + 16 * i + g + 8 * (v % 2), kk + t + 4 * (v / 2))]);
+#pragma unroll
+        for (int j = 0; j < L::NT; j += 2)
+            if (TB) { /* K-major: (n 0-7, k 0-3), (n 0-7, k 4-7), (n 8-15, k 0-3), (n 8-15, k 4-7) */
+                unsigned f[4];
+                gpuh_impl_ldsm4<false>(f, b0 + 4 * L::b_at(kk + 4 * (q % 2), wn0 + 8 * j + r + 8 * (q / 2)));
+                b[j][0] = f[0], b[j][1] = f[1], b[j + 1][0] = f[2], b[j + 1][1] = f[3];
+            } else
+#pragma unroll
+                for (int v = 0; v < 4; ++v)
+                    b[j + v / 2][v % 2] = __float_as_uint(s_B[L::b_at(kk + t + 4 * (v % 2), wn0 + 8 * (j + v / 2) + g)]);
+#pragma unroll
+        for (int i = 0; i < L::MT; ++i)
 #pragma unroll
             for (int v = 0; v < 4; ++v)
-                a[i][v] = __float_as_uint(gpuh_impl_tc_in(s_A[L::a_at(wm0 + 16 * i + g + 8 * (v % 2), kk + t + 4 * (v / 2))]));
+                a[i][v] = __float_as_uint(gpuh_impl_tc_in(__uint_as_float(a[i][v])));
 #pragma unroll
         for (int j = 0; j < L::NT; ++j)
 #pragma unroll
             for (int v = 0; v < 2; ++v)
-                b[j][v] = __float_as_uint(gpuh_impl_tc_in(s_B[L::b_at(kk + t + 4 * v, wn0 + 8 * j + g)]));
+                b[j][v] = __float_as_uint(gpuh_impl_tc_in(__uint_as_float(b[j][v])));
 #pragma unroll
         for (int i = 0; i < L::MT; ++i)
 #pragma unroll
@@ -3257,7 +3298,8 @@ __global__ void __launch_bounds__(256) gpuh_tc_transpose_kernel(const T *in, siz
    [SECTION: TENSOR-CORE DISPATCH]
    gpuh_gemm (16-bit) / gpuh_gemm_tf32 → gpuh_impl_tc_gemm: the checks of
    gpuh_gemm, then the sm_90a kernel where this program holds it for the
-   current device, else the CUDA-core kernel.
+   current device, else the mma.sync kernel where it holds that one's body,
+   else the CUDA-core kernel.
    =========================================================================== */
 
 /* The CUDA-core kernel over all of C. */
