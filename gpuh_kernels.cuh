@@ -2687,8 +2687,8 @@ __global__ void __launch_bounds__(256) gpuh_tc_simt_kernel(const gpuh_impl_tc_ar
      op(B) go from global to shared memory with cp.async, 16 bytes per copy,
      into a ring of GPUH_IMPL_TC_MMA_STAGES stages: the copies of the next
      stages - 1 slices are in flight while the warps multiply this one;
-     a copy that reaches past an edge of the matrix reads only the bytes
-     inside and zero-fills the rest (no edge code in the product);
+     a chunk that reaches past an edge of the matrix is filled by ordinary
+     loads of the elements inside and zeros (no edge code in the product);
    - each operand's slice is stored as it lies in memory (op(A) as A's rows
      of K, or as Aᵀ's rows of M; op(B) likewise), its rows padded by 16
      bytes (K-major) or 8 elements (M- or N-major), which puts the eight
@@ -2761,8 +2761,8 @@ template <typename T, bool TA, bool TB> struct gpuh_impl_tc_mma_layout {
    stride ld, 16-byte aligned rows) from row r0, column c0 into s (rows of
    LD elements): 16-byte chunks, thread tid + i·THREADS taking row
    tid / (COLS / W) + i·STEP (consecutive threads, consecutive chunks).
-   rows, cols: the stored matrix's extent; a chunk past it copies the bytes
-   inside (none past the last row) and zero-fills the rest. */
+   rows, cols: the stored matrix's extent; a chunk that reaches past it
+   holds the elements inside (none past the last row) and zeros. */
 template <typename T, int ROWS, int COLS, int LD>
 static __device__ __forceinline__ void gpuh_impl_tc_mma_copy(T *s, const T *g, size_t ld, size_t r0, size_t c0,
                                                              size_t rows, size_t cols)
@@ -2777,11 +2777,26 @@ static __device__ __forceinline__ void gpuh_impl_tc_mma_copy(T *s, const T *g, s
 #pragma unroll
     for (int i = 0; i < CHUNKS; ++i) {
         const size_t gr = r0 + r + (size_t)i * STEP;
-        const unsigned n = gr < rows ? bytes : 0u;
-        const T *src = n ? g + gr * ld + gc : g; /* nothing is read when n = 0 */
-        asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(s_at + i * STEP * LD * (int)sizeof(T)),
-                     "l"(src), "r"(n)
-                     : "memory");
+        const unsigned n = gr < rows ? bytes : 0u, dst = s_at + i * STEP * LD * (int)sizeof(T);
+        if (n == 16u) {
+            asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(dst), "l"(g + gr * ld + gc) : "memory");
+        } else {
+            /* Past an edge: the elements inside by ordinary loads, zeros for
+               the rest, stored at once (the stage is free: the barrier before
+               this slice's copies was passed). Not cp.async's zero-fill, which
+               compute-sanitizer's initcheck counts as a read of all 16 bytes. */
+            unsigned w[4] = {0u, 0u, 0u, 0u};
+#pragma unroll
+            for (int e = 0; e < W; ++e)
+                if ((unsigned)(e * sizeof(T)) < n) {
+                    unsigned x = 0u;
+                    memcpy(&x, g + gr * ld + gc + e, sizeof(T));
+                    w[e * sizeof(T) / 4] |= x << (8 * (e * sizeof(T) % 4));
+                }
+            asm volatile("st.shared.v4.u32 [%0], {%1, %2, %3, %4};\n" ::"r"(dst), "r"(w[0]), "r"(w[1]), "r"(w[2]),
+                         "r"(w[3])
+                         : "memory");
+        }
     }
 }
 
