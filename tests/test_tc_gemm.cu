@@ -19,11 +19,16 @@
    multiple of the kernels' slices, padded and odd leading dimensions,
    offset (unaligned) pointers, alpha and beta, K = 0 (C = beta·C), NaN in C
    with beta = 0, M or N = 0, shapes of many tiles of the sm_90a kernel
-   (on a GPU), the argument errors with their details, the C entry points.
+   (on a GPU), edges and pipeline depths of the mma.sync kernel's tiles,
+   the argument errors with their details, the C entry points. The path
+   each type pair takes is printed; built with GPUH_TEST_TC_EXPECT_MMA
+   (CMake's test_tc_gemm_sm80: compute_80 PTX alone) the test fails unless
+   an sm_80 or later GPU ran the mma.sync kernel.
    Without a device: exit 77. GPUH_TEST_QUICK=1 (the simulator, the
    sanitizer runs): small shapes only.
 
-   nvcc -std=c++17 -arch=sm_90a -DGPUH_USE_CURAND -I. tests/test_tc_gemm.cu -lcurand */
+   nvcc -std=c++17 -arch=sm_90a -DGPUH_USE_CURAND -I. tests/test_tc_gemm.cu -lcurand
+   nvcc -std=c++17 -arch=compute_80 -code=compute_80 -DGPUH_TEST_TC_EXPECT_MMA -DGPUH_USE_CURAND -I. tests/test_tc_gemm.cu -lcurand */
 #define GPUH_KERNELS_IMPLEMENTATION /* the C entry points are tested here too */
 #include "gpuh_test.h"
 #include "gpuh_kernels.cuh"
