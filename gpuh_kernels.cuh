@@ -2789,8 +2789,9 @@ static __device__ __forceinline__ void gpuh_impl_tc_mma_copy(T *s, const T *g, s
 #pragma unroll
             for (int e = 0; e < W; ++e)
                 if ((unsigned)(e * sizeof(T)) < n) {
-                    unsigned x = 0u;
-                    memcpy(&x, g + gr * ld + gc + e, sizeof(T));
+                    const T *src = g + gr * ld + gc + e; /* its bits, by one load of the element's size */
+                    const unsigned x = sizeof(T) == 2 ? (unsigned)*reinterpret_cast<const unsigned short *>(src)
+                                                      : *reinterpret_cast<const unsigned *>(src);
                     w[e * sizeof(T) / 4] |= x << (8 * (e * sizeof(T) % 4));
                 }
             asm volatile("st.shared.v4.u32 [%0], {%1, %2, %3, %4};\n" ::"r"(dst), "r"(w[0]), "r"(w[1]), "r"(w[2]),
