@@ -3527,13 +3527,15 @@ static inline cudaError_t gpuh_impl_tc_mma_launch(const gpuh_impl_tc_args<TIn, T
    workspace with padded rows (gpuh's pool, on `stream`, freed there:
    cudaMemcpy2DAsync, one read and one write of that matrix); where no
    workspace can be had, the CUDA-core kernel reads the matrices as they
-   are. A C of more tiles than a 1-D grid holds also goes to it. */
+   are. A C of more tiles than a 1-D grid holds (or of rows of more than
+   2^29 tiles) also goes to it. */
 template <typename TIn, typename TOut>
 static inline cudaError_t gpuh_impl_tc_mma(gpuh_impl_tc_args<TIn, TOut> a, int dev, cudaStream_t stream)
 {
     const size_t w = 16 / sizeof(TIn); /* elements per 16 bytes */
     const gpuh_impl_tc_args<TIn, TOut> orig = a;
-    if (gpuh_ceil_div(a.M, GPUH_IMPL_TC_MMA_BM) * gpuh_ceil_div(a.N, GPUH_IMPL_TC_MMA_BN) > 0x7fffffffu)
+    const size_t tiles_n = gpuh_ceil_div(a.N, GPUH_IMPL_TC_MMA_BN); /* the kernel's tile order is 32-bit */
+    if (gpuh_ceil_div(a.M, GPUH_IMPL_TC_MMA_BM) * tiles_n > 0x7fffffffu || tiles_n > (0xffffffffu >> 3))
         return gpuh_impl_tc_simt(orig, stream);
     void *work[2] = {NULL, NULL};
     bool no_room = false;
