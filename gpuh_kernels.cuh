@@ -61,7 +61,8 @@
                                       cores) and the matrix-vector kernels
      [SECTION: GEMM TUNING]           the shipped tile sizes (bench/gemm_tune.cu)
      [SECTION: GEMM DISPATCH]         argument checks, the choice of cover, launches
-     [SECTION: TENSOR-CORE KERNELS]   the CUDA-core and sm_90a (wgmma, TMA) kernels
+     [SECTION: TENSOR-CORE KERNELS]   the CUDA-core, mma.sync (sm_80) and sm_90a
+                                      (wgmma, TMA) kernels
      [SECTION: TENSOR-CORE DISPATCH]  checks, aligned copies, tensor maps, launches
      [SECTION: SHARDED KERNELS]       the sharded launchers and their host combine
      [SECTION: C ENTRY POINTS]        definitions, under GPUH_KERNELS_IMPLEMENTATION
@@ -543,15 +544,25 @@ struct gpuh_gemm_dmma_config {
    dimension, an offset pointer) is first copied into an aligned, padded
    workspace from gpuh's memory pool on `stream` (freed there), so it stays
    on the tensor cores (where no workspace can be had, the CUDA-core kernel
-   below reads the matrices as they are). Elsewhere (other GPUs, a build
-   without sm_90a, the CPU simulator) a tiled CUDA-core kernel computes the
-   same rounded inputs' product in fp32. Results agree with an fp64 product
-   of the same inputs within the fp32-accumulation bound over K.
+   below reads the matrices as they are). On a GPU of compute capability
+   8.0 or later running code without sm_90a's features (A100, A10, L4,
+   RTX 30 and 40; an H100 or H200 in a build without sm_90a: code or PTX
+   for sm_80, sm_86, sm_89 or plain sm_90, which CMake's default
+   architectures include as compute_80 PTX) the product runs on
+   mma.sync (m16n8k16 for bfloat16 / fp16, m16n8k8 for TF32) from
+   shared-memory tiles of 128 × 128 of C fed by a 4-stage cp.async
+   pipeline; an A or B that is not 16-byte aligned is copied into an
+   aligned workspace first, as above. Elsewhere (sm_75 and older, the CPU
+   simulator) a tiled CUDA-core kernel computes the same rounded inputs'
+   product in fp32. Which path runs depends on the image the CUDA runtime
+   picked for the device, never on the product's values. Results agree
+   with an fp64 product of the same inputs within the fp32-accumulation
+   bound over K, on every path.
    Idea: BLAS xGEMM with cuBLAS's cublasGemmEx mixed types (CUDA_R_16BF /
    CUDA_R_16F inputs, CUBLAS_COMPUTE_32F); the PTX ISA's wgmma and
-   cp.async.bulk.tensor; the public Hopper GEMM worklogs (P. Shankhdhar's
-   "Outperforming cuBLAS on H100", CUTLASS's sm90 warp-specialised
-   collectives). */
+   cp.async.bulk.tensor, mma.sync, ldmatrix and cp.async; the public Hopper
+   GEMM worklogs (P. Shankhdhar's "Outperforming cuBLAS on H100", CUTLASS's
+   sm90 warp-specialised collectives); CUTLASS's sm80 multistage GEMM. */
 static inline cudaError_t gpuh_gemm(gpuh_op op_a, gpuh_op op_b, size_t M, size_t N, size_t K, float alpha,
                                     const __nv_bfloat16 *d_A, size_t lda, const __nv_bfloat16 *d_B, size_t ldb,
                                     float beta, float *d_C, size_t ldc, cudaStream_t stream = 0);
@@ -2547,8 +2558,9 @@ cudaError_t gpuh_matmul(const T *d_A, const T *d_B, T *d_C, size_t M, size_t N, 
 /* ===========================================================================
    [SECTION: TENSOR-CORE KERNELS]
    The kernels behind gpuh_gemm's 16-bit overloads and gpuh_gemm_tf32: the
-   CUDA-core kernel every device and the simulator can run, and the sm_90a
-   kernel (wgmma, TMA, mbarriers, warp specialisation).
+   CUDA-core kernel every device and the simulator can run, the mma.sync
+   kernel (sm_80 and later: cp.async, ldmatrix), and the sm_90a kernel
+   (wgmma, TMA, mbarriers, warp specialisation).
    =========================================================================== */
 
 /* One product's arguments: op(A) M × K, op(B) K × N, C M × N, row-major;
@@ -2662,6 +2674,351 @@ __global__ void __launch_bounds__(256) gpuh_tc_simt_kernel(const gpuh_impl_tc_ar
             }
         }
 }
+
+/* ---------------------------------------------------------------------------
+   The mma.sync kernel (sm_80 and later, where the sm_90a kernel is not
+   built: A100, L4, RTX 30 and 40, a plain sm_90 build, PTX compiled by the
+   driver from compute_80). This version puts the tensor cores of every GPU
+   since Ampere under the CUDA-core kernel's loop:
+   - a block owns a BM × BN tile of C (128 × 128), 2 × 2 warps of 64 × 64;
+     a warp keeps its 64 × 64 accumulators (4 × 8 tiles of 16 × 8, four
+     floats per lane each) in registers through the whole of K;
+   - slices of 64 bytes of K (32 bfloat16 / fp16, 16 TF32) of op(A) and
+     op(B) go from global to shared memory with cp.async, 16 bytes per copy,
+     into a ring of GPUH_IMPL_TC_MMA_STAGES stages: the copies of the next
+     stages - 1 slices are in flight while the warps multiply this one;
+     a chunk that reaches past an edge of the matrix is filled by ordinary
+     loads of the elements inside and zeros (no edge code in the product);
+   - each operand's slice is stored as it lies in memory (op(A) as A's rows
+     of K, or as Aᵀ's rows of M; op(B) likewise), its rows padded by 16
+     bytes (K-major) or 8 elements (M- or N-major), which puts the eight
+     rows an ldmatrix phase (or a TF32 fragment load) reads in different
+     banks: no bank conflicts, and any op needs no transposing copy;
+   - bfloat16 / fp16: ldmatrix.x4 loads the fragments of mma.sync m16n8k16
+     (.trans for an operand whose slice is M- or N-major, where the 16-bit
+     pairs the instruction wants lie across rows); TF32: mma.sync m16n8k8,
+     fragments by ldmatrix (K-major) or scalar loads (M- or N-major), each
+     element cut to TF32 as gpuh_impl_tc_in does (so every path reads the
+     same inputs).
+   Block: GPUH_IMPL_TC_MMA_THREADS threads, a 1-D grid of one block per tile
+   (in the grouped order of gpuh_impl_gemm_tile, so neighbouring blocks
+   share slices in L2), dynamic shared memory gpuh_impl_tc_mma_layout::SMEM.
+   Needs A and B 16-byte aligned with leading dimensions of whole 16 bytes
+   (the launcher copies other operands first); C any. Built only for
+   __CUDA_ARCH__ >= 800 without sm_90a's features; other builds hold an
+   empty body and the launcher does not use them.
+   Idea: the PTX ISA (mma.sync, ldmatrix, cp.async); CUTLASS's sm80
+   multistage GEMM; the steps of examples/hgemm (02 and 03). */
+#ifndef GPUH_SIM
+/* The tile and pipeline: fixed; the #ifndef lets bench/ try others. */
+#ifndef GPUH_IMPL_TC_MMA_BM
+#define GPUH_IMPL_TC_MMA_BM 128
+#endif
+#ifndef GPUH_IMPL_TC_MMA_BN
+#define GPUH_IMPL_TC_MMA_BN 128
+#endif
+#ifndef GPUH_IMPL_TC_MMA_WARPS_M
+#define GPUH_IMPL_TC_MMA_WARPS_M 2
+#endif
+#ifndef GPUH_IMPL_TC_MMA_WARPS_N
+#define GPUH_IMPL_TC_MMA_WARPS_N 2
+#endif
+#ifndef GPUH_IMPL_TC_MMA_STAGES
+#define GPUH_IMPL_TC_MMA_STAGES 4
+#endif
+#ifndef GPUH_IMPL_TC_MMA_KBYTES
+#define GPUH_IMPL_TC_MMA_KBYTES 64
+#endif
+#define GPUH_IMPL_TC_MMA_THREADS (32 * GPUH_IMPL_TC_MMA_WARPS_M * GPUH_IMPL_TC_MMA_WARPS_N)
+
+/* The shared slices of the mma.sync kernel for input type T and ops TA, TB:
+   sizes in elements; a stage holds op(A)'s slice, then op(B)'s. */
+template <typename T, bool TA, bool TB> struct gpuh_impl_tc_mma_layout {
+    enum {
+        BM = GPUH_IMPL_TC_MMA_BM, BN = GPUH_IMPL_TC_MMA_BN, BK = GPUH_IMPL_TC_MMA_KBYTES / (int)sizeof(T),
+        W = 16 / (int)sizeof(T),
+        WM = BM / GPUH_IMPL_TC_MMA_WARPS_M, WN = BN / GPUH_IMPL_TC_MMA_WARPS_N, MT = WM / 16, NT = WN / 8,
+        LDA = TA ? BM + 8 : BK + W, LDB = TB ? BK + W : BN + 8, /* row strides, padded */
+        A_ELEMS = TA ? BK * LDA : BM * LDA, B_ELEMS = TB ? BN * LDB : BK * LDB,
+        STAGE = A_ELEMS + B_ELEMS,
+        SMEM = GPUH_IMPL_TC_MMA_STAGES * STAGE * (int)sizeof(T)
+    };
+    /* 16-bit: ldmatrix reads 8 rows of 16 bytes per phase, in distinct banks
+       when the row stride is an odd number of 16 bytes. TF32: a fragment
+       load reads (row g, column t) of 8 × 4 (K-major: stride ≡ 4 mod 8
+       words) or (row t, column g) (M/N-major: stride ≡ 8 mod 32 words). */
+    static_assert(sizeof(T) == 4 ? (TA ? LDA % 32 == 8 : LDA % 8 == 4) && (TB ? LDB % 8 == 4 : LDB % 32 == 8)
+                                 : (LDA * 2 / 16) % 2 == 1 && (LDB * 2 / 16) % 2 == 1,
+                  "the padded rows avoid bank conflicts");
+    static_assert(NT % 2 == 0 && STAGE * sizeof(T) % 16 == 0, "whole fragments, aligned stages");
+    /* op(A)'s element (m, k), op(B)'s (k, n) in their slices */
+    static __device__ __forceinline__ int a_at(int m, int k) { return TA ? k * LDA + m : m * LDA + k; }
+    static __device__ __forceinline__ int b_at(int k, int n) { return TB ? n * LDB + k : k * LDB + n; }
+};
+
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800 && !defined(__CUDA_ARCH_FEAT_SM90_ALL)
+/* Starts the copy of the ROWS × COLS slice of the stored matrix at g (row
+   stride ld, 16-byte aligned rows) from row r0, column c0 into s (rows of
+   LD elements): 16-byte chunks, thread tid + i·THREADS taking row
+   tid / (COLS / W) + i·STEP (consecutive threads, consecutive chunks).
+   rows, cols: the stored matrix's extent; a chunk that reaches past it
+   holds the elements inside (none past the last row) and zeros. */
+template <typename T, int ROWS, int COLS, int LD>
+static __device__ __forceinline__ void gpuh_impl_tc_mma_copy(T *s, const T *g, size_t ld, size_t r0, size_t c0,
+                                                             size_t rows, size_t cols)
+{
+    enum { W = 16 / sizeof(T), PER_ROW = COLS / W, THREADS = GPUH_IMPL_TC_MMA_THREADS };
+    enum { STEP = THREADS / PER_ROW, CHUNKS = ROWS / STEP };
+    static_assert(THREADS % PER_ROW == 0 && ROWS % STEP == 0, "whole chunks per thread");
+    const int r = threadIdx.x / PER_ROW, c = threadIdx.x % PER_ROW * W;
+    const size_t gc = c0 + c;
+    const unsigned bytes = gc >= cols ? 0u : cols - gc >= (size_t)W ? 16u : (unsigned)((cols - gc) * sizeof(T));
+    const unsigned s_at = (unsigned)__cvta_generic_to_shared(s + r * LD + c);
+#pragma unroll
+    for (int i = 0; i < CHUNKS; ++i) {
+        const size_t gr = r0 + r + (size_t)i * STEP;
+        const unsigned n = gr < rows ? bytes : 0u, dst = s_at + i * STEP * LD * (int)sizeof(T);
+        if (n == 16u) {
+            asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(dst), "l"(g + gr * ld + gc) : "memory");
+        } else {
+            /* Past an edge: the elements inside by ordinary loads, zeros for
+               the rest, stored at once (the stage is free: the barrier before
+               this slice's copies was passed). Not cp.async's zero-fill, which
+               compute-sanitizer's initcheck counts as a read of all 16 bytes. */
+            unsigned w[4] = {0u, 0u, 0u, 0u};
+#pragma unroll
+            for (int e = 0; e < W; ++e)
+                if ((unsigned)(e * sizeof(T)) < n) {
+                    const T *src = g + gr * ld + gc + e; /* its bits, by one load of the element's size */
+                    const unsigned x = sizeof(T) == 2 ? (unsigned)*reinterpret_cast<const unsigned short *>(src)
+                                                      : *reinterpret_cast<const unsigned *>(src);
+                    w[e * sizeof(T) / 4] |= x << (8 * (e * sizeof(T) % 4));
+                }
+            asm volatile("st.shared.v4.u32 [%0], {%1, %2, %3, %4};\n" ::"r"(dst), "r"(w[0]), "r"(w[1]), "r"(w[2]),
+                         "r"(w[3])
+                         : "memory");
+        }
+    }
+}
+
+/* Four 8 × 8 matrices of 16-bit elements from shared memory (ldmatrix.x4):
+   lane l gives the address of row l % 8 of matrix l / 8, and receives in
+   r[q] the pair (row l / 4, columns 2·(l % 4), +1) of matrix q, or with
+   TRANS the pair (rows 2·(l % 4), +1; column l / 4). */
+template <bool TRANS> static __device__ __forceinline__ void gpuh_impl_ldsm4(unsigned (&r)[4], unsigned addr)
+{
+    if (TRANS)
+        asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+                     : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+                     : "r"(addr));
+    else
+        asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+                     : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+                     : "r"(addr));
+}
+
+/* D += A·B for one 16 × 8 tile: m16n8k16 (bfloat16, fp16) or m16n8k8
+   (TF32), fp32 accumulators. Lane l, g = l / 4, t = l % 4, holds
+   d = D[g][2t], D[g][2t + 1], D[g + 8][2t], D[g + 8][2t + 1]; for 16-bit
+   inputs a = pairs A[g][2t..], A[g + 8][2t..], A[g][2t + 8..],
+   A[g + 8][2t + 8..] and b = pairs B[2t..][g], B[2t + 8..][g]; for TF32
+   a = A[g][t], A[g + 8][t], A[g][t + 4], A[g + 8][t + 4] and b = B[t][g],
+   B[t + 4][g]. */
+static __device__ __forceinline__ void gpuh_impl_mma(float (&d)[4], const unsigned (&a)[4], const unsigned (&b)[2],
+                                                     __nv_bfloat16)
+{
+    asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
+                 "{%0, %1, %2, %3};\n"
+                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+}
+static __device__ __forceinline__ void gpuh_impl_mma(float (&d)[4], const unsigned (&a)[4], const unsigned (&b)[2],
+                                                     __half)
+{
+    asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
+                 "{%0, %1, %2, %3};\n"
+                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+}
+static __device__ __forceinline__ void gpuh_impl_mma(float (&d)[4], const unsigned (&a)[4], const unsigned (&b)[2],
+                                                     float)
+{
+    asm volatile("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
+                 "{%0, %1, %2, %3};\n"
+                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+}
+
+/* One warp's products over one shared slice, 16-bit inputs: per 16 of K,
+   the fragments of its MT tiles of op(A) (16 × 16) and NT of op(B)
+   (16 × 8, two per ldmatrix.x4), then MT · NT mma.sync. The lane's address
+   in each ldmatrix: row lane % 8 of matrix lane / 8 (a row of the slice
+   as stored: of M or N in a K-major slice, of K in an M- or N-major one,
+   read with .trans), the matrices in the order of the fragment's
+   registers (gpuh_impl_mma). */
+template <typename L, bool TA, bool TB, typename T>
+static __device__ __forceinline__ void gpuh_impl_tc_mma_slice(float (&acc)[L::MT][L::NT][4], const T *s_A,
+                                                              const T *s_B, int wm0, int wn0, int lane)
+{
+    const unsigned a0 = (unsigned)__cvta_generic_to_shared(s_A), b0 = (unsigned)__cvta_generic_to_shared(s_B);
+    const int r = lane % 8, q = lane / 8;
+#pragma unroll
+    for (int kk = 0; kk < L::BK; kk += 16) {
+        unsigned a[L::MT][4], b[L::NT][2];
+#pragma unroll
+        for (int i = 0; i < L::MT; ++i) /* matrices: (m 0-7, k 0-7), (m 8-15, k 0-7), (m 0-7, k 8-15), (m 8-15, k 8-15) */
+            gpuh_impl_ldsm4<TA>(a[i], a0 + 2 * L::a_at(wm0 + 16 * i + 8 * (q % 2) + (TA ? 0 : r),
+                                                       kk + 8 * (q / 2) + (TA ? r : 0)));
+#pragma unroll
+        for (int j = 0; j < L::NT; j += 2) { /* (k 0-7, n 0-7), (k 8-15, n 0-7), (k 0-7, n 8-15), (k 8-15, n 8-15) */
+            unsigned f[4];
+            gpuh_impl_ldsm4<!TB>(f, b0 + 2 * L::b_at(kk + 8 * (q % 2) + (TB ? 0 : r),
+                                                     wn0 + 8 * j + 8 * (q / 2) + (TB ? r : 0)));
+            b[j][0] = f[0], b[j][1] = f[1], b[j + 1][0] = f[2], b[j + 1][1] = f[3];
+        }
+#pragma unroll
+        for (int i = 0; i < L::MT; ++i)
+#pragma unroll
+            for (int j = 0; j < L::NT; ++j)
+                gpuh_impl_mma(acc[i][j], a[i], b[j], T());
+    }
+}
+/* The same for TF32: per 8 of K, the fragments of a K-major slice by
+   ldmatrix (a row of 8 16-bit halves is 4 floats, and lane l receives
+   float l % 4 of row l / 4: the m16n8k8 layout), of an M- or N-major one
+   by scalar loads (ldmatrix cannot transpose 32-bit elements); each element
+   cut to TF32 (gpuh_impl_tc_in), then m16n8k8. */
+template <typename L, bool TA, bool TB>
+static __device__ __forceinline__ void gpuh_impl_tc_mma_slice(float (&acc)[L::MT][L::NT][4], const float *s_A,
+                                                              const float *s_B, int wm0, int wn0, int lane)
+{
+    const unsigned a0 = (unsigned)__cvta_generic_to_shared(s_A), b0 = (unsigned)__cvta_generic_to_shared(s_B);
+    const int g = lane / 4, t = lane % 4, r = lane % 8, q = lane / 8;
+#pragma unroll
+    for (int kk = 0; kk < L::BK; kk += 8) {
+        unsigned a[L::MT][4], b[L::NT][2];
+#pragma unroll
+        for (int i = 0; i < L::MT; ++i)
+            if (!TA) /* K-major: an 8 × 8 matrix of 16-bit halves is 8 × 4 floats, (m 0-7 | 8-15) × (k 0-3 | 4-7) */
+                gpuh_impl_ldsm4<false>(a[i], a0 + 4 * L::a_at(wm0 + 16 * i + r + 8 * (q % 2), kk + 4 * (q / 2)));
+            else
+#pragma unroll
+                for (int v = 0; v < 4; ++v)
+                    a[i][v] = __float_as_uint(s_A[L::a_at(wm0 + 16 * i + g + 8 * (v % 2), kk + t + 4 * (v / 2))]);
+#pragma unroll
+        for (int j = 0; j < L::NT; j += 2)
+            if (TB) { /* K-major: (n 0-7, k 0-3), (n 0-7, k 4-7), (n 8-15, k 0-3), (n 8-15, k 4-7) */
+                unsigned f[4];
+                gpuh_impl_ldsm4<false>(f, b0 + 4 * L::b_at(kk + 4 * (q % 2), wn0 + 8 * j + r + 8 * (q / 2)));
+                b[j][0] = f[0], b[j][1] = f[1], b[j + 1][0] = f[2], b[j + 1][1] = f[3];
+            } else
+#pragma unroll
+                for (int v = 0; v < 4; ++v)
+                    b[j + v / 2][v % 2] = __float_as_uint(s_B[L::b_at(kk + t + 4 * (v % 2), wn0 + 8 * (j + v / 2) + g)]);
+#pragma unroll
+        for (int i = 0; i < L::MT; ++i)
+#pragma unroll
+            for (int v = 0; v < 4; ++v)
+                a[i][v] = __float_as_uint(gpuh_impl_tc_in(__uint_as_float(a[i][v])));
+#pragma unroll
+        for (int j = 0; j < L::NT; ++j)
+#pragma unroll
+            for (int v = 0; v < 2; ++v)
+                b[j][v] = __float_as_uint(gpuh_impl_tc_in(__uint_as_float(b[j][v])));
+#pragma unroll
+        for (int i = 0; i < L::MT; ++i)
+#pragma unroll
+            for (int j = 0; j < L::NT; ++j)
+                gpuh_impl_mma(acc[i][j], a[i], b[j], 0.0f);
+    }
+}
+
+/* Starts the copies of slice `s` of op(A) and op(B) (K from s·BK) into the
+   stage at s_stage, each operand as it is stored. */
+template <typename L, bool TA, bool TB, typename TIn, typename TOut>
+static __device__ __forceinline__ void gpuh_impl_tc_mma_load(TIn *s_stage, const gpuh_impl_tc_args<TIn, TOut> &p,
+                                                             size_t m0, size_t n0, size_t s)
+{
+    const size_t k0 = s * L::BK;
+    TIn *s_B = s_stage + L::A_ELEMS;
+    if (TA)
+        gpuh_impl_tc_mma_copy<TIn, L::BK, L::BM, L::LDA>(s_stage, p.A, p.lda, k0, m0, p.K, p.M);
+    else
+        gpuh_impl_tc_mma_copy<TIn, L::BM, L::BK, L::LDA>(s_stage, p.A, p.lda, m0, k0, p.M, p.K);
+    if (TB)
+        gpuh_impl_tc_mma_copy<TIn, L::BN, L::BK, L::LDB>(s_B, p.B, p.ldb, n0, k0, p.N, p.K);
+    else
+        gpuh_impl_tc_mma_copy<TIn, L::BK, L::BN, L::LDB>(s_B, p.B, p.ldb, k0, n0, p.K, p.N);
+}
+#endif /* __CUDA_ARCH__ >= 800, not sm_90a */
+
+template <typename TIn, typename TOut, bool TA, bool TB>
+__global__ void __launch_bounds__(GPUH_IMPL_TC_MMA_THREADS) gpuh_tc_mma_kernel(const gpuh_impl_tc_args<TIn, TOut> p)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800 && !defined(__CUDA_ARCH_FEAT_SM90_ALL)
+    typedef gpuh_impl_tc_mma_layout<TIn, TA, TB> L;
+    enum { STAGES = GPUH_IMPL_TC_MMA_STAGES };
+    TIn *const s_all = gpuh_impl_dynamic_smem<TIn>(); /* stage s at s·STAGE */
+    /* this block's tile, in groups of GPUH_GEMM_GROUP_M rows of tiles */
+    const unsigned tiles_m = (unsigned)((p.M + L::BM - 1) / L::BM), tiles_n = (unsigned)((p.N + L::BN - 1) / L::BN);
+    const unsigned width = GPUH_GEMM_GROUP_M * tiles_n, first = blockIdx.x / width * GPUH_GEMM_GROUP_M;
+    const unsigned rows = tiles_m - first < GPUH_GEMM_GROUP_M ? tiles_m - first : GPUH_GEMM_GROUP_M;
+    const size_t m0 = (size_t)(first + blockIdx.x % width % rows) * L::BM, n0 = (size_t)(blockIdx.x % width / rows) * L::BN;
+    const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+    const int wm0 = warp / GPUH_IMPL_TC_MMA_WARPS_N * L::WM, wn0 = warp % GPUH_IMPL_TC_MMA_WARPS_N * L::WN;
+    float acc[L::MT][L::NT][4];
+#pragma unroll
+    for (int i = 0; i < L::MT; ++i)
+#pragma unroll
+        for (int j = 0; j < L::NT; ++j)
+#pragma unroll
+            for (int v = 0; v < 4; ++v)
+                acc[i][j][v] = 0.0f;
+
+    const size_t steps = (p.K + L::BK - 1) / L::BK;
+    /* Prologue: slices 0 .. STAGES - 2 in flight, one commit group each
+       (empty groups past the end keep the count the wait below relies on). */
+#pragma unroll
+    for (int s = 0; s < STAGES - 1; ++s) {
+        if ((size_t)s < steps)
+            gpuh_impl_tc_mma_load<L, TA, TB>(s_all + s * L::STAGE, p, m0, n0, (size_t)s);
+        gpuh_impl_cp_async_commit();
+    }
+    for (size_t s = 0; s < steps; ++s) {
+        /* This thread's copies of slice s have landed (at most STAGES - 2
+           newer groups pending)... */
+        gpuh_impl_cp_async_wait<STAGES - 2>();
+        /* ...and everyone's; and every warp is done with slice s - 1, whose
+           stage the copies issued next overwrite. */
+        __syncthreads();
+        if (s + STAGES - 1 < steps)
+            gpuh_impl_tc_mma_load<L, TA, TB>(s_all + (int)((s + STAGES - 1) % STAGES) * L::STAGE, p, m0, n0,
+                                             s + STAGES - 1);
+        gpuh_impl_cp_async_commit();
+        const TIn *s_A = s_all + (int)(s % STAGES) * L::STAGE;
+        gpuh_impl_tc_mma_slice<L, TA, TB>(acc, s_A, s_A + L::A_ELEMS, wm0, wn0, lane);
+    }
+    gpuh_impl_cp_async_wait<0>(); /* only empty groups are left; none may outlive the block */
+
+    /* C: lane (g, t) holds (row g and g + 8, columns 2t and 2t + 1) of each
+       16 × 8 tile; pairs in one store where C's rows keep them aligned */
+    const bool pairs = (uintptr_t)p.C % (2 * sizeof(TOut)) == 0 && p.ldc % 2 == 0;
+#pragma unroll
+    for (int i = 0; i < L::MT; ++i)
+#pragma unroll
+        for (int j = 0; j < L::NT; ++j)
+#pragma unroll
+            for (int h = 0; h < 2; ++h) {
+                const size_t row = m0 + wm0 + 16 * i + lane / 4 + 8 * h, col = n0 + wn0 + 8 * j + 2 * (lane % 4);
+                if (row < p.M && col < p.N)
+                    gpuh_impl_tc_store2(p.C + row * p.ldc + col, acc[i][j][2 * h], acc[i][j][2 * h + 1], p.alpha,
+                                        p.beta, pairs && col + 1 < p.N ? 2 : col + 1 < p.N ? 1 : 0);
+            }
+#else
+    (void)p;
+#endif
+}
+#endif /* GPUH_SIM */
 
 /* ---------------------------------------------------------------------------
    The sm_90a kernel (H100, H200). This version, the one gpuh ships, is the
@@ -2957,7 +3314,8 @@ __global__ void __launch_bounds__(256) gpuh_tc_transpose_kernel(const T *in, siz
    [SECTION: TENSOR-CORE DISPATCH]
    gpuh_gemm (16-bit) / gpuh_gemm_tf32 → gpuh_impl_tc_gemm: the checks of
    gpuh_gemm, then the sm_90a kernel where this program holds it for the
-   current device, else the CUDA-core kernel.
+   current device, else the mma.sync kernel where it holds that one's body,
+   else the CUDA-core kernel.
    =========================================================================== */
 
 /* The CUDA-core kernel over all of C. */
@@ -3133,6 +3491,104 @@ static inline cudaError_t gpuh_impl_tc_hopper(gpuh_impl_tc_args<TIn, TOut> a, in
 }
 #endif /* GPUH_SIM */
 
+#ifndef GPUH_SIM
+/* 1 where this program holds the mma.sync kernel's body for the current
+   device: the image the runtime picked for this GPU comes from PTX or code
+   for sm_80 or later (cudaFuncGetAttributes's ptxVersion) and is not the
+   empty body of an sm_90a or pre-sm_80 build (a handful of registers; the
+   real one holds 128 accumulators per thread). */
+template <typename TIn, typename TOut> static inline bool gpuh_impl_tc_mma_ready(void)
+{
+    cudaFuncAttributes attr;
+    if (cudaFuncGetAttributes(&attr, gpuh_tc_mma_kernel<TIn, TOut, false, true>) != cudaSuccess) {
+        (void)cudaGetLastError(); /* not sticky */
+        return false;
+    }
+    return attr.ptxVersion >= 80 && attr.numRegs > 64;
+}
+
+/* Launches the mma.sync kernel on one variant of the ops: a 1-D grid of one
+   block per tile of C. */
+template <typename TIn, typename TOut, bool TA, bool TB>
+static inline cudaError_t gpuh_impl_tc_mma_launch(const gpuh_impl_tc_args<TIn, TOut> &a, cudaStream_t stream)
+{
+    typedef gpuh_impl_tc_mma_layout<TIn, TA, TB> L;
+    const size_t tiles = gpuh_ceil_div(a.M, L::BM) * gpuh_ceil_div(a.N, L::BN);
+    const cudaError_t err = cudaFuncSetAttribute(gpuh_tc_mma_kernel<TIn, TOut, TA, TB>,
+                                                 cudaFuncAttributeMaxDynamicSharedMemorySize, L::SMEM);
+    if (err != cudaSuccess)
+        return gpuh_fail(err, "gpuh_gemm: %d bytes of shared memory per block: %s", (int)L::SMEM,
+                         cudaGetErrorString(err));
+    return GPUH_LAUNCH((gpuh_tc_mma_kernel<TIn, TOut, TA, TB>), tiles, GPUH_IMPL_TC_MMA_THREADS, L::SMEM, stream, a);
+}
+
+/* The mma.sync path: an A or B whose pointer or row stride is not a
+   multiple of 16 bytes (cp.async's unit) is first copied into an aligned
+   workspace with padded rows (gpuh's pool, on `stream`, freed there:
+   cudaMemcpy2DAsync, one read and one write of that matrix); where no
+   workspace can be had, the CUDA-core kernel reads the matrices as they
+   are. A C of more tiles than a 1-D grid holds (or of rows of more than
+   2^29 tiles) also goes to it. */
+template <typename TIn, typename TOut>
+static inline cudaError_t gpuh_impl_tc_mma(gpuh_impl_tc_args<TIn, TOut> a, int dev, cudaStream_t stream)
+{
+    const size_t w = 16 / sizeof(TIn); /* elements per 16 bytes */
+    const gpuh_impl_tc_args<TIn, TOut> orig = a;
+    const size_t tiles_n = gpuh_ceil_div(a.N, GPUH_IMPL_TC_MMA_BN); /* the kernel's tile order is 32-bit */
+    if (gpuh_ceil_div(a.M, GPUH_IMPL_TC_MMA_BM) * tiles_n > 0x7fffffffu || tiles_n > (0xffffffffu >> 3))
+        return gpuh_impl_tc_simt(orig, stream);
+    void *work[2] = {NULL, NULL};
+    bool no_room = false;
+    cudaError_t err = cudaSuccess;
+    for (int o = 0; o < 2 && err == cudaSuccess; ++o) { /* A, then B, as stored */
+        const TIn *&x = o ? a.B : a.A;
+        size_t &ld = o ? a.ldb : a.lda;
+        const int tr = o ? a.tb : a.ta;
+        const size_t rows = o ? (tr ? a.N : a.K) : (tr ? a.K : a.M), cols = o ? (tr ? a.K : a.N) : (tr ? a.M : a.K);
+        if ((uintptr_t)x % 16 == 0 && ld % w == 0)
+            continue;
+        const size_t ld_out = gpuh_ceil_div(cols, w) * w;
+        if (gpuh_impl_gemm_workspace(&work[o], rows * ld_out * sizeof(TIn), dev, stream) != cudaSuccess) {
+            no_room = true;
+            work[o] = NULL;
+            break;
+        }
+        err = cudaMemcpy2DAsync(work[o], ld_out * sizeof(TIn), x, ld * sizeof(TIn), cols * sizeof(TIn), rows,
+                                cudaMemcpyDeviceToDevice, stream);
+        x = static_cast<const TIn *>(work[o]);
+        ld = ld_out;
+    }
+    if (no_room) { /* no workspace: the CUDA-core kernel, on the matrices as given */
+        (void)cudaGetLastError(); /* not sticky */
+        err = gpuh_impl_tc_simt(orig, stream);
+    } else if (err == cudaSuccess)
+        err = a.ta ? (a.tb ? gpuh_impl_tc_mma_launch<TIn, TOut, true, true>(a, stream)
+                           : gpuh_impl_tc_mma_launch<TIn, TOut, true, false>(a, stream))
+                   : (a.tb ? gpuh_impl_tc_mma_launch<TIn, TOut, false, true>(a, stream)
+                           : gpuh_impl_tc_mma_launch<TIn, TOut, false, false>(a, stream));
+    for (int o = 0; o < 2; ++o)
+        if (work[o] != NULL) {
+            const cudaError_t freed = cudaFreeAsync(work[o], stream);
+            err = err != cudaSuccess ? err : freed;
+        }
+    return err;
+}
+#endif /* GPUH_SIM */
+
+/* The kernel gpuh_impl_tc_gemm takes on the current device for a product
+   of TIn inputs and TOut C with K > 0 and M, N, K below 2^31: 2 the sm_90a
+   kernel, 1 the mma.sync kernel, 0 the CUDA-core kernel (for the tests). */
+template <typename TIn, typename TOut> static inline int gpuh_impl_tc_path(void)
+{
+#ifndef GPUH_SIM
+    if (gpuh_impl_tc_hopper_ready<TIn, TOut>())
+        return 2;
+    if (gpuh_impl_tc_mma_ready<TIn, TOut>())
+        return 1;
+#endif
+    return 0;
+}
+
 /* The launcher behind the 16-bit gpuh_gemm and gpuh_gemm_tf32 (fn names it
    in error details): gpuh_gemm's checks (A and B with TIn's size, C with
    TOut's), then the path. */
@@ -3156,6 +3612,8 @@ static inline cudaError_t gpuh_impl_tc_gemm(const char *fn, gpuh_op op_a, gpuh_o
     if (K > 0 && M < most && N < most && K < most && gpuh_impl_tc_hopper_ready<TIn, TOut>() &&
         cudaGetDevice(&dev) == cudaSuccess)
         return gpuh_impl_tc_hopper(a, dev, stream);
+    if (K > 0 && gpuh_impl_tc_mma_ready<TIn, TOut>() && cudaGetDevice(&dev) == cudaSuccess)
+        return gpuh_impl_tc_mma(a, dev, stream);
 #endif
     return gpuh_impl_tc_simt(a, stream);
 }

@@ -19,11 +19,16 @@
    multiple of the kernels' slices, padded and odd leading dimensions,
    offset (unaligned) pointers, alpha and beta, K = 0 (C = beta·C), NaN in C
    with beta = 0, M or N = 0, shapes of many tiles of the sm_90a kernel
-   (on a GPU), the argument errors with their details, the C entry points.
+   (on a GPU), edges and pipeline depths of the mma.sync kernel's tiles,
+   the argument errors with their details, the C entry points. The path
+   each type pair takes is printed; built with GPUH_TEST_TC_EXPECT_MMA
+   (CMake's test_tc_gemm_sm80: compute_80 PTX alone) the test fails unless
+   an sm_80 or later GPU ran the mma.sync kernel.
    Without a device: exit 77. GPUH_TEST_QUICK=1 (the simulator, the
    sanitizer runs): small shapes only.
 
-   nvcc -std=c++17 -arch=sm_90a -DGPUH_USE_CURAND -I. tests/test_tc_gemm.cu -lcurand */
+   nvcc -std=c++17 -arch=sm_90a -DGPUH_USE_CURAND -I. tests/test_tc_gemm.cu -lcurand
+   nvcc -std=c++17 -arch=compute_80 -code=compute_80 -DGPUH_TEST_TC_EXPECT_MMA -DGPUH_USE_CURAND -I. tests/test_tc_gemm.cu -lcurand */
 #define GPUH_KERNELS_IMPLEMENTATION /* the C entry points are tested here too */
 #include "gpuh_test.h"
 #include "gpuh_kernels.cuh"
@@ -349,13 +354,69 @@ static void test_entry_points()
     TEST_CUDA(gpuh_free(c));
 }
 
+/* ---------------------------------------------------------------------------
+   The mma.sync kernel (sm_80 and later where no sm_90a code is built). */
+
+/* The path each type pair takes on this device; a build for compute_80
+   alone (GPUH_TEST_TC_EXPECT_MMA, the gpu.tc_gemm.sm80 test) must take the
+   mma.sync kernel on any sm_80 or later GPU, so that its shapes below test
+   that kernel and not another. */
+static void test_mma_path()
+{
+    static const char *const names[3] = {"CUDA cores", "mma.sync", "sm_90a wgmma"};
+    const int path[5] = {gpuh_impl_tc_path<__nv_bfloat16, float>(), gpuh_impl_tc_path<__nv_bfloat16, __nv_bfloat16>(),
+                         gpuh_impl_tc_path<__half, float>(), gpuh_impl_tc_path<__half, __half>(),
+                         gpuh_impl_tc_path<float, float>()};
+    int major = 0;
+    TEST_CUDA(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, 0));
+    for (int i = 0; i < 5; ++i) {
+        printf("%-13s path: %s\n", pair_name[i], names[path[i]]);
+#ifdef GPUH_TEST_TC_EXPECT_MMA
+        TEST_ASSERT(major < 8 || path[i] == 1, "%s: the %s path on compute capability %d.x, not mma.sync",
+                    pair_name[i], names[path[i]], major);
+#endif
+    }
+}
+
+/* Shapes for the mma.sync kernel's 128 × 128 tiles and its pipeline of
+   64-byte slices of K: edges of M and N inside a tile, K ragged inside a
+   16-byte chunk (copied in part, the rest zero-filled) and inside a slice,
+   K = 1, K of one slice and of more slices than the pipeline's stages.
+   Variant 0 pads each stored row of A and B to whole 16 bytes (read in
+   place); 1 leaves them odd, 2 shifts the pointers by 2 elements (both
+   copied to aligned workspaces first); C odd-strided with beta != 0. */
+static void test_mma_shapes()
+{
+    const gpuh_op ops[2] = {GPUH_OP_N, GPUH_OP_T};
+    const size_t small[][3] = {{129, 136, 203}, {8, 264, 1}, {17, 9, 33}, {130, 129, 16}, {200, 72, 520}};
+    const size_t big[][3] = {{300, 400, 1500}, {1031, 515, 777}};
+    int n = 0;
+    for (int b = 0; b < (quick ? 1 : 2); ++b)
+        for (size_t s = 0; s < (b ? sizeof big / sizeof big[0] : sizeof small / sizeof small[0]); ++s)
+            for (gpuh_op oa : ops)
+                for (gpuh_op ob : ops) {
+                    const size_t *d = b ? big[s] : small[s];
+                    tc_case c = {oa, ob, d[0], d[1], d[2], 0, 0, 0, 0, 1.0f, 0.0f};
+                    const size_t ca = oa == GPUH_OP_T ? c.M : c.K, cb = ob == GPUH_OP_T ? c.K : c.N;
+                    c.pad_a = (8 - ca % 8) % 8, c.pad_b = (8 - cb % 8) % 8;
+                    const int v = n++ % 3;
+                    if (v == 1)
+                        c.pad_a += 1, c.pad_b += 3, c.pad_c = 1, c.alpha = 1.5f, c.beta = -0.5f;
+                    else if (v == 2)
+                        c.shift = 2, c.pad_c = 2, c.beta = 1.0f;
+                    check_all(c);
+                }
+}
+
 int main()
 {
     GPUH_TEST_REQUIRE_DEVICE();
     rng.seed(gpuh_test_seed());
     quick = gpuh_test_quick();
     TEST_CUDA(gpuh_select_device(0));
+    test_mma_path();
     test_shapes();
+    test_mma_shapes();
     test_edges();
     test_arguments();
     test_entry_points();

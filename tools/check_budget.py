@@ -43,6 +43,7 @@ BUDGETS = [
     (r"gpuh_gemv_row_kernel<float", 72, 8448),  # s_part: 64 rows of 33 floats
     (r"gpuh_gemv_row_kernel<double", 120, 16896),
     (r"gpuh_tc_simt_kernel<", 80, 8320),  # the tensor-core GEMM's portable path: two 16 x 65 float tiles
+    (r"gpuh_tc_mma_kernel<", 232, 0),  # empty in an sm_90a build; sm_80: 128 accumulators, 2 blocks of 128 per SM
     (r"gpuh_tc_wgmma_kernel<", 168, 0),  # 384 threads, 1 block per SM: 65536 / 384 rounded down to 8
     (r"gpuh_tc_transpose_kernel<", 32, 4224),  # one 32 x 33 float tile
 ]
