@@ -2678,8 +2678,8 @@ __global__ void __launch_bounds__(256) gpuh_tc_simt_kernel(const gpuh_impl_tc_ar
 /* ---------------------------------------------------------------------------
    The mma.sync kernel (sm_80 and later, where the sm_90a kernel is not
    built: A100, L4, RTX 30 and 40, a plain sm_90 build, PTX compiled by the
-   driver from compute_80). This version puts the tensor cores of every GPU
-   since Ampere under the CUDA-core kernel's loop:
+   driver from compute_80): the tensor cores of every GPU since Ampere,
+   under a loop of the CUDA-core kernel's shape:
    - a block owns a BM × BN tile of C (128 × 128), 2 × 2 warps of 64 × 64;
      a warp keeps its 64 × 64 accumulators (4 × 8 tiles of 16 × 8, four
      floats per lane each) in registers through the whole of K;
