@@ -538,12 +538,15 @@ struct gpuh_gemm_dmma_config {
    wgmma.mma_async with its operands loaded into shared memory by the Tensor
    Memory Accelerator (TMA): one warp group loads, two multiply, through a
    ring of shared-memory stages guarded by mbarriers, in tiles of 128 × 256
-   of C, one persistent block per SM. TMA reads a matrix whose pointer and
+   of C (128 × 128 where fewer SMs would idle), one persistent block per
+   SM. TMA reads a matrix whose pointer and
    row stride are multiples of 16 bytes; another A or B (an odd leading
    dimension, an offset pointer) is first copied into an aligned, padded
    workspace from gpuh's memory pool on `stream` (freed there), so it stays
    on the tensor cores (where no workspace can be had, the CUDA-core kernel
-   below reads the matrices as they are). Elsewhere (other GPUs, a build
+   below reads the matrices as they are). When both A's and B's rows start
+   off 32-byte boundaries (a row of 16 mod 32 bytes), the smaller of the two
+   is copied the same way if the product is large beside the copy. Elsewhere (other GPUs, a build
    without sm_90a, the CPU simulator) a tiled CUDA-core kernel computes the
    same rounded inputs' product in fp32. Results agree with an fp64 product
    of the same inputs within the fp32-accumulation bound over K.
@@ -3074,8 +3077,8 @@ static inline bool gpuh_impl_tc_map(CUtensorMap *map, CUtensorMapDataType type, 
    priced at the device's peaks: its memory bandwidth (memory clock, double
    data rate, bus width) and its tensor cores' dense rate (SMs, clock, and
    the flops per SM per clock of Hopper's wgmma: 4096 for 16-bit inputs,
-   2048 for TF32). The ratio of the two rates is kept per device: the clock
-   queries cost the driver about a millisecond each time. */
+   2048 for TF32). The ratio of the two rates is kept per device: the
+   driver's clock queries are slow enough to show beside a product. */
 #define GPUH_IMPL_TC_DEVICES 64 /* devices whose rates are kept: 0 .. 63 */
 GPUH_IMPL_SHARED double gpuh_impl_tc_balance_v[GPUH_IMPL_TC_DEVICES]; /* 16-bit flops per byte; 0: not known yet */
 static inline bool gpuh_impl_tc_copy_pays(double bytes, double flops, size_t in_size, int dev)
@@ -3129,7 +3132,8 @@ template <typename TIn, typename TOut> static inline bool gpuh_impl_tc_hopper_re
 
 /* The narrow tile's rate of products beside the wide one's, per SM: it
    loads more bytes per product (A's slice for half the columns). An
-   estimate for the model below, checked by the bench's sweep. */
+   estimate for the model below, not measured on its own
+   (bench/results/tc_gemm.md, "Row pitches and tile widths"). */
 #define GPUH_IMPL_TC_NARROW_RATE 0.85
 
 /* The tile width (GPUH_IMPL_TC_BN or GPUH_IMPL_TC_BN_NARROW) that covers an
