@@ -2977,14 +2977,15 @@ __global__ void __launch_bounds__(256) gpuh_tc_transpose_kernel(const T *in, siz
             out[(c0 + i) * ld_out + r0 + threadIdx.x] = s_t[threadIdx.x][i];
 }
 
-/* The aligning copy of the sm_90a path: `rows` rows of `vecs` 16-byte
-   words from in (row stride ld_in words) to out (row stride ld_out words).
-   Block 256 threads; block (x, y) copies words 256·x + threadIdx.x of rows
-   y, y + gridDim.y, ... (one 16-byte load and store per word: the copy runs
-   at the memory's rate, where cudaMemcpy2DAsync between device pitches
-   does not). */
-__global__ void __launch_bounds__(256) gpuh_tc_copy_rows_kernel(const uint4 *in, size_t ld_in, size_t rows,
-                                                                size_t vecs, uint4 *out, size_t ld_out)
+/* The aligning copy of the sm_90a path: `rows` rows of `vecs` words
+   (T = uint4: 16 bytes) from in (row stride ld_in words) to out (row
+   stride ld_out words). Block 256 threads; block (x, y) copies words
+   256·x + threadIdx.x of rows y, y + gridDim.y, ... (one 16-byte load and
+   store per word: the copy runs at the memory's rate, where
+   cudaMemcpy2DAsync between device pitches does not). */
+template <typename T>
+__global__ void __launch_bounds__(256) gpuh_tc_copy_rows_kernel(const T *in, size_t ld_in, size_t rows, size_t vecs,
+                                                                T *out, size_t ld_out)
 {
     const size_t c = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (c < vecs)
@@ -3278,7 +3279,7 @@ static inline cudaError_t gpuh_impl_tc_hopper(gpuh_impl_tc_args<TIn, TOut> a, in
             tr = !tr;
         } else if (o == unskew) {
             const size_t gx = gpuh_ceil_div(cols / w, 256), gy = rows < 65535 ? rows : 65535;
-            err = GPUH_LAUNCH(gpuh_tc_copy_rows_kernel, dim3((unsigned)gx, (unsigned)gy), 256, 0, stream,
+            err = GPUH_LAUNCH(gpuh_tc_copy_rows_kernel<uint4>, dim3((unsigned)gx, (unsigned)gy), 256, 0, stream,
                               reinterpret_cast<const uint4 *>(x), ld / w, rows, cols / w,
                               static_cast<uint4 *>(work[o]), ld_out / w);
         } else

@@ -45,7 +45,7 @@ BUDGETS = [
     (r"gpuh_tc_simt_kernel<", 80, 8320),  # the tensor-core GEMM's portable path: two 16 x 65 float tiles
     (r"gpuh_tc_wgmma_kernel<", 168, 0),  # 384 threads, 1 block per SM: 65536 / 384 rounded down to 8
     (r"gpuh_tc_transpose_kernel<", 32, 4224),  # one 32 x 33 float tile
-    (r"gpuh_tc_copy_rows_kernel", 32, 0),  # the sm_90a path's aligning copy: one 16-byte word per thread and row
+    (r"gpuh_tc_copy_rows_kernel<", 32, 0),  # the sm_90a path's aligning copy: one 16-byte word per thread and row
 ]
 
 ENTRY = re.compile(r"Compiling entry function '(\w+)' for 'sm_90a?'")
