@@ -539,12 +539,15 @@ struct gpuh_gemm_dmma_config {
    wgmma.mma_async with its operands loaded into shared memory by the Tensor
    Memory Accelerator (TMA): one warp group loads, two multiply, through a
    ring of shared-memory stages guarded by mbarriers, in tiles of 128 × 256
-   of C, one persistent block per SM. TMA reads a matrix whose pointer and
+   of C (128 × 128 where fewer SMs would idle), one persistent block per
+   SM. TMA reads a matrix whose pointer and
    row stride are multiples of 16 bytes; another A or B (an odd leading
    dimension, an offset pointer) is first copied into an aligned, padded
    workspace from gpuh's memory pool on `stream` (freed there), so it stays
    on the tensor cores (where no workspace can be had, the CUDA-core kernel
-   below reads the matrices as they are). On a GPU of compute capability
+   below reads the matrices as they are). When both A's and B's rows start
+   off 32-byte boundaries (a row of 16 mod 32 bytes), the smaller of the two
+   is copied the same way if the product is large beside the copy. On a GPU of compute capability
    8.0 or later running code without sm_90a's features (A100, A10, L4,
    RTX 30 and 40; an H100 or H200 in a build without sm_90a: code or PTX
    for sm_80, sm_86, sm_89 or plain sm_90, which CMake's default
@@ -3028,12 +3031,12 @@ __global__ void __launch_bounds__(GPUH_IMPL_TC_MMA_THREADS) gpuh_tc_mma_kernel(c
      without bank conflicts, and zero-fills past the matrix edges: no edge
      code on the loads, any M, N, K;
    - wgmma.mma_async multiplies from shared memory, asynchronously, a
-     64 × 256 × 16 (TF32: × 8) product per instruction per warp group;
+     64 × BN × 16 (TF32: × 8) product per instruction per warp group;
    - warp specialisation: warp group 0 only issues the copies (one thread,
      with few registers: setmaxnreg.dec), warp groups 1 and 2 only multiply
-     (64 rows of the 128 × 256 tile each, 128 fp32 accumulators per thread:
-     setmaxnreg.inc);
-   - a ring of GPUH_IMPL_TC_STAGES stages: the copier waits on a stage's
+     (64 rows of the 128 × BN tile each, BN / 2 fp32 accumulators per
+     thread: setmaxnreg.inc);
+   - a ring of GPUH_IMPL_TC_STAGES(BN) stages: the copier waits on a stage's
      "empty" mbarrier, then starts its copies, which complete on the
      stage's "full" mbarrier (arrive.expect_tx with the stage's bytes); the
      multipliers wait on "full", issue their wgmmas and, once they are done
@@ -3042,8 +3045,12 @@ __global__ void __launch_bounds__(GPUH_IMPL_TC_MMA_THREADS) gpuh_tc_mma_kernel(c
    - persistent blocks: one per SM, each over tiles b, b + gridDim.x, ...,
      so that the copier fills the ring with the next tile's slices while
      the multipliers store this one's C.
-   Block: 384 threads, tiles of 128 × 256 of C (in the grouped order of
-   gpuh_impl_gemm_tile), dynamic shared memory GPUH_IMPL_TC_SMEM. The
+   Block: 384 threads, tiles of 128 × BN of C (in the grouped order of
+   gpuh_impl_gemm_tile), dynamic shared memory GPUH_IMPL_TC_SMEM(BN). BN is
+   256 (the wide tile: the fewest bytes loaded per product) or 128 (the
+   narrow tile, more stages in the same shared memory: twice the tiles, for
+   a C whose wide tiles would leave SMs idle; the launcher prices both,
+   gpuh_impl_tc_width). The
    operands: op(A)'s slice is K-major (A as stored, rows of K) or, for
    op_a = T on 16-bit inputs, M-major (wgmma's transpose-A); op(B)'s is
    K-major for op_b = T and N-major for op_b = N (transpose-B). TF32 wgmma
@@ -3053,26 +3060,30 @@ __global__ void __launch_bounds__(GPUH_IMPL_TC_MMA_THREADS) gpuh_tc_mma_kernel(c
    Idea: the PTX ISA (wgmma, TMA, mbarrier, setmaxnreg); P. Shankhdhar,
    "Outperforming cuBLAS on H100"; CUTLASS's sm90 warp-specialised GEMM. */
 #define GPUH_IMPL_TC_BM 128
-#define GPUH_IMPL_TC_BN 256
-#define GPUH_IMPL_TC_STAGES 4
+#define GPUH_IMPL_TC_BN 256        /* the wide tile's columns */
+#define GPUH_IMPL_TC_BN_NARROW 128 /* the narrow tile's */
+#define GPUH_IMPL_TC_STAGES(bn) ((bn) == GPUH_IMPL_TC_BN ? 4 : 6)
 #define GPUH_IMPL_TC_A_BYTES (GPUH_IMPL_TC_BM * 128) /* a slice is 128 bytes of K: 64 halves, 32 floats */
-#define GPUH_IMPL_TC_B_BYTES (GPUH_IMPL_TC_BN * 128)
-#define GPUH_IMPL_TC_STAGE_BYTES (GPUH_IMPL_TC_A_BYTES + GPUH_IMPL_TC_B_BYTES)
+#define GPUH_IMPL_TC_STAGE_BYTES(bn) (GPUH_IMPL_TC_A_BYTES + (bn) * 128)
 /* the stages, their 2 mbarriers each, and room to align the stages to 1024 bytes (the swizzle's period) */
-#define GPUH_IMPL_TC_SMEM (GPUH_IMPL_TC_STAGES * GPUH_IMPL_TC_STAGE_BYTES + GPUH_IMPL_TC_STAGES * 16 + 1024)
+#define GPUH_IMPL_TC_SMEM(bn) (GPUH_IMPL_TC_STAGES(bn) * (GPUH_IMPL_TC_STAGE_BYTES(bn) + 16) + 1024)
 
 #ifndef GPUH_SIM
-/* The 128 accumulators of a thread as wgmma's operand list. */
+/* wgmma's accumulator operands: the first 64 (the narrow tile's thread
+   holds these) and all 128 (the wide tile's). */
+#define GPUH_IMPL_WGMMA_D_LO \
+    "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, " \
+    "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, " \
+    "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, " \
+    "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63"
+#define GPUH_IMPL_WGMMA_D64 "{" GPUH_IMPL_WGMMA_D_LO "}"
 #define GPUH_IMPL_WGMMA_D \
-    "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, " \
-     "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, " \
-     "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, " \
-     "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, " \
-     "%64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, " \
-     "%80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95, " \
-     "%96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111, " \
-     "%112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, %126, %127}"
-#define GPUH_IMPL_WGMMA_D_OPS(d) \
+    "{" GPUH_IMPL_WGMMA_D_LO ", " \
+    "%64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, " \
+    "%80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95, " \
+    "%96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111, " \
+    "%112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, %126, %127" "}"
+#define GPUH_IMPL_WGMMA_D64_OPS(d) \
     "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), \
     "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), \
     "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), \
@@ -3080,7 +3091,9 @@ __global__ void __launch_bounds__(GPUH_IMPL_TC_MMA_THREADS) gpuh_tc_mma_kernel(c
     "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), \
     "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), \
     "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), \
-    "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63]), \
+    "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
+#define GPUH_IMPL_WGMMA_D_OPS(d) \
+    GPUH_IMPL_WGMMA_D64_OPS(d), \
     "+f"(d[64]), "+f"(d[65]), "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]), "+f"(d[70]), "+f"(d[71]), \
     "+f"(d[72]), "+f"(d[73]), "+f"(d[74]), "+f"(d[75]), "+f"(d[76]), "+f"(d[77]), "+f"(d[78]), "+f"(d[79]), \
     "+f"(d[80]), "+f"(d[81]), "+f"(d[82]), "+f"(d[83]), "+f"(d[84]), "+f"(d[85]), "+f"(d[86]), "+f"(d[87]), \
@@ -3103,28 +3116,39 @@ static __device__ __forceinline__ unsigned long long gpuh_impl_tc_desc(unsigned 
            (unsigned long long)(1024 >> 4) << 32 | 1ull << 62;
 }
 
-/* d += A·B, one instruction: m64n256k16 for bfloat16 / fp16, m64n256k8 for
-   TF32. TA: op(A) = Aᵀ, read M-major (wgmma's transpose-A); TB: op(B) = Bᵀ,
-   which is K-major, so B is read N-major (transpose-B) when TB is false. */
+/* d += A·B, one instruction: m64nBNk16 for bfloat16 / fp16, m64nBNk8 for
+   TF32, BN = 256 or 128 as d holds 128 or 64 accumulators. TA: op(A) = Aᵀ,
+   read M-major (wgmma's transpose-A); TB: op(B) = Bᵀ, which is K-major, so
+   B is read N-major (transpose-B) when TB is false. */
+#define GPUH_IMPL_WGMMA_16BIT(acc, shape, type, ptx_type, d_list, d_ops, rest)                                       \
+    template <bool TA, bool TB>                                                                                    \
+    static __device__ __forceinline__ void gpuh_impl_wgmma(float(&d)[acc], unsigned long long da,                  \
+                                                           unsigned long long db, type)                            \
+    {                                                                                                              \
+        asm volatile("wgmma.mma_async.sync.aligned." shape ".f32." ptx_type "." ptx_type " " d_list rest          \
+                     : d_ops(d)                                                                                    \
+                     : "l"(da), "l"(db), "n"(TA ? 1 : 0), "n"(TB ? 0 : 1));                                        \
+    }
+GPUH_IMPL_WGMMA_16BIT(64, "m64n128k16", __nv_bfloat16, "bf16", GPUH_IMPL_WGMMA_D64, GPUH_IMPL_WGMMA_D64_OPS,
+                      ", %64, %65, 1, 1, 1, %66, %67;\n")
+GPUH_IMPL_WGMMA_16BIT(64, "m64n128k16", __half, "f16", GPUH_IMPL_WGMMA_D64, GPUH_IMPL_WGMMA_D64_OPS,
+                      ", %64, %65, 1, 1, 1, %66, %67;\n")
+GPUH_IMPL_WGMMA_16BIT(128, "m64n256k16", __nv_bfloat16, "bf16", GPUH_IMPL_WGMMA_D, GPUH_IMPL_WGMMA_D_OPS,
+                      ", %128, %129, 1, 1, 1, %130, %131;\n")
+GPUH_IMPL_WGMMA_16BIT(128, "m64n256k16", __half, "f16", GPUH_IMPL_WGMMA_D, GPUH_IMPL_WGMMA_D_OPS,
+                      ", %128, %129, 1, 1, 1, %130, %131;\n")
+#undef GPUH_IMPL_WGMMA_16BIT
 template <bool TA, bool TB>
-static __device__ __forceinline__ void gpuh_impl_wgmma(float *d, unsigned long long da, unsigned long long db,
-                                                       __nv_bfloat16)
+static __device__ __forceinline__ void gpuh_impl_wgmma(float (&d)[64], unsigned long long da, unsigned long long db,
+                                                       float)
 {
-    asm volatile("wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16 " GPUH_IMPL_WGMMA_D
-                 ", %128, %129, 1, 1, 1, %130, %131;\n"
-                 : GPUH_IMPL_WGMMA_D_OPS(d)
-                 : "l"(da), "l"(db), "n"(TA ? 1 : 0), "n"(TB ? 0 : 1));
+    asm volatile("wgmma.mma_async.sync.aligned.m64n128k8.f32.tf32.tf32 " GPUH_IMPL_WGMMA_D64 ", %64, %65, 1, 1, 1;\n"
+                 : GPUH_IMPL_WGMMA_D64_OPS(d)
+                 : "l"(da), "l"(db));
 }
 template <bool TA, bool TB>
-static __device__ __forceinline__ void gpuh_impl_wgmma(float *d, unsigned long long da, unsigned long long db, __half)
-{
-    asm volatile("wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16 " GPUH_IMPL_WGMMA_D
-                 ", %128, %129, 1, 1, 1, %130, %131;\n"
-                 : GPUH_IMPL_WGMMA_D_OPS(d)
-                 : "l"(da), "l"(db), "n"(TA ? 1 : 0), "n"(TB ? 0 : 1));
-}
-template <bool TA, bool TB>
-static __device__ __forceinline__ void gpuh_impl_wgmma(float *d, unsigned long long da, unsigned long long db, float)
+static __device__ __forceinline__ void gpuh_impl_wgmma(float (&d)[128], unsigned long long da, unsigned long long db,
+                                                       float)
 {
     asm volatile("wgmma.mma_async.sync.aligned.m64n256k8.f32.tf32.tf32 " GPUH_IMPL_WGMMA_D
                  ", %128, %129, 1, 1, 1;\n"
@@ -3153,19 +3177,19 @@ static __device__ __forceinline__ void gpuh_impl_tma_load(unsigned dst, const CU
 }
 #endif /* __CUDA_ARCH_FEAT_SM90_ALL */
 
-/* Tile `tile` of a tiles_m × tiles_n cover of C in the grouped order
-   (gpuh_impl_gemm_tile's): its first row m0 and column n0. */
+/* Tile `tile` of a tiles_m × tiles_n cover of C by tiles of 128 × bn in the
+   grouped order (gpuh_impl_gemm_tile's): its first row m0 and column n0. */
 static __device__ __forceinline__ void gpuh_impl_tc_tile(unsigned long long tile, unsigned tiles_m, unsigned tiles_n,
-                                                         int &m0, int &n0)
+                                                         int bn, int &m0, int &n0)
 {
     const unsigned long long width = (unsigned long long)GPUH_GEMM_GROUP_M * tiles_n;
     const unsigned long long first = tile / width * GPUH_GEMM_GROUP_M;
     const unsigned long long rows = tiles_m - first < GPUH_GEMM_GROUP_M ? tiles_m - first : GPUH_GEMM_GROUP_M;
     m0 = (int)((first + tile % width % rows) * GPUH_IMPL_TC_BM);
-    n0 = (int)(tile % width / rows * GPUH_IMPL_TC_BN);
+    n0 = (int)(tile % width / rows * bn);
 }
 
-template <typename TIn, typename TOut, bool TA, bool TB>
+template <typename TIn, typename TOut, bool TA, bool TB, int BN>
 __global__ void __launch_bounds__(384, 1)
     gpuh_tc_wgmma_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
                          const gpuh_impl_tc_args<TIn, TOut> p)
@@ -3173,17 +3197,17 @@ __global__ void __launch_bounds__(384, 1)
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
     extern __shared__ unsigned char s_raw[];
     const unsigned s_base = ((unsigned)__cvta_generic_to_shared(s_raw) + 1023u) & ~1023u;
-    const unsigned s_full = s_base + GPUH_IMPL_TC_STAGES * GPUH_IMPL_TC_STAGE_BYTES; /* 8 bytes per stage */
-    const unsigned s_empty = s_full + GPUH_IMPL_TC_STAGES * 8;
+    const unsigned s_full = s_base + GPUH_IMPL_TC_STAGES(BN) * GPUH_IMPL_TC_STAGE_BYTES(BN); /* 8 bytes per stage */
+    const unsigned s_empty = s_full + GPUH_IMPL_TC_STAGES(BN) * 8;
     const int bk = 128 / (int)sizeof(TIn); /* elements of K per slice */
     const int ktiles = (int)((p.K + bk - 1) / bk);
     const unsigned tiles_m = (unsigned)((p.M + GPUH_IMPL_TC_BM - 1) / GPUH_IMPL_TC_BM);
-    const unsigned tiles_n = (unsigned)((p.N + GPUH_IMPL_TC_BN - 1) / GPUH_IMPL_TC_BN);
+    const unsigned tiles_n = (unsigned)((p.N + BN - 1) / BN);
     const unsigned long long tiles = (unsigned long long)tiles_m * tiles_n;
     const int wg = threadIdx.x / 128;
 
     if (threadIdx.x == 0) {
-        for (int s = 0; s < GPUH_IMPL_TC_STAGES; ++s) {
+        for (int s = 0; s < GPUH_IMPL_TC_STAGES(BN); ++s) {
             asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;\n" ::"r"(s_full + 8 * s));
             /* the 8 multiplying warps arrive on "empty" */
             asm volatile("mbarrier.init.shared::cta.b64 [%0], 8;\n" ::"r"(s_empty + 8 * s));
@@ -3203,26 +3227,26 @@ __global__ void __launch_bounds__(384, 1)
             unsigned it = 0;
             for (unsigned long long tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
                 int m0, n0;
-                gpuh_impl_tc_tile(tile, tiles_m, tiles_n, m0, n0);
+                gpuh_impl_tc_tile(tile, tiles_m, tiles_n, BN, m0, n0);
                 for (int kt = 0; kt < ktiles; ++kt, ++it) {
-                    const unsigned s = it % GPUH_IMPL_TC_STAGES;
+                    const unsigned s = it % GPUH_IMPL_TC_STAGES(BN);
                     const int k0 = kt * bk;
-                    if (it >= GPUH_IMPL_TC_STAGES) /* the multipliers are done with this stage's last use */
-                        gpuh_impl_mbar_wait(s_empty + 8 * s, (it / GPUH_IMPL_TC_STAGES - 1) & 1);
-                    const unsigned full = s_full + 8 * s, sa = s_base + s * GPUH_IMPL_TC_STAGE_BYTES;
+                    if (it >= GPUH_IMPL_TC_STAGES(BN)) /* the multipliers are done with this stage's last use */
+                        gpuh_impl_mbar_wait(s_empty + 8 * s, (it / GPUH_IMPL_TC_STAGES(BN) - 1) & 1);
+                    const unsigned full = s_full + 8 * s, sa = s_base + s * GPUH_IMPL_TC_STAGE_BYTES(BN);
                     const unsigned sb = sa + GPUH_IMPL_TC_A_BYTES;
                     asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(full),
-                                 "r"(GPUH_IMPL_TC_STAGE_BYTES)
+                                 "r"(GPUH_IMPL_TC_STAGE_BYTES(BN))
                                  : "memory");
                     if (TA) /* M-major: boxes of 64 (M) × bk rows (K) */
                         for (int i = 0; i < GPUH_IMPL_TC_BM / 64; ++i)
                             gpuh_impl_tma_load(sa + i * bk * 128, &map_a, m0 + 64 * i, k0, full);
                     else /* K-major: one box of bk (K) × 128 rows (M) */
                         gpuh_impl_tma_load(sa, &map_a, k0, m0, full);
-                    if (TB) /* K-major: one box of bk (K) × 256 rows (N) */
+                    if (TB) /* K-major: one box of bk (K) × BN rows (N) */
                         gpuh_impl_tma_load(sb, &map_b, k0, n0, full);
                     else /* N-major: boxes of 64 (N) × bk rows (K) */
-                        for (int j = 0; j < GPUH_IMPL_TC_BN / 64; ++j)
+                        for (int j = 0; j < BN / 64; ++j)
                             gpuh_impl_tma_load(sb + j * bk * 128, &map_b, n0 + 64 * j, k0, full);
                 }
             }
@@ -3233,17 +3257,17 @@ __global__ void __launch_bounds__(384, 1)
         /* pairs of columns in one store where C's rows keep them aligned */
         const bool pairs = (uintptr_t)p.C % (2 * sizeof(TOut)) == 0 && p.ldc % 2 == 0;
         unsigned it = 0;
-        float d[128];
+        float d[BN / 2];
         for (unsigned long long tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
             int m0, n0;
-            gpuh_impl_tc_tile(tile, tiles_m, tiles_n, m0, n0);
+            gpuh_impl_tc_tile(tile, tiles_m, tiles_n, BN, m0, n0);
 #pragma unroll
-            for (int i = 0; i < 128; ++i)
+            for (int i = 0; i < BN / 2; ++i)
                 d[i] = 0.0f;
             for (int kt = 0; kt < ktiles; ++kt, ++it) {
-                const unsigned s = it % GPUH_IMPL_TC_STAGES;
-                gpuh_impl_mbar_wait(s_full + 8 * s, (it / GPUH_IMPL_TC_STAGES) & 1);
-                const unsigned sa = s_base + s * GPUH_IMPL_TC_STAGE_BYTES, sb = sa + GPUH_IMPL_TC_A_BYTES;
+                const unsigned s = it % GPUH_IMPL_TC_STAGES(BN);
+                gpuh_impl_mbar_wait(s_full + 8 * s, (it / GPUH_IMPL_TC_STAGES(BN)) & 1);
+                const unsigned sa = s_base + s * GPUH_IMPL_TC_STAGE_BYTES(BN), sb = sa + GPUH_IMPL_TC_A_BYTES;
                 asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
                 /* K-major operands step 32 bytes along their 128-byte rows per
                    instruction; MN-major ones 16 rows of K (2048 bytes) */
@@ -3261,20 +3285,20 @@ __global__ void __launch_bounds__(384, 1)
                 asm volatile("wgmma.wait_group.sync.aligned 1;\n" ::: "memory");
                 if (kt > 0 && lane == 0)
                     asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(
-                                     s_empty + 8 * ((it + GPUH_IMPL_TC_STAGES - 1) % GPUH_IMPL_TC_STAGES))
+                                     s_empty + 8 * ((it + GPUH_IMPL_TC_STAGES(BN) - 1) % GPUH_IMPL_TC_STAGES(BN)))
                                  : "memory");
             }
             asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory");
             if (lane == 0) /* the tile's last stage */
                 asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(
-                                 s_empty + 8 * ((it + GPUH_IMPL_TC_STAGES - 1) % GPUH_IMPL_TC_STAGES))
+                                 s_empty + 8 * ((it + GPUH_IMPL_TC_STAGES(BN) - 1) % GPUH_IMPL_TC_STAGES(BN)))
                              : "memory");
-            /* the epilogue: thread t holds, for j = 0..31, C's elements
+            /* the epilogue: thread t holds, for j = 0 .. BN/8 - 1, C's elements
                (r, 8j + 2q), (r, 8j + 2q + 1), (r + 8, ...) with r = 16·warp + lane/4,
-               q = lane % 4, of the warp group's 64 × 256 */
+               q = lane % 4, of the warp group's 64 × BN */
             const size_t r0 = (size_t)m0 + 64 * c + 16 * w + lane / 4;
 #pragma unroll
-            for (int j = 0; j < 32; ++j)
+            for (int j = 0; j < BN / 8; ++j)
 #pragma unroll
                 for (int h = 0; h < 2; ++h) {
                     const size_t i = r0 + 8 * h, jj = (size_t)n0 + 8 * j + 2 * (lane % 4);
@@ -3308,6 +3332,22 @@ __global__ void __launch_bounds__(256) gpuh_tc_transpose_kernel(const T *in, siz
     for (int i = threadIdx.y; i < 32; i += 8)
         if (c0 + i < cols && r0 + threadIdx.x < rows)
             out[(c0 + i) * ld_out + r0 + threadIdx.x] = s_t[threadIdx.x][i];
+}
+
+/* The aligning copy of the sm_90a path: `rows` rows of `vecs` words
+   (T = uint4: 16 bytes) from in (row stride ld_in words) to out (row
+   stride ld_out words). Block 256 threads; block (x, y) copies words
+   256·x + threadIdx.x of rows y, y + gridDim.y, ... (one 16-byte load and
+   store per word: the copy runs at the memory's rate, where
+   cudaMemcpy2DAsync between device pitches does not). */
+template <typename T>
+__global__ void __launch_bounds__(256) gpuh_tc_copy_rows_kernel(const T *in, size_t ld_in, size_t rows, size_t vecs,
+                                                                T *out, size_t ld_out)
+{
+    const size_t c = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (c < vecs)
+        for (size_t r = blockIdx.y; r < rows; r += gridDim.y)
+            out[r * ld_out + c] = in[r * ld_in + c];
 }
 
 /* ===========================================================================
@@ -3353,19 +3393,82 @@ static inline gpuh_impl_tc_encode_fn gpuh_impl_tc_encoder(void)
     return fn;
 }
 
+/* Whether the rows of a matrix at ptr (row stride ld_bytes) start off the
+   32-byte sectors of the memory system: then each 128-byte piece of a row
+   that TMA reads spans two 128-byte lines, which costs two L2 requests and
+   a fifth sector, and a product whose two operands are both so laid out is
+   bound by the L2's request rate (bench/results/tc_gemm.md, "Row pitches"). */
+static inline bool gpuh_impl_tc_skewed(const void *ptr, size_t ld_bytes)
+{
+    return (uintptr_t)ptr % 32 != 0 || ld_bytes % 32 != 0;
+}
+
 /* A TMA tensor map of a row-major matrix of `outer` rows of `inner`
    elements (row stride ld_bytes), read in boxes of box_inner × box_outer
-   with the 128-byte swizzle; elements past the edges read as zero. */
+   with the 128-byte swizzle; elements past the edges read as zero. Rows on
+   the sectors have the L2 fetch 256 bytes around each miss (the next
+   slice's bytes of the row, read soon after); skewed rows (above) fetch
+   only what is asked: the promotion would drag in, for each row, lines of
+   which the misaligned pieces use little, and raise the L2 traffic the
+   skew already inflates. */
 static inline bool gpuh_impl_tc_map(CUtensorMap *map, CUtensorMapDataType type, const void *ptr, size_t inner,
                                     size_t outer, size_t ld_bytes, unsigned box_inner, unsigned box_outer)
 {
     const cuuint64_t dims[2] = {inner, outer}, strides[1] = {ld_bytes};
     const cuuint32_t box[2] = {box_inner, box_outer}, step[2] = {1, 1};
+    const CUtensorMapL2promotion promote =
+        gpuh_impl_tc_skewed(ptr, ld_bytes) ? CU_TENSOR_MAP_L2_PROMOTION_NONE : CU_TENSOR_MAP_L2_PROMOTION_L2_256B;
     const CUresult r = gpuh_impl_tc_encoder()(map, type, 2, const_cast<void *>(ptr), dims, strides, box, step,
-                                              CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
-                                              CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+                                              CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B, promote,
+                                              CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
     return r == CUDA_SUCCESS;
 }
+
+/* The share of a product's time that an aligned copy of one operand may
+   cost when both operands' rows are skewed (gpuh_impl_tc_skewed): half the
+   slowdown that layout measured on the H200 (about a fifth,
+   bench/results/tc_gemm.md), so that a copy is made only where it wins
+   clearly. */
+#define GPUH_IMPL_TC_SKEW_SHARE 0.1
+
+/* Whether copying `bytes` (read once, written once) costs less than
+   GPUH_IMPL_TC_SKEW_SHARE of a product of `flops` on device dev, both
+   priced at the device's peaks: its memory bandwidth (memory clock, double
+   data rate, bus width) and its tensor cores' dense rate (SMs, clock, and
+   the flops per SM per clock of Hopper's wgmma: 4096 for 16-bit inputs,
+   2048 for TF32). The ratio of the two rates is kept per device: the
+   driver's clock queries are slow enough to show beside a product. */
+#define GPUH_IMPL_TC_DEVICES 64 /* devices whose rates are kept: 0 .. 63 */
+GPUH_IMPL_SHARED double gpuh_impl_tc_balance_v[GPUH_IMPL_TC_DEVICES]; /* 16-bit flops per byte; 0: not known yet */
+static inline bool gpuh_impl_tc_copy_pays(double bytes, double flops, size_t in_size, int dev)
+{
+    if (dev < 0 || dev >= GPUH_IMPL_TC_DEVICES)
+        return false;
+    GPUH_IMPL_LOCK();
+    double balance = gpuh_impl_tc_balance_v[dev];
+    GPUH_IMPL_UNLOCK();
+    if (balance == 0.0) {
+        int sms = 0, sm_khz = 0, mem_khz = 0, bus_bits = 0;
+        if (cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess ||
+            cudaDeviceGetAttribute(&sm_khz, cudaDevAttrClockRate, dev) != cudaSuccess ||
+            cudaDeviceGetAttribute(&mem_khz, cudaDevAttrMemoryClockRate, dev) != cudaSuccess ||
+            cudaDeviceGetAttribute(&bus_bits, cudaDevAttrGlobalMemoryBusWidth, dev) != cudaSuccess ||
+            sms <= 0 || sm_khz <= 0 || mem_khz <= 0 || bus_bits <= 0) {
+            (void)cudaGetLastError(); /* not sticky */
+            balance = -1.0;           /* no rates: never copy */
+        } else
+            balance = (double)sms * sm_khz * 4096.0 / (2.0 * mem_khz * (bus_bits / 8.0));
+        GPUH_IMPL_LOCK();
+        gpuh_impl_tc_balance_v[dev] = balance;
+        GPUH_IMPL_UNLOCK();
+    }
+    if (balance < 0.0)
+        return false;
+    if (in_size == 4)
+        balance /= 2.0; /* TF32: half the 16-bit rate */
+    return 2.0 * bytes * balance < GPUH_IMPL_TC_SKEW_SHARE * flops;
+}
+
 static inline CUtensorMapDataType gpuh_impl_tc_type(const __nv_bfloat16 *) { return CU_TENSOR_MAP_DATA_TYPE_BFLOAT16; }
 static inline CUtensorMapDataType gpuh_impl_tc_type(const __half *) { return CU_TENSOR_MAP_DATA_TYPE_FLOAT16; }
 static inline CUtensorMapDataType gpuh_impl_tc_type(const float *) { return CU_TENSOR_MAP_DATA_TYPE_FLOAT32; }
@@ -3379,16 +3482,36 @@ template <typename TIn, typename TOut> static inline bool gpuh_impl_tc_hopper_re
     cudaFuncAttributes attr;
     if (gpuh_impl_tc_encoder() == NULL)
         return false;
-    if (cudaFuncGetAttributes(&attr, gpuh_tc_wgmma_kernel<TIn, TOut, false, true>) != cudaSuccess) {
+    if (cudaFuncGetAttributes(&attr, gpuh_tc_wgmma_kernel<TIn, TOut, false, true, GPUH_IMPL_TC_BN>) != cudaSuccess) {
         (void)cudaGetLastError(); /* not sticky */
         return false;
     }
     return attr.numRegs > 64;
 }
 
-/* Launches the sm_90a kernel on one variant of the ops. */
-template <typename TIn, typename TOut, bool TA, bool TB>
-static inline cudaError_t gpuh_impl_tc_hopper_launch(const gpuh_impl_tc_args<TIn, TOut> &a, int dev,
+/* The narrow tile's rate of products beside the wide one's, per SM: it
+   loads more bytes per product (A's slice for half the columns). An
+   estimate for the model below, not measured on its own
+   (bench/results/tc_gemm.md, "Row pitches and tile widths"). */
+#define GPUH_IMPL_TC_NARROW_RATE 0.85
+
+/* The tile width (GPUH_IMPL_TC_BN or GPUH_IMPL_TC_BN_NARROW) that covers an
+   M × N C soonest on `sms` SMs: each persistent block takes its share of
+   the tiles one after another, so a cover takes ceil(tiles / sms) times a
+   tile's time, a narrow tile's being half a wide one's over
+   GPUH_IMPL_TC_NARROW_RATE. Ties go to the wide tile. */
+static inline int gpuh_impl_tc_width(size_t M, size_t N, int sms)
+{
+    const size_t rows = gpuh_ceil_div(M, GPUH_IMPL_TC_BM);
+    const double wide = (double)gpuh_ceil_div(rows * gpuh_ceil_div(N, GPUH_IMPL_TC_BN), (size_t)sms);
+    const double narrow = (double)gpuh_ceil_div(rows * gpuh_ceil_div(N, GPUH_IMPL_TC_BN_NARROW), (size_t)sms) *
+                          ((double)GPUH_IMPL_TC_BN_NARROW / GPUH_IMPL_TC_BN) / GPUH_IMPL_TC_NARROW_RATE;
+    return narrow < wide ? GPUH_IMPL_TC_BN_NARROW : GPUH_IMPL_TC_BN;
+}
+
+/* Launches the sm_90a kernel on one variant of the ops and one tile width. */
+template <typename TIn, typename TOut, bool TA, bool TB, int BN>
+static inline cudaError_t gpuh_impl_tc_hopper_launch(const gpuh_impl_tc_args<TIn, TOut> &a, int sms,
                                                      cudaStream_t stream)
 {
     const unsigned bk = 128 / sizeof(TIn);
@@ -3396,24 +3519,34 @@ static inline cudaError_t gpuh_impl_tc_hopper_launch(const gpuh_impl_tc_args<TIn
     CUtensorMap map_a, map_b;
     const bool ok = (TA ? gpuh_impl_tc_map(&map_a, type, a.A, a.M, a.K, a.lda * sizeof(TIn), 64, bk)
                         : gpuh_impl_tc_map(&map_a, type, a.A, a.K, a.M, a.lda * sizeof(TIn), bk, GPUH_IMPL_TC_BM)) &&
-                    (TB ? gpuh_impl_tc_map(&map_b, type, a.B, a.K, a.N, a.ldb * sizeof(TIn), bk, GPUH_IMPL_TC_BN)
+                    (TB ? gpuh_impl_tc_map(&map_b, type, a.B, a.K, a.N, a.ldb * sizeof(TIn), bk, BN)
                         : gpuh_impl_tc_map(&map_b, type, a.B, a.N, a.K, a.ldb * sizeof(TIn), 64, bk));
     if (!ok)
         return gpuh_fail(cudaErrorInvalidValue, "gpuh_gemm: no TMA tensor map for A or B (M %zu, N %zu, K %zu)", a.M,
                          a.N, a.K);
-    const size_t tiles = gpuh_ceil_div(a.M, GPUH_IMPL_TC_BM) * gpuh_ceil_div(a.N, GPUH_IMPL_TC_BN);
+    const size_t tiles = gpuh_ceil_div(a.M, GPUH_IMPL_TC_BM) * gpuh_ceil_div(a.N, BN);
+    const size_t blocks = tiles < (size_t)sms ? tiles : (size_t)sms; /* one block per SM, each over several tiles */
+    cudaError_t err = cudaFuncSetAttribute(gpuh_tc_wgmma_kernel<TIn, TOut, TA, TB, BN>,
+                                           cudaFuncAttributeMaxDynamicSharedMemorySize, GPUH_IMPL_TC_SMEM(BN));
+    if (err != cudaSuccess)
+        return gpuh_fail(err, "gpuh_gemm: %d bytes of shared memory per block: %s", GPUH_IMPL_TC_SMEM(BN),
+                         cudaGetErrorString(err));
+    return GPUH_LAUNCH((gpuh_tc_wgmma_kernel<TIn, TOut, TA, TB, BN>), blocks, 384, GPUH_IMPL_TC_SMEM(BN), stream,
+                       map_a, map_b, a);
+}
+
+/* The tile width for this C on this device (gpuh_impl_tc_width), then the launch. */
+template <typename TIn, typename TOut, bool TA, bool TB>
+static inline cudaError_t gpuh_impl_tc_hopper_launch(const gpuh_impl_tc_args<TIn, TOut> &a, int dev,
+                                                     cudaStream_t stream)
+{
     int sms = 1;
-    cudaError_t err = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
+    const cudaError_t err = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
     if (err != cudaSuccess)
         return gpuh_fail(err, "gpuh_gemm: no SM count for device %d: %s", dev, cudaGetErrorString(err));
-    const size_t blocks = tiles < (size_t)sms ? tiles : (size_t)sms; /* one block per SM, each over several tiles */
-    err = cudaFuncSetAttribute(gpuh_tc_wgmma_kernel<TIn, TOut, TA, TB>,
-                                           cudaFuncAttributeMaxDynamicSharedMemorySize, GPUH_IMPL_TC_SMEM);
-    if (err != cudaSuccess)
-        return gpuh_fail(err, "gpuh_gemm: %d bytes of shared memory per block: %s", GPUH_IMPL_TC_SMEM,
-                         cudaGetErrorString(err));
-    return GPUH_LAUNCH((gpuh_tc_wgmma_kernel<TIn, TOut, TA, TB>), blocks, 384, GPUH_IMPL_TC_SMEM, stream, map_a, map_b,
-                       a);
+    return gpuh_impl_tc_width(a.M, a.N, sms) == GPUH_IMPL_TC_BN
+               ? gpuh_impl_tc_hopper_launch<TIn, TOut, TA, TB, GPUH_IMPL_TC_BN>(a, sms, stream)
+               : gpuh_impl_tc_hopper_launch<TIn, TOut, TA, TB, GPUH_IMPL_TC_BN_NARROW>(a, sms, stream);
 }
 
 /* The kernel variant of the ops: each of the four for 16-bit inputs; op(A) = A,
@@ -3432,32 +3565,64 @@ static inline cudaError_t gpuh_impl_tc_hopper_ops(const gpuh_impl_tc_args<float,
     return gpuh_impl_tc_hopper_launch<float, float, false, true>(a, dev, stream);
 }
 
-/* The sm_90a path: the operands TMA cannot read as they are go to aligned
-   workspaces first (gpuh's pool, on `stream`, freed there): a pointer or row
-   stride that is not a multiple of 16 bytes (a copy with padded rows,
-   cudaMemcpy2DAsync), and for TF32 an operand wgmma cannot take
-   transposed (a transposing copy, gpuh_tc_transpose_kernel). */
+/* The sm_90a path: the operands TMA cannot read as they are, or not well,
+   go to aligned workspaces first (gpuh's pool, on `stream`, freed there),
+   with rows padded to 128 bytes:
+   - a pointer or row stride that is not a multiple of 16 bytes (a copy,
+     cudaMemcpy2DAsync);
+   - for TF32, an operand wgmma cannot take transposed (a transposing copy,
+     gpuh_tc_transpose_kernel);
+   - where both operands' rows are skewed off the 32-byte sectors
+     (gpuh_impl_tc_skewed) and neither is copied for the reasons above, the
+     one cheaper to copy, when the copy costs little beside the product
+     (gpuh_impl_tc_copy_pays; gpuh_tc_copy_rows_kernel): one skewed
+     operand alone costs the kernel little. */
 template <typename TIn, typename TOut>
 static inline cudaError_t gpuh_impl_tc_hopper(gpuh_impl_tc_args<TIn, TOut> a, int dev, cudaStream_t stream)
 {
-    const size_t w = 16 / sizeof(TIn); /* elements per 16 bytes */
+    const size_t w = 16 / sizeof(TIn), line = 128 / sizeof(TIn); /* elements per 16 and per 128 bytes */
     const bool tf32 = sizeof(TIn) == 4;
     const gpuh_impl_tc_args<TIn, TOut> orig = a;
     void *work[2] = {NULL, NULL};
     bool no_room = false;
     cudaError_t err = cudaSuccess;
+    /* the operand (0: A, 1: B) to copy for its skew, or -1 */
+    int unskew = -1;
+    {
+        size_t elems[2];
+        bool skewed = true;
+        for (int o = 0; o < 2; ++o) {
+            const TIn *x = o ? a.B : a.A;
+            const size_t ld = o ? a.ldb : a.lda;
+            const int tr = o ? a.tb : a.ta;
+            const size_t rows = o ? (tr ? a.N : a.K) : (tr ? a.K : a.M), cols = o ? (tr ? a.K : a.N) : (tr ? a.M : a.K);
+            const bool flip = tf32 && (o ? !tr : tr);
+            /* copied as 16-byte words: whole rows of them, within ld */
+            skewed = skewed && !flip && (uintptr_t)x % 16 == 0 && ld % w == 0 && cols % w == 0 &&
+                     gpuh_impl_tc_skewed(x, ld * sizeof(TIn));
+            elems[o] = rows * cols;
+        }
+        const int o = elems[1] < elems[0];
+        if (skewed && gpuh_impl_tc_copy_pays((double)elems[o] * sizeof(TIn), 2.0 * a.M * a.N * a.K, sizeof(TIn), dev))
+            unskew = o;
+    }
     for (int o = 0; o < 2 && err == cudaSuccess; ++o) { /* A, then B */
         const TIn *&x = o ? a.B : a.A;
         size_t &ld = o ? a.ldb : a.lda;
         int &tr = o ? a.tb : a.ta;
         const size_t rows = o ? (tr ? a.N : a.K) : (tr ? a.K : a.M), cols = o ? (tr ? a.K : a.N) : (tr ? a.M : a.K);
         const bool flip = tf32 && (o ? !tr : tr); /* TF32 wgmma reads K-major operands only */
-        if (!flip && (uintptr_t)x % 16 == 0 && ld % w == 0)
+        if (!flip && (uintptr_t)x % 16 == 0 && ld % w == 0 && o != unskew)
             continue;
-        const size_t out_rows = flip ? cols : rows, ld_out = gpuh_ceil_div(flip ? rows : cols, w) * w;
+        const size_t out_rows = flip ? cols : rows, ld_out = gpuh_ceil_div(flip ? rows : cols, line) * line;
         if ((err = gpuh_impl_gemm_workspace(&work[o], out_rows * ld_out * sizeof(TIn), dev, stream)) != cudaSuccess) {
-            no_room = true;
             work[o] = NULL;
+            if (o == unskew) { /* a copy that only speeds the product up: go without */
+                (void)cudaGetLastError(); /* not sticky */
+                err = cudaSuccess;
+                continue;
+            }
+            no_room = true;
             break;
         }
         if (flip) {
@@ -3470,6 +3635,11 @@ static inline cudaError_t gpuh_impl_tc_hopper(gpuh_impl_tc_args<TIn, TOut> a, in
                                   stream, reinterpret_cast<const float *>(x), ld, rows, cols,
                                   static_cast<float *>(work[o]), ld_out);
             tr = !tr;
+        } else if (o == unskew) {
+            const size_t gx = gpuh_ceil_div(cols / w, 256), gy = rows < 65535 ? rows : 65535;
+            err = GPUH_LAUNCH(gpuh_tc_copy_rows_kernel<uint4>, dim3((unsigned)gx, (unsigned)gy), 256, 0, stream,
+                              reinterpret_cast<const uint4 *>(x), ld / w, rows, cols / w,
+                              static_cast<uint4 *>(work[o]), ld_out / w);
         } else
             err = cudaMemcpy2DAsync(work[o], ld_out * sizeof(TIn), x, ld * sizeof(TIn), cols * sizeof(TIn), rows,
                                     cudaMemcpyDeviceToDevice, stream);

@@ -264,6 +264,84 @@ static void test_shapes()
     check_all({GPUH_OP_T, GPUH_OP_T, 2500, 2300, 300, 0, 0, 0, 0, 1.0f, 0.5f});
 }
 
+/* Both operands' rows off the 32-byte sectors (row pitches of 16 mod 32
+   bytes, or a pointer 16 bytes off): the sm_90a path copies the cheaper
+   operand into rows of 128 bytes first (gpuh_tc_copy_rows_kernel) when the
+   product is long enough beside the copy; the shapes here are (N or M of
+   12296 against 136 rows or columns), and on a GPU that runs the sm_90a
+   kernel the rule is checked to pick them. Each op pair, A or B the one
+   copied, padded rows that stay skewed, a shifted pointer, beta != 0, C
+   in float and in the input type. */
+static void test_skewed_rows()
+{
+    if (quick)
+        return;
+    const size_t L = 12296, S = 136, K = 72; /* all 8 mod 16: 16-bit rows of 16 mod 32 bytes */
+    const tc_case cases[] = {
+        {GPUH_OP_N, GPUH_OP_N, S, L, K, 0, 0, 0, 0, 1.0f, 0.0f},     /* A copied */
+        {GPUH_OP_N, GPUH_OP_N, L, S, K, 16, 0, 3, 0, -1.5f, 0.5f},   /* B copied, A's rows padded by 32 bytes */
+        {GPUH_OP_T, GPUH_OP_N, S, L, K, 0, 16, 0, 0, 1.0f, 0.0f},    /* Aᵀ copied */
+        {GPUH_OP_N, GPUH_OP_T, L, S, K, 0, 0, 0, 0, 0.5f, 0.0f},     /* Bᵀ copied */
+        {GPUH_OP_T, GPUH_OP_T, S, L, K, 0, 0, 1, 0, 1.0f, -1.0f},    /* Aᵀ copied */
+        {GPUH_OP_N, GPUH_OP_N, S, L - 8, 64, 0, 0, 0, 8, 1.0f, 0.0f}, /* aligned pitches, pointers 16 bytes off */
+    };
+#ifndef GPUH_SIM
+    int dev = 0;
+    TEST_CUDA(cudaGetDevice(&dev));
+    if (gpuh_impl_tc_hopper_ready<__nv_bfloat16, float>())
+        for (const tc_case &c : cases) {
+            const double flops = 2.0 * (double)c.M * (double)c.N * (double)c.K;
+            const double small = (double)(c.M < c.N ? c.M : c.N) * (double)c.K * 2.0;
+            TEST_ASSERT(gpuh_impl_tc_copy_pays(small, flops, 2, dev), "M %zu N %zu K %zu: the aligning copy not chosen",
+                        c.M, c.N, c.K);
+        }
+#endif
+    for (const tc_case &c : cases) {
+        check<__nv_bfloat16, float>(c);
+        check<__nv_bfloat16, __nv_bfloat16>(c);
+        check<__half, float>(c);
+        check<__half, __half>(c);
+    }
+}
+
+/* The sm_90a kernel's two tile widths (128 × 256 and 128 × 128 of C),
+   each reached by shapes the launcher's model gives it on a GPU of 132 SMs
+   (checked there, where the sm_90a kernel runs): wide tiles in one wave (9 × 8 of them) and
+   in several (32 × 16), narrow ones in one wave (8 × 8) and in several
+   (20 × 18); each op pair, ragged edges, K not a multiple of the slice. */
+static void test_tile_widths()
+{
+    if (quick)
+        return;
+    const struct {
+        size_t M, N, K;
+        int width;
+    } shapes[] = {{1100, 1800, 136, 256}, {4096, 4096, 40, 256}, {1000, 1000, 300, 128}, {2560, 2304, 72, 128}};
+#ifndef GPUH_SIM
+    int dev = 0, sms = 0;
+    TEST_CUDA(cudaGetDevice(&dev));
+    TEST_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+    if (gpuh_impl_tc_hopper_ready<__nv_bfloat16, float>() && sms == 132) /* H100 SXM, H200 */
+        for (const auto &sh : shapes)
+            TEST_ASSERT(gpuh_impl_tc_width(sh.M, sh.N, sms) == sh.width, "M %zu N %zu on %d SMs: tile width %d, not %d",
+                        sh.M, sh.N, sms, gpuh_impl_tc_width(sh.M, sh.N, sms), sh.width);
+#endif
+    const gpuh_op ops[2] = {GPUH_OP_N, GPUH_OP_T};
+    int n = 0;
+    for (const auto &sh : shapes)
+        for (gpuh_op oa : ops)
+            for (gpuh_op ob : ops) {
+                tc_case c = {oa, ob, sh.M, sh.N, sh.K, 0, 0, 0, 0, 1.0f, 0.0f};
+                if (n++ % 2)
+                    c.pad_a = 8, c.pad_c = 2, c.alpha = 0.5f, c.beta = 0.75f;
+                if (sh.M * sh.N * sh.K > ((size_t)1 << 28)) /* large: one pair of types per op pair */
+                    n % 4 == 1 ? check<__nv_bfloat16, float>(c) : n % 4 == 2 ? check<__half, __half>(c)
+                    : n % 4 == 3 ? check<float, float>(c) : check<__nv_bfloat16, __nv_bfloat16>(c);
+                else
+                    check_all(c);
+            }
+}
+
 /* K = 0 gives C = beta·C; M or N = 0 does nothing (NULL pointers allowed);
    beta = 0 never reads C (its NaN does not leak). */
 static void test_edges()
@@ -417,6 +495,8 @@ int main()
     test_mma_path();
     test_shapes();
     test_mma_shapes();
+    test_skewed_rows();
+    test_tile_widths();
     test_edges();
     test_arguments();
     test_entry_points();
