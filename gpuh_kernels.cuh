@@ -455,33 +455,6 @@ struct gpuh_gemm_simt_config {
                   "every thread copies whole groups of 4 elements of each tile");
 };
 
-/* gpuh_gemm_async_config: a tile configuration of the CUDA-core kernel
-   that copies A and B into shared memory with cp.async
-   (gpuh_gemm_async_kernel), float or double, for gpuh_gemm_with.
-   BM, BN, BK, WARPS_M, WARPS_N, LANES_M, MIN_BLOCKS and each thread's part
-   of C as in gpuh_gemm_simt_config; STAGES (at least 2): slices of A and B
-   in shared memory at once, STAGES - 1 of them in flight while the block
-   computes on one. BK a multiple of 4. */
-template <int BM_, int BN_, int BK_, int WARPS_M_, int WARPS_N_, int LANES_M_, int STAGES_, int MIN_BLOCKS_>
-struct gpuh_gemm_async_config {
-    enum {
-        BM = BM_, BN = BN_, BK = BK_, WARPS_M = WARPS_M_, WARPS_N = WARPS_N_, MIN_BLOCKS = MIN_BLOCKS_,
-        STAGES = STAGES_, THREADS = 32 * WARPS_M_ * WARPS_N_,
-        WM = BM_ / WARPS_M_, WN = BN_ / WARPS_N_,
-        LANES_M = LANES_M_, LANES_N = 32 / LANES_M_,
-        RM = WM / (4 * LANES_M), RN = WN / (4 * LANES_N), TM = 4 * RM, TN = 4 * RN,
-        PAD = 4, /* rows of an M- or N-contiguous slice: BM + 4 (BN + 4) elements */
-        /* elements per stage, the larger of the two layouts of each operand */
-        A_ELEMS = BK_ * (BM_ + PAD) > BM_ * (BK_ + PAD) ? BK_ * (BM_ + PAD) : BM_ * (BK_ + PAD),
-        B_ELEMS = BK_ * (BN_ + PAD) > BN_ * (BK_ + PAD) ? BK_ * (BN_ + PAD) : BN_ * (BK_ + PAD),
-        SMEM_ELEMS = STAGES_ * (A_ELEMS + B_ELEMS) /* dynamic shared memory, in elements */
-    };
-    static_assert(RM >= 1 && RN >= 1 && WM == RM * 4 * LANES_M && WN == RN * 4 * LANES_N, "warp tile");
-    static_assert(BK % 4 == 0 && STAGES >= 2 && BM * BK % (4 * THREADS) == 0 &&
-                      BN * BK % (4 * THREADS) == 0,
-                  "every thread copies whole chunks of 4 elements of each slice");
-};
-
 /* gpuh_gemm_dmma_config: a tile configuration of the FP64 tensor-core kernel
    (gpuh_gemm_dmma_kernel, double, sm_90), for gpuh_gemm_with.
    BM × BN × BK block tile (BK a multiple of 8), WARPS_M × WARPS_N warps,
@@ -1349,55 +1322,6 @@ template <typename T, typename Cfg, bool VEC, bool TA, bool TB> struct gpuh_impl
     }
 };
 
-/* The CUDA-core kernels' epilogue: each thread's TM × TN sums acc, times
-   alpha, plus beta times C (C not read when beta is 0), into the part's C
-   (or the split-K workspace, out.C). Row i of acc is in row block i / 4
-   (blocks WM/RM rows apart), and there row lm·4 + i % 4 (4 consecutive rows
-   per lane, as gpuh_gemm_simt_config lays them out) or, RI (interleaved),
-   row (i % 4)·LANES_M + lm; columns likewise with CI, ln and LANES_N. Where
-   a lane's 4 columns are consecutive (not CI), the tile lies inside C and C
-   allows them (out.vec): 16-byte stores; elsewhere element stores, inside C
-   only. */
-template <typename T, typename Cfg, bool RI, bool CI>
-__device__ __forceinline__ void gpuh_impl_simt_epilogue(const gpuh_impl_gemm_out<T> &out,
-                                                        const gpuh_impl_gemm_part<T> &g,
-                                                        const T (&acc)[Cfg::TM][Cfg::TN], size_t m0, size_t n0,
-                                                        int wm0, int wn0, int lm, int ln, bool full_mn)
-{
-    enum { WM = Cfg::WM, WN = Cfg::WN, RM = Cfg::RM, RN = Cfg::RN, TM = Cfg::TM };
-#pragma unroll
-    for (int i = 0; i < TM; ++i) {
-        const size_t row = m0 + wm0 + i / 4 * (WM / RM) + (RI ? i % 4 * Cfg::LANES_M + lm : lm * 4 + i % 4);
-#pragma unroll
-        for (int r = 0; r < RN; ++r) {
-            const size_t col = n0 + wn0 + r * (WN / RN) + (CI ? ln : ln * 4), at = row * out.ldc + col;
-            enum { STEP = CI ? Cfg::LANES_N : 1 }; /* between the lane's 4 columns */
-            T v[4];
-#pragma unroll
-            for (int j = 0; j < 4; ++j)
-                v[j] = out.alpha * acc[i][4 * r + j];
-            if (!CI && full_mn && out.vec) {
-                T *dst = out.C + at;
-                if (out.beta != T(0)) {
-                    T c[4];
-                    gpuh_impl_ld4(dst, c);
-#pragma unroll
-                    for (int j = 0; j < 4; ++j)
-                        v[j] += out.beta * c[j];
-                }
-                gpuh_impl_st4(dst, v);
-            } else {
-#pragma unroll
-                for (int j = 0; j < 4; ++j)
-                    if (full_mn || (row < g.M && col + j * STEP < g.N)) {
-                        T *dst = out.C + at + j * STEP;
-                        *dst = out.beta == T(0) ? v[j] : v[j] + out.beta * *dst;
-                    }
-            }
-        }
-    }
-}
-
 /* gpuh_gemm_simt_kernel: one block computes one BM × BN tile of C (of the
    part gpuh_impl_gemm_tile gives it) as a sum over K in steps of BK:
      1. every thread copies A_LOADS groups of 4 consecutive elements of A's
@@ -1492,11 +1416,20 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS)
 #pragma unroll
             for (int r = 0; r < RN; ++r)
                 gpuh_impl_ld4(&s_B[buf][k][wn0 + r * (WN / RN) + ln * 4], b[r]);
+            /* Row by row; with 128 accumulators or more (the big tiles, at
+               the register limit) each odd row's columns in reverse (a
+               serpentine: the FMA that turns the row reuses the b operand
+               of the one before), an order in which ptxas schedules those
+               tiles faster (bench/results/NOTES.md; the smaller tiles were
+               measured row by row). Either way each accumulator sums over k
+               in order: the same bits. */
 #pragma unroll
             for (int i = 0; i < TM; ++i)
 #pragma unroll
-                for (int j = 0; j < TN; ++j)
-                    acc[i][j] += a[i / 4][i % 4] * b[j / 4][j % 4];
+                for (int j = 0; j < TN; ++j) {
+                    const int jj = TM * TN >= 128 && i % 2 ? TN - 1 - j : j;
+                    acc[i][jj] += a[i / 4][i % 4] * b[jj / 4][jj % 4];
+                }
         }
         /* The other buffer was last read in step s - 1, before the barrier
            that ended it, so it can take slice s + 1 now. */
@@ -1507,208 +1440,34 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS)
         __syncthreads();
     }
 
-    gpuh_impl_simt_epilogue<T, Cfg, false, false>(out, g, acc, m0, n0, wm0, wn0, lm, ln, full_mn);
-}
-
-/* ---------------------------------------------------------------------------
-   The CUDA-core kernel with cp.async (configuration: gpuh_gemm_async_config). */
-
-/* Where element (x, k) of one operand's slice lies in a stage of shared
-   memory (x: m for op(A), n for op(B)). KC, the stored matrix runs along K
-   (A, or Bᵀ): the slice is kept as stored, s[x][k] in rows of BK + PAD, so
-   that 16-byte copies land whole and one 16-byte read gives 4 values of k
-   of one row; a lane's rows (columns) are then interleaved with the other
-   lanes' (gpuh_impl_simt_epilogue's RI, CI), so that a warp reads
-   consecutive rows at one k, which rows of BK + 4 put in different banks.
-   Otherwise (B, or Aᵀ): s[k][x] in rows of X + PAD, where one 16-byte read
-   gives 4 values of x, as the register-staged kernel keeps both. */
-template <int X, int BK, int PAD, bool KC> struct gpuh_impl_async_layout {
-    static __device__ __forceinline__ int at(int x, int k) { return KC ? x * (BK + PAD) + k : k * (X + PAD) + x; }
-};
-
-/* Four consecutive elements, global → shared, asynchronously: one 16-byte
-   cp.async for float, two for double. */
-__device__ __forceinline__ void gpuh_impl_cp_async4(float *s_dst, const float *g_src)
-{
-    gpuh_impl_cp_async16(s_dst, g_src);
-}
-__device__ __forceinline__ void gpuh_impl_cp_async4(double *s_dst, const double *g_src)
-{
-    gpuh_impl_cp_async16(s_dst, g_src);
-    gpuh_impl_cp_async16(s_dst + 2, g_src + 2);
-}
-
-/* Issues the copies of one slice of one operand: the ROWS × COLS elements of
-   the stored matrix at `base` (row stride ld) from row r0, column c0, in
-   chunks of 4 consecutive elements of a row (chunk q = tid + i·THREADS is
-   row q / (COLS/4), columns 4·(q % (COLS/4)) .. +3: consecutive threads
-   copy consecutive chunks), each to its place in layout L (KC: the stored
-   rows are x, the columns k; otherwise the rows are k). 16-byte copies when
-   the slice lies inside the matrix (`full`) and VEC; otherwise element
-   copies, zeros past rows and cols. */
-template <typename T, typename L, int ROWS, int COLS, int THREADS, bool KC, bool VEC>
-__device__ __forceinline__ void gpuh_impl_async_slice(T *s, const T *base, size_t ld, size_t r0, size_t c0,
-                                                      size_t rows, size_t cols, bool full, int tid)
-{
-    static_assert(ROWS * COLS % (4 * THREADS) == 0 && COLS % 4 == 0, "whole chunks of 4 per thread");
-    if (full && VEC) {
 #pragma unroll
-        for (int i = 0; i < ROWS * COLS / 4 / THREADS; ++i) {
-            const int q = tid + i * THREADS, rr = q / (COLS / 4), cc = q % (COLS / 4) * 4;
-            gpuh_impl_cp_async4(s + (KC ? L::at(rr, cc) : L::at(cc, rr)), base + (r0 + rr) * ld + c0 + cc);
-        }
-        return;
-    }
-    /* Not unrolled: the edge tiles' copies are few, and unrolled they would
-       take registers from the accumulators. */
-#pragma unroll 1
-    for (int i = 0; i < ROWS * COLS / 4 / THREADS; ++i) {
-        const int q = tid + i * THREADS, rr = q / (COLS / 4), cc = q % (COLS / 4) * 4;
-        T *dst = s + (KC ? L::at(rr, cc) : L::at(cc, rr));
-        const size_t at = (r0 + rr) * ld + c0 + cc; /* an index: the row may not exist */
+    for (int i = 0; i < TM; ++i) {
+        const size_t row = m0 + wm0 + i / 4 * (WM / RM) + lm * 4 + i % 4;
 #pragma unroll
-        for (int j = 0; j < 4; ++j) {
-            const bool in = full || (r0 + rr < rows && c0 + cc + j < cols);
-            gpuh_impl_cp_async1(dst + j, in ? base + at + j : base, in);
-        }
-    }
-}
-
-/* Issues the copies of op(A)'s and op(B)'s slices from column (row) k0 of K
-   into the stage at s_stage (op(A)'s slice, then op(B)'s at A_ELEMS): A's
-   BM × BK (or Aᵀ's BK × BM as stored), B's BK × BN (or Bᵀ's BN × BK); zeros
-   past the part's edges and past K. */
-template <typename T, typename Cfg, bool VEC, bool TA, bool TB>
-__device__ __forceinline__ void gpuh_impl_async_load(T *s_stage, const gpuh_impl_gemm_part<T> &g,
-                                                     const gpuh_impl_gemm_args<T> &p, size_t m0, size_t n0,
-                                                     size_t k0, size_t K, bool full_mn, int tid)
-{
-    enum { BM = Cfg::BM, BN = Cfg::BN, BK = Cfg::BK, PAD = Cfg::PAD, THREADS = Cfg::THREADS };
-    typedef gpuh_impl_async_layout<BM, BK, PAD, !TA> LA;
-    typedef gpuh_impl_async_layout<BN, BK, PAD, TB> LB;
-    const bool full = full_mn && k0 + BK <= K;
-    T *s_B = s_stage + Cfg::A_ELEMS;
-    if (TA)
-        gpuh_impl_async_slice<T, LA, BK, BM, THREADS, false, VEC>(s_stage, g.A, p.lda, k0, m0, K, g.M, full, tid);
-    else
-        gpuh_impl_async_slice<T, LA, BM, BK, THREADS, true, VEC>(s_stage, g.A, p.lda, m0, k0, g.M, K, full, tid);
-    if (TB)
-        gpuh_impl_async_slice<T, LB, BN, BK, THREADS, true, VEC>(s_B, g.B, p.ldb, n0, k0, g.N, K, full, tid);
-    else
-        gpuh_impl_async_slice<T, LB, BK, BN, THREADS, false, VEC>(s_B, g.B, p.ldb, k0, n0, K, g.N, full, tid);
-}
-
-/* gpuh_gemm_async_kernel: the CUDA-core kernel with the same tiles, threads
-   and per-thread part of C as gpuh_gemm_simt_kernel (and its epilogue).
-   This version copies the slices of A and B with cp.async into STAGES
-   shared buffers instead of through registers: no registers hold the next
-   slice, no thread waits for a global load, and STAGES - 1 slices are in
-   flight while the block computes on one (the multistage pipeline of
-   CUTLASS's sm_80 GEMMs). An operand stored along K (A, or Bᵀ) stays so in
-   shared memory (gpuh_impl_async_layout), since a copy in flight cannot
-   transpose; the thread then reads 4 values of k of one row at once. Per 4
-   values of k every thread reads op(B)'s 4 × TN values, then for each of its
-   RM blocks of 4 rows op(A)'s 4 × 4, and does 16·TN multiply-adds per block:
-   as many shared reads per multiply-add as gpuh_gemm_simt_kernel, in the
-   same order over k for each element of C (the same sums, bit for bit).
-   One barrier per slice of K. Grid, block, VEC, TA, TB, split-K: as
-   gpuh_gemm_simt_kernel; dynamic shared memory Cfg::SMEM_ELEMS elements. */
-template <typename T, typename Cfg, bool VEC, bool TA, bool TB>
-__global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS)
-    gpuh_gemm_async_kernel(const gpuh_impl_gemm_args<T> p)
-{
-    enum { BM = Cfg::BM, BN = Cfg::BN, BK = Cfg::BK, PAD = Cfg::PAD, STAGES = Cfg::STAGES };
-    enum { WM = Cfg::WM, WN = Cfg::WN, RM = Cfg::RM, RN = Cfg::RN, TM = Cfg::TM, TN = Cfg::TN };
-    enum { STAGE = Cfg::A_ELEMS + Cfg::B_ELEMS };
-    typedef gpuh_impl_async_layout<BM, BK, PAD, !TA> LA;
-    typedef gpuh_impl_async_layout<BN, BK, PAD, TB> LB;
-    T *const smem = gpuh_impl_dynamic_smem<T>();
-
-    unsigned tm, tn;
-    gpuh_impl_gemm_out<T> out = gpuh_impl_gemm_split<T, VEC>(p);
-    const gpuh_impl_gemm_part<T> g = gpuh_impl_gemm_tile(p, out.tile, tm, tn);
-    if (out.C == NULL)
-        out.C = g.C;
-    const size_t m0 = (size_t)tm * BM, n0 = (size_t)tn * BN, K = out.k_end, k_begin = out.k_begin;
-    const bool full_mn = m0 + BM <= g.M && n0 + BN <= g.N;
-    const int tid = threadIdx.x, lane = tid % 32, warp = tid / 32;
-    const int wm0 = warp / Cfg::WARPS_N * WM, wn0 = warp % Cfg::WARPS_N * WN; /* the warp's piece */
-    const int lm = lane / Cfg::LANES_N, ln = lane % Cfg::LANES_N;              /* the lane's place in it */
-
-    T acc[TM][TN];
+        for (int r = 0; r < RN; ++r) {
+            const size_t col = n0 + wn0 + r * (WN / RN) + ln * 4, at = row * out.ldc + col;
+            T v[4];
 #pragma unroll
-    for (int i = 0; i < TM; ++i)
+            for (int j = 0; j < 4; ++j)
+                v[j] = out.alpha * acc[i][4 * r + j];
+            if (full_mn && out.vec) {
+                T *dst = out.C + at;
+                if (out.beta != T(0)) {
+                    T c[4];
+                    gpuh_impl_ld4(dst, c);
 #pragma unroll
-        for (int j = 0; j < TN; ++j)
-            acc[i][j] = T(0);
-
-    const size_t steps = (K - k_begin + BK - 1) / BK; /* slices of K, the last maybe partial */
-    /* The first STAGES - 1 slices in flight, one group of copies each (an
-       empty group past the last slice, so that the count of groups in
-       flight below stays the same). */
-#pragma unroll
-    for (int st = 0; st < STAGES - 1; ++st) {
-        if ((size_t)st < steps)
-            gpuh_impl_async_load<T, Cfg, VEC, TA, TB>(smem + st * STAGE, g, p, m0, n0, k_begin + st * BK, K,
-                                                      full_mn, tid);
-        gpuh_impl_cp_async_commit();
-    }
-    int stage = 0; /* the stage that holds slice s */
-    for (size_t s = 0; s < steps; ++s) {
-        /* This thread's copies of slice s have landed (at most the STAGES - 2
-           later groups still in flight); the barrier makes everyone's
-           visible, and ends step s - 1 for all warps, so its stage, the one
-           before `stage`, can take slice s + STAGES - 1. */
-        gpuh_impl_cp_async_wait<STAGES - 2>();
-        __syncthreads();
-        const int free_stage = stage == 0 ? STAGES - 1 : stage - 1;
-        if (s + STAGES - 1 < steps)
-            gpuh_impl_async_load<T, Cfg, VEC, TA, TB>(smem + free_stage * STAGE, g, p, m0, n0,
-                                                      k_begin + (s + STAGES - 1) * BK, K, full_mn, tid);
-        gpuh_impl_cp_async_commit();
-
-        const T *s_A = smem + stage * STAGE, *s_B = s_A + Cfg::A_ELEMS;
-        /* Two groups of 4 values of k per unrolled body: the whole slice
-           unrolled would outgrow the instruction cache (bench/results/NOTES.md). */
-#pragma unroll 2
-        for (int kb = 0; kb < BK; kb += 4) {
-            T b[4][TN]; /* b[kk][j]: op(B)'s (kb + kk, the thread's column j) */
-#pragma unroll
-            for (int r = 0; r < RN; ++r) {
-                const int n = wn0 + r * (WN / RN) + (TB ? ln : ln * 4);
-#pragma unroll
-                for (int x = 0; x < 4; ++x) {
-                    T v[4];
-                    gpuh_impl_ld4(&s_B[TB ? LB::at(n + x * Cfg::LANES_N, kb) : LB::at(n, kb + x)], v);
-#pragma unroll
-                    for (int y = 0; y < 4; ++y) /* TB: v holds 4 values of k of column n + x */
-                        b[TB ? y : x][4 * r + (TB ? x : y)] = v[y];
+                    for (int j = 0; j < 4; ++j)
+                        v[j] += out.beta * c[j];
                 }
-            }
+                gpuh_impl_st4(dst, v);
+            } else {
 #pragma unroll
-            for (int r = 0; r < RM; ++r) {
-                const int m = wm0 + r * (WM / RM) + (TA ? lm * 4 : lm);
-                T a[4][4]; /* a[kk][q]: op(A)'s (the thread's row q of block r, kb + kk) */
-#pragma unroll
-                for (int x = 0; x < 4; ++x) {
-                    T v[4];
-                    gpuh_impl_ld4(&s_A[TA ? LA::at(m, kb + x) : LA::at(m + x * Cfg::LANES_M, kb)], v);
-#pragma unroll
-                    for (int y = 0; y < 4; ++y) /* !TA: v holds 4 values of k of row m + x */
-                        a[TA ? x : y][TA ? y : x] = v[y];
-                }
-#pragma unroll
-                for (int kk = 0; kk < 4; ++kk)
-#pragma unroll
-                    for (int q = 0; q < 4; ++q)
-#pragma unroll
-                        for (int j = 0; j < TN; ++j)
-                            acc[4 * r + q][j] += a[kk][q] * b[kk][j];
+                for (int j = 0; j < 4; ++j)
+                    if (full_mn || (row < g.M && col + j < g.N))
+                        out.C[at + j] = out.beta == T(0) ? v[j] : v[j] + out.beta * out.C[at + j];
             }
         }
-        stage = stage + 1 == STAGES ? 0 : stage + 1;
     }
-    gpuh_impl_simt_epilogue<T, Cfg, !TA, TB>(out, g, acc, m0, n0, wm0, wn0, lm, ln, full_mn);
 }
 
 /* ---------------------------------------------------------------------------
@@ -2252,19 +2011,6 @@ template <typename T, typename Cfg> struct gpuh_impl_simt_launch {
         return GPUH_LAUNCH((gpuh_gemm_simt_kernel<T, Cfg, VEC, TA, TB>), blocks, Cfg::THREADS, smem, stream, a);
     }
 };
-template <typename T, typename Cfg> struct gpuh_impl_async_launch {
-    const gpuh_impl_gemm_args<T> &a;
-    unsigned blocks;
-    cudaStream_t stream;
-    template <bool VEC, bool TA, bool TB> cudaError_t go() const
-    {
-        const int smem = (int)(Cfg::SMEM_ELEMS * sizeof(T));
-        const cudaError_t err = gpuh_impl_smem_opt_in(gpuh_gemm_async_kernel<T, Cfg, VEC, TA, TB>, smem);
-        if (err != cudaSuccess)
-            return err;
-        return GPUH_LAUNCH((gpuh_gemm_async_kernel<T, Cfg, VEC, TA, TB>), blocks, Cfg::THREADS, smem, stream, a);
-    }
-};
 template <typename Cfg> struct gpuh_impl_dmma_launch {
     const gpuh_impl_gemm_args<double> &a;
     unsigned blocks;
@@ -2285,15 +2031,6 @@ cudaError_t gpuh_impl_gemm_launch(gpuh_gemm_simt_config<BM_, BN_, BK_, WARPS_M_,
 {
     typedef gpuh_gemm_simt_config<BM_, BN_, BK_, WARPS_M_, WARPS_N_, LANES_M_, MIN_BLOCKS_> Cfg;
     const gpuh_impl_simt_launch<T, Cfg> f = {a, blocks, stream};
-    return gpuh_impl_gemm_variant(f, vec, ta, tb);
-}
-template <typename T, int BM_, int BN_, int BK_, int WARPS_M_, int WARPS_N_, int LANES_M_, int STAGES_, int MIN_BLOCKS_>
-cudaError_t gpuh_impl_gemm_launch(
-    gpuh_gemm_async_config<BM_, BN_, BK_, WARPS_M_, WARPS_N_, LANES_M_, STAGES_, MIN_BLOCKS_>,
-    const gpuh_impl_gemm_args<T> &a, bool vec, bool ta, bool tb, unsigned blocks, cudaStream_t stream)
-{
-    typedef gpuh_gemm_async_config<BM_, BN_, BK_, WARPS_M_, WARPS_N_, LANES_M_, STAGES_, MIN_BLOCKS_> Cfg;
-    const gpuh_impl_async_launch<T, Cfg> f = {a, blocks, stream};
     return gpuh_impl_gemm_variant(f, vec, ta, tb);
 }
 template <int BM_, int BN_, int BK_, int WARPS_M_, int WARPS_N_, int STAGES_, int MIN_BLOCKS_>

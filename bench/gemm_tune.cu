@@ -155,14 +155,6 @@ static cudaFuncAttributes attributes(gpuh_gemm_simt_config<BM, BN, BK, WM, WN, L
         &a, gpuh_gemm_simt_kernel<T, gpuh_gemm_simt_config<BM, BN, BK, WM, WN, LM, MB>, true, false, false>));
     return a;
 }
-template <typename T, int BM, int BN, int BK, int WM, int WN, int LM, int S, int MB>
-static cudaFuncAttributes attributes(gpuh_gemm_async_config<BM, BN, BK, WM, WN, LM, S, MB>)
-{
-    cudaFuncAttributes a;
-    GPUH_CHECK(cudaFuncGetAttributes(
-        &a, gpuh_gemm_async_kernel<T, gpuh_gemm_async_config<BM, BN, BK, WM, WN, LM, S, MB>, true, false, false>));
-    return a;
-}
 template <typename T, int BM, int BN, int BK, int WM, int WN, int S, int MB>
 static cudaFuncAttributes attributes(gpuh_gemm_dmma_config<BM, BN, BK, WM, WN, S, MB>)
 {
@@ -209,9 +201,6 @@ static void tune_row(const char *name, const buffers<T> &m, const peer_rates &pe
 #define SIMT(bm, bn, bk, wm, wn, lm, mb)                                                                           \
     tune_row<gpuh_gemm_simt_config<bm, bn, bk, wm, wn, lm, mb>, gpuh_sgemm_small, float>(                         \
         "simt " #bm "x" #bn "x" #bk " warps " #wm "x" #wn " lanes " #lm " min " #mb, fm, fpeer)
-#define ASYNC(bm, bn, bk, wm, wn, lm, st, mb)                                                                      \
-    tune_row<gpuh_gemm_async_config<bm, bn, bk, wm, wn, lm, st, mb>, gpuh_sgemm_small, float>(                    \
-        "async " #bm "x" #bn "x" #bk " warps " #wm "x" #wn " lanes " #lm " st " #st " min " #mb, fm, fpeer)
 #define DMMA(bm, bn, bk, wm, wn, s, mb)                                                                            \
     tune_row<gpuh_gemm_dmma_config<bm, bn, bk, wm, wn, s, mb>, gpuh_dgemm_small, double>(                         \
         "dmma " #bm "x" #bn "x" #bk " warps " #wm "x" #wn " stages " #s " min " #mb, dm, dpeer)
@@ -280,20 +269,6 @@ int main(int argc, char **argv)
     GPUH_CHECK(gpuh_random_uniform_f32(fm.a, elems, seed + 2, 0));
     GPUH_CHECK(gpuh_random_uniform_f32(fm.b, elems, seed + 3, 0));
 
-    if (argc > 1 && std::strcmp(argv[1], "profile-sgemm") == 0) {
-        /* one call each at 4096³, for ncu: cuBLAS, the shipped kernel, the cp.async one */
-        const size_t n = 4096;
-        GPUH_CHECK(from_status(gemm_cublas((int)n, (int)n, (int)n, fm.a, fm.b, fm.ref)));
-        GPUH_CHECK((gpuh_gemm_with<gpuh_sgemm_big, gpuh_sgemm_small, float>(n, n, n, 1.0f, fm.a, n, fm.b, n, 0.0f,
-                                                                              fm.c, n)));
-#ifndef TUNE_SHIPPED_ONLY
-        GPUH_CHECK((gpuh_gemm_with<gpuh_gemm_async_config<256, 128, 16, 4, 2, 4, 3, 1>, gpuh_sgemm_small, float>(
-            n, n, n, 1.0f, fm.a, n, fm.b, n, 0.0f, fm.c, n)));
-#endif
-        GPUH_CHECK(cudaDeviceSynchronize());
-        return 0;
-    }
-    const bool only_float = argc > 1 && std::strcmp(argv[1], "float") == 0;
     if (argc > 1 && std::strcmp(argv[1], "profile") == 0) {
         /* one call each, for ncu: cuBLAS then gpuh_gemm at each shape, float, then double */
         const size_t shapes[][3] = {{4096, 4096, 4096}, {838, 758, 1615}, {20, 5530, 7006}, {4107, 3795, 365}};
@@ -308,21 +283,9 @@ int main(int argc, char **argv)
         GPUH_CHECK(cudaDeviceSynchronize());
         return 0;
     }
-    if (!only_float)
-        overheads(fm);
+    overheads(fm);
     const peer_rates fpeer = time_cublas(fm);
     SIMT(256, 128, 16, 4, 2, 4, 1); /* shipped */
-#ifndef TUNE_SHIPPED_ONLY
-    ASYNC(256, 128, 16, 4, 2, 4, 3, 1);
-    ASYNC(256, 128, 16, 4, 2, 4, 4, 1);
-    ASYNC(256, 128, 8, 4, 2, 4, 4, 1);
-    ASYNC(256, 128, 16, 4, 2, 4, 2, 1);
-    ASYNC(64, 64, 16, 2, 4, 8, 3, 2);
-#endif
-    if (only_float) {
-        cublasDestroy(g_handle);
-        return g_failed ? 1 : 0;
-    }
     SIMT(128, 128, 8, 2, 4, 8, 2); /* 8 × 8 per thread, 2 blocks per SM (128 registers) */
     SIMT(128, 128, 8, 4, 2, 4, 2);
     SIMT(64, 64, 16, 2, 4, 8, 2); /* the shipped small one, alone */
