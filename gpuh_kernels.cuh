@@ -1430,11 +1430,20 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS)
 #pragma unroll
             for (int r = 0; r < RN; ++r)
                 gpuh_impl_ld4(&s_B[buf][k][wn0 + r * (WN / RN) + ln * 4], b[r]);
+            /* Row by row; with 128 accumulators or more (the big tiles, at
+               the register limit) each odd row's columns in reverse (a
+               serpentine: the FMA that turns the row reuses the b operand
+               of the one before), an order in which ptxas schedules those
+               tiles faster (bench/results/NOTES.md; the smaller tiles were
+               measured row by row). Either way each accumulator sums over k
+               in order: the same bits. */
 #pragma unroll
             for (int i = 0; i < TM; ++i)
 #pragma unroll
-                for (int j = 0; j < TN; ++j)
-                    acc[i][j] += a[i / 4][i % 4] * b[j / 4][j % 4];
+                for (int j = 0; j < TN; ++j) {
+                    const int jj = TM * TN >= 128 && i % 2 ? TN - 1 - j : j;
+                    acc[i][jj] += a[i / 4][i % 4] * b[jj / 4][jj % 4];
+                }
         }
         /* The other buffer was last read in step s - 1, before the barrier
            that ended it, so it can take slice s + 1 now. */

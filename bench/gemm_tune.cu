@@ -32,7 +32,10 @@
    call, and one call between two events, gpuh_gemm and cuBLAS).
    `gemm_tune profile` makes one call of cuBLAS and of gpuh_gemm at four
    shapes, float then double, for ncu (which kernels cuBLAS picks, their
-   counters beside gpuh's), and nothing else.
+   counters beside gpuh's), and nothing else; `gemm_tune profile-sgemm` one
+   call of cuBLAS SGEMM and of gpuh_sgemm_big at 4096³ (ncu's stall reasons
+   of both, bench/results/NOTES.md). `gemm_tune float` prints the float rows
+   only, without the fixed-cost table.
 */
 #include "gpuh_kernels.cuh"
 
@@ -269,6 +272,16 @@ int main(int argc, char **argv)
     GPUH_CHECK(gpuh_random_uniform_f32(fm.a, elems, seed + 2, 0));
     GPUH_CHECK(gpuh_random_uniform_f32(fm.b, elems, seed + 3, 0));
 
+    if (argc > 1 && std::strcmp(argv[1], "profile-sgemm") == 0) {
+        /* one call each at 4096³, for ncu's stall reasons: cuBLAS, then the shipped big tiles */
+        const size_t n = 4096;
+        GPUH_CHECK(from_status(gemm_cublas((int)n, (int)n, (int)n, fm.a, fm.b, fm.ref)));
+        GPUH_CHECK((gpuh_gemm_with<gpuh_sgemm_big, gpuh_sgemm_small, float>(n, n, n, 1.0f, fm.a, n, fm.b, n, 0.0f,
+                                                                              fm.c, n)));
+        GPUH_CHECK(cudaDeviceSynchronize());
+        return 0;
+    }
+    const bool only_float = argc > 1 && std::strcmp(argv[1], "float") == 0;
     if (argc > 1 && std::strcmp(argv[1], "profile") == 0) {
         /* one call each, for ncu: cuBLAS then gpuh_gemm at each shape, float, then double */
         const size_t shapes[][3] = {{4096, 4096, 4096}, {838, 758, 1615}, {20, 5530, 7006}, {4107, 3795, 365}};
@@ -283,7 +296,8 @@ int main(int argc, char **argv)
         GPUH_CHECK(cudaDeviceSynchronize());
         return 0;
     }
-    overheads(fm);
+    if (!only_float)
+        overheads(fm);
     const peer_rates fpeer = time_cublas(fm);
     SIMT(256, 128, 16, 4, 2, 4, 1); /* shipped */
     SIMT(128, 128, 8, 2, 4, 8, 2); /* 8 × 8 per thread, 2 blocks per SM (128 registers) */
@@ -294,6 +308,10 @@ int main(int argc, char **argv)
     SIMT(128, 16, 16, 2, 1, 16, 4);
     SIMT(32, 128, 16, 1, 2, 4, 4);
     SIMT(128, 32, 16, 2, 1, 8, 4);
+    if (only_float) {
+        cublasDestroy(g_handle);
+        return g_failed ? 1 : 0;
+    }
 
     GPUH_CHECK(gpuh_random_uniform_f64(dm.a, elems, seed + 4, 0));
     GPUH_CHECK(gpuh_random_uniform_f64(dm.b, elems, seed + 5, 0));
