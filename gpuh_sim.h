@@ -92,7 +92,7 @@
               before the parent's launch is complete; children of one
               grid run in the order they were launched, then its tail
               launches (cudaStreamTailLaunch); cudaStreamFireAndForget,
-              streams made in device code (cudaStreamNonBlocking only), the
+              streams made in device code (non-blocking, as on a GPU), the
               launching thread's cudaGetLastError; nesting up to 24 deep.
               cudaDeviceSynchronize in a kernel (removed in CUDA 12) is
               refused with a message: the launch fails with
@@ -3575,14 +3575,15 @@ GPUH_IMPL_SIM_API cudaError_t cudaMemPrefetchAsync(const void *p, size_t bytes, 
     }
     return cudaSuccess;
 }
-/* In a kernel, flags must be cudaStreamNonBlocking, as CUDA's device runtime
-   requires. */
+/* A stream made in a kernel is non-blocking whatever the flags say: CUDA's
+   programming guide asks for cudaStreamNonBlocking there, but its device
+   runtime also accepts cudaStreamDefault (gpu.sim_cdp checks this on a GPU). */
 GPUH_IMPL_SIM_API cudaError_t cudaStreamCreateWithPriority(cudaStream_t *s, unsigned int flags, int priority)
 {
-    if (s == NULL || flags > cudaStreamNonBlocking || (flags != cudaStreamNonBlocking && gpuh_sim_impl::in_kernel()))
+    if (s == NULL || flags > cudaStreamNonBlocking)
         return gpuh_sim_impl::record_error(cudaErrorInvalidValue);
     *s = new CUstream_st();
-    (*s)->flags = flags;
+    (*s)->flags = gpuh_sim_impl::in_kernel() ? cudaStreamNonBlocking : flags;
     (*s)->priority = priority > 0 ? 0 : priority < -5 ? -5 : priority; /* clamped to the range, as CUDA does */
     std::lock_guard<std::mutex> g(gpuh_sim_impl::runtime_state().m);
     gpuh_sim_impl::runtime_state().streams.insert(*s);
