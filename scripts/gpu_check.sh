@@ -97,6 +97,18 @@ san_one() { # tool program [args...]: one run; writes its row to $build/sanitize
   case "$san_api_errors_expected" in *" $1 "*) opts+=(--report-api-errors no) ;; esac
   GPUH_TEST_QUICK=1 timeout -k 10 "$san_timeout" compute-sanitizer "${opts[@]}" "./$build/$1" "${@:2}" >"$log" 2>&1
   rc=$?
+  # compute-sanitizer's own failure ("Internal Sanitizer Error: Detected a
+  # failure to track a kernel launch", seen under racecheck with several host
+  # threads launching while other sanitizer jobs load the machine) counts as
+  # an error but says nothing of the program: run once more, keep both logs,
+  # and say so in the row.
+  local retried=
+  if [ $planted = 0 ] && grep -q "Internal Sanitizer Error" "$log"; then
+    mv "$log" "${log%.log}.first-try.log"
+    GPUH_TEST_QUICK=1 timeout -k 10 "$san_timeout" compute-sanitizer "${opts[@]}" "./$build/$1" "${@:2}" >"$log" 2>&1
+    rc=$?
+    retried=", run twice: sanitizer internal error on the first"
+  fi
   if [ "$tool" = racecheck ] && grep -q "RACECHECK SUMMARY" "$log"; then
     errs=$(grep -oE "RACECHECK SUMMARY: .*\([0-9]+ error" "$log" | tail -1 | grep -oE "[0-9]+ error" | grep -oE "[0-9]+")
     errs=${errs:-0}
@@ -110,14 +122,14 @@ san_one() { # tool program [args...]: one run; writes its row to $build/sanitize
     shown=${errs:-?}
   fi
   [ $rc -eq 124 ] && st=FAIL shown="$shown, timed out after ${san_timeout} s"
-  printf '%-10s %-34s %-24s %-6s %s\n' "$tool" "$*" "$shown" "$st" "exit $rc, $((SECONDS - t0)) s" \
+  printf '%-10s %-34s %-24s %-6s %s\n' "$tool" "$*" "$shown" "$st" "exit $rc, $((SECONDS - t0)) s$retried" \
     >"$build/sanitizer/$tool.$name.row"
 }
 san_rows=()
 if [ $sanitize = 1 ]; then
   t0=$SECONDS
   mkdir -p "$build/sanitizer"
-  rm -f "$build"/sanitizer/*.row
+  rm -f "$build"/sanitizer/*.row "$build"/sanitizer/*.first-try.log
   san_jobs_list=()
   for p in "${san_programs[@]}"; do for tool in memcheck racecheck initcheck synccheck; do san_jobs_list+=("$tool $p"); done; done
   for tool in memcheck racecheck initcheck synccheck; do san_jobs_list+=("$tool planted_$tool"); done
