@@ -2836,30 +2836,19 @@ template <bool TRANS> static __device__ __forceinline__ void gpuh_impl_ldsm4(uns
    A[g + 8][2t + 8..] and b = pairs B[2t..][g], B[2t + 8..][g]; for TF32
    a = A[g][t], A[g + 8][t], A[g][t + 4], A[g + 8][t + 4] and b = B[t][g],
    B[t + 4][g]. */
-static __device__ __forceinline__ void gpuh_impl_mma(float (&d)[4], const unsigned (&a)[4], const unsigned (&b)[2],
-                                                     __nv_bfloat16)
-{
-    asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
-                 "{%0, %1, %2, %3};\n"
-                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
-                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
-}
-static __device__ __forceinline__ void gpuh_impl_mma(float (&d)[4], const unsigned (&a)[4], const unsigned (&b)[2],
-                                                     __half)
-{
-    asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
-                 "{%0, %1, %2, %3};\n"
-                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
-                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
-}
-static __device__ __forceinline__ void gpuh_impl_mma(float (&d)[4], const unsigned (&a)[4], const unsigned (&b)[2],
-                                                     float)
-{
-    asm volatile("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
-                 "{%0, %1, %2, %3};\n"
-                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
-                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
-}
+#define GPUH_IMPL_MMA_SYNC(type, shape_and_types)                                                             \
+    static __device__ __forceinline__ void gpuh_impl_mma(float(&d)[4], const unsigned(&a)[4], const unsigned(&b)[2], \
+                                                         type)                                                        \
+    {                                                                                                                 \
+        asm volatile("mma.sync.aligned." shape_and_types " {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "          \
+                     "{%0, %1, %2, %3};\n"                                                                          \
+                     : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])                                                 \
+                     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));                             \
+    }
+GPUH_IMPL_MMA_SYNC(__nv_bfloat16, "m16n8k16.row.col.f32.bf16.bf16.f32")
+GPUH_IMPL_MMA_SYNC(__half, "m16n8k16.row.col.f32.f16.f16.f32")
+GPUH_IMPL_MMA_SYNC(float, "m16n8k8.row.col.f32.tf32.tf32.f32")
+#undef GPUH_IMPL_MMA_SYNC
 
 /* One warp's products over one shared slice, 16-bit inputs: per 16 of K,
    the fragments of its MT tiles of op(A) (16 × 16) and NT of op(B)
