@@ -3563,6 +3563,28 @@ static inline cudaError_t gpuh_impl_tc_hopper_ops(const gpuh_impl_tc_args<float,
     return gpuh_impl_tc_hopper_launch<float, float, false, true>(a, dev, stream);
 }
 
+/* The end of the sm_90a and mma.sync paths, after their aligned copies of
+   A and B into work[] (err: the copies' error): with no workspace (no_room),
+   the CUDA-core kernel on the matrices as given (orig); else, if the copies
+   were issued, run(); then the workspaces freed on `stream`, the first
+   error kept. */
+template <typename TIn, typename TOut, typename Run>
+static inline cudaError_t gpuh_impl_tc_run_staged(const gpuh_impl_tc_args<TIn, TOut> &orig, void *(&work)[2],
+                                                  bool no_room, cudaError_t err, cudaStream_t stream, Run run)
+{
+    if (no_room) {
+        (void)cudaGetLastError(); /* not sticky */
+        err = gpuh_impl_tc_simt(orig, stream);
+    } else if (err == cudaSuccess)
+        err = run();
+    for (int o = 0; o < 2; ++o)
+        if (work[o] != NULL) {
+            const cudaError_t freed = cudaFreeAsync(work[o], stream);
+            err = err != cudaSuccess ? err : freed;
+        }
+    return err;
+}
+
 /* The sm_90a path: the operands TMA cannot read as they are, or not well,
    go to aligned workspaces first (gpuh's pool, on `stream`, freed there),
    with rows padded to 128 bytes:
@@ -3644,18 +3666,8 @@ static inline cudaError_t gpuh_impl_tc_hopper(gpuh_impl_tc_args<TIn, TOut> a, in
         x = static_cast<const TIn *>(work[o]);
         ld = ld_out;
     }
-    if (err == cudaSuccess)
-        err = gpuh_impl_tc_hopper_ops(a, dev, stream);
-    else if (no_room) { /* no workspace: the CUDA-core kernel, on the matrices as given */
-        (void)cudaGetLastError(); /* not sticky */
-        err = gpuh_impl_tc_simt(orig, stream);
-    }
-    for (int o = 0; o < 2; ++o)
-        if (work[o] != NULL) {
-            const cudaError_t freed = cudaFreeAsync(work[o], stream);
-            err = err != cudaSuccess ? err : freed;
-        }
-    return err;
+    return gpuh_impl_tc_run_staged(orig, work, no_room, err, stream,
+                                   [&]() { return gpuh_impl_tc_hopper_ops(a, dev, stream); });
 }
 #endif /* GPUH_SIM */
 
@@ -3726,20 +3738,12 @@ static inline cudaError_t gpuh_impl_tc_mma(gpuh_impl_tc_args<TIn, TOut> a, int d
         x = static_cast<const TIn *>(work[o]);
         ld = ld_out;
     }
-    if (no_room) { /* no workspace: the CUDA-core kernel, on the matrices as given */
-        (void)cudaGetLastError(); /* not sticky */
-        err = gpuh_impl_tc_simt(orig, stream);
-    } else if (err == cudaSuccess)
-        err = a.ta ? (a.tb ? gpuh_impl_tc_mma_launch<TIn, TOut, true, true>(a, stream)
-                           : gpuh_impl_tc_mma_launch<TIn, TOut, true, false>(a, stream))
-                   : (a.tb ? gpuh_impl_tc_mma_launch<TIn, TOut, false, true>(a, stream)
-                           : gpuh_impl_tc_mma_launch<TIn, TOut, false, false>(a, stream));
-    for (int o = 0; o < 2; ++o)
-        if (work[o] != NULL) {
-            const cudaError_t freed = cudaFreeAsync(work[o], stream);
-            err = err != cudaSuccess ? err : freed;
-        }
-    return err;
+    return gpuh_impl_tc_run_staged(orig, work, no_room, err, stream, [&]() {
+        return a.ta ? (a.tb ? gpuh_impl_tc_mma_launch<TIn, TOut, true, true>(a, stream)
+                            : gpuh_impl_tc_mma_launch<TIn, TOut, true, false>(a, stream))
+                    : (a.tb ? gpuh_impl_tc_mma_launch<TIn, TOut, false, true>(a, stream)
+                            : gpuh_impl_tc_mma_launch<TIn, TOut, false, false>(a, stream));
+    });
 }
 #endif /* GPUH_SIM */
 
