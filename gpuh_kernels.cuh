@@ -3042,7 +3042,9 @@ __global__ void __launch_bounds__(GPUH_IMPL_TC_MMA_THREADS) gpuh_tc_mma_kernel(c
      the products of earlier ones.
    - persistent blocks: one per SM, each over tiles b, b + gridDim.x, ...,
      so that the copier fills the ring with the next tile's slices while
-     the multipliers store this one's C.
+     the multipliers store this one's C; the tiles of a last wave too
+     small to fill the SMs are cut along K instead (gpuh_impl_tc_work),
+     their partial sums added by each tile's last run in a fixed order.
    Block: 384 threads, tiles of 128 × BN of C (in the grouped order of
    gpuh_impl_gemm_tile), dynamic shared memory GPUH_IMPL_TC_SMEM(BN). BN is
    256 (the wide tile: the fewest bytes loaded per product) or 128 (the
@@ -3175,6 +3177,60 @@ static __device__ __forceinline__ void gpuh_impl_tma_load(unsigned dst, const CU
 }
 #endif /* __CUDA_ARCH_FEAT_SM90_ALL */
 
+/* The sm_90a kernel's share of work per block: whole tiles first (the
+   data-parallel part: tiles [0, dp), block b taking b, b + gridDim.x, ...),
+   then, where the tiles left over, [dp, tiles), are too few to keep the
+   SMs busy for the time of a whole tile, each of them is cut along K into
+   `parts` runs of `chunk` k-slices (the last one shorter), one per block:
+   block b < left · parts (left = tiles - dp) takes tile dp + b % left,
+   slices from (b / left) · chunk (split-K over the last wave, as in the
+   data-parallel + split hybrids of Stream-K; blocks at the same run of
+   different tiles read the same slices of K at the same time, as whole
+   tiles do, so L2 serves them alike). A run that stops short of K leaves
+   its sum as a partial (partial: per block, the 256 multiplying threads'
+   accumulators; flags: per block, 1 once its partial is written); the last
+   run owns the tile: it adds the partials of the runs before it, in order,
+   so C is bitwise the same on every call. No run waits on a run that
+   waits. chunk = 0: no split part (dp = tiles).
+   Idea: M. Osama et al., "Stream-K: Work-centric Parallel Decomposition
+   for Dense Matrix-Matrix Multiplication on the GPU" (PPoPP 2023). */
+struct gpuh_impl_tc_work {
+    unsigned long long dp, tiles;
+    unsigned chunk, parts;
+    float *partial;
+    unsigned *flags;
+};
+
+/* The walk of block `block` (of `grid`) over its share, one segment (a tile
+   and its k-slices [k0, k1) of ktiles) per next(): its whole tiles, then
+   its run of the split part, if any. Host and device: the tests walk it
+   on the host. */
+struct gpuh_impl_tc_walk {
+    unsigned long long tile; /* the next whole tile */
+    unsigned block;
+    bool split; /* the split run is still to come */
+    __host__ __device__ gpuh_impl_tc_walk(const gpuh_impl_tc_work &w, unsigned b)
+        : tile(b), block(b), split(w.chunk > 0 && b < (w.tiles - w.dp) * w.parts)
+    {
+    }
+    __host__ __device__ bool next(const gpuh_impl_tc_work &w, unsigned grid, int ktiles, unsigned long long &t,
+                                  int &k0, int &k1)
+    {
+        if (tile < w.dp) {
+            t = tile, k0 = 0, k1 = ktiles;
+            tile += grid;
+            return true;
+        }
+        if (!split)
+            return false;
+        split = false;
+        const unsigned left = (unsigned)(w.tiles - w.dp);
+        t = w.dp + block % left, k0 = (int)(block / left * w.chunk);
+        k1 = ktiles - k0 > (int)w.chunk ? k0 + (int)w.chunk : ktiles;
+        return true;
+    }
+};
+
 /* Tile `tile` of a tiles_m × tiles_n cover of C by tiles of 128 × bn in the
    grouped order (gpuh_impl_gemm_tile's): its first row m0 and column n0. */
 static __device__ __forceinline__ void gpuh_impl_tc_tile(unsigned long long tile, unsigned tiles_m, unsigned tiles_n,
@@ -3187,10 +3243,58 @@ static __device__ __forceinline__ void gpuh_impl_tc_tile(unsigned long long tile
     n0 = (int)(tile % width / rows * bn);
 }
 
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+/* Stream-K's partials (gpuh_impl_tc_work): multiplying thread i (0-255) of
+   block b keeps its BN / 2 accumulators at w.partial[b][j][i] in float4s
+   (j = 0 .. BN / 8 - 1: each warp's stores and loads are 512 contiguous
+   bytes), at L2 (.cg). The 256 threads meet at named barrier 1 (the copier
+   warp group is not in it); thread 0 then publishes the partial with a
+   release at GPU scope (its fence orders the others' stores, seen through
+   the barrier, before the flag) or, on the other side, acquires each flag
+   before the barrier lets the others read. */
+template <int BN>
+static __device__ __forceinline__ void gpuh_impl_tc_partial_put(const gpuh_impl_tc_work &w, const float (&d)[BN / 2],
+                                                                int i)
+{
+    float4 *slot = reinterpret_cast<float4 *>(w.partial) + (size_t)blockIdx.x * (BN / 8) * 256 + i;
+#pragma unroll
+    for (int j = 0; j < BN / 8; ++j)
+        __stcg(slot + 256 * j, make_float4(d[4 * j], d[4 * j + 1], d[4 * j + 2], d[4 * j + 3]));
+    asm volatile("bar.sync 1, 256;\n" ::: "memory");
+    if (i == 0)
+        asm volatile("fence.acq_rel.gpu;\n"
+                     "st.relaxed.gpu.global.u32 [%0], 1;\n" ::"l"(w.flags + blockIdx.x)
+                     : "memory");
+}
+
+/* d += the partials of the tile's earlier runs, in their order: blocks
+   blockIdx.x % left, + left, ... below blockIdx.x. */
+template <int BN>
+static __device__ __forceinline__ void gpuh_impl_tc_partial_add(const gpuh_impl_tc_work &w, float (&d)[BN / 2], int i)
+{
+    const unsigned left = (unsigned)(w.tiles - w.dp), first = blockIdx.x % left;
+    if (i == 0)
+        for (unsigned b = first; b < blockIdx.x; b += left) {
+            unsigned ready = 0;
+            while (ready == 0)
+                asm volatile("ld.acquire.gpu.global.u32 %0, [%1];\n" : "=r"(ready) : "l"(w.flags + b) : "memory");
+        }
+    asm volatile("bar.sync 1, 256;\n" ::: "memory");
+    for (unsigned b = first; b < blockIdx.x; b += left) {
+        const float4 *slot = reinterpret_cast<const float4 *>(w.partial) + (size_t)b * (BN / 8) * 256 + i;
+#pragma unroll
+        for (int j = 0; j < BN / 8; ++j) {
+            const float4 v = __ldcg(slot + 256 * j);
+            d[4 * j] += v.x, d[4 * j + 1] += v.y, d[4 * j + 2] += v.z, d[4 * j + 3] += v.w;
+        }
+    }
+}
+#endif /* __CUDA_ARCH_FEAT_SM90_ALL */
+
 template <typename TIn, typename TOut, bool TA, bool TB, int BN>
 __global__ void __launch_bounds__(384, 1)
     gpuh_tc_wgmma_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
-                         const gpuh_impl_tc_args<TIn, TOut> p)
+                         const gpuh_impl_tc_args<TIn, TOut> p, const gpuh_impl_tc_work sk)
 {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
     extern __shared__ unsigned char s_raw[];
@@ -3201,7 +3305,6 @@ __global__ void __launch_bounds__(384, 1)
     const int ktiles = (int)((p.K + bk - 1) / bk);
     const unsigned tiles_m = (unsigned)((p.M + GPUH_IMPL_TC_BM - 1) / GPUH_IMPL_TC_BM);
     const unsigned tiles_n = (unsigned)((p.N + BN - 1) / BN);
-    const unsigned long long tiles = (unsigned long long)tiles_m * tiles_n;
     const int wg = threadIdx.x / 128;
 
     if (threadIdx.x == 0) {
@@ -3214,19 +3317,22 @@ __global__ void __launch_bounds__(384, 1)
     }
     __syncthreads(); /* the barriers are initialised before anyone uses them */
 
-    /* Persistent: block b takes tiles b, b + gridDim.x, ... (each in the
-       grouped order), so the copier starts on the next tile's slices while
-       the multipliers still write this tile's C. `it` counts slices across
-       tiles: slice it uses stage it % STAGES, in that stage's
-       (it / STAGES)-th round (the mbarriers' phase parity). */
+    /* Persistent: block b walks its share of the tiles (gpuh_impl_tc_work,
+       each tile in the grouped order), so the copier starts on the next
+       segment's slices while the multipliers still write this one's C.
+       `it` counts slices across segments: slice it uses stage it % STAGES,
+       in that stage's (it / STAGES)-th round (the mbarriers' phase parity). */
+    unsigned long long tile;
+    int kb, ke;
+    gpuh_impl_tc_walk walk(sk, blockIdx.x);
     if (wg == 0) { /* the copier */
         asm volatile("setmaxnreg.dec.sync.aligned.u32 40;\n");
         if (threadIdx.x == 0) {
             unsigned it = 0;
-            for (unsigned long long tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
+            while (walk.next(sk, gridDim.x, ktiles, tile, kb, ke)) {
                 int m0, n0;
                 gpuh_impl_tc_tile(tile, tiles_m, tiles_n, BN, m0, n0);
-                for (int kt = 0; kt < ktiles; ++kt, ++it) {
+                for (int kt = kb; kt < ke; ++kt, ++it) {
                     const unsigned s = it % GPUH_IMPL_TC_STAGES(BN);
                     const int k0 = kt * bk;
                     if (it >= GPUH_IMPL_TC_STAGES(BN)) /* the multipliers are done with this stage's last use */
@@ -3256,13 +3362,13 @@ __global__ void __launch_bounds__(384, 1)
         const bool pairs = (uintptr_t)p.C % (2 * sizeof(TOut)) == 0 && p.ldc % 2 == 0;
         unsigned it = 0;
         float d[BN / 2];
-        for (unsigned long long tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
+        while (walk.next(sk, gridDim.x, ktiles, tile, kb, ke)) {
             int m0, n0;
             gpuh_impl_tc_tile(tile, tiles_m, tiles_n, BN, m0, n0);
 #pragma unroll
             for (int i = 0; i < BN / 2; ++i)
                 d[i] = 0.0f;
-            for (int kt = 0; kt < ktiles; ++kt, ++it) {
+            for (int kt = kb; kt < ke; ++kt, ++it) {
                 const unsigned s = it % GPUH_IMPL_TC_STAGES(BN);
                 gpuh_impl_mbar_wait(s_full + 8 * s, (it / GPUH_IMPL_TC_STAGES(BN)) & 1);
                 const unsigned sa = s_base + s * GPUH_IMPL_TC_STAGE_BYTES(BN), sb = sa + GPUH_IMPL_TC_A_BYTES;
@@ -3281,7 +3387,7 @@ __global__ void __launch_bounds__(384, 1)
                 /* one group stays in flight (this slice's) while the previous
                    slice's has finished: that stage goes back to the copier */
                 asm volatile("wgmma.wait_group.sync.aligned 1;\n" ::: "memory");
-                if (kt > 0 && lane == 0)
+                if (kt > kb && lane == 0)
                     asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(
                                      s_empty + 8 * ((it + GPUH_IMPL_TC_STAGES(BN) - 1) % GPUH_IMPL_TC_STAGES(BN)))
                                  : "memory");
@@ -3291,6 +3397,12 @@ __global__ void __launch_bounds__(384, 1)
                 asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(
                                  s_empty + 8 * ((it + GPUH_IMPL_TC_STAGES(BN) - 1) % GPUH_IMPL_TC_STAGES(BN)))
                              : "memory");
+            if (ke < ktiles) { /* a run of the split part that stops short of K: its partial */
+                gpuh_impl_tc_partial_put<BN>(sk, d, threadIdx.x - 128);
+                continue;
+            }
+            if (kb > 0) /* the tile's owner: the partials of the runs before it */
+                gpuh_impl_tc_partial_add<BN>(sk, d, threadIdx.x - 128);
             /* the epilogue: thread t holds, for j = 0 .. BN/8 - 1, C's elements
                (r, 8j + 2q), (r, 8j + 2q + 1), (r + 8, ...) with r = 16·warp + lane/4,
                q = lane % 4, of the warp group's 64 × BN */
@@ -3307,7 +3419,7 @@ __global__ void __launch_bounds__(384, 1)
         }
     }
 #else
-    (void)map_a, (void)map_b, (void)p;
+    (void)map_a, (void)map_b, (void)p, (void)sk;
 #endif
 }
 #endif /* GPUH_SIM */
@@ -3493,23 +3605,47 @@ template <typename TIn, typename TOut> static inline bool gpuh_impl_tc_hopper_re
    (bench/results/tc_gemm.md, "Row pitches and tile widths"). */
 #define GPUH_IMPL_TC_NARROW_RATE 0.85
 
-/* The tile width (GPUH_IMPL_TC_BN or GPUH_IMPL_TC_BN_NARROW) that covers an
-   M × N C soonest on `sms` SMs: each persistent block takes its share of
-   the tiles one after another, so a cover takes ceil(tiles / sms) times a
-   tile's time, a narrow tile's being half a wide one's over
-   GPUH_IMPL_TC_NARROW_RATE. Ties go to the wide tile. */
-static inline int gpuh_impl_tc_width(size_t M, size_t N, int sms)
+/* The sm_90a kernel's plan for an M × N C in tiles of 128 × bn and K in
+   `ktiles` slices, on `sms` SMs (gpuh_impl_tc_work's dp, tiles, chunk,
+   parts): whole waves of tiles, then the tiles left over either whole or,
+   where at least 2 blocks per tile are free, cut into runs where that is
+   sooner. The time of a block, in slices of this tile, is returned: a
+   whole tile is ktiles; a cut one chunk, plus about 2 for a run to store
+   its partial and 2 per partial the owner adds (a partial, 128 × bn
+   floats, is 2 to 5 times a slice's bytes, moved through L2 by one SM). */
+static inline double gpuh_impl_tc_plan(size_t M, size_t N, int bn, size_t ktiles, int sms, gpuh_impl_tc_work *w)
 {
-    const size_t rows = gpuh_ceil_div(M, GPUH_IMPL_TC_BM);
-    const double wide = (double)gpuh_ceil_div(rows * gpuh_ceil_div(N, GPUH_IMPL_TC_BN), (size_t)sms);
-    const double narrow = (double)gpuh_ceil_div(rows * gpuh_ceil_div(N, GPUH_IMPL_TC_BN_NARROW), (size_t)sms) *
+    const unsigned long long tiles = gpuh_ceil_div(M, GPUH_IMPL_TC_BM) * gpuh_ceil_div(N, (size_t)bn);
+    const unsigned long long left = tiles % (unsigned)sms, waves = tiles / (unsigned)sms;
+    w->tiles = tiles, w->dp = tiles, w->chunk = 0, w->parts = 0, w->partial = NULL, w->flags = NULL;
+    const size_t most = left > 0 ? (size_t)sms / left : 0, parts = most < ktiles ? most : ktiles;
+    if (parts >= 2) {
+        const size_t chunk = gpuh_ceil_div(ktiles, parts), runs = gpuh_ceil_div(ktiles, chunk);
+        const double split = (double)chunk + 2.0 * (double)runs;
+        if (split < (double)ktiles) {
+            w->dp = tiles - left, w->chunk = (unsigned)chunk, w->parts = (unsigned)runs;
+            return (double)(waves * ktiles) + split;
+        }
+    }
+    return (double)((waves + (left > 0)) * ktiles);
+}
+
+/* The tile width (GPUH_IMPL_TC_BN or GPUH_IMPL_TC_BN_NARROW) that finishes
+   an M × N C with K in `ktiles` slices soonest on `sms` SMs, by the plans
+   of gpuh_impl_tc_plan: a narrow tile's slice takes half a wide one's time
+   over GPUH_IMPL_TC_NARROW_RATE. Ties go to the wide tile. */
+static inline int gpuh_impl_tc_width(size_t M, size_t N, size_t ktiles, int sms)
+{
+    gpuh_impl_tc_work w;
+    const double wide = gpuh_impl_tc_plan(M, N, GPUH_IMPL_TC_BN, ktiles, sms, &w);
+    const double narrow = gpuh_impl_tc_plan(M, N, GPUH_IMPL_TC_BN_NARROW, ktiles, sms, &w) *
                           ((double)GPUH_IMPL_TC_BN_NARROW / GPUH_IMPL_TC_BN) / GPUH_IMPL_TC_NARROW_RATE;
     return narrow < wide ? GPUH_IMPL_TC_BN_NARROW : GPUH_IMPL_TC_BN;
 }
 
 /* Launches the sm_90a kernel on one variant of the ops and one tile width. */
 template <typename TIn, typename TOut, bool TA, bool TB, int BN>
-static inline cudaError_t gpuh_impl_tc_hopper_launch(const gpuh_impl_tc_args<TIn, TOut> &a, int sms,
+static inline cudaError_t gpuh_impl_tc_hopper_launch(const gpuh_impl_tc_args<TIn, TOut> &a, int dev, int sms,
                                                      cudaStream_t stream)
 {
     const unsigned bk = 128 / sizeof(TIn);
@@ -3522,15 +3658,42 @@ static inline cudaError_t gpuh_impl_tc_hopper_launch(const gpuh_impl_tc_args<TIn
     if (!ok)
         return gpuh_fail(cudaErrorInvalidValue, "gpuh_gemm: no TMA tensor map for A or B (M %zu, N %zu, K %zu)", a.M,
                          a.N, a.K);
-    const size_t tiles = gpuh_ceil_div(a.M, GPUH_IMPL_TC_BM) * gpuh_ceil_div(a.N, BN);
-    const size_t blocks = tiles < (size_t)sms ? tiles : (size_t)sms; /* one block per SM, each over several tiles */
+    gpuh_impl_tc_work w;
+    (void)gpuh_impl_tc_plan(a.M, a.N, BN, gpuh_ceil_div(a.K, (size_t)bk), sms, &w);
+    /* the split part's partials and flags, from gpuh's pool; without them, whole tiles only */
+    const size_t partial_bytes = (size_t)sms * GPUH_IMPL_TC_BM * BN * sizeof(float);
+    void *work = NULL;
+    if (w.chunk > 0) {
+        if (gpuh_impl_gemm_workspace(&work, partial_bytes + (size_t)sms * sizeof(unsigned), dev, stream) != cudaSuccess)
+            work = NULL;
+        else if (cudaMemsetAsync(static_cast<char *>(work) + partial_bytes, 0, (size_t)sms * sizeof(unsigned),
+                                 stream) != cudaSuccess) {
+            (void)cudaFreeAsync(work, stream);
+            work = NULL;
+        }
+        if (work == NULL) {
+            (void)cudaGetLastError(); /* not sticky */
+            w.dp = w.tiles, w.chunk = 0, w.parts = 0;
+        } else {
+            w.partial = static_cast<float *>(work);
+            w.flags = reinterpret_cast<unsigned *>(static_cast<char *>(work) + partial_bytes);
+        }
+    }
+    /* one block per SM, each over several tiles; all of them where the split part shares out slices */
+    const size_t blocks = w.chunk > 0 || w.tiles > (unsigned long long)sms ? (size_t)sms : (size_t)w.tiles;
     cudaError_t err = cudaFuncSetAttribute(gpuh_tc_wgmma_kernel<TIn, TOut, TA, TB, BN>,
                                            cudaFuncAttributeMaxDynamicSharedMemorySize, GPUH_IMPL_TC_SMEM(BN));
     if (err != cudaSuccess)
-        return gpuh_fail(err, "gpuh_gemm: %d bytes of shared memory per block: %s", GPUH_IMPL_TC_SMEM(BN),
-                         cudaGetErrorString(err));
-    return GPUH_LAUNCH((gpuh_tc_wgmma_kernel<TIn, TOut, TA, TB, BN>), blocks, 384, GPUH_IMPL_TC_SMEM(BN), stream,
-                       map_a, map_b, a);
+        err = gpuh_fail(err, "gpuh_gemm: %d bytes of shared memory per block: %s", GPUH_IMPL_TC_SMEM(BN),
+                        cudaGetErrorString(err));
+    else
+        err = GPUH_LAUNCH((gpuh_tc_wgmma_kernel<TIn, TOut, TA, TB, BN>), blocks, 384, GPUH_IMPL_TC_SMEM(BN), stream,
+                          map_a, map_b, a, w);
+    if (work != NULL) {
+        const cudaError_t freed = cudaFreeAsync(work, stream);
+        err = err != cudaSuccess ? err : freed;
+    }
+    return err;
 }
 
 /* The tile width for this C on this device (gpuh_impl_tc_width), then the launch. */
@@ -3542,9 +3705,10 @@ static inline cudaError_t gpuh_impl_tc_hopper_launch(const gpuh_impl_tc_args<TIn
     const cudaError_t err = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
     if (err != cudaSuccess)
         return gpuh_fail(err, "gpuh_gemm: no SM count for device %d: %s", dev, cudaGetErrorString(err));
-    return gpuh_impl_tc_width(a.M, a.N, sms) == GPUH_IMPL_TC_BN
-               ? gpuh_impl_tc_hopper_launch<TIn, TOut, TA, TB, GPUH_IMPL_TC_BN>(a, sms, stream)
-               : gpuh_impl_tc_hopper_launch<TIn, TOut, TA, TB, GPUH_IMPL_TC_BN_NARROW>(a, sms, stream);
+    const size_t ktiles = gpuh_ceil_div(a.K, 128 / sizeof(TIn));
+    return gpuh_impl_tc_width(a.M, a.N, ktiles, sms) == GPUH_IMPL_TC_BN
+               ? gpuh_impl_tc_hopper_launch<TIn, TOut, TA, TB, GPUH_IMPL_TC_BN>(a, dev, sms, stream)
+               : gpuh_impl_tc_hopper_launch<TIn, TOut, TA, TB, GPUH_IMPL_TC_BN_NARROW>(a, dev, sms, stream);
 }
 
 /* The kernel variant of the ops: each of the four for 16-bit inputs; op(A) = A,

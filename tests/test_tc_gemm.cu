@@ -126,7 +126,9 @@ struct tc_case {
     float alpha, beta;
 };
 
-template <typename TIn, typename TOut> static void check(const tc_case &c)
+/* repeat (beta = 0): the product once more into the same C, which must
+   come back bitwise the same (the split part's fixed order of sums). */
+template <typename TIn, typename TOut> static void check(const tc_case &c, bool repeat = false)
 {
     const bool ta = c.oa == GPUH_OP_T, tb = c.ob == GPUH_OP_T;
     const size_t ra = ta ? c.K : c.M, ca = ta ? c.M : c.K, rb = tb ? c.N : c.K, cb = tb ? c.K : c.N;
@@ -200,6 +202,15 @@ template <typename TIn, typename TOut> static void check(const tc_case &c)
             const bool inside = e >= c.shift && (e - c.shift) / ldc < c.M && (e - c.shift) % ldc < c.N;
             if (!inside && memcmp(&out[e], &hc[e], sizeof(TOut)) != 0)
                 ++outside;
+        }
+        if (repeat && c.beta == 0.0f) {
+            std::vector<TOut> again(nc);
+            const cudaError_t again_err = call<TIn, TOut>(c.oa, c.ob, c.M, c.N, c.K, c.alpha, da + c.shift, lda,
+                                                          db + c.shift, ldb, c.beta, dc + c.shift, ldc);
+            TEST_CUDA(again_err);
+            TEST_CUDA(cudaDeviceSynchronize());
+            TEST_CUDA(gpuh_copy_to_host(again.data(), dc, nc));
+            TEST_ASSERT(memcmp(again.data(), out.data(), nc * sizeof(TOut)) == 0, "%s: a second call differs", what);
         }
         TEST_ASSERT(bad == 0, "%s: %zu elements of C outside their bound", what, bad);
         TEST_ASSERT(outside == 0, "%s: %zu elements outside C's window written", what, outside);
@@ -323,8 +334,9 @@ static void test_tile_widths()
     TEST_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
     if (gpuh_impl_tc_hopper_ready<__nv_bfloat16, float>() && sms == 132) /* H100 SXM, H200 */
         for (const auto &sh : shapes)
-            TEST_ASSERT(gpuh_impl_tc_width(sh.M, sh.N, sms) == sh.width, "M %zu N %zu on %d SMs: tile width %d, not %d",
-                        sh.M, sh.N, sms, gpuh_impl_tc_width(sh.M, sh.N, sms), sh.width);
+            TEST_ASSERT(gpuh_impl_tc_width(sh.M, sh.N, (sh.K + 63) / 64, sms) == sh.width,
+                        "M %zu N %zu K %zu on %d SMs: tile width %d, not %d", sh.M, sh.N, sh.K, sms,
+                        gpuh_impl_tc_width(sh.M, sh.N, (sh.K + 63) / 64, sms), sh.width);
 #endif
     const gpuh_op ops[2] = {GPUH_OP_N, GPUH_OP_T};
     int n = 0;
@@ -340,6 +352,86 @@ static void test_tile_widths()
                 else
                     check_all(c);
             }
+}
+
+/* The sm_90a kernel's split part (gpuh_impl_tc_work), walked on the host
+   for random plans (C's shape, slices, SM counts, both tile widths): every
+   k-slice of every tile is taken exactly once, the data-parallel part in
+   whole tiles before any split run, a block's split run last and alone;
+   the runs of a split tile are blocks t % left + j · left, the last one
+   (the owner, whose partials gpuh_impl_tc_partial_add reads from there)
+   ending at K; no more blocks than SMs. */
+static void test_split_walk()
+{
+    int bad = 0, splits = 0;
+    for (int trial = 0; trial < 3000 && bad < 3; ++trial) {
+        const int sms = 1 + (int)(rng() % 200);
+        const size_t ktiles = 1 + rng() % (trial % 3 ? 40 : 400);
+        const size_t M = 1 + rng() % 6000, N = 1 + rng() % 6000;
+        const int bn = trial % 2 ? GPUH_IMPL_TC_BN : GPUH_IMPL_TC_BN_NARROW;
+        gpuh_impl_tc_work w;
+        (void)gpuh_impl_tc_plan(M, N, bn, ktiles, sms, &w);
+        splits += w.chunk > 0;
+        const unsigned grid = w.chunk > 0 || w.tiles > (unsigned long long)sms ? (unsigned)sms : (unsigned)w.tiles;
+        const unsigned long long left = w.tiles - w.dp;
+        std::vector<int> seen(w.tiles * ktiles, 0);
+        bool ok = w.dp <= w.tiles && (w.chunk == 0) == (w.dp == w.tiles) && left * w.parts <= grid &&
+                  (w.chunk == 0 || (w.parts >= 2 && (w.parts - 1) * w.chunk < ktiles && w.parts * w.chunk >= ktiles));
+        for (unsigned b = 0; b < grid && ok; ++b) {
+            gpuh_impl_tc_walk walk(w, b);
+            unsigned long long t;
+            int k0, k1, runs = 0;
+            while (ok && walk.next(w, grid, (int)ktiles, t, k0, k1)) {
+                const bool whole = k0 == 0 && k1 == (int)ktiles;
+                ok = t < w.tiles && 0 <= k0 && k0 < k1 && k1 <= (int)ktiles && runs == 0 &&
+                     (t < w.dp ? whole : t == w.dp + b % left && k0 == (int)(b / left * w.chunk));
+                runs += t >= w.dp;
+                for (int k = k0; ok && k < k1; ++k)
+                    ++seen[t * ktiles + k];
+            }
+        }
+        for (size_t i = 0; ok && i < seen.size(); ++i)
+            ok = seen[i] == 1;
+        if (!TEST_ASSERT(ok, "M %zu N %zu tile width %d, %zu slices, %d SMs: dp %llu of %llu tiles, chunk %u, parts %u: "
+                             "walk wrong",
+                         M, N, bn, ktiles, sms, w.dp, w.tiles, w.chunk, w.parts))
+            ++bad;
+    }
+    TEST_ASSERT(splits > 100, "only %d of 3000 random plans have a split part", splits);
+}
+
+/* Products through the split part on a GPU that runs the sm_90a kernel
+   (on one of 132 SMs, checked to take it): fewer tiles than SMs with a
+   long K, a few tiles of many runs each, a wave and some tiles more; each
+   op pair, padding, alpha and beta, and bitwise the same on a second call
+   (the owner's fixed order of sums). */
+static void test_split_shapes()
+{
+    if (quick)
+        return;
+    const tc_case cases[] = {
+        {GPUH_OP_N, GPUH_OP_N, 1000, 700, 3000, 0, 0, 0, 0, 1.0f, 0.0f},
+        {GPUH_OP_T, GPUH_OP_N, 130, 260, 8000, 8, 0, 2, 0, -0.5f, 0.0f},
+        {GPUH_OP_N, GPUH_OP_T, 1792, 3200, 1024, 0, 8, 0, 0, 1.0f, 0.0f},
+        {GPUH_OP_T, GPUH_OP_T, 515, 1300, 2047, 0, 0, 3, 0, 0.75f, -0.5f},
+    };
+#ifndef GPUH_SIM
+    int dev = 0, sms = 0;
+    TEST_CUDA(cudaGetDevice(&dev));
+    TEST_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+    if (gpuh_impl_tc_hopper_ready<__nv_bfloat16, float>() && sms == 132)
+        for (const tc_case &c : cases) {
+            const size_t ktiles = (c.K + 63) / 64;
+            gpuh_impl_tc_work w;
+            (void)gpuh_impl_tc_plan(c.M, c.N, gpuh_impl_tc_width(c.M, c.N, ktiles, sms), ktiles, sms, &w);
+            TEST_ASSERT(w.chunk > 0, "M %zu N %zu K %zu: no split part", c.M, c.N, c.K);
+        }
+#endif
+    for (const tc_case &c : cases) {
+        check<__nv_bfloat16, float>(c, true);
+        check<__half, __half>(c, true);
+        check<float, float>(c, true);
+    }
 }
 
 /* K = 0 gives C = beta·C; M or N = 0 does nothing (NULL pointers allowed);
@@ -488,8 +580,11 @@ static void test_mma_shapes()
 
 int main()
 {
-    GPUH_TEST_REQUIRE_DEVICE();
     rng.seed(gpuh_test_seed());
+    test_split_walk(); /* host only: runs without a device too */
+    if (gpuh_test_failures > 0)
+        return gpuh_test_summary("test_tc_gemm");
+    GPUH_TEST_REQUIRE_DEVICE();
     quick = gpuh_test_quick();
     TEST_CUDA(gpuh_select_device(0));
     test_mma_path();
@@ -497,6 +592,7 @@ int main()
     test_mma_shapes();
     test_skewed_rows();
     test_tile_widths();
+    test_split_shapes();
     test_edges();
     test_arguments();
     test_entry_points();
