@@ -3217,8 +3217,12 @@ static __device__ __forceinline__ void gpuh_impl_tc_rs_slice(float (&d)[ACC], un
 {
 #pragma unroll
     for (int kk = 0; kk < 4; ++kk) {
-        asm volatile("ld.shared.v2.u32 {%0, %1}, [%2];\n" : "=r"(cur[kk][0]), "=r"(cur[kk][1]) : "r"(a_lo + kk * 1024));
-        asm volatile("ld.shared.v2.u32 {%0, %1}, [%2];\n" : "=r"(cur[kk][2]), "=r"(cur[kk][3]) : "r"(a_hi + kk * 1024));
+        asm volatile("ld.shared.v2.u32 {%0, %1}, [%2];\n"
+                     : "=r"(cur[kk][0]), "=r"(cur[kk][1])
+                     : "r"(a_lo + kk * 1024));
+        asm volatile("ld.shared.v2.u32 {%0, %1}, [%2];\n"
+                     : "=r"(cur[kk][2]), "=r"(cur[kk][3])
+                     : "r"(a_hi + kk * 1024));
 #pragma unroll
         for (int v = 0; v < 4; ++v)
             cur[kk][v] = gpuh_impl_tc_cut(cur[kk][v]);
@@ -3332,19 +3336,21 @@ __global__ void __launch_bounds__(384, 1)
         const int c = wg - 1, t = threadIdx.x % 128, w = t / 32, lane = t % 32;
         /* pairs of columns in one store where C's rows keep them aligned */
         const bool pairs = (uintptr_t)p.C % (2 * sizeof(TOut)) == 0 && p.ldc % 2 == 0;
-        /* The RS form (TF32, op(A) M-major: gpuh_impl_tc_rs_slice). Rows of a
-           warp's fragments may be any 16 of the warp group's 64, the same in
-           the accumulators: thread (g, t) takes the adjacent rows 2·e, 2·e + 1
-           of its 32-row box (one 8-byte load for rows g and g + 8 of the
-           fragment), e = 8·chunk + half in the box's 16-byte chunks (swizzled
-           by k % 8 = t or t + 4), chunks chosen so that the 32 loads of a warp
-           hit each bank twice and each half warp's once. */
+        /* The RS form (TF32, op(A) M-major: gpuh_impl_tc_rs_slice). The rows
+           of a warp's fragments may be any 16 of the warp group's 64 as long
+           as the accumulators' rows are read the same way: thread (g, q)
+           takes rows 4·chunk + 2·half and the next of its 32-row box (8
+           bytes: one load for fragment rows g and g + 8), chunk (of the
+           row's eight 16-byte chunks, swizzled by k % 8 = q or q + 4) and
+           half chosen so that a half warp's 16 loads fall on 32 distinct
+           banks. */
         const bool rs = sizeof(TIn) == 4 && TA;
         const int g = lane / 4, q = lane % 4;
         const int chunk = (g >> 1 & 1) * 4 + (g >> 2) + 2 * (w & 1), half = g & 1;
         const int rs_row = 32 * (w / 2) + 4 * chunk + 2 * half; /* of the warp group's 64 */
         const unsigned a_box = (unsigned)(c * 2 + w / 2) * 4096 + half * 8;
-        const unsigned a_lo = a_box + q * 128 + ((chunk ^ q) << 4), a_hi = a_box + (q + 4) * 128 + ((chunk ^ (q + 4)) << 4);
+        const unsigned a_lo = a_box + q * 128 + ((chunk ^ q) << 4);
+        const unsigned a_hi = a_box + (q + 4) * 128 + ((chunk ^ (q + 4)) << 4);
         unsigned fa[4][4], fb[4][4];
 #pragma unroll
         for (int i = 0; i < 4; ++i)
