@@ -599,10 +599,12 @@ static inline cudaError_t gpuh_gemm(size_t M, size_t N, size_t K, float alpha, c
    zero, as the tensor cores read a float operand and as cuBLAS's
    CUBLAS_COMPUTE_32F_FAST_TF32 does), about 3 decimal digits; products and
    sums in fp32. Arguments, shapes, errors and paths: the 16-bit gpuh_gemm
-   above, with float C; on sm_90a, TF32 wgmma reads only K-major operands
-   (op(A) = A, op(B) = Bᵀ stored N × K), so an A stored transposed or a B
-   stored K × N (GPUH_OP_N) is first transposed into a workspace of gpuh's
-   pool (one read and one write of that matrix).
+   above, with float C. On sm_90a, TF32 wgmma reads K-major operands from
+   shared memory and takes op(A) from registers in any layout: op_b = T
+   runs as it is, op_a = N with op_b = N as Cᵀ = Bᵀ·Aᵀ (B read from
+   registers, C written transposed), both with no extra pass; op_a = T with
+   op_b = N first transposes the smaller of A and B into a workspace of
+   gpuh's pool (one read and one write of that matrix).
    Idea: NVIDIA's TF32 (Ampere whitepaper), cuBLAS's FAST_TF32 compute type. */
 static inline cudaError_t gpuh_gemm_tf32(gpuh_op op_a, gpuh_op op_b, size_t M, size_t N, size_t K, float alpha,
                                          const float *d_A, size_t lda, const float *d_B, size_t ldb, float beta,
@@ -2576,13 +2578,15 @@ cudaError_t gpuh_matmul(const T *d_A, const T *d_B, T *d_C, size_t M, size_t N, 
    =========================================================================== */
 
 /* One product's arguments: op(A) M × K, op(B) K × N, C M × N, row-major;
-   ta / tb: the operand is stored transposed (GPUH_OP_T). */
+   ta / tb: the operand is stored transposed (GPUH_OP_T); ct: the product
+   is stored transposed, element (i, j) at C[j·ldc + i] (the sm_90a
+   kernel's swapped roles for TF32; 0 everywhere else). */
 template <typename TIn, typename TOut> struct gpuh_impl_tc_args {
     const TIn *A, *B;
     TOut *C;
     size_t M, N, K, lda, ldb, ldc;
     float alpha, beta;
-    int ta, tb;
+    int ta, tb, ct;
 };
 
 /* An input element as the tensor cores read it, in float: bfloat16 and fp16
@@ -3054,7 +3058,14 @@ __global__ void __launch_bounds__(GPUH_IMPL_TC_MMA_THREADS) gpuh_tc_mma_kernel(c
    operands: op(A)'s slice is K-major (A as stored, rows of K) or, for
    op_a = T on 16-bit inputs, M-major (wgmma's transpose-A); op(B)'s is
    K-major for op_b = T and N-major for op_b = N (transpose-B). TF32 wgmma
-   has no transposes: the launcher gives it op(A) = A and op(B) = Bᵀ only.
+   has no transposes, but takes op(A) from registers as well (the RS form):
+   for TF32 with op_a = T, the multipliers load op(A)'s fragments from its
+   M-major slice with ld.shared (gpuh_impl_tc_rs_slice) and wgmma reads
+   only op(B) from shared memory, K-major (op_b = T). The launcher brings
+   every product to op_b = T: op_a = N, op_b = N by swapping the roles
+   (Cᵀ = Bᵀ·Aᵀ, stored transposed: gpuh_impl_tc_args's ct), op_a = T,
+   op_b = N by a transposing copy of the smaller operand first
+   (gpuh_impl_tc_tf32_form).
    Built only with sm_90a's features (__CUDA_ARCH_FEAT_SM90_ALL); other
    builds hold an empty body and the launcher does not use them.
    Idea: the PTX ISA (wgmma, TMA, mbarrier, setmaxnreg); P. Shankhdhar,
@@ -3156,6 +3167,77 @@ static __device__ __forceinline__ void gpuh_impl_wgmma(float (&d)[128], unsigned
                  : "l"(da), "l"(db));
 }
 
+/* d += A·B in the RS form: m64nBNk8 TF32, A's 64 × 8 from registers (a:
+   this thread's four elements, wgmma's fragment layout: rows g and g + 8,
+   columns t and t + 4 of the warp's 16 rows, g = lane / 4, t = lane % 4),
+   B from shared memory (K-major). a is marked as written ("+r") so that
+   its registers hold it until gpuh_impl_tc_keep after the wgmma.wait_group
+   that retires this instruction: wgmma reads them asynchronously. */
+static __device__ __forceinline__ void gpuh_impl_wgmma_rs(float (&d)[64], unsigned (&a)[4], unsigned long long db)
+{
+    asm volatile("wgmma.mma_async.sync.aligned.m64n128k8.f32.tf32.tf32 " GPUH_IMPL_WGMMA_D64
+                 ", {%64, %65, %66, %67}, %68, 1, 1, 1;\n"
+                 : GPUH_IMPL_WGMMA_D64_OPS(d), "+r"(a[0]), "+r"(a[1]), "+r"(a[2]), "+r"(a[3])
+                 : "l"(db));
+}
+static __device__ __forceinline__ void gpuh_impl_wgmma_rs(float (&d)[128], unsigned (&a)[4], unsigned long long db)
+{
+    asm volatile("wgmma.mma_async.sync.aligned.m64n256k8.f32.tf32.tf32 " GPUH_IMPL_WGMMA_D
+                 ", {%128, %129, %130, %131}, %132, 1, 1, 1;\n"
+                 : GPUH_IMPL_WGMMA_D_OPS(d), "+r"(a[0]), "+r"(a[1]), "+r"(a[2]), "+r"(a[3])
+                 : "l"(db));
+}
+/* The registers of an RS wgmma's A fragments stay theirs up to here (a use
+   the compiler cannot see through or move across the wait before it). */
+static __device__ __forceinline__ void gpuh_impl_tc_keep(unsigned (&f)[4][4])
+{
+#pragma unroll
+    for (int i = 0; i < 4; ++i)
+#pragma unroll
+        for (int j = 0; j < 4; ++j)
+            asm volatile("" : "+r"(f[i][j])::"memory");
+}
+/* A float's bits as TF32, as gpuh_impl_tc_in cuts them: the low 13
+   mantissa bits dropped, infinities and NaN kept. */
+static __device__ __forceinline__ unsigned gpuh_impl_tc_cut(unsigned u)
+{
+    return (u & 0x7f800000u) != 0x7f800000u ? u & 0xffffe000u : u;
+}
+
+/* One slice (32 of K) of the RS form for a multiplier warp group: the A
+   fragments of its four k8 steps loaded into `cur` from op(A)'s M-major
+   slice and cut to TF32, the four wgmmas (B's K-major slice at sb)
+   committed as one group, the group before retired (wgmma.wait_group 1),
+   and with it the registers of `old`, the fragments that group read.
+   a_lo / a_hi: this thread's shared address of its row pair at k = t and
+   k = t + 4 of the slice's first k8 step (the next step is 8 rows of 128
+   bytes on). */
+template <int ACC>
+static __device__ __forceinline__ void gpuh_impl_tc_rs_slice(float (&d)[ACC], unsigned (&cur)[4][4],
+                                                             unsigned (&old)[4][4], unsigned a_lo, unsigned a_hi,
+                                                             unsigned sb)
+{
+#pragma unroll
+    for (int kk = 0; kk < 4; ++kk) {
+        asm volatile("ld.shared.v2.u32 {%0, %1}, [%2];\n"
+                     : "=r"(cur[kk][0]), "=r"(cur[kk][1])
+                     : "r"(a_lo + kk * 1024));
+        asm volatile("ld.shared.v2.u32 {%0, %1}, [%2];\n"
+                     : "=r"(cur[kk][2]), "=r"(cur[kk][3])
+                     : "r"(a_hi + kk * 1024));
+#pragma unroll
+        for (int v = 0; v < 4; ++v)
+            cur[kk][v] = gpuh_impl_tc_cut(cur[kk][v]);
+    }
+    asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
+#pragma unroll
+    for (int kk = 0; kk < 4; ++kk)
+        gpuh_impl_wgmma_rs(d, cur[kk], gpuh_impl_tc_desc(sb + kk * 32, 16));
+    asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
+    asm volatile("wgmma.wait_group.sync.aligned 1;\n" ::: "memory");
+    gpuh_impl_tc_keep(old);
+}
+
 static __device__ __forceinline__ void gpuh_impl_mbar_wait(unsigned bar, unsigned parity)
 {
     asm volatile("{\n"
@@ -3203,16 +3285,14 @@ struct gpuh_impl_tc_work {
 
 /* The walk of block `block` (of `grid`) over its share, one segment (a tile
    and its k-slices [k0, k1) of ktiles) per next(): its whole tiles, then
-   its run of the split part, if any. Host and device: the tests walk it
-   on the host. */
+   its run of the split part, if any. Where there is a split part, grid is
+   the SM count and dp a multiple of it, so the block's index past its
+   whole tiles, tile - dp, is the block's own index: its run. One 64-bit
+   counter, so that the multipliers keep their registers for accumulators.
+   Host and device: the tests walk it on the host. */
 struct gpuh_impl_tc_walk {
-    unsigned long long tile; /* the next whole tile */
-    unsigned block;
-    bool split; /* the split run is still to come */
-    __host__ __device__ gpuh_impl_tc_walk(const gpuh_impl_tc_work &w, unsigned b)
-        : tile(b), block(b), split(w.chunk > 0 && b < (w.tiles - w.dp) * w.parts)
-    {
-    }
+    unsigned long long tile; /* the next whole tile; then the run; ~0: the run is taken */
+    __host__ __device__ explicit gpuh_impl_tc_walk(unsigned block) : tile(block) {}
     __host__ __device__ bool next(const gpuh_impl_tc_work &w, unsigned grid, int ktiles, unsigned long long &t,
                                   int &k0, int &k1)
     {
@@ -3221,11 +3301,11 @@ struct gpuh_impl_tc_walk {
             tile += grid;
             return true;
         }
-        if (!split)
+        if (tile == ~0ull || w.chunk == 0 || tile - w.dp >= (w.tiles - w.dp) * w.parts)
             return false;
-        split = false;
-        const unsigned left = (unsigned)(w.tiles - w.dp);
-        t = w.dp + block % left, k0 = (int)(block / left * w.chunk);
+        const unsigned left = (unsigned)(w.tiles - w.dp), run = (unsigned)(tile - w.dp); /* below the SM count */
+        tile = ~0ull;
+        t = w.dp + run % left, k0 = (int)(run / left * w.chunk);
         k1 = ktiles - k0 > (int)w.chunk ? k0 + (int)w.chunk : ktiles;
         return true;
     }
@@ -3251,42 +3331,64 @@ static __device__ __forceinline__ void gpuh_impl_tc_tile(unsigned long long tile
    warp group is not in it); thread 0 then publishes the partial with a
    release at GPU scope (its fence orders the others' stores, seen through
    the barrier, before the flag) or, on the other side, acquires each flag
-   before the barrier lets the others read. */
+   before the barrier lets the others read. The block's index is read
+   where it is used (an asm volatile, which the compiler cannot hoist):
+   addresses computed from it ahead of the main loop would hold registers
+   the accumulators need. */
+static __device__ __forceinline__ unsigned gpuh_impl_tc_block(void)
+{
+    unsigned b;
+    asm volatile("mov.u32 %0, %%ctaid.x;\n" : "=r"(b));
+    return b;
+}
 template <int BN>
 static __device__ __forceinline__ void gpuh_impl_tc_partial_put(const gpuh_impl_tc_work &w, const float (&d)[BN / 2],
                                                                 int i)
 {
-    float4 *slot = reinterpret_cast<float4 *>(w.partial) + (size_t)blockIdx.x * (BN / 8) * 256 + i;
+    const unsigned block = gpuh_impl_tc_block();
+    float4 *slot = reinterpret_cast<float4 *>(w.partial) + (size_t)block * (BN / 8) * 256 + i;
 #pragma unroll
     for (int j = 0; j < BN / 8; ++j)
         __stcg(slot + 256 * j, make_float4(d[4 * j], d[4 * j + 1], d[4 * j + 2], d[4 * j + 3]));
     asm volatile("bar.sync 1, 256;\n" ::: "memory");
     if (i == 0)
         asm volatile("fence.acq_rel.gpu;\n"
-                     "st.relaxed.gpu.global.u32 [%0], 1;\n" ::"l"(w.flags + blockIdx.x)
+                     "st.relaxed.gpu.global.u32 [%0], 1;\n" ::"l"(w.flags + block)
                      : "memory");
 }
 
 /* d += the partials of the tile's earlier runs, in their order: blocks
-   blockIdx.x % left, + left, ... below blockIdx.x. */
+   block % left, + left, ... below block. The sums are made in shared
+   memory (stash: the stages, idle once the block's last segment, its
+   split run, is read; thread i's float4s at stash[256·j + i]), so that the
+   accumulators' registers are free meanwhile. */
 template <int BN>
-static __device__ __forceinline__ void gpuh_impl_tc_partial_add(const gpuh_impl_tc_work &w, float (&d)[BN / 2], int i)
+static __device__ __forceinline__ void gpuh_impl_tc_partial_add(const gpuh_impl_tc_work &w, float (&d)[BN / 2], int i,
+                                                                float4 *stash)
 {
-    const unsigned left = (unsigned)(w.tiles - w.dp), first = blockIdx.x % left;
+    const unsigned block = gpuh_impl_tc_block(), left = (unsigned)(w.tiles - w.dp), first = block % left;
+#pragma unroll
+    for (int j = 0; j < BN / 8; ++j)
+        stash[256 * j + i] = make_float4(d[4 * j], d[4 * j + 1], d[4 * j + 2], d[4 * j + 3]);
     if (i == 0)
-        for (unsigned b = first; b < blockIdx.x; b += left) {
+        for (unsigned b = first; b < block; b += left) {
             unsigned ready = 0;
             while (ready == 0)
                 asm volatile("ld.acquire.gpu.global.u32 %0, [%1];\n" : "=r"(ready) : "l"(w.flags + b) : "memory");
         }
     asm volatile("bar.sync 1, 256;\n" ::: "memory");
-    for (unsigned b = first; b < blockIdx.x; b += left) {
+    for (unsigned b = first; b < block; b += left) {
         const float4 *slot = reinterpret_cast<const float4 *>(w.partial) + (size_t)b * (BN / 8) * 256 + i;
-#pragma unroll
         for (int j = 0; j < BN / 8; ++j) {
             const float4 v = __ldcg(slot + 256 * j);
-            d[4 * j] += v.x, d[4 * j + 1] += v.y, d[4 * j + 2] += v.z, d[4 * j + 3] += v.w;
+            float4 &t = stash[256 * j + i];
+            t.x += v.x, t.y += v.y, t.z += v.z, t.w += v.w;
         }
+    }
+#pragma unroll
+    for (int j = 0; j < BN / 8; ++j) {
+        const float4 v = stash[256 * j + i];
+        d[4 * j] = v.x, d[4 * j + 1] = v.y, d[4 * j + 2] = v.z, d[4 * j + 3] = v.w;
     }
 }
 #endif /* __CUDA_ARCH_FEAT_SM90_ALL */
@@ -3324,7 +3426,7 @@ __global__ void __launch_bounds__(384, 1)
        in that stage's (it / STAGES)-th round (the mbarriers' phase parity). */
     unsigned long long tile;
     int kb, ke;
-    gpuh_impl_tc_walk walk(sk, blockIdx.x);
+    gpuh_impl_tc_walk walk(blockIdx.x);
     if (wg == 0) { /* the copier */
         asm volatile("setmaxnreg.dec.sync.aligned.u32 40;\n");
         if (threadIdx.x == 0) {
@@ -3342,9 +3444,9 @@ __global__ void __launch_bounds__(384, 1)
                     asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(full),
                                  "r"(GPUH_IMPL_TC_STAGE_BYTES(BN))
                                  : "memory");
-                    if (TA) /* M-major: boxes of 64 (M) × bk rows (K) */
-                        for (int i = 0; i < GPUH_IMPL_TC_BM / 64; ++i)
-                            gpuh_impl_tma_load(sa + i * bk * 128, &map_a, m0 + 64 * i, k0, full);
+                    if (TA) /* M-major: boxes of bk (M: 128 bytes) × bk rows (K) */
+                        for (int i = 0; i < GPUH_IMPL_TC_BM / bk; ++i)
+                            gpuh_impl_tma_load(sa + i * bk * 128, &map_a, m0 + bk * i, k0, full);
                     else /* K-major: one box of bk (K) × 128 rows (M) */
                         gpuh_impl_tma_load(sa, &map_a, k0, m0, full);
                     if (TB) /* K-major: one box of bk (K) × BN rows (N) */
@@ -3360,6 +3462,27 @@ __global__ void __launch_bounds__(384, 1)
         const int c = wg - 1, t = threadIdx.x % 128, w = t / 32, lane = t % 32;
         /* pairs of columns in one store where C's rows keep them aligned */
         const bool pairs = (uintptr_t)p.C % (2 * sizeof(TOut)) == 0 && p.ldc % 2 == 0;
+        /* The RS form (TF32, op(A) M-major: gpuh_impl_tc_rs_slice). The rows
+           of a warp's fragments may be any 16 of the warp group's 64 as long
+           as the accumulators' rows are read the same way: thread (g, q)
+           takes rows 4·chunk + 2·half and the next of its 32-row box (8
+           bytes: one load for fragment rows g and g + 8), chunk (of the
+           row's eight 16-byte chunks, swizzled by k % 8 = q or q + 4) and
+           half chosen so that a half warp's 16 loads fall on 32 distinct
+           banks. */
+        const bool rs = sizeof(TIn) == 4 && TA;
+        const int g = lane / 4, q = lane % 4;
+        const int chunk = (g >> 1 & 1) * 4 + (g >> 2) + 2 * (w & 1), half = g & 1;
+        const int rs_row = 32 * (w / 2) + 4 * chunk + 2 * half; /* of the warp group's 64 */
+        const unsigned a_box = (unsigned)(c * 2 + w / 2) * 4096 + half * 8;
+        const unsigned a_lo = a_box + q * 128 + ((chunk ^ q) << 4);
+        const unsigned a_hi = a_box + (q + 4) * 128 + ((chunk ^ (q + 4)) << 4);
+        unsigned fa[4][4], fb[4][4];
+#pragma unroll
+        for (int i = 0; i < 4; ++i)
+#pragma unroll
+            for (int j = 0; j < 4; ++j)
+                fa[i][j] = fb[i][j] = 0u;
         unsigned it = 0;
         float d[BN / 2];
         while (walk.next(sk, gridDim.x, ktiles, tile, kb, ke)) {
@@ -3368,54 +3491,88 @@ __global__ void __launch_bounds__(384, 1)
 #pragma unroll
             for (int i = 0; i < BN / 2; ++i)
                 d[i] = 0.0f;
-            for (int kt = kb; kt < ke; ++kt, ++it) {
+            /* counted from 0 (not kb), which keeps ptxas's proof that no other
+               instruction writes d while wgmmas are in flight (else it
+               serialises them), and kb and ke out of the registers */
+            const int slices = ke - kb;
+            for (int j = 0; j < slices; ++j, ++it) {
                 const unsigned s = it % GPUH_IMPL_TC_STAGES(BN);
                 gpuh_impl_mbar_wait(s_full + 8 * s, (it / GPUH_IMPL_TC_STAGES(BN)) & 1);
                 const unsigned sa = s_base + s * GPUH_IMPL_TC_STAGE_BYTES(BN), sb = sa + GPUH_IMPL_TC_A_BYTES;
-                asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
-                /* K-major operands step 32 bytes along their 128-byte rows per
-                   instruction; MN-major ones 16 rows of K (2048 bytes) */
+                if (rs) { /* the fragments alternate between fa and fb, slice by slice */
+                    if (j & 1)
+                        gpuh_impl_tc_rs_slice(d, fb, fa, sa + a_lo, sa + a_hi, sb);
+                    else
+                        gpuh_impl_tc_rs_slice(d, fa, fb, sa + a_lo, sa + a_hi, sb);
+                } else {
+                    asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
+                    /* K-major operands step 32 bytes along their 128-byte rows per
+                       instruction; MN-major ones 16 rows of K (2048 bytes) */
 #pragma unroll
-                for (int kk = 0; kk < 4; ++kk) {
-                    const unsigned long long da = TA ? gpuh_impl_tc_desc(sa + c * bk * 128 + kk * 2048, bk * 128)
-                                                     : gpuh_impl_tc_desc(sa + c * 64 * 128 + kk * 32, 16);
-                    const unsigned long long db = TB ? gpuh_impl_tc_desc(sb + kk * 32, 16)
-                                                     : gpuh_impl_tc_desc(sb + kk * 2048, bk * 128);
-                    gpuh_impl_wgmma<TA, TB>(d, da, db, TIn());
+                    for (int kk = 0; kk < 4; ++kk) {
+                        const unsigned long long da = TA ? gpuh_impl_tc_desc(sa + c * bk * 128 + kk * 2048, bk * 128)
+                                                         : gpuh_impl_tc_desc(sa + c * 64 * 128 + kk * 32, 16);
+                        const unsigned long long db = TB ? gpuh_impl_tc_desc(sb + kk * 32, 16)
+                                                         : gpuh_impl_tc_desc(sb + kk * 2048, bk * 128);
+                        gpuh_impl_wgmma<TA, TB>(d, da, db, TIn());
+                    }
+                    asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
+                    /* one group stays in flight (this slice's) while the previous
+                       slice's has finished: that stage goes back to the copier */
+                    asm volatile("wgmma.wait_group.sync.aligned 1;\n" ::: "memory");
                 }
-                asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
-                /* one group stays in flight (this slice's) while the previous
-                   slice's has finished: that stage goes back to the copier */
-                asm volatile("wgmma.wait_group.sync.aligned 1;\n" ::: "memory");
-                if (kt > kb && lane == 0)
+                if (j > 0 && lane == 0)
                     asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(
                                      s_empty + 8 * ((it + GPUH_IMPL_TC_STAGES(BN) - 1) % GPUH_IMPL_TC_STAGES(BN)))
                                  : "memory");
             }
             asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory");
+            if (rs) {
+                gpuh_impl_tc_keep(fa);
+                gpuh_impl_tc_keep(fb);
+            }
             if (lane == 0) /* the tile's last stage */
                 asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(
                                  s_empty + 8 * ((it + GPUH_IMPL_TC_STAGES(BN) - 1) % GPUH_IMPL_TC_STAGES(BN)))
                              : "memory");
-            if (ke < ktiles) { /* a run of the split part that stops short of K: its partial */
-                gpuh_impl_tc_partial_put<BN>(sk, d, threadIdx.x - 128);
-                continue;
-            }
-            if (kb > 0) /* the tile's owner: the partials of the runs before it */
-                gpuh_impl_tc_partial_add<BN>(sk, d, threadIdx.x - 128);
-            /* the epilogue: thread t holds, for j = 0 .. BN/8 - 1, C's elements
-               (r, 8j + 2q), (r, 8j + 2q + 1), (r + 8, ...) with r = 16·warp + lane/4,
-               q = lane % 4, of the warp group's 64 × BN */
-            const size_t r0 = (size_t)m0 + 64 * c + 16 * w + lane / 4;
-#pragma unroll
-            for (int j = 0; j < BN / 8; ++j)
-#pragma unroll
-                for (int h = 0; h < 2; ++h) {
-                    const size_t i = r0 + 8 * h, jj = (size_t)n0 + 8 * j + 2 * (lane % 4);
-                    if (i < p.M && jj < p.N)
-                        gpuh_impl_tc_store2(p.C + i * p.ldc + jj, d[4 * j + 2 * h], d[4 * j + 2 * h + 1], p.alpha,
-                                            p.beta, pairs && jj + 1 < p.N ? 2 : jj + 1 < p.N ? 1 : 0);
+            if (!rs && walk.tile == ~0ull) { /* the block's run of the split part (none in the RS form) */
+                if (gpuh_impl_tc_block() / (unsigned)(sk.tiles - sk.dp) + 1 < sk.parts) { /* not the last: its partial */
+                    gpuh_impl_tc_partial_put<BN>(sk, d, threadIdx.x - 128);
+                    continue;
                 }
+                /* the owner: the earlier runs' partials, summed in the stages */
+                gpuh_impl_tc_partial_add<BN>(sk, d, threadIdx.x - 128,
+                                             static_cast<float4 *>(__cvta_shared_to_generic(s_base)));
+            }
+            /* the epilogue: thread t holds, for j = 0 .. BN/8 - 1, the product's
+               elements (r, 8j + 2q), (r, 8j + 2q + 1), (r + 8, ...) with
+               r = 16·warp + g of the warp group's 64 × BN; in the RS form
+               rows rs_row and rs_row + 1 in place of r and r + 8 */
+            const size_t r0 = (size_t)m0 + 64 * c + (rs ? rs_row : 16 * w + g), r8 = rs ? 1 : 8;
+            if (!p.ct) {
+#pragma unroll
+                for (int j = 0; j < BN / 8; ++j)
+#pragma unroll
+                    for (int h = 0; h < 2; ++h) {
+                        const size_t i = r0 + r8 * h, jj = (size_t)n0 + 8 * j + 2 * q;
+                        if (i < p.M && jj < p.N)
+                            gpuh_impl_tc_store2(p.C + i * p.ldc + jj, d[4 * j + 2 * h], d[4 * j + 2 * h + 1],
+                                                p.alpha, p.beta, pairs && jj + 1 < p.N ? 2 : jj + 1 < p.N ? 1 : 0);
+                    }
+            } else if (rs) {
+                /* stored transposed: the pair of rows r0, r0 + 1 is a pair of
+                   adjacent elements of C's row jj; a warp's store covers 8
+                   such pairs (two 32-byte sectors) in each of 4 rows */
+#pragma unroll
+                for (int j = 0; j < BN / 8; ++j)
+#pragma unroll
+                    for (int v = 0; v < 2; ++v) {
+                        const size_t jj = (size_t)n0 + 8 * j + 2 * q + v;
+                        if (r0 < p.M && jj < p.N)
+                            gpuh_impl_tc_store2(p.C + jj * p.ldc + r0, d[4 * j + v], d[4 * j + 2 + v], p.alpha,
+                                                p.beta, pairs && r0 + 1 < p.M ? 2 : r0 + 1 < p.M ? 1 : 0);
+                    }
+            }
         }
     }
 #else
@@ -3651,7 +3808,7 @@ static inline cudaError_t gpuh_impl_tc_hopper_launch(const gpuh_impl_tc_args<TIn
     const unsigned bk = 128 / sizeof(TIn);
     const CUtensorMapDataType type = gpuh_impl_tc_type(a.A);
     CUtensorMap map_a, map_b;
-    const bool ok = (TA ? gpuh_impl_tc_map(&map_a, type, a.A, a.M, a.K, a.lda * sizeof(TIn), 64, bk)
+    const bool ok = (TA ? gpuh_impl_tc_map(&map_a, type, a.A, a.M, a.K, a.lda * sizeof(TIn), bk, bk)
                         : gpuh_impl_tc_map(&map_a, type, a.A, a.K, a.M, a.lda * sizeof(TIn), bk, GPUH_IMPL_TC_BM)) &&
                     (TB ? gpuh_impl_tc_map(&map_b, type, a.B, a.K, a.N, a.ldb * sizeof(TIn), bk, BN)
                         : gpuh_impl_tc_map(&map_b, type, a.B, a.N, a.K, a.ldb * sizeof(TIn), 64, bk));
@@ -3660,6 +3817,8 @@ static inline cudaError_t gpuh_impl_tc_hopper_launch(const gpuh_impl_tc_args<TIn
                          a.N, a.K);
     gpuh_impl_tc_work w;
     (void)gpuh_impl_tc_plan(a.M, a.N, BN, gpuh_ceil_div(a.K, (size_t)bk), sms, &w);
+    if (sizeof(TIn) == 4 && TA) /* the RS form: its fragments leave no registers for the split part's code */
+        w.dp = w.tiles, w.chunk = 0, w.parts = 0;
     /* the split part's partials and flags, from gpuh's pool; without them, whole tiles only */
     const size_t partial_bytes = (size_t)sms * GPUH_IMPL_TC_BM * BN * sizeof(float);
     void *work = NULL;
@@ -3711,8 +3870,12 @@ static inline cudaError_t gpuh_impl_tc_hopper_launch(const gpuh_impl_tc_args<TIn
                : gpuh_impl_tc_hopper_launch<TIn, TOut, TA, TB, GPUH_IMPL_TC_BN_NARROW>(a, dev, sms, stream);
 }
 
-/* The kernel variant of the ops: each of the four for 16-bit inputs; op(A) = A,
-   op(B) = Bᵀ only for TF32 (its wgmma has no transposes). */
+/* The kernel variant of the ops: each of the four for 16-bit inputs; for
+   TF32 (its wgmma has no transposes, and takes op(A) from registers in the
+   RS form) op_b = T only: op_a = N, op_b = N as Cᵀ = Bᵀ·Aᵀ, the kernel's
+   op(A) = Bᵀ read M-major (B as stored) into registers, its op(B) = Aᵀ
+   K-major (A as stored), C stored transposed (ct). op_a = T, op_b = N
+   comes here with one operand transposed already (gpuh_impl_tc_hopper). */
 template <typename TIn, typename TOut>
 static inline cudaError_t gpuh_impl_tc_hopper_ops(const gpuh_impl_tc_args<TIn, TOut> &a, int dev, cudaStream_t stream)
 {
@@ -3724,7 +3887,12 @@ static inline cudaError_t gpuh_impl_tc_hopper_ops(const gpuh_impl_tc_args<TIn, T
 static inline cudaError_t gpuh_impl_tc_hopper_ops(const gpuh_impl_tc_args<float, float> &a, int dev,
                                                cudaStream_t stream)
 {
-    return gpuh_impl_tc_hopper_launch<float, float, false, true>(a, dev, stream);
+    if (a.tb)
+        return a.ta ? gpuh_impl_tc_hopper_launch<float, float, true, true>(a, dev, stream)
+                    : gpuh_impl_tc_hopper_launch<float, float, false, true>(a, dev, stream);
+    gpuh_impl_tc_args<float, float> s = a; /* op_a = N, op_b = N: the roles swapped */
+    s.A = a.B, s.B = a.A, s.M = a.N, s.N = a.M, s.lda = a.ldb, s.ldb = a.lda, s.ta = 1, s.tb = 1, s.ct = 1;
+    return gpuh_impl_tc_hopper_launch<float, float, true, true>(s, dev, stream);
 }
 
 /* The end of the sm_90a and mma.sync paths, after their aligned copies of
@@ -3749,13 +3917,24 @@ static inline cudaError_t gpuh_impl_tc_run_staged(const gpuh_impl_tc_args<TIn, T
     return err;
 }
 
+/* How the sm_90a path runs a TF32 product of op(A) M × K and op(B) K × N
+   (ta, tb: GPUH_OP_T), for the tests: 0 both operands from shared memory
+   (op_a = N, op_b = T); 1 op(A) from registers (op_a = T, op_b = T); 2 the
+   roles swapped, Cᵀ = Bᵀ·Aᵀ with Bᵀ from registers (op_a = N, op_b = N);
+   for op_a = T, op_b = N a transposing copy of the smaller operand first:
+   3 of A (M ≤ N; then as 2), 4 of B (then as 1). */
+static inline int gpuh_impl_tc_tf32_form(int ta, int tb, size_t M, size_t N)
+{
+    return tb ? (ta ? 1 : 0) : !ta ? 2 : M <= N ? 3 : 4;
+}
+
 /* The sm_90a path: the operands TMA cannot read as they are, or not well,
    go to aligned workspaces first (gpuh's pool, on `stream`, freed there),
    with rows padded to 128 bytes:
    - a pointer or row stride that is not a multiple of 16 bytes (a copy,
      cudaMemcpy2DAsync);
-   - for TF32, an operand wgmma cannot take transposed (a transposing copy,
-     gpuh_tc_transpose_kernel);
+   - for TF32 with op_a = T, op_b = N, the smaller operand
+     (gpuh_impl_tc_tf32_form; a transposing copy, gpuh_tc_transpose_kernel);
    - where both operands' rows are skewed off the 32-byte sectors
      (gpuh_impl_tc_skewed) and neither is copied for the reasons above, the
      one cheaper to copy, when the copy costs little beside the product
@@ -3765,7 +3944,8 @@ template <typename TIn, typename TOut>
 static inline cudaError_t gpuh_impl_tc_hopper(gpuh_impl_tc_args<TIn, TOut> a, int dev, cudaStream_t stream)
 {
     const size_t w = 16 / sizeof(TIn), line = 128 / sizeof(TIn); /* elements per 16 and per 128 bytes */
-    const bool tf32 = sizeof(TIn) == 4;
+    const int form = sizeof(TIn) == 4 ? gpuh_impl_tc_tf32_form(a.ta, a.tb, a.M, a.N) : 0;
+    const int flips = form == 3 ? 0 : form == 4 ? 1 : -1; /* the operand transposed first, or -1 */
     const gpuh_impl_tc_args<TIn, TOut> orig = a;
     void *work[2] = {NULL, NULL};
     bool no_room = false;
@@ -3780,7 +3960,7 @@ static inline cudaError_t gpuh_impl_tc_hopper(gpuh_impl_tc_args<TIn, TOut> a, in
             const size_t ld = o ? a.ldb : a.lda;
             const int tr = o ? a.tb : a.ta;
             const size_t rows = o ? (tr ? a.N : a.K) : (tr ? a.K : a.M), cols = o ? (tr ? a.K : a.N) : (tr ? a.M : a.K);
-            const bool flip = tf32 && (o ? !tr : tr);
+            const bool flip = o == flips;
             /* copied as 16-byte words: whole rows of them, within ld */
             skewed = skewed && !flip && (uintptr_t)x % 16 == 0 && ld % w == 0 && cols % w == 0 &&
                      gpuh_impl_tc_skewed(x, ld * sizeof(TIn));
@@ -3795,7 +3975,7 @@ static inline cudaError_t gpuh_impl_tc_hopper(gpuh_impl_tc_args<TIn, TOut> a, in
         size_t &ld = o ? a.ldb : a.lda;
         int &tr = o ? a.tb : a.ta;
         const size_t rows = o ? (tr ? a.N : a.K) : (tr ? a.K : a.M), cols = o ? (tr ? a.K : a.N) : (tr ? a.M : a.K);
-        const bool flip = tf32 && (o ? !tr : tr); /* TF32 wgmma reads K-major operands only */
+        const bool flip = o == flips;
         if (!flip && (uintptr_t)x % 16 == 0 && ld % w == 0 && o != unskew)
             continue;
         const size_t out_rows = flip ? cols : rows, ld_out = gpuh_ceil_div(flip ? rows : cols, line) * line;
@@ -3941,7 +4121,7 @@ static inline cudaError_t gpuh_impl_tc_gemm(const char *fn, gpuh_op op_a, gpuh_o
         return err;
     gpuh_impl_tc_args<TIn, TOut> a;
     a.A = d_A, a.B = d_B, a.C = d_C, a.M = M, a.N = N, a.K = K, a.lda = lda, a.ldb = ldb, a.ldc = ldc;
-    a.alpha = alpha, a.beta = beta, a.ta = op_a == GPUH_OP_T, a.tb = op_b == GPUH_OP_T;
+    a.alpha = alpha, a.beta = beta, a.ta = op_a == GPUH_OP_T, a.tb = op_b == GPUH_OP_T, a.ct = 0;
 #ifndef GPUH_SIM
     int dev = 0;
     const size_t most = (size_t)1 << 31; /* TMA's coordinates are 32-bit signed */

@@ -19,7 +19,9 @@
    multiple of the kernels' slices, padded and odd leading dimensions,
    offset (unaligned) pointers, alpha and beta, K = 0 (C = beta·C), NaN in C
    with beta = 0, M or N = 0, shapes of many tiles of the sm_90a kernel
-   (on a GPU), edges and pipeline depths of the mma.sync kernel's tiles,
+   (on a GPU), each form of TF32 on the sm_90a kernel (registers or shared
+   memory for op(A), roles swapped, a transposing copy), edges and pipeline
+   depths of the mma.sync kernel's tiles,
    the argument errors with their details, the C entry points. The path
    each type pair takes is printed; built with GPUH_TEST_TC_EXPECT_MMA
    (CMake's test_tc_gemm_sm80: compute_80 PTX alone) the test fails unless
@@ -378,7 +380,7 @@ static void test_split_walk()
         bool ok = w.dp <= w.tiles && (w.chunk == 0) == (w.dp == w.tiles) && left * w.parts <= grid &&
                   (w.chunk == 0 || (w.parts >= 2 && (w.parts - 1) * w.chunk < ktiles && w.parts * w.chunk >= ktiles));
         for (unsigned b = 0; b < grid && ok; ++b) {
-            gpuh_impl_tc_walk walk(w, b);
+            gpuh_impl_tc_walk walk(b);
             unsigned long long t;
             int k0, k1, runs = 0;
             while (ok && walk.next(w, grid, (int)ktiles, t, k0, k1)) {
@@ -432,6 +434,43 @@ static void test_split_shapes()
         check<__half, __half>(c, true);
         check<float, float>(c, true);
     }
+}
+
+/* TF32 on the sm_90a kernel in each of its forms (gpuh_impl_tc_tf32_form):
+   both operands from shared memory (NT), op(A) from registers (TT), the
+   roles swapped and C stored transposed (NN), and TN with a transposing
+   copy of A (M <= N) or of B (M > N) first. Odd M and N (the transposed
+   store's last pair cut in half), K = 1 and K ragged in a slice, odd ldc
+   (no paired stores), beta != 0, an operand copied to aligned rows, more
+   tiles than SMs, both tile widths. */
+static void test_tf32_forms()
+{
+#ifndef GPUH_SIM
+    TEST_ASSERT(gpuh_impl_tc_tf32_form(0, 1, 9, 9) == 0 && gpuh_impl_tc_tf32_form(1, 1, 9, 9) == 1 &&
+                    gpuh_impl_tc_tf32_form(0, 0, 9, 9) == 2 && gpuh_impl_tc_tf32_form(1, 0, 9, 10) == 3 &&
+                    gpuh_impl_tc_tf32_form(1, 0, 10, 9) == 4,
+                "the TF32 forms of NT, TT, NN, TN (M <= N), TN (M > N)");
+#endif
+    const gpuh_op N = GPUH_OP_N, T = GPUH_OP_T;
+    const tc_case small[] = {
+        {N, N, 1, 1, 1, 0, 0, 0, 0, 1.0f, 0.0f},        {N, N, 129, 67, 33, 0, 0, 3, 0, 1.0f, 0.5f},
+        {N, N, 70, 131, 8, 1, 0, 0, 0, -0.5f, 0.0f},    {T, T, 131, 70, 41, 0, 0, 1, 0, 1.0f, 0.25f},
+        {T, N, 65, 190, 33, 0, 0, 0, 0, 1.0f, -1.0f},   {T, N, 190, 65, 31, 0, 3, 2, 0, 0.75f, 0.0f},
+        {N, T, 100, 120, 50, 0, 0, 0, 1, 1.0f, 0.5f},
+    };
+    for (const tc_case &c : small)
+        check<float, float>(c);
+    if (quick)
+        return;
+    const tc_case big[] = {
+        {N, N, 300, 1000, 777, 0, 0, 0, 0, 1.0f, 0.0f},   {N, N, 2560, 2304, 100, 0, 0, 0, 0, 2.0f, 0.0f},
+        {N, N, 1000, 999, 1000, 1, 0, 0, 0, 1.0f, -1.0f}, {N, N, 4096, 4096, 40, 0, 0, 2, 0, 1.0f, 0.5f},
+        {T, T, 1500, 700, 555, 0, 0, 0, 0, 1.0f, 0.0f},   {T, T, 2500, 2300, 97, 0, 4, 0, 0, 1.0f, 0.5f},
+        {T, N, 600, 1700, 129, 0, 0, 0, 0, 1.0f, 0.5f},   {T, N, 1700, 600, 300, 0, 0, 1, 0, -1.0f, 0.0f},
+        {N, N, 257, 263, 4099, 0, 0, 0, 0, 1.0f, 0.0f},
+    };
+    for (const tc_case &c : big)
+        check<float, float>(c);
 }
 
 /* K = 0 gives C = beta·C; M or N = 0 does nothing (NULL pointers allowed);
@@ -593,6 +632,7 @@ int main()
     test_skewed_rows();
     test_tile_widths();
     test_split_shapes();
+    test_tf32_forms();
     test_edges();
     test_arguments();
     test_entry_points();
