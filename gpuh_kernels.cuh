@@ -1599,7 +1599,10 @@ __device__ __forceinline__ void gpuh_impl_dmma(double (&d)[4], const double (&a)
         while this step's mma.sync run, so that the tensor cores do not wait
         for shared memory.
    One barrier per slice, at its last k step once every warp has read that
-   step's fragments: then the slice's stage takes the copy of slice + STAGES.
+   step's fragments: then the slice's stage takes the copy of slice + STAGES,
+   and each warp leaves the barrier with that step's mma.sync ready to issue
+   (at the top of a slice it would first wait for its shared loads, with the
+   tensor cores idle).
    Grid: 1-D, one block per tile; block: Cfg::THREADS; dynamic shared memory
    gpuh_impl_dmma_layout<Cfg, TA, TB>::SMEM bytes, at most Cfg::SMEM (above
    48 KiB: the launcher opts in).
