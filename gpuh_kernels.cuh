@@ -461,13 +461,18 @@ struct gpuh_gemm_simt_config {
    BM × BN × BK block tile (BK a multiple of 8), WARPS_M × WARPS_N warps,
    each owning (BM/WARPS_M) × (BN/WARPS_N) = (16·MT) × (8·NT) of C as MT × NT
    tiles of 16 × 8, STAGES slices of A and B in flight in shared memory;
-   MIN_BLOCKS: blocks per SM promised to __launch_bounds__. Shipped:
-   gpuh_dgemm_big, gpuh_dgemm_small ([SECTION: GEMM TUNING]). */
-template <int BM_, int BN_, int BK_, int WARPS_M_, int WARPS_N_, int STAGES_, int MIN_BLOCKS_>
+   MIN_BLOCKS: blocks per SM promised to __launch_bounds__; MMA_K: the k
+   of each mma.sync (8: m16n8k8, 16: m16n8k16; BK a multiple of it); FRAGS:
+   fragment buffers in registers (1: each k step's fragments are read from
+   shared memory just before its mma.sync; 2: the next k step's are read
+   while this one's mma.sync run). Shipped: gpuh_dgemm_big,
+   gpuh_dgemm_small ([SECTION: GEMM TUNING]). */
+template <int BM_, int BN_, int BK_, int WARPS_M_, int WARPS_N_, int STAGES_, int MIN_BLOCKS_, int MMA_K_ = 8,
+          int FRAGS_ = 1>
 struct gpuh_gemm_dmma_config {
     enum {
         BM = BM_, BN = BN_, BK = BK_, WARPS_M = WARPS_M_, WARPS_N = WARPS_N_, STAGES = STAGES_,
-        MIN_BLOCKS = MIN_BLOCKS_,
+        MIN_BLOCKS = MIN_BLOCKS_, MMA_K = MMA_K_, FRAGS = FRAGS_,
         THREADS = 32 * WARPS_M_ * WARPS_N_,
         WM = BM_ / WARPS_M_, WN = BN_ / WARPS_N_, MT = WM / 16, NT = WN / 8,
         /* Row strides of the shared tiles in doubles, 4 (mod 16): a half-warp's
@@ -482,7 +487,9 @@ struct gpuh_gemm_dmma_config {
                ((BM_ * (BK_ + 4) > BK_ * (BM_ + 4) ? BM_ * (BK_ + 4) : BK_ * (BM_ + 4)) +
                 (BK_ * (BN_ + 4) > BN_ * (BK_ + 4) ? BK_ * (BN_ + 4) : BN_ * (BK_ + 4)))
     };
-    static_assert(MT * 16 == WM && NT * 8 == WN && BK % 8 == 0 && BN % 16 == 0 && STAGES >= 2, "tiles");
+    static_assert(MT * 16 == WM && NT * 8 == WN && BK % 8 == 0 && BN % 16 == 0 && STAGES >= 2 &&
+                      (MMA_K == 8 || MMA_K == 16) && BK % MMA_K == 0 && (FRAGS == 1 || FRAGS == 2),
+                  "tiles");
 };
 
 /* The half-precision types: CUDA's headers; on the simulator its stand-ins,
@@ -1532,17 +1539,50 @@ __device__ __forceinline__ void gpuh_impl_dmma_load(double *s_stage, const gpuh_
         gpuh_impl_cp_slice<double, BK, BN, L::LDB, THREADS, VEC>(s_B, g.B, p.ldb, k0, n0, K, g.N, full);
 }
 
+/* Reads one k step's fragments, from column (row) kk of the stage at s_A,
+   s_B, for the warp whose part of C starts at row wm0, column wn0: lane l,
+   g = l / 4, t = l % 4, gets a[i][v] = op(A)[wm0 + 16·i + g + 8·(v % 2)]
+   [kk + t + 4·(v / 2)] and b[j][v] = op(B)[kk + t + 4·v][wn0 + 8·j + g], the
+   operands of mma.sync m16n8k8 (MMA_K 8: v < 4, v < 2) or m16n8k16 (MMA_K
+   16: v < 8, v < 4) .f64 (PTX ISA, "Matrix fragments for mma.m16n8k*"). */
+template <typename Cfg, bool TA, bool TB>
+__device__ __forceinline__ void gpuh_impl_dmma_frags(const double *s_A, const double *s_B, int kk, int wm0, int wn0,
+                                                     int gi, int ti, double (&a)[Cfg::MT][Cfg::MMA_K / 2],
+                                                     double (&b)[Cfg::NT][Cfg::MMA_K / 4])
+{
+    typedef gpuh_impl_dmma_layout<Cfg, TA, TB> L;
+#pragma unroll
+    for (int i = 0; i < Cfg::MT; ++i)
+#pragma unroll
+        for (int v = 0; v < Cfg::MMA_K / 2; ++v)
+            a[i][v] = s_A[L::a_at(wm0 + i * 16 + gi + 8 * (v % 2), kk + ti + 4 * (v / 2))];
+#pragma unroll
+    for (int j = 0; j < Cfg::NT; ++j)
+#pragma unroll
+        for (int v = 0; v < Cfg::MMA_K / 4; ++v)
+            b[j][v] = s_B[L::b_at(kk + ti + 4 * v, wn0 + j * 8 + gi)];
+}
+
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
 /* D += A·B for one 16 × 8 × 8 tile, FP64 tensor cores (PTX ISA, mma.sync
-   m16n8k8 .f64, sm_90). Lane l, g = l / 4, t = l % 4, holds
-   a[i] = A[g + 8·(i % 2)][t + 4·(i / 2)], b[i] = B[t + 4·i][g],
+   m16n8k8 .f64, sm_90), fragments as gpuh_impl_dmma_frags reads them;
    d[i] = D[g + 8·(i / 2)][2t + i % 2]. */
-__device__ __forceinline__ void gpuh_impl_dmma8(double (&d)[4], const double (&a)[4], const double (&b)[2])
+__device__ __forceinline__ void gpuh_impl_dmma(double (&d)[4], const double (&a)[4], const double (&b)[2])
 {
     asm volatile("mma.sync.aligned.m16n8k8.row.col.f64.f64.f64.f64 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
                  "{%0,%1,%2,%3};\n"
                  : "+d"(d[0]), "+d"(d[1]), "+d"(d[2]), "+d"(d[3])
                  : "d"(a[0]), "d"(a[1]), "d"(a[2]), "d"(a[3]), "d"(b[0]), "d"(b[1]));
+}
+/* The same for one 16 × 8 × 16 tile (mma.sync m16n8k16 .f64, sm_90): one
+   instruction for two of the above. */
+__device__ __forceinline__ void gpuh_impl_dmma(double (&d)[4], const double (&a)[8], const double (&b)[4])
+{
+    asm volatile("mma.sync.aligned.m16n8k16.row.col.f64.f64.f64.f64 {%0,%1,%2,%3}, "
+                 "{%4,%5,%6,%7,%8,%9,%10,%11}, {%12,%13,%14,%15}, {%0,%1,%2,%3};\n"
+                 : "+d"(d[0]), "+d"(d[1]), "+d"(d[2]), "+d"(d[3])
+                 : "d"(a[0]), "d"(a[1]), "d"(a[2]), "d"(a[3]), "d"(a[4]), "d"(a[5]), "d"(a[6]), "d"(a[7]),
+                   "d"(b[0]), "d"(b[1]), "d"(b[2]), "d"(b[3]));
 }
 #endif
 
@@ -1551,15 +1591,23 @@ __device__ __forceinline__ void gpuh_impl_dmma8(double (&d)[4], const double (&a
      1. the block copies A's BM × BK slice and B's BK × BN slice into one of
         STAGES shared buffers with cp.async, 16-byte chunks when VEC (else
         8-byte ones), zeros past the edges: A as it is (s_A[m][k]), B as it
-        is (s_B[k][n]); the copies for the slices STAGES - 1 ahead are in
+        is (s_B[k][n]); the copies of the next STAGES - 1 slices are in
         flight meanwhile;
-     2. for each 8 values of k, every warp reads its fragments of A (MT
-        tiles of 16 × 8) and B (NT of 8 × 8) from shared memory and issues
-        MT · NT mma.sync, each 16·8·8 multiply-adds, into its MT · NT · 4
-        accumulators per lane.
-   One barrier per slice. Grid: 1-D, one block per tile; block: Cfg::THREADS;
-   dynamic shared memory gpuh_impl_dmma_layout<Cfg, TA, TB>::SMEM bytes, at
-   most Cfg::SMEM (above 48 KiB: the launcher opts in).
+     2. for each MMA_K values of k, every warp reads its fragments of A (MT
+        tiles of 16 × MMA_K) and B (NT of MMA_K × 8) from shared memory and
+        issues MT · NT mma.sync, each 16·8·MMA_K multiply-adds, into its
+        MT · NT · 4 accumulators per lane. With FRAGS 2 the fragments of the
+        next k step (the next slice's first, at the last step) are read
+        while this step's mma.sync run, so that the tensor cores do not wait
+        for shared memory.
+   One barrier per slice, at its last k step once every warp has read that
+   step's fragments: then the slice's stage takes the copy of slice + STAGES,
+   and each warp leaves the barrier with that step's mma.sync ready to issue
+   (at the top of a slice it would first wait for its shared loads, with the
+   tensor cores idle).
+   Grid: 1-D, one block per tile; block: Cfg::THREADS; dynamic shared memory
+   gpuh_impl_dmma_layout<Cfg, TA, TB>::SMEM bytes, at most Cfg::SMEM (above
+   48 KiB: the launcher opts in).
    TA, TB: op(A) = Aᵀ, op(B) = Bᵀ, whose slices are copied as they are
    stored and read in that orientation (gpuh_impl_dmma_layout).
    Built only for sm_90 and later (the body is empty elsewhere); the
@@ -1571,8 +1619,9 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS) gpuh_gemm_dmma_
 {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
     typedef gpuh_impl_dmma_layout<Cfg, TA, TB> L;
-    enum { BM = Cfg::BM, BN = Cfg::BN, BK = Cfg::BK, STAGES = Cfg::STAGES };
-    enum { MT = Cfg::MT, NT = Cfg::NT, THREADS = Cfg::THREADS };
+    enum { BM = Cfg::BM, BN = Cfg::BN, BK = Cfg::BK, STAGES = Cfg::STAGES, FRAGS = Cfg::FRAGS };
+    enum { MT = Cfg::MT, NT = Cfg::NT, MMA_K = Cfg::MMA_K, KSTEPS = BK / MMA_K };
+    static_assert(FRAGS == 1 || KSTEPS % 2 == 0, "two fragment buffers alternate within a slice");
     double *const s_all = gpuh_impl_dynamic_smem<double>(); /* stage s: s_A at s·STAGE, s_B after it */
 
     unsigned tm, tn;
@@ -1594,49 +1643,59 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS) gpuh_gemm_dmma_
             for (int v = 0; v < 4; ++v)
                 acc[i][j][v] = 0.0;
 
-
     const size_t steps = (K - k_begin + BK - 1) / BK; /* slices of K, the last maybe partial */
-    /* Prologue: slices 0 .. STAGES - 2 in flight, one commit group each (empty
-       groups past the end keep the count that the wait relies on). */
+    /* Prologue: slices 0 .. STAGES - 1 in flight, one commit group each (empty
+       groups past the end keep the count that the waits rely on); slice 0
+       landed for everyone. */
 #pragma unroll
-    for (int s = 0; s < STAGES - 1; ++s) {
+    for (int s = 0; s < STAGES; ++s) {
         if ((size_t)s < steps)
             gpuh_impl_dmma_load<Cfg, VEC, TA, TB>(s_all + s * L::STAGE, g, p, m0, n0, k_begin + (size_t)s * BK, K,
                                                   full_mn);
         gpuh_impl_cp_async_commit();
     }
-    for (size_t s = 0; s < steps; ++s) {
-        /* This thread's copies of slice s have landed (at most STAGES - 2 newer
-           groups pending)... */
-        gpuh_impl_cp_async_wait<STAGES - 2>();
-        /* ...and everyone's have; and every warp is done with slice s - 1,
-           whose stage the copy issued next overwrites. */
-        __syncthreads();
-        if (s + STAGES - 1 < steps)
-            gpuh_impl_dmma_load<Cfg, VEC, TA, TB>(s_all + (int)((s + STAGES - 1) % STAGES) * L::STAGE, g, p, m0,
-                                                  n0, k_begin + (s + STAGES - 1) * BK, K, full_mn);
-        gpuh_impl_cp_async_commit();
+    gpuh_impl_cp_async_wait<STAGES - 1>();
+    __syncthreads();
 
-        const double *s_A = s_all + (int)(s % STAGES) * L::STAGE, *s_B = s_A + L::A_ELEMS;
+    double a[FRAGS][MT][MMA_K / 2], b[FRAGS][NT][MMA_K / 4];
+    if (FRAGS == 2 && steps > 0)
+        gpuh_impl_dmma_frags<Cfg, TA, TB>(s_all, s_all + L::A_ELEMS, 0, wm0, wn0, gi, ti, a[0], b[0]);
+    int stage = 0;
+    for (size_t s = 0; s < steps; ++s) {
+        const double *s_A = s_all + stage * L::STAGE, *s_B = s_A + L::A_ELEMS;
+        const int next = stage + 1 == STAGES ? 0 : stage + 1;
 #pragma unroll
-        for (int kk = 0; kk < BK; kk += 8) {
-            double a[MT][4], b[NT][2];
-#pragma unroll
-            for (int i = 0; i < MT; ++i)
-#pragma unroll
-                for (int v = 0; v < 4; ++v)
-                    a[i][v] = s_A[L::a_at(wm0 + i * 16 + gi + 8 * (v % 2), kk + ti + 4 * (v / 2))];
-#pragma unroll
-            for (int j = 0; j < NT; ++j)
-#pragma unroll
-                for (int v = 0; v < 2; ++v)
-                    b[j][v] = s_B[L::b_at(kk + ti + 4 * v, wn0 + j * 8 + gi)];
+        for (int q = 0; q < KSTEPS; ++q) {
+            const int f = FRAGS == 2 ? q % 2 : 0;
+            if (FRAGS == 1)
+                gpuh_impl_dmma_frags<Cfg, TA, TB>(s_A, s_B, q * MMA_K, wm0, wn0, gi, ti, a[f], b[f]);
+            if (q == KSTEPS - 1) {
+                /* This thread's copies of slice s + 1 have landed (at most
+                   STAGES - 2 newer groups pending), and everyone's have; every
+                   warp holds its last fragments of slice s, whose stage the
+                   copy of slice s + STAGES then overwrites. */
+                gpuh_impl_cp_async_wait<STAGES - 2>();
+                __syncthreads();
+                if (s + STAGES < steps)
+                    gpuh_impl_dmma_load<Cfg, VEC, TA, TB>(s_all + stage * L::STAGE, g, p, m0, n0,
+                                                          k_begin + (s + STAGES) * BK, K, full_mn);
+                gpuh_impl_cp_async_commit();
+            }
+            if (FRAGS == 2) {
+                if (q + 1 < KSTEPS)
+                    gpuh_impl_dmma_frags<Cfg, TA, TB>(s_A, s_B, (q + 1) * MMA_K, wm0, wn0, gi, ti, a[(f + 1) % FRAGS],
+                                                      b[(f + 1) % FRAGS]);
+                else if (s + 1 < steps)
+                    gpuh_impl_dmma_frags<Cfg, TA, TB>(s_all + next * L::STAGE, s_all + next * L::STAGE + L::A_ELEMS,
+                                                      0, wm0, wn0, gi, ti, a[(f + 1) % FRAGS], b[(f + 1) % FRAGS]);
+            }
 #pragma unroll
             for (int i = 0; i < MT; ++i)
 #pragma unroll
                 for (int j = 0; j < NT; ++j)
-                    gpuh_impl_dmma8(acc[i][j], a[i], b[j]);
+                    gpuh_impl_dmma(acc[i][j], a[f][i], b[f][j]);
         }
+        stage = next;
     }
 
 #pragma unroll
@@ -2049,12 +2108,12 @@ cudaError_t gpuh_impl_gemm_launch(gpuh_gemm_simt_config<BM_, BN_, BK_, WARPS_M_,
     const gpuh_impl_simt_launch<T, Cfg> f = {a, blocks, stream};
     return gpuh_impl_gemm_variant(f, vec, ta, tb);
 }
-template <int BM_, int BN_, int BK_, int WARPS_M_, int WARPS_N_, int STAGES_, int MIN_BLOCKS_>
-cudaError_t gpuh_impl_gemm_launch(gpuh_gemm_dmma_config<BM_, BN_, BK_, WARPS_M_, WARPS_N_, STAGES_, MIN_BLOCKS_>,
-                                  const gpuh_impl_gemm_args<double> &a, bool vec, bool ta, bool tb, unsigned blocks,
-                                  cudaStream_t stream)
+template <int BM_, int BN_, int BK_, int WARPS_M_, int WARPS_N_, int STAGES_, int MIN_BLOCKS_, int MMA_K_, int FRAGS_>
+cudaError_t gpuh_impl_gemm_launch(
+    gpuh_gemm_dmma_config<BM_, BN_, BK_, WARPS_M_, WARPS_N_, STAGES_, MIN_BLOCKS_, MMA_K_, FRAGS_>,
+    const gpuh_impl_gemm_args<double> &a, bool vec, bool ta, bool tb, unsigned blocks, cudaStream_t stream)
 {
-    typedef gpuh_gemm_dmma_config<BM_, BN_, BK_, WARPS_M_, WARPS_N_, STAGES_, MIN_BLOCKS_> Cfg;
+    typedef gpuh_gemm_dmma_config<BM_, BN_, BK_, WARPS_M_, WARPS_N_, STAGES_, MIN_BLOCKS_, MMA_K_, FRAGS_> Cfg;
     const gpuh_impl_dmma_launch<Cfg> f = {a, blocks, stream};
     return gpuh_impl_gemm_variant(f, vec, ta, tb);
 }

@@ -35,7 +35,7 @@
    counters beside gpuh's), and nothing else; `gemm_tune profile-sgemm` one
    call of cuBLAS SGEMM and of gpuh_sgemm_big at 4096³ (ncu's stall reasons
    of both, bench/results/NOTES.md). `gemm_tune float` prints the float rows
-   only, without the fixed-cost table.
+   only, without the fixed-cost table; `gemm_tune double` the double rows only.
 */
 #include "gpuh_kernels.cuh"
 
@@ -158,11 +158,12 @@ static cudaFuncAttributes attributes(gpuh_gemm_simt_config<BM, BN, BK, WM, WN, L
         &a, gpuh_gemm_simt_kernel<T, gpuh_gemm_simt_config<BM, BN, BK, WM, WN, LM, MB>, true, false, false>));
     return a;
 }
-template <typename T, int BM, int BN, int BK, int WM, int WN, int S, int MB>
-static cudaFuncAttributes attributes(gpuh_gemm_dmma_config<BM, BN, BK, WM, WN, S, MB>)
+template <typename T, int BM, int BN, int BK, int WM, int WN, int S, int MB, int KS, int FR>
+static cudaFuncAttributes attributes(gpuh_gemm_dmma_config<BM, BN, BK, WM, WN, S, MB, KS, FR>)
 {
     cudaFuncAttributes a;
-    GPUH_CHECK(cudaFuncGetAttributes(&a, gpuh_gemm_dmma_kernel<gpuh_gemm_dmma_config<BM, BN, BK, WM, WN, S, MB>, true, false, false>));
+    GPUH_CHECK(cudaFuncGetAttributes(
+        &a, gpuh_gemm_dmma_kernel<gpuh_gemm_dmma_config<BM, BN, BK, WM, WN, S, MB, KS, FR>, true, false, false>));
     return a;
 }
 
@@ -204,9 +205,9 @@ static void tune_row(const char *name, const buffers<T> &m, const peer_rates &pe
 #define SIMT(bm, bn, bk, wm, wn, lm, mb)                                                                           \
     tune_row<gpuh_gemm_simt_config<bm, bn, bk, wm, wn, lm, mb>, gpuh_sgemm_small, float>(                         \
         "simt " #bm "x" #bn "x" #bk " warps " #wm "x" #wn " lanes " #lm " min " #mb, fm, fpeer)
-#define DMMA(bm, bn, bk, wm, wn, s, mb)                                                                            \
-    tune_row<gpuh_gemm_dmma_config<bm, bn, bk, wm, wn, s, mb>, gpuh_dgemm_small, double>(                         \
-        "dmma " #bm "x" #bn "x" #bk " warps " #wm "x" #wn " stages " #s " min " #mb, dm, dpeer)
+#define DMMA(bm, bn, bk, wm, wn, s, mb, ks, fr)                                                                    \
+    tune_row<gpuh_gemm_dmma_config<bm, bn, bk, wm, wn, s, mb, ks, fr>, gpuh_dgemm_small, double>(                 \
+        "dmma " #bm "x" #bn "x" #bk " w " #wm "x" #wn " st " #s " min " #mb " k" #ks " fr " #fr, dm, dpeer)
 
 /* Host time per call (the mean over 200 calls issued back to back, no
    synchronisation in between: what the CPU spends in the call, launches
@@ -237,6 +238,21 @@ template <typename T> static void overheads(const buffers<T> &m)
         printf("%5zu x %5zu x %5zu    %-6s %12.2f %12.2f %12.2f %12.2f %7.3f\n", s[0], s[1], s[2],
                std::is_same<T, float>::value ? "float" : "double", host[0], host[1], call_g, call_c, call_c / call_g);
     }
+}
+
+/* The float rows: cuBLAS SGEMM, then the candidate CUDA-core tiles. */
+static void float_rows(const buffers<float> &fm)
+{
+    const peer_rates fpeer = time_cublas(fm);
+    SIMT(256, 128, 16, 4, 2, 4, 1); /* shipped */
+    SIMT(128, 128, 8, 2, 4, 8, 2); /* 8 × 8 per thread, 2 blocks per SM (128 registers) */
+    SIMT(128, 128, 8, 4, 2, 4, 2);
+    SIMT(64, 64, 16, 2, 4, 8, 2); /* the shipped small one, alone */
+    /* the narrow tiles alone (their rate beside the big tiles': GPUH_GEMM_NARROW_RATE), and 32-row candidates */
+    SIMT(16, 128, 16, 1, 2, 2, 4);
+    SIMT(128, 16, 16, 2, 1, 16, 4);
+    SIMT(32, 128, 16, 1, 2, 4, 4);
+    SIMT(128, 32, 16, 2, 1, 8, 4);
 }
 
 int main(int argc, char **argv)
@@ -296,18 +312,11 @@ int main(int argc, char **argv)
         GPUH_CHECK(cudaDeviceSynchronize());
         return 0;
     }
-    if (!only_float)
+    const bool only_double = argc > 1 && std::strcmp(argv[1], "double") == 0;
+    if (!only_float && !only_double)
         overheads(fm);
-    const peer_rates fpeer = time_cublas(fm);
-    SIMT(256, 128, 16, 4, 2, 4, 1); /* shipped */
-    SIMT(128, 128, 8, 2, 4, 8, 2); /* 8 × 8 per thread, 2 blocks per SM (128 registers) */
-    SIMT(128, 128, 8, 4, 2, 4, 2);
-    SIMT(64, 64, 16, 2, 4, 8, 2); /* the shipped small one, alone */
-    /* the narrow tiles alone (their rate beside the big tiles': GPUH_GEMM_NARROW_RATE), and 32-row candidates */
-    SIMT(16, 128, 16, 1, 2, 2, 4);
-    SIMT(128, 16, 16, 2, 1, 16, 4);
-    SIMT(32, 128, 16, 1, 2, 4, 4);
-    SIMT(128, 32, 16, 2, 1, 8, 4);
+    if (!only_double)
+        float_rows(fm);
     if (only_float) {
         cublasDestroy(g_handle);
         return g_failed ? 1 : 0;
@@ -316,14 +325,20 @@ int main(int argc, char **argv)
     GPUH_CHECK(gpuh_random_uniform_f64(dm.a, elems, seed + 4, 0));
     GPUH_CHECK(gpuh_random_uniform_f64(dm.b, elems, seed + 5, 0));
     const peer_rates dpeer = time_cublas(dm);
-    DMMA(64, 128, 16, 2, 2, 3, 2); /* shipped */
-    DMMA(64, 128, 16, 2, 2, 4, 2);
-    DMMA(128, 64, 16, 2, 2, 3, 2);
-    DMMA(128, 64, 16, 2, 2, 4, 2);
-    DMMA(128, 128, 16, 4, 2, 3, 1); /* 8 warps of 32 × 64 */
-    DMMA(128, 128, 16, 2, 4, 3, 1); /* 8 warps of 64 × 32 */
-    DMMA(128, 128, 16, 2, 4, 4, 1);
-    DMMA(64, 64, 16, 2, 2, 3, 3); /* shipped small */
+    DMMA(64, 128, 16, 2, 2, 3, 2, 8, 1); /* shipped */
+    DMMA(64, 128, 16, 2, 2, 3, 2, 8, 2);
+    DMMA(64, 128, 16, 2, 2, 4, 2, 8, 2);
+    DMMA(64, 128, 16, 2, 2, 3, 2, 16, 1);
+    DMMA(64, 128, 32, 2, 2, 2, 2, 16, 1);
+    DMMA(64, 128, 32, 2, 2, 2, 2, 8, 2);
+    DMMA(128, 64, 16, 2, 2, 3, 2, 8, 1);
+    DMMA(128, 64, 16, 2, 2, 3, 2, 8, 2);
+    DMMA(128, 64, 16, 2, 2, 3, 2, 16, 1);
+    DMMA(64, 64, 16, 2, 2, 3, 3, 8, 2);
+    DMMA(64, 64, 16, 2, 2, 4, 2, 8, 2);
+    DMMA(64, 64, 16, 2, 2, 3, 3, 16, 1);
+    DMMA(64, 64, 32, 2, 2, 2, 3, 16, 1);
+    DMMA(64, 64, 16, 2, 2, 3, 3, 8, 1); /* shipped small */
 
     GPUH_CHECK(gpuh_free(dm.a));
     GPUH_CHECK(gpuh_free(dm.b));

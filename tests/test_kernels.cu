@@ -1123,9 +1123,15 @@ template <typename T> static void test_gemm_unused_ld()
    (some by a multiple of 16 bytes, some odd: the 16-byte and the scalar
    loads), pointers sometimes moved off alignment; C's padding and the
    elements before it are poisoned or random and must not change. */
-enum gemm_path { PATH_DEFAULT, PATH_BIG, PATH_SMALL, PATH_SIMT_DOUBLE, PATH_WIDE, PATH_TALL };
-static const char *const gemm_path_name[] = {"default",          "big tiles",  "small tiles",
-                                             "CUDA-core double", "wide tiles", "tall tiles"};
+enum gemm_path {
+    PATH_DEFAULT, PATH_BIG, PATH_SMALL, PATH_SIMT_DOUBLE, PATH_WIDE, PATH_TALL, PATH_DMMA_K16, PATH_DMMA_FRAGS2
+};
+static const char *const gemm_path_name[] = {"default",    "big tiles",  "small tiles",   "CUDA-core double",
+                                             "wide tiles", "tall tiles", "FP64 m16n8k16", "FP64 fragments x2"};
+/* The FP64 tensor-core kernel's other options (gpuh_gemm_dmma_config's MMA_K
+   and FRAGS), which the shipped tiles do not use: two slices of 32 in flight. */
+typedef gpuh_gemm_dmma_config<64, 128, 32, 2, 2, 2, 2, 16, 1> dmma_k16;
+typedef gpuh_gemm_dmma_config<64, 128, 32, 2, 2, 2, 2, 8, 2> dmma_frags2;
 
 /* One configuration pair, for every path: gpuh_gemm_with<Cfg, Cfg>. */
 template <typename Cfg, typename T>
@@ -1152,6 +1158,8 @@ static cudaError_t gemm_on_path(gemm_path path, gpuh_op oa, gpuh_op ob, size_t M
         f = path == PATH_BIG           ? gemm_with_one<gpuh_dgemm_big, T>
             : path == PATH_SMALL       ? gemm_with_one<gpuh_dgemm_small, T>
             : path == PATH_SIMT_DOUBLE ? gemm_with_one<gpuh_dgemm_simt, T>
+            : path == PATH_DMMA_K16    ? gemm_with_one<dmma_k16, T>
+            : path == PATH_DMMA_FRAGS2 ? gemm_with_one<dmma_frags2, T>
                                        : nullptr;
     if (f != nullptr)
         return f(oa, ob, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -1266,9 +1274,12 @@ template <typename T> static void test_gemm_ops()
     if (is_f)
 #endif
         paths.insert(paths.end(), {PATH_BIG, PATH_SMALL});
-    if (!is_f)
+    if (!is_f) {
         paths.push_back(PATH_SIMT_DOUBLE);
-    else
+#ifndef GPUH_SIM
+        paths.insert(paths.end(), {PATH_DMMA_K16, PATH_DMMA_FRAGS2});
+#endif
+    } else
         paths.insert(paths.end(), {PATH_WIDE, PATH_TALL});
     size_t n = 0;
     for (int op = 0; op < 4; ++op) {
