@@ -3418,14 +3418,16 @@ static __device__ __forceinline__ void gpuh_impl_tc_partial_put(const gpuh_impl_
 
 /* d += the partials of the tile's earlier runs, in their order: blocks
    block % left, + left, ... below block. The sums are made in shared
-   memory (stash: the stages, idle once the block's last segment, its
-   split run, is read; thread i's float4s at stash[256·j + i]), so that the
+   memory (stash: the stages, idle once both multiplying warp groups are
+   done with the block's last segment, its split run, which the first
+   barrier waits for; thread i's float4s at stash[256·j + i]), so that the
    accumulators' registers are free meanwhile. */
 template <int BN>
 static __device__ __forceinline__ void gpuh_impl_tc_partial_add(const gpuh_impl_tc_work &w, float (&d)[BN / 2], int i,
                                                                 float4 *stash)
 {
     const unsigned block = gpuh_impl_tc_block(), left = (unsigned)(w.tiles - w.dp), first = block % left;
+    asm volatile("bar.sync 1, 256;\n" ::: "memory"); /* the other warp group's wgmmas have read the stages */
 #pragma unroll
     for (int j = 0; j < BN / 8; ++j)
         stash[256 * j + i] = make_float4(d[4 * j], d[4 * j + 1], d[4 * j + 2], d[4 * j + 3]);
