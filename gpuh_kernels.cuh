@@ -3383,7 +3383,7 @@ static __device__ __forceinline__ void gpuh_impl_tc_tile(unsigned long long tile
 }
 
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
-/* Stream-K's partials (gpuh_impl_tc_work): multiplying thread i (0-255) of
+/* The split part's partials (gpuh_impl_tc_work): multiplying thread i (0-255) of
    block b keeps its BN / 2 accumulators at w.partial[b][j][i] in float4s
    (j = 0 .. BN / 8 - 1: each warp's stores and loads are 512 contiguous
    bytes), at L2 (.cg). The 256 threads meet at named barrier 1 (the copier
@@ -3426,6 +3426,7 @@ template <int BN>
 static __device__ __forceinline__ void gpuh_impl_tc_partial_add(const gpuh_impl_tc_work &w, float (&d)[BN / 2], int i,
                                                                 float4 *stash)
 {
+    static_assert(GPUH_IMPL_TC_STAGES(BN) * GPUH_IMPL_TC_STAGE_BYTES(BN) >= 256 * (BN / 8) * 16, "the stash fits");
     const unsigned block = gpuh_impl_tc_block(), left = (unsigned)(w.tiles - w.dp), first = block % left;
     asm volatile("bar.sync 1, 256;\n" ::: "memory"); /* the other warp group's wgmmas have read the stages */
 #pragma unroll
