@@ -547,7 +547,10 @@ struct gpuh_gemm_dmma_config {
    Memory Accelerator (TMA): one warp group loads, two multiply, through a
    ring of shared-memory stages guarded by mbarriers, in tiles of 128 × 256
    of C (128 × 128 where fewer SMs would idle), one persistent block per
-   SM. TMA reads a matrix whose pointer and
+   SM; the tiles of a last wave too few to fill the SMs are cut along K,
+   one piece per SM, their partial sums (a workspace from the same pool)
+   added in a fixed order, so C is bitwise the same on every call. TMA
+   reads a matrix whose pointer and
    row stride are multiples of 16 bytes; another A or B (an odd leading
    dimension, an offset pointer) is first copied into an aligned, padded
    workspace from gpuh's memory pool on `stream` (freed there), so it stays
