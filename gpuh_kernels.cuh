@@ -3822,34 +3822,41 @@ template <typename TIn, typename TOut> static inline bool gpuh_impl_tc_hopper_re
 }
 
 /* The narrow tile's rate of products beside the wide one's, per SM: it
-   loads more bytes per product (A's slice for half the columns). An
-   estimate for the model below, not measured on its own
-   (bench/results/tc_gemm.md, "Row pitches and tile widths"). */
-#define GPUH_IMPL_TC_NARROW_RATE 0.85
+   loads more bytes per product (A's slice for half the columns). Measured
+   on the H200 with each width forced, at shapes where both cover C in the
+   same number of waves: 0.74 to 0.83 where K is 1000 or more
+   (bench/results/NOTES.md, "The split part and the tile widths, measured"). */
+#define GPUH_IMPL_TC_NARROW_RATE 0.78
+/* What a split part costs beyond its runs' slices, in slices of the tile:
+   a fixed part and a part per run of a tile (the owner adds the partials
+   one by one), fitted to the same runs, split part allowed and not. */
+#define GPUH_IMPL_TC_SPLIT_FIXED 12.0
+#define GPUH_IMPL_TC_SPLIT_PER_RUN 3.5
 
 /* The sm_90a kernel's plan for an M × N C in tiles of 128 × bn and K in
    `ktiles` slices, on `sms` SMs (gpuh_impl_tc_work's dp, tiles, chunk,
-   parts): whole waves of tiles, then the tiles left over either whole or,
-   where at least 2 blocks per tile are free, cut into runs where that is
-   sooner. The time of a block, in slices of this tile, is returned: a
-   whole tile is ktiles; a cut one chunk, plus about 2 for a run to store
-   its partial and 2 per partial the owner adds (a partial, 128 × bn
-   floats, is 2 to 5 times a slice's bytes, moved through L2 by one SM). */
+   parts): whole waves of tiles, then the tiles left over either whole or
+   cut into runs (2 to sms / left of them per tile), whichever way is
+   soonest. The time of a block, in slices of this tile, is returned: a
+   whole tile is ktiles; a cut one chunk, plus GPUH_IMPL_TC_SPLIT_FIXED and
+   GPUH_IMPL_TC_SPLIT_PER_RUN per run. */
 static inline double gpuh_impl_tc_plan(size_t M, size_t N, int bn, size_t ktiles, int sms, gpuh_impl_tc_work *w)
 {
     const unsigned long long tiles = gpuh_ceil_div(M, GPUH_IMPL_TC_BM) * gpuh_ceil_div(N, (size_t)bn);
     const unsigned long long left = tiles % (unsigned)sms, waves = tiles / (unsigned)sms;
     w->tiles = tiles, w->dp = tiles, w->chunk = 0, w->parts = 0, w->partial = NULL, w->flags = NULL;
-    const size_t most = left > 0 ? (size_t)sms / left : 0, parts = most < ktiles ? most : ktiles;
-    if (parts >= 2) {
-        const size_t chunk = gpuh_ceil_div(ktiles, parts), runs = gpuh_ceil_div(ktiles, chunk);
-        const double split = (double)chunk + 2.0 * (double)runs;
-        if (split < (double)ktiles) {
+    double best = (double)((waves + (left > 0)) * ktiles);
+    const size_t most = left > 0 ? (size_t)sms / left : 0, top = most < ktiles ? most : ktiles;
+    for (size_t cut = 2; cut <= top; ++cut) {
+        const size_t chunk = gpuh_ceil_div(ktiles, cut), runs = gpuh_ceil_div(ktiles, chunk);
+        const double time = (double)(waves * ktiles) + (double)chunk + GPUH_IMPL_TC_SPLIT_FIXED +
+                            GPUH_IMPL_TC_SPLIT_PER_RUN * (double)runs;
+        if (time < best) {
+            best = time;
             w->dp = tiles - left, w->chunk = (unsigned)chunk, w->parts = (unsigned)runs;
-            return (double)(waves * ktiles) + split;
         }
     }
-    return (double)((waves + (left > 0)) * ktiles);
+    return best;
 }
 
 /* The tile width (GPUH_IMPL_TC_BN or GPUH_IMPL_TC_BN_NARROW) that finishes

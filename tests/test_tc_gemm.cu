@@ -406,9 +406,10 @@ static void test_split_walk()
 
 /* Products through the split part on a GPU that runs the sm_90a kernel
    (on one of 132 SMs, checked to take it): fewer tiles than SMs with a
-   long K, a few tiles of many runs each, a wave and some tiles more; each
-   op pair, padding, alpha and beta, and bitwise the same on a second call
-   (the owner's fixed order of sums). */
+   long K, a few tiles of many runs each, two waves and some tiles more
+   (the largest, with one pair of types); each op pair, padding, alpha and
+   beta, and bitwise the same on a second call (the owner's fixed order of
+   sums). */
 static void test_split_shapes()
 {
     if (quick)
@@ -416,8 +417,8 @@ static void test_split_shapes()
     const tc_case cases[] = {
         {GPUH_OP_N, GPUH_OP_N, 1000, 700, 3000, 0, 0, 0, 0, 1.0f, 0.0f},
         {GPUH_OP_T, GPUH_OP_N, 130, 260, 8000, 8, 0, 2, 0, -0.5f, 0.0f},
-        {GPUH_OP_N, GPUH_OP_T, 1792, 3200, 1024, 0, 8, 0, 0, 1.0f, 0.0f},
-        {GPUH_OP_T, GPUH_OP_T, 515, 1300, 2047, 0, 0, 3, 0, 0.75f, -0.5f},
+        {GPUH_OP_N, GPUH_OP_T, 1194, 3334, 2500, 0, 8, 0, 0, 1.0f, 0.0f},
+        {GPUH_OP_T, GPUH_OP_T, 515, 1300, 2498, 0, 0, 3, 0, 0.75f, -0.5f},
     };
 #ifndef GPUH_SIM
     int dev = 0, sms = 0;
@@ -433,8 +434,10 @@ static void test_split_shapes()
 #endif
     for (const tc_case &c : cases) {
         check<__nv_bfloat16, float>(c, true);
-        check<__half, __half>(c, true);
-        check<float, float>(c, true);
+        if (&c != &cases[2]) {
+            check<__half, __half>(c, true);
+            check<float, float>(c, true);
+        }
     }
 }
 
