@@ -3110,13 +3110,21 @@ __global__ void __launch_bounds__(GPUH_IMPL_TC_MMA_THREADS) gpuh_tc_mma_kernel(c
      so that the copier fills the ring with the next tile's slices while
      the multipliers store this one's C; the tiles of a last wave too
      small to fill the SMs are cut along K instead (gpuh_impl_tc_work),
-     their partial sums added by each tile's last run in a fixed order.
+     their partial sums added by each tile's last run in a fixed order;
+   - where the launcher chooses, clusters of 2 blocks on vertically
+     adjacent tiles (rows m0 and m0 + 128, the same columns), which need
+     the same slices of op(B): each block's copier loads half of a slice
+     of op(B) and multicasts it into both blocks' stages, so each block
+     reads half as many bytes of B from L2; a stage is "empty" once both
+     blocks' multipliers are done with it (each arrives on its own and on
+     its partner's mbarrier). The work is planned in units of a cluster's
+     tiles (128 or 256 rows): a unit below is a cluster of 1 or 2 blocks.
    Block: 384 threads, tiles of 128 × BN of C (in the grouped order of
    gpuh_impl_gemm_tile), dynamic shared memory GPUH_IMPL_TC_SMEM(BN). BN is
    256 (the wide tile: the fewest bytes loaded per product) or 128 (the
    narrow tile, more stages in the same shared memory: twice the tiles, for
    a C whose wide tiles would leave SMs idle; the launcher prices both,
-   gpuh_impl_tc_width). The
+   gpuh_impl_tc_choose). The
    operands: op(A)'s slice is K-major (A as stored, rows of K) or, for
    op_a = T on 16-bit inputs, M-major (wgmma's transpose-A); op(B)'s is
    K-major for op_b = T and N-major for op_b = N (transpose-B). TF32 wgmma
@@ -3319,6 +3327,36 @@ static __device__ __forceinline__ void gpuh_impl_tma_load(unsigned dst, const CU
                  "[%4];\n" ::"r"(dst), "l"(map), "r"(c0), "r"(c1), "r"(bar)
                  : "memory");
 }
+/* The same copy into both blocks of a cluster of 2 (multicast, mask 0b11):
+   to the same offset dst of each one's shared memory, completing on each
+   one's mbarrier at bar. */
+static __device__ __forceinline__ void gpuh_impl_tma_load_pair(unsigned dst, const CUtensorMap *map, int c0, int c1,
+                                                               unsigned bar)
+{
+    asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster "
+                 "[%0], [%1, {%2, %3}], [%4], %5;\n" ::"r"(dst),
+                 "l"(map), "r"(c0), "r"(c1), "r"(bar), "h"((unsigned short)3)
+                 : "memory");
+}
+/* One arrival on the mbarrier at bar in this block and, in a cluster of 2,
+   one on its twin (same offset) in the other block: a stage the
+   multipliers are done with goes back to every copier that writes into
+   it. */
+static __device__ __forceinline__ void gpuh_impl_tc_release(unsigned bar)
+{
+    asm volatile("{\n"
+                 ".reg .pred two;\n"
+                 ".reg .b32 n, peer, far;\n"
+                 "mbarrier.arrive.shared::cta.b64 _, [%0];\n"
+                 "mov.u32 n, %%cluster_nctarank;\n"
+                 "setp.eq.u32 two, n, 2;\n"
+                 "@two mov.u32 peer, %%cluster_ctarank;\n"
+                 "@two xor.b32 peer, peer, 1;\n"
+                 "@two mapa.shared::cluster.u32 far, %0, peer;\n"
+                 "@two mbarrier.arrive.shared::cluster.b64 _, [far];\n"
+                 "}\n" ::"r"(bar)
+                 : "memory");
+}
 #endif /* __CUDA_ARCH_FEAT_SM90_ALL */
 
 /* The sm_90a kernel's share of work per block: whole tiles first (the
@@ -3335,7 +3373,9 @@ static __device__ __forceinline__ void gpuh_impl_tma_load(unsigned dst, const CU
    accumulators; flags: per block, 1 once its partial is written); the last
    run owns the tile: it adds the partials of the runs before it, in order,
    so C is bitwise the same on every call. No run waits on a run that
-   waits. chunk = 0: no split part (dp = tiles).
+   waits. chunk = 0: no split part (dp = tiles). The sm_90a kernel walks
+   this in clusters of 1 or 2 blocks: a "block" here is a cluster, a tile
+   its tiles, and each block of the cluster keeps its own partial.
    Idea: M. Osama et al., "Stream-K: Work-centric Parallel Decomposition
    for Dense Matrix-Matrix Multiplication on the GPU" (PPoPP 2023). */
 struct gpuh_impl_tc_work {
@@ -3373,41 +3413,54 @@ struct gpuh_impl_tc_walk {
     }
 };
 
-/* Tile `tile` of a tiles_m × tiles_n cover of C by tiles of 128 × bn in the
+/* Tile `tile` of a tiles_m × tiles_n cover of C by tiles of bm × bn in the
    grouped order (gpuh_impl_gemm_tile's): its first row m0 and column n0. */
 static __device__ __forceinline__ void gpuh_impl_tc_tile(unsigned long long tile, unsigned tiles_m, unsigned tiles_n,
-                                                         int bn, int &m0, int &n0)
+                                                         int bm, int bn, int &m0, int &n0)
 {
     const unsigned long long width = (unsigned long long)GPUH_GEMM_GROUP_M * tiles_n;
     const unsigned long long first = tile / width * GPUH_GEMM_GROUP_M;
     const unsigned long long rows = tiles_m - first < GPUH_GEMM_GROUP_M ? tiles_m - first : GPUH_GEMM_GROUP_M;
-    m0 = (int)((first + tile % width % rows) * GPUH_IMPL_TC_BM);
+    m0 = (int)((first + tile % width % rows) * bm);
     n0 = (int)(tile % width / rows * bn);
 }
 
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
 /* The split part's partials (gpuh_impl_tc_work): multiplying thread i (0-255) of
-   block b keeps its BN / 2 accumulators at w.partial[b][j][i] in float4s
+   block r of cluster c (of n blocks) keeps its BN / 2 accumulators at
+   w.partial[n·c + r][j][i] in float4s
    (j = 0 .. BN / 8 - 1: each warp's stores and loads are 512 contiguous
    bytes), at L2 (.cg). The 256 threads meet at named barrier 1 (the copier
    warp group is not in it); thread 0 then publishes the partial with a
    release at GPU scope (its fence orders the others' stores, seen through
    the barrier, before the flag) or, on the other side, acquires each flag
-   before the barrier lets the others read. The block's index is read
-   where it is used (an asm volatile, which the compiler cannot hoist):
-   addresses computed from it ahead of the main loop would hold registers
-   the accumulators need. */
-static __device__ __forceinline__ unsigned gpuh_impl_tc_block(void)
+   before the barrier lets the others read. The cluster's index and the
+   block's place in it are read where they are used (an asm volatile,
+   which the compiler cannot hoist): addresses computed from them ahead of
+   the main loop would hold registers the accumulators need. */
+static __device__ __forceinline__ unsigned gpuh_impl_tc_cluster(void)
 {
-    unsigned b;
-    asm volatile("mov.u32 %0, %%ctaid.x;\n" : "=r"(b));
-    return b;
+    unsigned c;
+    asm volatile("mov.u32 %0, %%clusterid.x;\n" : "=r"(c));
+    return c;
+}
+static __device__ __forceinline__ unsigned gpuh_impl_tc_rank(void)
+{
+    unsigned r;
+    asm volatile("mov.u32 %0, %%cluster_ctarank;\n" : "=r"(r));
+    return r;
+}
+static __device__ __forceinline__ unsigned gpuh_impl_tc_ranks(void)
+{
+    unsigned n;
+    asm volatile("mov.u32 %0, %%cluster_nctarank;\n" : "=r"(n));
+    return n;
 }
 template <int BN>
 static __device__ __forceinline__ void gpuh_impl_tc_partial_put(const gpuh_impl_tc_work &w, const float (&d)[BN / 2],
                                                                 int i)
 {
-    const unsigned block = gpuh_impl_tc_block();
+    const unsigned block = gpuh_impl_tc_ranks() * gpuh_impl_tc_cluster() + gpuh_impl_tc_rank();
     float4 *slot = reinterpret_cast<float4 *>(w.partial) + (size_t)block * (BN / 8) * 256 + i;
 #pragma unroll
     for (int j = 0; j < BN / 8; ++j)
@@ -3419,8 +3472,9 @@ static __device__ __forceinline__ void gpuh_impl_tc_partial_put(const gpuh_impl_
                      : "memory");
 }
 
-/* d += the partials of the tile's earlier runs, in their order: blocks
-   block % left, + left, ... below block. The sums are made in shared
+/* d += the partials of the tile's earlier runs, in their order: clusters
+   cluster % left, + left, ... below this one, each at this block's place
+   in its cluster. The sums are made in shared
    memory (stash: the stages, idle once both multiplying warp groups are
    done with the block's last segment, its split run, which the first
    barrier waits for; thread i's float4s at stash[256·j + i]), so that the
@@ -3430,20 +3484,25 @@ static __device__ __forceinline__ void gpuh_impl_tc_partial_add(const gpuh_impl_
                                                                 float4 *stash)
 {
     static_assert(GPUH_IMPL_TC_STAGES(BN) * GPUH_IMPL_TC_STAGE_BYTES(BN) >= 256 * (BN / 8) * 16, "the stash fits");
-    const unsigned block = gpuh_impl_tc_block(), left = (unsigned)(w.tiles - w.dp), first = block % left;
+    const unsigned cluster = gpuh_impl_tc_cluster(), ranks = gpuh_impl_tc_ranks(), rank = gpuh_impl_tc_rank(),
+                   left = (unsigned)(w.tiles - w.dp), first = cluster % left;
     asm volatile("bar.sync 1, 256;\n" ::: "memory"); /* the other warp group's wgmmas have read the stages */
 #pragma unroll
     for (int j = 0; j < BN / 8; ++j)
         stash[256 * j + i] = make_float4(d[4 * j], d[4 * j + 1], d[4 * j + 2], d[4 * j + 3]);
     if (i == 0)
-        for (unsigned b = first; b < block; b += left) {
+        for (unsigned b = first; b < cluster; b += left) {
             unsigned ready = 0;
             while (ready == 0)
-                asm volatile("ld.acquire.gpu.global.u32 %0, [%1];\n" : "=r"(ready) : "l"(w.flags + b) : "memory");
+                asm volatile("ld.acquire.gpu.global.u32 %0, [%1];\n"
+                             : "=r"(ready)
+                             : "l"(w.flags + ranks * b + rank)
+                             : "memory");
         }
     asm volatile("bar.sync 1, 256;\n" ::: "memory");
-    for (unsigned b = first; b < block; b += left) {
-        const float4 *slot = reinterpret_cast<const float4 *>(w.partial) + (size_t)b * (BN / 8) * 256 + i;
+    for (unsigned b = first; b < cluster; b += left) {
+        const float4 *slot =
+            reinterpret_cast<const float4 *>(w.partial) + (size_t)(ranks * b + rank) * (BN / 8) * 256 + i;
         for (int j = 0; j < BN / 8; ++j) {
             const float4 v = __ldcg(slot + 256 * j);
             float4 &t = stash[256 * j + i];
@@ -3470,35 +3529,46 @@ __global__ void __launch_bounds__(384, 1)
     const unsigned s_empty = s_full + GPUH_IMPL_TC_STAGES(BN) * 8;
     const int bk = 128 / (int)sizeof(TIn); /* elements of K per slice */
     const int ktiles = (int)((p.K + bk - 1) / bk);
-    const unsigned tiles_m = (unsigned)((p.M + GPUH_IMPL_TC_BM - 1) / GPUH_IMPL_TC_BM);
     const unsigned tiles_n = (unsigned)((p.N + BN - 1) / BN);
     const int wg = threadIdx.x / 128;
 
     if (threadIdx.x == 0) {
         for (int s = 0; s < GPUH_IMPL_TC_STAGES(BN); ++s) {
             asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;\n" ::"r"(s_full + 8 * s));
-            /* the 8 multiplying warps arrive on "empty" */
-            asm volatile("mbarrier.init.shared::cta.b64 [%0], 8;\n" ::"r"(s_empty + 8 * s));
+            /* the 8 multiplying warps of each block of the cluster arrive on "empty" */
+            asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(s_empty + 8 * s),
+                         "r"(8 * gpuh_impl_tc_ranks()));
         }
         asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
     }
-    __syncthreads(); /* the barriers are initialised before anyone uses them */
+    /* both blocks' barriers are initialised before either uses them (the
+       .aligned cluster barrier is executed by whole warps) */
+    __syncwarp();
+    asm volatile("barrier.cluster.arrive.release.aligned;\n"
+                 "barrier.cluster.wait.acquire.aligned;\n" ::: "memory");
 
-    /* Persistent: block b walks its share of the tiles (gpuh_impl_tc_work,
-       each tile in the grouped order), so the copier starts on the next
-       segment's slices while the multipliers still write this one's C.
+    /* Persistent: cluster c (of n blocks) walks its share of the units of
+       n tiles (gpuh_impl_tc_work, each unit in the grouped order), block r
+       of it the rows m0 + 128·r of each unit, so the copier starts on the
+       next segment's slices while the multipliers still write this one's C.
        `it` counts slices across segments: slice it uses stage it % STAGES,
        in that stage's (it / STAGES)-th round (the mbarriers' phase parity). */
     unsigned long long tile;
     int kb, ke;
-    gpuh_impl_tc_walk walk(blockIdx.x);
+    gpuh_impl_tc_walk walk(gpuh_impl_tc_cluster());
     if (wg == 0) { /* the copier */
         asm volatile("setmaxnreg.dec.sync.aligned.u32 40;\n");
         if (threadIdx.x == 0) {
+            const int ranks = (int)gpuh_impl_tc_ranks(), rank = (int)gpuh_impl_tc_rank();
+            const int unit = GPUH_IMPL_TC_BM * ranks;
+            const unsigned units_m = (unsigned)((p.M + unit - 1) / unit);
+            /* op(B)'s slice in `boxes` boxes: this block copies its share into every block of the cluster */
+            const int boxes = TB ? 2 : BN / 64;
             unsigned it = 0;
-            while (walk.next(sk, gridDim.x, ktiles, tile, kb, ke)) {
+            while (walk.next(sk, gridDim.x / ranks, ktiles, tile, kb, ke)) {
                 int m0, n0;
-                gpuh_impl_tc_tile(tile, tiles_m, tiles_n, BN, m0, n0);
+                gpuh_impl_tc_tile(tile, units_m, tiles_n, unit, BN, m0, n0);
+                m0 += GPUH_IMPL_TC_BM * rank;
                 for (int kt = kb; kt < ke; ++kt, ++it) {
                     const unsigned s = it % GPUH_IMPL_TC_STAGES(BN);
                     const int k0 = kt * bk;
@@ -3514,11 +3584,15 @@ __global__ void __launch_bounds__(384, 1)
                             gpuh_impl_tma_load(sa + i * bk * 128, &map_a, m0 + bk * i, k0, full);
                     else /* K-major: one box of bk (K) × 128 rows (M) */
                         gpuh_impl_tma_load(sa, &map_a, k0, m0, full);
-                    if (TB) /* K-major: one box of bk (K) × BN rows (N) */
-                        gpuh_impl_tma_load(sb, &map_b, k0, n0, full);
-                    else /* N-major: boxes of 64 (N) × bk rows (K) */
-                        for (int j = 0; j < BN / 64; ++j)
-                            gpuh_impl_tma_load(sb + j * bk * 128, &map_b, n0 + 64 * j, k0, full);
+                    /* K-major: boxes of bk (K) × BN / 2 rows (N); N-major: of 64 (N) × bk rows (K) */
+                    for (int j = rank * boxes / ranks; j < (rank + 1) * boxes / ranks; ++j) {
+                        const unsigned dst = sb + j * (TB ? BN / 2 : bk) * 128;
+                        const int c0 = TB ? k0 : n0 + 64 * j, c1 = TB ? n0 + BN / 2 * j : k0;
+                        if (ranks == 2)
+                            gpuh_impl_tma_load_pair(dst, &map_b, c0, c1, full);
+                        else
+                            gpuh_impl_tma_load(dst, &map_b, c0, c1, full);
+                    }
                 }
             }
         }
@@ -3550,9 +3624,11 @@ __global__ void __launch_bounds__(384, 1)
                 fa[i][j] = fb[i][j] = 0u;
         unsigned it = 0;
         float d[BN / 2];
-        while (walk.next(sk, gridDim.x, ktiles, tile, kb, ke)) {
+        while (walk.next(sk, gridDim.x / gpuh_impl_tc_ranks(), ktiles, tile, kb, ke)) {
             int m0, n0;
-            gpuh_impl_tc_tile(tile, tiles_m, tiles_n, BN, m0, n0);
+            const int unit = GPUH_IMPL_TC_BM * (int)gpuh_impl_tc_ranks();
+            gpuh_impl_tc_tile(tile, (unsigned)((p.M + unit - 1) / unit), tiles_n, unit, BN, m0, n0);
+            m0 += GPUH_IMPL_TC_BM * (int)gpuh_impl_tc_rank();
 #pragma unroll
             for (int i = 0; i < BN / 2; ++i)
                 d[i] = 0.0f;
@@ -3583,13 +3659,12 @@ __global__ void __launch_bounds__(384, 1)
                     }
                     asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
                     /* one group stays in flight (this slice's) while the previous
-                       slice's has finished: that stage goes back to the copier */
+                       slice's has finished: that stage goes back to the copiers */
                     asm volatile("wgmma.wait_group.sync.aligned 1;\n" ::: "memory");
                 }
                 if (j > 0 && lane == 0)
-                    asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(
-                                     s_empty + 8 * ((it + GPUH_IMPL_TC_STAGES(BN) - 1) % GPUH_IMPL_TC_STAGES(BN)))
-                                 : "memory");
+                    gpuh_impl_tc_release(s_empty +
+                                         8 * ((it + GPUH_IMPL_TC_STAGES(BN) - 1) % GPUH_IMPL_TC_STAGES(BN)));
             }
             asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory");
             if (rs) {
@@ -3597,11 +3672,10 @@ __global__ void __launch_bounds__(384, 1)
                 gpuh_impl_tc_keep(fb);
             }
             if (lane == 0) /* the tile's last stage */
-                asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(
-                                 s_empty + 8 * ((it + GPUH_IMPL_TC_STAGES(BN) - 1) % GPUH_IMPL_TC_STAGES(BN)))
-                             : "memory");
+                gpuh_impl_tc_release(s_empty + 8 * ((it + GPUH_IMPL_TC_STAGES(BN) - 1) % GPUH_IMPL_TC_STAGES(BN)));
             if (!rs && walk.tile == ~0ull) { /* the block's run of the split part (none in the RS form) */
-                if (gpuh_impl_tc_block() / (unsigned)(sk.tiles - sk.dp) + 1 < sk.parts) { /* not the last: its partial */
+                /* not the last run: its partial */
+                if (gpuh_impl_tc_cluster() / (unsigned)(sk.tiles - sk.dp) + 1 < sk.parts) {
                     gpuh_impl_tc_partial_put<BN>(sk, d, threadIdx.x - 128);
                     continue;
                 }
@@ -3640,6 +3714,11 @@ __global__ void __launch_bounds__(384, 1)
             }
         }
     }
+    /* neither block leaves while the other may still copy into its stages
+       or arrive on its mbarriers */
+    __syncwarp();
+    asm volatile("barrier.cluster.arrive.release.aligned;\n"
+                 "barrier.cluster.wait.acquire.aligned;\n" ::: "memory");
 #else
     (void)map_a, (void)map_b, (void)p, (void)sk;
 #endif
@@ -3833,20 +3912,29 @@ template <typename TIn, typename TOut> static inline bool gpuh_impl_tc_hopper_re
 #define GPUH_IMPL_TC_SPLIT_FIXED 12.0
 #define GPUH_IMPL_TC_SPLIT_PER_RUN 3.5
 
-/* The sm_90a kernel's plan for an M × N C in tiles of 128 × bn and K in
-   `ktiles` slices, on `sms` SMs (gpuh_impl_tc_work's dp, tiles, chunk,
-   parts): whole waves of tiles, then the tiles left over either whole or
-   cut into runs (2 to sms / left of them per tile), whichever way is
-   soonest. The time of a block, in slices of this tile, is returned: a
-   whole tile is ktiles; a cut one chunk, plus GPUH_IMPL_TC_SPLIT_FIXED and
+/* A pair of tiles' rate of products beside a single tile's, per SM: each
+   block of the pair loads half of op(B)'s slices. Measured on the H200
+   with the cluster size forced, per slice of each plan: 1.05 to 1.31,
+   median 1.12, over 23 shapes (bench/results/NOTES.md, "Clusters of 2"). */
+#define GPUH_IMPL_TC_PAIR_RATE 1.12
+
+/* The sm_90a kernel's plan for an M × N C in units of `ranks` tiles (a
+   cluster's: 128·ranks × bn) and K in `ktiles` slices, on `units`
+   clusters at once (gpuh_impl_tc_work's dp, tiles, chunk, parts): whole
+   waves of units, then the units left over either whole or cut into runs
+   (2 to units / left of them per unit), whichever way is soonest. The time
+   of a cluster, in slices of its unit, is returned: a whole unit is
+   ktiles; a cut one chunk, plus GPUH_IMPL_TC_SPLIT_FIXED and
    GPUH_IMPL_TC_SPLIT_PER_RUN per run. */
-static inline double gpuh_impl_tc_plan(size_t M, size_t N, int bn, size_t ktiles, int sms, gpuh_impl_tc_work *w)
+static inline double gpuh_impl_tc_plan(size_t M, size_t N, int ranks, int bn, size_t ktiles, int units,
+                                       gpuh_impl_tc_work *w)
 {
-    const unsigned long long tiles = gpuh_ceil_div(M, GPUH_IMPL_TC_BM) * gpuh_ceil_div(N, (size_t)bn);
-    const unsigned long long left = tiles % (unsigned)sms, waves = tiles / (unsigned)sms;
+    const unsigned long long tiles =
+        gpuh_ceil_div(M, (size_t)GPUH_IMPL_TC_BM * ranks) * gpuh_ceil_div(N, (size_t)bn);
+    const unsigned long long left = tiles % (unsigned)units, waves = tiles / (unsigned)units;
     w->tiles = tiles, w->dp = tiles, w->chunk = 0, w->parts = 0, w->partial = NULL, w->flags = NULL;
     double best = (double)((waves + (left > 0)) * ktiles);
-    const size_t most = left > 0 ? (size_t)sms / left : 0, top = most < ktiles ? most : ktiles;
+    const size_t most = left > 0 ? (size_t)units / left : 0, top = most < ktiles ? most : ktiles;
     for (size_t cut = 2; cut <= top; ++cut) {
         const size_t chunk = gpuh_ceil_div(ktiles, cut), runs = gpuh_ceil_div(ktiles, chunk);
         const double time = (double)(waves * ktiles) + (double)chunk + GPUH_IMPL_TC_SPLIT_FIXED +
@@ -3859,46 +3947,116 @@ static inline double gpuh_impl_tc_plan(size_t M, size_t N, int bn, size_t ktiles
     return best;
 }
 
-/* The tile width (GPUH_IMPL_TC_BN or GPUH_IMPL_TC_BN_NARROW) that finishes
-   an M × N C with K in `ktiles` slices soonest on `sms` SMs, by the plans
-   of gpuh_impl_tc_plan: a narrow tile's slice takes half a wide one's time
-   over GPUH_IMPL_TC_NARROW_RATE. Ties go to the wide tile. */
-static inline int gpuh_impl_tc_width(size_t M, size_t N, size_t ktiles, int sms)
+/* The tile width (GPUH_IMPL_TC_BN or GPUH_IMPL_TC_BN_NARROW) and the
+   cluster size (1 or 2 blocks) that finish an M × N C with K in `ktiles`
+   slices soonest, by the plans of gpuh_impl_tc_plan on `sms` SMs (single
+   blocks) or `clusters` clusters of 2: a narrow tile's slice takes half a
+   wide one's time over GPUH_IMPL_TC_NARROW_RATE, a pair's slice a single
+   tile's over GPUH_IMPL_TC_PAIR_RATE. Ties go to the wide tile, then to
+   the pair. */
+struct gpuh_impl_tc_choice {
+    int bn, ranks;
+};
+static inline gpuh_impl_tc_choice gpuh_impl_tc_choose(size_t M, size_t N, size_t ktiles, int sms, int clusters)
 {
-    gpuh_impl_tc_work w;
-    const double wide = gpuh_impl_tc_plan(M, N, GPUH_IMPL_TC_BN, ktiles, sms, &w);
-    const double narrow = gpuh_impl_tc_plan(M, N, GPUH_IMPL_TC_BN_NARROW, ktiles, sms, &w) *
-                          ((double)GPUH_IMPL_TC_BN_NARROW / GPUH_IMPL_TC_BN) / GPUH_IMPL_TC_NARROW_RATE;
-    return narrow < wide ? GPUH_IMPL_TC_BN_NARROW : GPUH_IMPL_TC_BN;
+    const int widths[2] = {GPUH_IMPL_TC_BN, GPUH_IMPL_TC_BN_NARROW};
+    gpuh_impl_tc_choice best = {GPUH_IMPL_TC_BN, 2};
+    double soonest = 0.0;
+    for (int i = 0; i < 2; ++i)
+        for (int ranks = 2; ranks >= 1; --ranks) {
+            gpuh_impl_tc_work w;
+            const double speed = (i ? GPUH_IMPL_TC_NARROW_RATE * GPUH_IMPL_TC_BN / GPUH_IMPL_TC_BN_NARROW : 1.0) *
+                                 (ranks == 2 ? GPUH_IMPL_TC_PAIR_RATE : 1.0);
+            const double time =
+                gpuh_impl_tc_plan(M, N, ranks, widths[i], ktiles, ranks == 2 ? clusters : sms, &w) / speed;
+            if ((i == 0 && ranks == 2) || time < soonest)
+                soonest = time, best.bn = widths[i], best.ranks = ranks;
+        }
+    return best;
 }
 
-/* Launches the sm_90a kernel on one variant of the ops and one tile width. */
+/* The launch of the sm_90a kernel in clusters of `ranks` blocks of 384
+   threads (a launch attribute: __cluster_dims__ would fix the size, and
+   not build for the targets without clusters, which hold the empty body
+   too). */
+static inline cudaLaunchConfig_t gpuh_impl_tc_config(size_t blocks, int ranks, int smem, cudaStream_t stream,
+                                                     cudaLaunchAttribute *cluster)
+{
+    cudaLaunchConfig_t cfg = {};
+    cluster->id = cudaLaunchAttributeClusterDimension;
+    cluster->val.clusterDim.x = (unsigned)ranks, cluster->val.clusterDim.y = 1, cluster->val.clusterDim.z = 1;
+    cfg.gridDim = dim3((unsigned)blocks), cfg.blockDim = dim3(384), cfg.dynamicSmemBytes = (size_t)smem;
+    cfg.stream = stream, cfg.attrs = cluster, cfg.numAttrs = 1;
+    return cfg;
+}
+
+/* The clusters of 2 blocks of the sm_90a kernel that device `dev` runs at
+   once, into *clusters: at most half its SMs (one block per SM), fewer
+   where a GPC has an odd number of SMs free; kept per device, as the
+   occupancy query is slow beside a small product. The kernel instance
+   asked is this call's (every instance takes a whole SM). Errors: the
+   runtime's, or cudaErrorInvalidConfiguration where no cluster fits. */
+GPUH_IMPL_SHARED int gpuh_impl_tc_clusters_v[GPUH_IMPL_TC_DEVICES]; /* 0: not known yet */
+template <typename TIn, typename TOut, bool TA, bool TB>
+static inline cudaError_t gpuh_impl_tc_clusters(int dev, int *clusters)
+{
+    if (dev >= 0 && dev < GPUH_IMPL_TC_DEVICES) {
+        GPUH_IMPL_LOCK();
+        *clusters = gpuh_impl_tc_clusters_v[dev];
+        GPUH_IMPL_UNLOCK();
+        if (*clusters > 0)
+            return cudaSuccess;
+    }
+    const int smem = GPUH_IMPL_TC_SMEM(GPUH_IMPL_TC_BN);
+    cudaError_t err = cudaFuncSetAttribute(gpuh_tc_wgmma_kernel<TIn, TOut, TA, TB, GPUH_IMPL_TC_BN>,
+                                           cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
+    cudaLaunchAttribute cluster;
+    const cudaLaunchConfig_t cfg = gpuh_impl_tc_config(2, 2, smem, 0, &cluster);
+    *clusters = 0;
+    if (err == cudaSuccess)
+        err = cudaOccupancyMaxActiveClusters(clusters, gpuh_tc_wgmma_kernel<TIn, TOut, TA, TB, GPUH_IMPL_TC_BN>, &cfg);
+    if (err != cudaSuccess)
+        return gpuh_fail(err, "gpuh_gemm: no count of the clusters of 2 blocks (%d bytes of shared memory each) "
+                         "that device %d runs at once: %s", smem, dev, cudaGetErrorString(err));
+    if (*clusters <= 0)
+        return gpuh_fail(cudaErrorInvalidConfiguration,
+                         "gpuh_gemm: device %d runs no cluster of 2 blocks of %d bytes of shared memory", dev, smem);
+    if (dev >= 0 && dev < GPUH_IMPL_TC_DEVICES) {
+        GPUH_IMPL_LOCK();
+        gpuh_impl_tc_clusters_v[dev] = *clusters;
+        GPUH_IMPL_UNLOCK();
+    }
+    return cudaSuccess;
+}
+
+/* Launches the sm_90a kernel on one variant of the ops and one tile width,
+   on `units` clusters of `ranks` blocks at most. */
 template <typename TIn, typename TOut, bool TA, bool TB, int BN>
-static inline cudaError_t gpuh_impl_tc_hopper_launch(const gpuh_impl_tc_args<TIn, TOut> &a, int dev, int sms,
-                                                     cudaStream_t stream)
+static inline cudaError_t gpuh_impl_tc_hopper_launch(const gpuh_impl_tc_args<TIn, TOut> &a, int dev, int ranks,
+                                                     int units, cudaStream_t stream)
 {
     const unsigned bk = 128 / sizeof(TIn);
     const CUtensorMapDataType type = gpuh_impl_tc_type(a.A);
     CUtensorMap map_a, map_b;
     const bool ok = (TA ? gpuh_impl_tc_map(&map_a, type, a.A, a.M, a.K, a.lda * sizeof(TIn), bk, bk)
                         : gpuh_impl_tc_map(&map_a, type, a.A, a.K, a.M, a.lda * sizeof(TIn), bk, GPUH_IMPL_TC_BM)) &&
-                    (TB ? gpuh_impl_tc_map(&map_b, type, a.B, a.K, a.N, a.ldb * sizeof(TIn), bk, BN)
+                    (TB ? gpuh_impl_tc_map(&map_b, type, a.B, a.K, a.N, a.ldb * sizeof(TIn), bk, BN / 2) /* 2 boxes */
                         : gpuh_impl_tc_map(&map_b, type, a.B, a.N, a.K, a.ldb * sizeof(TIn), 64, bk));
     if (!ok)
         return gpuh_fail(cudaErrorInvalidValue, "gpuh_gemm: no TMA tensor map for A or B (M %zu, N %zu, K %zu)", a.M,
                          a.N, a.K);
     gpuh_impl_tc_work w;
-    (void)gpuh_impl_tc_plan(a.M, a.N, BN, gpuh_ceil_div(a.K, (size_t)bk), sms, &w);
+    (void)gpuh_impl_tc_plan(a.M, a.N, ranks, BN, gpuh_ceil_div(a.K, (size_t)bk), units, &w);
     if (sizeof(TIn) == 4 && TA) /* the RS form: its fragments leave no registers for the split part's code */
         w.dp = w.tiles, w.chunk = 0, w.parts = 0;
-    /* the split part's partials and flags, from gpuh's pool; without them, whole tiles only */
-    const size_t partial_bytes = (size_t)sms * GPUH_IMPL_TC_BM * BN * sizeof(float);
+    /* the split part's partials and flags (one per block), from gpuh's pool; without them, whole tiles only */
+    const size_t slots = (size_t)ranks * units, partial_bytes = slots * GPUH_IMPL_TC_BM * BN * sizeof(float);
     void *work = NULL;
     if (w.chunk > 0) {
-        if (gpuh_impl_gemm_workspace(&work, partial_bytes + (size_t)sms * sizeof(unsigned), dev, stream) != cudaSuccess)
+        if (gpuh_impl_gemm_workspace(&work, partial_bytes + slots * sizeof(unsigned), dev, stream) != cudaSuccess)
             work = NULL;
-        else if (cudaMemsetAsync(static_cast<char *>(work) + partial_bytes, 0, (size_t)sms * sizeof(unsigned),
-                                 stream) != cudaSuccess) {
+        else if (cudaMemsetAsync(static_cast<char *>(work) + partial_bytes, 0, slots * sizeof(unsigned), stream) !=
+                 cudaSuccess) {
             (void)cudaFreeAsync(work, stream);
             work = NULL;
         }
@@ -3910,16 +4068,23 @@ static inline cudaError_t gpuh_impl_tc_hopper_launch(const gpuh_impl_tc_args<TIn
             w.flags = reinterpret_cast<unsigned *>(static_cast<char *>(work) + partial_bytes);
         }
     }
-    /* one block per SM, each over several tiles; all of them where the split part shares out slices */
-    const size_t blocks = w.chunk > 0 || w.tiles > (unsigned long long)sms ? (size_t)sms : (size_t)w.tiles;
+    /* a block per SM, a cluster over several units of tiles; all of them where the split part shares out slices */
+    const size_t blocks =
+        (size_t)ranks * (w.chunk > 0 || w.tiles > (unsigned long long)units ? (size_t)units : (size_t)w.tiles);
     cudaError_t err = cudaFuncSetAttribute(gpuh_tc_wgmma_kernel<TIn, TOut, TA, TB, BN>,
                                            cudaFuncAttributeMaxDynamicSharedMemorySize, GPUH_IMPL_TC_SMEM(BN));
     if (err != cudaSuccess)
         err = gpuh_fail(err, "gpuh_gemm: %d bytes of shared memory per block: %s", GPUH_IMPL_TC_SMEM(BN),
                         cudaGetErrorString(err));
-    else
-        err = GPUH_LAUNCH((gpuh_tc_wgmma_kernel<TIn, TOut, TA, TB, BN>), blocks, 384, GPUH_IMPL_TC_SMEM(BN), stream,
-                          map_a, map_b, a, w);
+    else {
+        cudaLaunchAttribute cluster;
+        const cudaLaunchConfig_t cfg = gpuh_impl_tc_config(blocks, ranks, GPUH_IMPL_TC_SMEM(BN), stream, &cluster);
+        err = cudaLaunchKernelEx(&cfg, gpuh_tc_wgmma_kernel<TIn, TOut, TA, TB, BN>, map_a, map_b, a, w);
+        if (err != cudaSuccess)
+            err = gpuh_fail(err, "gpuh_gemm: the sm_90a kernel's launch (%zu clusters of %d blocks) failed: %s%s",
+                            blocks / ranks, ranks, cudaGetErrorString(err),
+                            gpuh_error_is_sticky(err) ? " (sticky: possibly from an earlier kernel's fault)" : "");
+    }
     if (work != NULL) {
         const cudaError_t freed = cudaFreeAsync(work, stream);
         err = err != cudaSuccess ? err : freed;
@@ -3927,19 +4092,24 @@ static inline cudaError_t gpuh_impl_tc_hopper_launch(const gpuh_impl_tc_args<TIn
     return err;
 }
 
-/* The tile width for this C on this device (gpuh_impl_tc_width), then the launch. */
+/* The tile width and cluster size for this C on this device
+   (gpuh_impl_tc_choose), then the launch. */
 template <typename TIn, typename TOut, bool TA, bool TB>
 static inline cudaError_t gpuh_impl_tc_hopper_launch(const gpuh_impl_tc_args<TIn, TOut> &a, int dev,
                                                      cudaStream_t stream)
 {
-    int sms = 1;
-    const cudaError_t err = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
+    int sms = 0, clusters = 0;
+    cudaError_t err = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
     if (err != cudaSuccess)
         return gpuh_fail(err, "gpuh_gemm: no SM count for device %d: %s", dev, cudaGetErrorString(err));
-    const size_t ktiles = gpuh_ceil_div(a.K, 128 / sizeof(TIn));
-    return gpuh_impl_tc_width(a.M, a.N, ktiles, sms) == GPUH_IMPL_TC_BN
-               ? gpuh_impl_tc_hopper_launch<TIn, TOut, TA, TB, GPUH_IMPL_TC_BN>(a, dev, sms, stream)
-               : gpuh_impl_tc_hopper_launch<TIn, TOut, TA, TB, GPUH_IMPL_TC_BN_NARROW>(a, dev, sms, stream);
+    err = gpuh_impl_tc_clusters<TIn, TOut, TA, TB>(dev, &clusters);
+    if (err != cudaSuccess)
+        return err;
+    const gpuh_impl_tc_choice c = gpuh_impl_tc_choose(a.M, a.N, gpuh_ceil_div(a.K, 128 / sizeof(TIn)), sms, clusters);
+    const int units = c.ranks == 2 ? clusters : sms;
+    return c.bn == GPUH_IMPL_TC_BN
+               ? gpuh_impl_tc_hopper_launch<TIn, TOut, TA, TB, GPUH_IMPL_TC_BN>(a, dev, c.ranks, units, stream)
+               : gpuh_impl_tc_hopper_launch<TIn, TOut, TA, TB, GPUH_IMPL_TC_BN_NARROW>(a, dev, c.ranks, units, stream);
 }
 
 /* The kernel variant of the ops: each of the four for 16-bit inputs; for

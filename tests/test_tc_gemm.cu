@@ -317,28 +317,49 @@ static void test_skewed_rows()
     }
 }
 
-/* The sm_90a kernel's two tile widths (128 × 256 and 128 × 128 of C),
-   each reached by shapes the launcher's model gives it on a GPU of 132 SMs
-   (checked there, where the sm_90a kernel runs): wide tiles in one wave (9 × 8 of them) and
-   in several (32 × 16), narrow ones in one wave (8 × 8) and in several
-   (20 × 18); each op pair, ragged edges, K not a multiple of the slice. */
+#ifndef GPUH_SIM
+/* The launcher's choice of tile width and cluster size for a 16-bit
+   product on this GPU, where it runs the sm_90a kernel on 132 SMs in 66
+   clusters of 2 (H100 SXM, H200), as the shapes below were chosen for;
+   ranks 0 elsewhere. */
+static gpuh_impl_tc_choice hopper_choice(size_t M, size_t N, size_t K)
+{
+    int dev = 0, sms = 0, clusters = 0;
+    gpuh_impl_tc_choice none = {0, 0};
+    TEST_CUDA(cudaGetDevice(&dev));
+    TEST_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+    if (!gpuh_impl_tc_hopper_ready<__nv_bfloat16, float>())
+        return none;
+    TEST_CUDA((gpuh_impl_tc_clusters<__nv_bfloat16, float, false, true>(dev, &clusters)));
+    return sms == 132 && clusters == 66 ? gpuh_impl_tc_choose(M, N, (K + 63) / 64, sms, clusters) : none;
+}
+#endif
+
+/* The sm_90a kernel's two tile widths (128 × 256 and 128 × 128 of C) and
+   two cluster sizes, each reached by shapes the launcher's model gives it
+   (checked where the sm_90a kernel runs on 66 clusters of 2): in clusters
+   of 2, wide tiles in one wave (5 × 8 pairs of them) and in several
+   (16 × 16), narrow ones in one wave (4 × 8) and in several (10 × 18); in
+   single blocks, 3 × 36 wide tiles (in pairs, 2 × 36 would take two
+   waves) and 5 × 24 narrow ones; each op pair, ragged edges (a cluster's
+   second tile wholly below C where the rows of tiles are odd), K not a
+   multiple of the slice. */
 static void test_tile_widths()
 {
     if (quick)
         return;
     const struct {
         size_t M, N, K;
-        int width;
-    } shapes[] = {{1100, 1800, 136, 256}, {4096, 4096, 40, 256}, {1000, 1000, 300, 128}, {2560, 2304, 72, 128}};
+        int width, ranks;
+    } shapes[] = {{1100, 1800, 136, 256, 2}, {4096, 4096, 40, 256, 2}, {1000, 1000, 300, 128, 2},
+                  {2560, 2304, 72, 128, 2},  {300, 9000, 200, 256, 1},  {640, 3000, 300, 128, 1}};
 #ifndef GPUH_SIM
-    int dev = 0, sms = 0;
-    TEST_CUDA(cudaGetDevice(&dev));
-    TEST_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
-    if (gpuh_impl_tc_hopper_ready<__nv_bfloat16, float>() && sms == 132) /* H100 SXM, H200 */
-        for (const auto &sh : shapes)
-            TEST_ASSERT(gpuh_impl_tc_width(sh.M, sh.N, (sh.K + 63) / 64, sms) == sh.width,
-                        "M %zu N %zu K %zu on %d SMs: tile width %d, not %d", sh.M, sh.N, sh.K, sms,
-                        gpuh_impl_tc_width(sh.M, sh.N, (sh.K + 63) / 64, sms), sh.width);
+    for (const auto &sh : shapes) {
+        const gpuh_impl_tc_choice got = hopper_choice(sh.M, sh.N, sh.K);
+        TEST_ASSERT(got.ranks == 0 || (got.bn == sh.width && got.ranks == sh.ranks),
+                    "M %zu N %zu K %zu: tile width %d in clusters of %d, not %d in clusters of %d", sh.M, sh.N, sh.K,
+                    got.bn, got.ranks, sh.width, sh.ranks);
+    }
 #endif
     const gpuh_op ops[2] = {GPUH_OP_N, GPUH_OP_T};
     int n = 0;
@@ -357,25 +378,28 @@ static void test_tile_widths()
 }
 
 /* The sm_90a kernel's split part (gpuh_impl_tc_work), walked on the host
-   for random plans (C's shape, slices, SM counts, both tile widths): every
-   k-slice of every tile is taken exactly once, the data-parallel part in
-   whole tiles before any split run, a block's split run last and alone;
-   the runs of a split tile are blocks t % left + j · left, the last one
-   (the owner, whose partials gpuh_impl_tc_partial_add reads from there)
-   ending at K; no more blocks than SMs. */
+   for random plans (C's shape, slices, cluster counts, both tile widths):
+   every k-slice of every pair of tiles is taken exactly once, the
+   data-parallel part in whole pairs before any split run, a cluster's
+   split run last and alone; the runs of a split pair are clusters
+   t % left + j · left, the last one (the owner, whose partials
+   gpuh_impl_tc_partial_add reads from there) ending at K; no more clusters
+   than run at once. */
 static void test_split_walk()
 {
 #ifndef GPUH_SIM /* the sm_90a path's plan: not in the simulator's build */
     int bad = 0, splits = 0;
     for (int trial = 0; trial < 3000 && bad < 3; ++trial) {
-        const int sms = 1 + (int)(rng() % 200);
+        const int clusters = 1 + (int)(rng() % 200);
         const size_t ktiles = 1 + rng() % (trial % 3 ? 40 : 400);
         const size_t M = 1 + rng() % 6000, N = 1 + rng() % 6000;
         const int bn = trial % 2 ? GPUH_IMPL_TC_BN : GPUH_IMPL_TC_BN_NARROW;
         gpuh_impl_tc_work w;
-        (void)gpuh_impl_tc_plan(M, N, bn, ktiles, sms, &w);
+        const int ranks = 1 + (int)(rng() % 2);
+        (void)gpuh_impl_tc_plan(M, N, ranks, bn, ktiles, clusters, &w);
         splits += w.chunk > 0;
-        const unsigned grid = w.chunk > 0 || w.tiles > (unsigned long long)sms ? (unsigned)sms : (unsigned)w.tiles;
+        const unsigned grid =
+            w.chunk > 0 || w.tiles > (unsigned long long)clusters ? (unsigned)clusters : (unsigned)w.tiles;
         const unsigned long long left = w.tiles - w.dp;
         std::vector<int> seen(w.tiles * ktiles, 0);
         bool ok = w.dp <= w.tiles && (w.chunk == 0) == (w.dp == w.tiles) && left * w.parts <= grid &&
@@ -395,9 +419,9 @@ static void test_split_walk()
         }
         for (size_t i = 0; ok && i < seen.size(); ++i)
             ok = seen[i] == 1;
-        if (!TEST_ASSERT(ok, "M %zu N %zu tile width %d, %zu slices, %d SMs: dp %llu of %llu tiles, chunk %u, parts %u: "
-                             "walk wrong",
-                         M, N, bn, ktiles, sms, w.dp, w.tiles, w.chunk, w.parts))
+        if (!TEST_ASSERT(ok, "M %zu N %zu tile width %d, %zu slices, %d clusters: dp %llu of %llu pairs, chunk %u, "
+                             "parts %u: walk wrong",
+                         M, N, bn, ktiles, clusters, w.dp, w.tiles, w.chunk, w.parts))
             ++bad;
     }
     TEST_ASSERT(splits > 100, "only %d of 3000 random plans have a split part", splits);
@@ -405,11 +429,12 @@ static void test_split_walk()
 }
 
 /* Products through the split part on a GPU that runs the sm_90a kernel
-   (on one of 132 SMs, checked to take it): fewer tiles than SMs with a
-   long K, a few tiles of many runs each, two waves and some tiles more
-   (the largest, with one pair of types); each op pair, padding, alpha and
-   beta, and bitwise the same on a second call (the owner's fixed order of
-   sums). */
+   (on 66 clusters of 2, checked to take it): in clusters of 2, fewer
+   pairs of tiles than clusters with a long K, a few pairs of many runs
+   each, two waves and some pairs more (the largest, with one pair of
+   types); in single blocks, a row of tiles of 4 runs each; each op pair,
+   padding, alpha and beta, and bitwise the same on a second call (the
+   owner's fixed order of sums). */
 static void test_split_shapes()
 {
     if (quick)
@@ -419,18 +444,21 @@ static void test_split_shapes()
         {GPUH_OP_T, GPUH_OP_N, 130, 260, 8000, 8, 0, 2, 0, -0.5f, 0.0f},
         {GPUH_OP_N, GPUH_OP_T, 1194, 3334, 2500, 0, 8, 0, 0, 1.0f, 0.0f},
         {GPUH_OP_T, GPUH_OP_T, 515, 1300, 2498, 0, 0, 3, 0, 0.75f, -0.5f},
+        {GPUH_OP_N, GPUH_OP_T, 64, 3000, 4000, 0, 0, 0, 0, 1.0f, 0.0f},
     };
 #ifndef GPUH_SIM
-    int dev = 0, sms = 0;
-    TEST_CUDA(cudaGetDevice(&dev));
-    TEST_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
-    if (gpuh_impl_tc_hopper_ready<__nv_bfloat16, float>() && sms == 132)
-        for (const tc_case &c : cases) {
-            const size_t ktiles = (c.K + 63) / 64;
-            gpuh_impl_tc_work w;
-            (void)gpuh_impl_tc_plan(c.M, c.N, gpuh_impl_tc_width(c.M, c.N, ktiles, sms), ktiles, sms, &w);
-            TEST_ASSERT(w.chunk > 0, "M %zu N %zu K %zu: no split part", c.M, c.N, c.K);
-        }
+    const int ranks[] = {2, 2, 2, 2, 1}; /* the cluster size each case is chosen for */
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
+        const tc_case &c = cases[i];
+        const gpuh_impl_tc_choice got = hopper_choice(c.M, c.N, c.K);
+        if (got.ranks == 0)
+            continue;
+        gpuh_impl_tc_work w;
+        (void)gpuh_impl_tc_plan(c.M, c.N, got.ranks, got.bn, (c.K + 63) / 64, got.ranks == 2 ? 66 : 132, &w);
+        TEST_ASSERT(w.chunk > 0 && got.ranks == ranks[i], "M %zu N %zu K %zu: %s in clusters of %d, not a split part "
+                    "in clusters of %d", c.M, c.N, c.K, w.chunk > 0 ? "a split part" : "no split part", got.ranks,
+                    ranks[i]);
+    }
 #endif
     for (const tc_case &c : cases) {
         check<__nv_bfloat16, float>(c, true);

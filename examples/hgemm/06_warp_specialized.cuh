@@ -20,9 +20,9 @@
    set at launch (__launch_bounds__(384, 1)).
    What is left (in the shipped gpuh_gemm and in the worklogs): a
    persistent grid that keeps every SM busy to the end and orders tiles for
-   L2 reuse, clusters that share one TMA load of A between two SMs
-   (multicast), the epilogue's stores overlapped with the next tile's loads,
-   and any shape.
+   L2 reuse, clusters of two SMs on tiles that need the same slices of B,
+   each loading half of a slice for both (TMA multicast), the epilogue's
+   stores overlapped with the next tile's loads, and any shape.
    Grid (N / 256, M / 128), block 384 threads, dynamic shared memory 193 KiB
    (4 stages of 16 + 32 KiB). Needs M a multiple of 128, N of 256, K of 64;
    the sm_90a features. */
