@@ -708,8 +708,9 @@ __device__ __forceinline__ size_t gpuh_impl_rest_index(size_t r, size_t head, si
 
 /* Where part `part` of `parts` begins when `count` items are split into
    `parts` contiguous runs as evenly as integers allow (CUB's "even share"):
-   run p is [share(p), share(p + 1)), and share(parts) == count. */
-__device__ __forceinline__ size_t gpuh_impl_share(size_t count, size_t part, size_t parts)
+   run p is [share(p), share(p + 1)), and share(parts) == count; it is
+   floor(count · part / parts), without the product's overflow. */
+__host__ __device__ __forceinline__ size_t gpuh_impl_share(size_t count, size_t part, size_t parts)
 {
     return count / parts * part + count % parts * part / parts;
 }
@@ -3361,55 +3362,97 @@ static __device__ __forceinline__ void gpuh_impl_tc_release(unsigned bar)
 
 /* The sm_90a kernel's share of work per block: whole tiles first (the
    data-parallel part: tiles [0, dp), block b taking b, b + gridDim.x, ...),
-   then, where the tiles left over, [dp, tiles), are too few to keep the
-   SMs busy for the time of a whole tile, each of them is cut along K into
-   `parts` runs of `chunk` k-slices (the last one shorter), one per block:
-   block b < left · parts (left = tiles - dp) takes tile dp + b % left,
-   slices from (b / left) · chunk (split-K over the last wave, as in the
-   data-parallel + split hybrids of Stream-K; blocks at the same run of
-   different tiles read the same slices of K at the same time, as whole
-   tiles do, so L2 serves them alike). A run that stops short of K leaves
-   its sum as a partial (partial: per block, the 256 multiplying threads'
-   accumulators; flags: per block, 1 once its partial is written); the last
-   run owns the tile: it adds the partials of the runs before it, in order,
-   so C is bitwise the same on every call. No run waits on a run that
-   waits. chunk = 0: no split part (dp = tiles). The sm_90a kernel walks
-   this in clusters of 1 or 2 blocks: a "block" here is a cluster, a tile
-   its tiles, and each block of the cluster keeps its own partial.
+   then, where whole tiles would leave SMs idle at the end, the tiles
+   [dp, tiles) as one run of their k-slices (tile after tile, L slices in
+   all) shared out evenly: block u < units takes slices [u·L / units,
+   (u + 1)·L / units) (Stream-K over the last wave or two; dp is a
+   multiple of the grid, so every block comes to it at once). A block's
+   share cuts at most two tiles short: the last tile it reaches it leaves
+   before its end, as a partial (partial: per block, the 256 multiplying
+   threads' accumulators; flags: per block, 1 once its partial is
+   written), and the first it reaches it takes from the middle to the end:
+   it owns that tile and adds the partials of the blocks before it, in
+   their order, so C is bitwise the same on every call. A block works its
+   share from the last tile to the first, so it writes its partial before
+   it waits on anyone's, and it waits only on blocks below it: no block
+   waits on a block that waits, and none on a block that may not have
+   started yet. units = 0: no shared part (dp = tiles). The sm_90a kernel
+   walks this in clusters of 1 or 2 blocks: a "block" here is a cluster, a
+   tile its tiles, and each block of the cluster keeps its own partial.
    Idea: M. Osama et al., "Stream-K: Work-centric Parallel Decomposition
    for Dense Matrix-Matrix Multiplication on the GPU" (PPoPP 2023). */
 struct gpuh_impl_tc_work {
     unsigned long long dp, tiles;
-    unsigned chunk, parts;
+    unsigned units;
     float *partial;
     unsigned *flags;
 };
 
+/* Where block u's share of the shared part begins, of its
+   (tiles - dp)·ktiles slices (gpuh_impl_share's even share), and the block
+   whose share holds slice s: the last u whose share begins at or before
+   s, floor(((s + 1)·units - 1) / slices). */
+static __host__ __device__ __forceinline__ unsigned long long gpuh_impl_tc_share(const gpuh_impl_tc_work &w,
+                                                                                 int ktiles, unsigned long long u)
+{
+    return gpuh_impl_share((size_t)(w.tiles - w.dp) * (size_t)ktiles, (size_t)u, w.units);
+}
+static __host__ __device__ __forceinline__ unsigned gpuh_impl_tc_holder(const gpuh_impl_tc_work &w, int ktiles,
+                                                                        unsigned long long s)
+{
+    return (unsigned)(((s + 1) * w.units - 1) / ((w.tiles - w.dp) * (unsigned long long)ktiles));
+}
+
 /* The walk of block `block` (of `grid`) over its share, one segment (a tile
    and its k-slices [k0, k1) of ktiles) per next(): its whole tiles, then
-   its run of the split part, if any. Where there is a split part, grid is
-   the SM count and dp a multiple of it, so the block's index past its
-   whole tiles, tile - dp, is the block's own index: its run. One 64-bit
-   counter, so that the multipliers keep their registers for accumulators.
+   its segments of the shared part, last tile first. One 64-bit counter,
+   so that the multipliers keep their registers for accumulators: the next
+   whole tile, below dp; then bit 63, the block (bits 32-62) and 1 + the
+   next tile of the shared part, counted from dp (bits 0-31; 0: no more).
    Host and device: the tests walk it on the host. */
 struct gpuh_impl_tc_walk {
-    unsigned long long tile; /* the next whole tile; then the run; ~0: the run is taken */
-    __host__ __device__ explicit gpuh_impl_tc_walk(unsigned block) : tile(block) {}
+    unsigned long long state;
+    __host__ __device__ explicit gpuh_impl_tc_walk(unsigned block) : state(block) {}
     __host__ __device__ bool next(const gpuh_impl_tc_work &w, unsigned grid, int ktiles, unsigned long long &t,
                                   int &k0, int &k1)
     {
-        if (tile < w.dp) {
-            t = tile, k0 = 0, k1 = ktiles;
-            tile += grid;
+        if (state < w.dp) {
+            t = state, k0 = 0, k1 = ktiles;
+            state += grid;
             return true;
         }
-        if (tile == ~0ull || w.chunk == 0 || tile - w.dp >= (w.tiles - w.dp) * w.parts)
+        if (!(state >> 63)) { /* past the whole tiles: dp is a multiple of grid, so the block is state - dp */
+            const unsigned long long u = state - w.dp;
+            if (w.units == 0 || u >= w.units ||
+                gpuh_impl_tc_share(w, ktiles, u) == gpuh_impl_tc_share(w, ktiles, u + 1)) {
+                state = 1ull << 63;
+                return false;
+            }
+            state = 1ull << 63 | u << 32 | ((gpuh_impl_tc_share(w, ktiles, u + 1) - 1) / (unsigned)ktiles + 1);
+        }
+        const unsigned long long u = state >> 32 & 0x7fffffffull, next = state & 0xffffffffull;
+        if (next == 0)
             return false;
-        const unsigned left = (unsigned)(w.tiles - w.dp), run = (unsigned)(tile - w.dp); /* below the SM count */
-        tile = ~0ull;
-        t = w.dp + run % left, k0 = (int)(run / left * w.chunk);
-        k1 = ktiles - k0 > (int)w.chunk ? k0 + (int)w.chunk : ktiles;
+        const unsigned long long s0 = gpuh_impl_tc_share(w, ktiles, u), s1 = gpuh_impl_tc_share(w, ktiles, u + 1);
+        const unsigned long long tile = next - 1, first = tile * (unsigned)ktiles;
+        t = w.dp + tile;
+        k0 = s0 > first ? (int)(s0 - first) : 0;
+        k1 = s1 < first + (unsigned)ktiles ? (int)(s1 - first) : ktiles;
+        state = tile > s0 / (unsigned)ktiles ? state - 1 : state & ~0xffffffffull;
         return true;
+    }
+    /* What the segment next() returned last is: 0 a whole tile, 1 a partial
+       (it stops short of K), 2 an owned tile (from the middle to K);
+       worked out again from the counter, so that nothing of the segment
+       stays in registers meanwhile. */
+    __host__ __device__ int role(const gpuh_impl_tc_work &w, int ktiles) const
+    {
+        if (!(state >> 63))
+            return 0;
+        const unsigned long long u = state >> 32 & 0x7fffffffull, next = state & 0xffffffffull;
+        const unsigned long long s0 = gpuh_impl_tc_share(w, ktiles, u), s1 = gpuh_impl_tc_share(w, ktiles, u + 1);
+        const unsigned long long first = (next > 0 ? next : s0 / (unsigned)ktiles) * (unsigned)ktiles;
+        return s1 < first + (unsigned)ktiles ? 1 : s0 > first ? 2 : 0;
     }
 };
 
@@ -3426,7 +3469,7 @@ static __device__ __forceinline__ void gpuh_impl_tc_tile(unsigned long long tile
 }
 
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
-/* The split part's partials (gpuh_impl_tc_work): multiplying thread i (0-255) of
+/* The shared part's partials (gpuh_impl_tc_work): multiplying thread i (0-255) of
    block r of cluster c (of n blocks) keeps its BN / 2 accumulators at
    w.partial[n·c + r][j][i] in float4s
    (j = 0 .. BN / 8 - 1: each warp's stores and loads are 512 contiguous
@@ -3472,26 +3515,29 @@ static __device__ __forceinline__ void gpuh_impl_tc_partial_put(const gpuh_impl_
                      : "memory");
 }
 
-/* d += the partials of the tile's earlier runs, in their order: clusters
-   cluster % left, + left, ... below this one, each at this block's place
-   in its cluster. The sums are made in shared
+/* d += the partials of the other blocks (clusters) on the tile this one
+   owns, the first of its share (gpuh_impl_tc_work), in their order: those
+   from the holder of the tile's first slice to the one below this one,
+   each at this block's place in its cluster. The sums are made in shared
    memory (stash: the stages, idle once both multiplying warp groups are
-   done with the block's last segment, its split run, which the first
-   barrier waits for; thread i's float4s at stash[256·j + i]), so that the
+   done with the block's last segment, this one, which the first barrier
+   waits for; thread i's float4s at stash[256·j + i]), so that the
    accumulators' registers are free meanwhile. */
 template <int BN>
-static __device__ __forceinline__ void gpuh_impl_tc_partial_add(const gpuh_impl_tc_work &w, float (&d)[BN / 2], int i,
-                                                                float4 *stash)
+static __device__ __forceinline__ void gpuh_impl_tc_partial_add(const gpuh_impl_tc_work &w, int ktiles,
+                                                                float (&d)[BN / 2], int i, float4 *stash)
 {
     static_assert(GPUH_IMPL_TC_STAGES(BN) * GPUH_IMPL_TC_STAGE_BYTES(BN) >= 256 * (BN / 8) * 16, "the stash fits");
-    const unsigned cluster = gpuh_impl_tc_cluster(), ranks = gpuh_impl_tc_ranks(), rank = gpuh_impl_tc_rank(),
-                   left = (unsigned)(w.tiles - w.dp), first = cluster % left;
     asm volatile("bar.sync 1, 256;\n" ::: "memory"); /* the other warp group's wgmmas have read the stages */
 #pragma unroll
     for (int j = 0; j < BN / 8; ++j)
         stash[256 * j + i] = make_float4(d[4 * j], d[4 * j + 1], d[4 * j + 2], d[4 * j + 3]);
+    /* (with d in the stash, its registers are free for these divisions) */
+    const unsigned cluster = gpuh_impl_tc_cluster(), ranks = gpuh_impl_tc_ranks(), rank = gpuh_impl_tc_rank();
+    const unsigned first =
+        gpuh_impl_tc_holder(w, ktiles, gpuh_impl_tc_share(w, ktiles, cluster) / (unsigned)ktiles * (unsigned)ktiles);
     if (i == 0)
-        for (unsigned b = first; b < cluster; b += left) {
+        for (unsigned b = first; b < cluster; ++b) {
             unsigned ready = 0;
             while (ready == 0)
                 asm volatile("ld.acquire.gpu.global.u32 %0, [%1];\n"
@@ -3500,7 +3546,7 @@ static __device__ __forceinline__ void gpuh_impl_tc_partial_add(const gpuh_impl_
                              : "memory");
         }
     asm volatile("bar.sync 1, 256;\n" ::: "memory");
-    for (unsigned b = first; b < cluster; b += left) {
+    for (unsigned b = first; b < cluster; ++b) {
         const float4 *slot =
             reinterpret_cast<const float4 *>(w.partial) + (size_t)(ranks * b + rank) * (BN / 8) * 256 + i;
         for (int j = 0; j < BN / 8; ++j) {
@@ -3673,16 +3719,14 @@ __global__ void __launch_bounds__(384, 1)
             }
             if (lane == 0) /* the tile's last stage */
                 gpuh_impl_tc_release(s_empty + 8 * ((it + GPUH_IMPL_TC_STAGES(BN) - 1) % GPUH_IMPL_TC_STAGES(BN)));
-            if (!rs && walk.tile == ~0ull) { /* the block's run of the split part (none in the RS form) */
-                /* not the last run: its partial */
-                if (gpuh_impl_tc_cluster() / (unsigned)(sk.tiles - sk.dp) + 1 < sk.parts) {
-                    gpuh_impl_tc_partial_put<BN>(sk, d, threadIdx.x - 128);
-                    continue;
-                }
-                /* the owner: the earlier runs' partials, summed in the stages */
-                gpuh_impl_tc_partial_add<BN>(sk, d, threadIdx.x - 128,
-                                             static_cast<float4 *>(__cvta_shared_to_generic(s_base)));
+            const int role = rs ? 0 : walk.role(sk, ktiles); /* there is no shared part in the RS form */
+            if (role == 1) { /* a partial */
+                gpuh_impl_tc_partial_put<BN>(sk, d, threadIdx.x - 128);
+                continue;
             }
+            if (role == 2) /* the owner: the other blocks' partials, summed in the stages */
+                gpuh_impl_tc_partial_add<BN>(sk, ktiles, d, threadIdx.x - 128,
+                                             static_cast<float4 *>(__cvta_shared_to_generic(s_base)));
             /* the epilogue: thread t holds, for j = 0 .. BN/8 - 1, the product's
                elements (r, 8j + 2q), (r, 8j + 2q + 1), (r + 8, ...) with
                r = 16·warp + g of the warp group's 64 × BN; in the RS form
@@ -3906,9 +3950,9 @@ template <typename TIn, typename TOut> static inline bool gpuh_impl_tc_hopper_re
    same number of waves: 0.74 to 0.83 where K is 1000 or more
    (bench/results/NOTES.md, "The split part and the tile widths, measured"). */
 #define GPUH_IMPL_TC_NARROW_RATE 0.78
-/* What a split part costs beyond its runs' slices, in slices of the tile:
-   a fixed part and a part per run of a tile (the owner adds the partials
-   one by one), fitted to the same runs, split part allowed and not. */
+/* What a shared part costs beyond its slices, in slices of the tile: a
+   fixed part and a part per run of a tile (the owner adds the partials
+   one by one), fitted to the same runs, shared part allowed and not. */
 #define GPUH_IMPL_TC_SPLIT_FIXED 12.0
 #define GPUH_IMPL_TC_SPLIT_PER_RUN 3.5
 
@@ -3920,30 +3964,39 @@ template <typename TIn, typename TOut> static inline bool gpuh_impl_tc_hopper_re
 
 /* The sm_90a kernel's plan for an M × N C in units of `ranks` tiles (a
    cluster's: 128·ranks × bn) and K in `ktiles` slices, on `units`
-   clusters at once (gpuh_impl_tc_work's dp, tiles, chunk, parts): whole
-   waves of units, then the units left over either whole or cut into runs
-   (2 to units / left of them per unit), whichever way is soonest. The time
-   of a cluster, in slices of its unit, is returned: a whole unit is
-   ktiles; a cut one chunk, plus GPUH_IMPL_TC_SPLIT_FIXED and
-   GPUH_IMPL_TC_SPLIT_PER_RUN per run. */
+   clusters at once (gpuh_impl_tc_work's dp, tiles, units), the soonest
+   of: whole waves of units only; whole waves, then the units left over
+   shared out by `left`·c clusters, c of them on each unit (c from 2 to
+   units / left); whole waves but the last, then the left over and the
+   last wave (or, with no whole wave, all units) shared out by all
+   clusters (a unit in at most 1 + units / region runs, rounded up; 2
+   where there is a last wave). The time of a cluster, in slices of its
+   unit, is returned: a whole unit is ktiles; a share its slices, plus
+   GPUH_IMPL_TC_SPLIT_FIXED and GPUH_IMPL_TC_SPLIT_PER_RUN per run of the
+   unit it owns. */
 static inline double gpuh_impl_tc_plan(size_t M, size_t N, int ranks, int bn, size_t ktiles, int units,
                                        gpuh_impl_tc_work *w)
 {
     const unsigned long long tiles =
         gpuh_ceil_div(M, (size_t)GPUH_IMPL_TC_BM * ranks) * gpuh_ceil_div(N, (size_t)bn);
     const unsigned long long left = tiles % (unsigned)units, waves = tiles / (unsigned)units;
-    w->tiles = tiles, w->dp = tiles, w->chunk = 0, w->parts = 0, w->partial = NULL, w->flags = NULL;
+    w->tiles = tiles, w->dp = tiles, w->units = 0, w->partial = NULL, w->flags = NULL;
     double best = (double)((waves + (left > 0)) * ktiles);
-    const size_t most = left > 0 ? (size_t)units / left : 0, top = most < ktiles ? most : ktiles;
-    for (size_t cut = 2; cut <= top; ++cut) {
-        const size_t chunk = gpuh_ceil_div(ktiles, cut), runs = gpuh_ceil_div(ktiles, chunk);
-        const double time = (double)(waves * ktiles) + (double)chunk + GPUH_IMPL_TC_SPLIT_FIXED +
-                            GPUH_IMPL_TC_SPLIT_PER_RUN * (double)runs;
-        if (time < best) {
-            best = time;
-            w->dp = tiles - left, w->chunk = (unsigned)chunk, w->parts = (unsigned)runs;
-        }
+    if (left == 0)
+        return best;
+    const size_t most = (size_t)units / left, top = most < ktiles ? most : ktiles;
+    for (size_t c = 2; c <= top; ++c) {
+        const double time = (double)(waves * ktiles) + (double)gpuh_ceil_div(ktiles, c) + GPUH_IMPL_TC_SPLIT_FIXED +
+                            GPUH_IMPL_TC_SPLIT_PER_RUN * (double)c;
+        if (time < best)
+            best = time, w->dp = tiles - left, w->units = (unsigned)(left * c);
     }
+    const unsigned long long region = left + (waves > 0 ? (unsigned)units : 0);
+    const double time = (double)((waves > 0 ? waves - 1 : 0) * ktiles) +
+                        (double)gpuh_ceil_div((size_t)region * ktiles, (size_t)units) + GPUH_IMPL_TC_SPLIT_FIXED +
+                        GPUH_IMPL_TC_SPLIT_PER_RUN * (double)(1 + gpuh_ceil_div((size_t)units, (size_t)region));
+    if (time < best)
+        best = time, w->dp = tiles - region, w->units = (unsigned)units;
     return best;
 }
 
@@ -4047,12 +4100,12 @@ static inline cudaError_t gpuh_impl_tc_hopper_launch(const gpuh_impl_tc_args<TIn
                          a.N, a.K);
     gpuh_impl_tc_work w;
     (void)gpuh_impl_tc_plan(a.M, a.N, ranks, BN, gpuh_ceil_div(a.K, (size_t)bk), units, &w);
-    if (sizeof(TIn) == 4 && TA) /* the RS form: its fragments leave no registers for the split part's code */
-        w.dp = w.tiles, w.chunk = 0, w.parts = 0;
-    /* the split part's partials and flags (one per block), from gpuh's pool; without them, whole tiles only */
+    if (sizeof(TIn) == 4 && TA) /* the RS form: its fragments leave no registers for the shared part's code */
+        w.dp = w.tiles, w.units = 0;
+    /* the shared part's partials and flags (one per block), from gpuh's pool; without them, whole tiles only */
     const size_t slots = (size_t)ranks * units, partial_bytes = slots * GPUH_IMPL_TC_BM * BN * sizeof(float);
     void *work = NULL;
-    if (w.chunk > 0) {
+    if (w.units > 0) {
         if (gpuh_impl_gemm_workspace(&work, partial_bytes + slots * sizeof(unsigned), dev, stream) != cudaSuccess)
             work = NULL;
         else if (cudaMemsetAsync(static_cast<char *>(work) + partial_bytes, 0, slots * sizeof(unsigned), stream) !=
@@ -4062,15 +4115,15 @@ static inline cudaError_t gpuh_impl_tc_hopper_launch(const gpuh_impl_tc_args<TIn
         }
         if (work == NULL) {
             (void)cudaGetLastError(); /* not sticky */
-            w.dp = w.tiles, w.chunk = 0, w.parts = 0;
+            w.dp = w.tiles, w.units = 0;
         } else {
             w.partial = static_cast<float *>(work);
             w.flags = reinterpret_cast<unsigned *>(static_cast<char *>(work) + partial_bytes);
         }
     }
-    /* a block per SM, a cluster over several units of tiles; all of them where the split part shares out slices */
+    /* a block per SM, a cluster over several units of tiles; all of them where there is a shared part */
     const size_t blocks =
-        (size_t)ranks * (w.chunk > 0 || w.tiles > (unsigned long long)units ? (size_t)units : (size_t)w.tiles);
+        (size_t)ranks * (w.units > 0 || w.tiles > (unsigned long long)units ? (size_t)units : (size_t)w.tiles);
     cudaError_t err = cudaFuncSetAttribute(gpuh_tc_wgmma_kernel<TIn, TOut, TA, TB, BN>,
                                            cudaFuncAttributeMaxDynamicSharedMemorySize, GPUH_IMPL_TC_SMEM(BN));
     if (err != cudaSuccess)

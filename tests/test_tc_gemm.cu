@@ -38,6 +38,7 @@
 #include <cmath>
 #include <cstring>
 #include <random>
+#include <utility>
 #include <vector>
 
 #if !GPUH_IMPL_TC
@@ -377,18 +378,21 @@ static void test_tile_widths()
             }
 }
 
-/* The sm_90a kernel's split part (gpuh_impl_tc_work), walked on the host
-   for random plans (C's shape, slices, cluster counts, both tile widths):
-   every k-slice of every pair of tiles is taken exactly once, the
-   data-parallel part in whole pairs before any split run, a cluster's
-   split run last and alone; the runs of a split pair are clusters
-   t % left + j · left, the last one (the owner, whose partials
-   gpuh_impl_tc_partial_add reads from there) ending at K; no more clusters
-   than run at once. */
+/* The sm_90a kernel's shared part (gpuh_impl_tc_work), walked on the host
+   for random plans (C's shape, slices, cluster counts, cluster sizes, both
+   tile widths): every k-slice of every unit of tiles is taken exactly
+   once; a cluster takes its whole units first, then its share of the
+   shared part from the last unit to the first, a partial (a segment that
+   stops short of K) only as the first of these and an owned unit (from
+   the middle to K) only as the last, each named so by the walk's role();
+   the slices an owner does not hold are the partials of the clusters from
+   the holder of the unit's first slice (gpuh_impl_tc_holder) to the one
+   below it, each on this unit; no more clusters than run at once, and the
+   whole units in whole waves where there is a shared part. */
 static void test_split_walk()
 {
 #ifndef GPUH_SIM /* the sm_90a path's plan: not in the simulator's build */
-    int bad = 0, splits = 0;
+    int bad = 0, shared = 0;
     for (int trial = 0; trial < 3000 && bad < 3; ++trial) {
         const int clusters = 1 + (int)(rng() % 200);
         const size_t ktiles = 1 + rng() % (trial % 3 ? 40 : 400);
@@ -397,41 +401,69 @@ static void test_split_walk()
         gpuh_impl_tc_work w;
         const int ranks = 1 + (int)(rng() % 2);
         (void)gpuh_impl_tc_plan(M, N, ranks, bn, ktiles, clusters, &w);
-        splits += w.chunk > 0;
+        shared += w.units > 0;
         const unsigned grid =
-            w.chunk > 0 || w.tiles > (unsigned long long)clusters ? (unsigned)clusters : (unsigned)w.tiles;
-        const unsigned long long left = w.tiles - w.dp;
+            w.units > 0 || w.tiles > (unsigned long long)clusters ? (unsigned)clusters : (unsigned)w.tiles;
         std::vector<int> seen(w.tiles * ktiles, 0);
-        bool ok = w.dp <= w.tiles && (w.chunk == 0) == (w.dp == w.tiles) && left * w.parts <= grid &&
-                  (w.chunk == 0 || (w.parts >= 2 && (w.parts - 1) * w.chunk < ktiles && w.parts * w.chunk >= ktiles));
+        std::vector<long long> partial_of(grid, -1); /* the unit each cluster leaves a partial on */
+        std::vector<std::pair<unsigned long long, int>> owned;  /* (unit, first slice held) per owner, by cluster */
+        std::vector<unsigned> owner;
+        bool ok = w.dp <= w.tiles && (w.units == 0) == (w.dp == w.tiles) && w.units <= grid &&
+                  (w.units == 0 || w.dp % grid == 0);
         for (unsigned b = 0; b < grid && ok; ++b) {
             gpuh_impl_tc_walk walk(b);
-            unsigned long long t;
-            int k0, k1, runs = 0;
+            unsigned long long t, last = ~0ull;
+            int k0, k1, segments = 0;
+            bool in_shared = false, owns = false;
             while (ok && walk.next(w, grid, (int)ktiles, t, k0, k1)) {
-                const bool whole = k0 == 0 && k1 == (int)ktiles;
-                ok = t < w.tiles && 0 <= k0 && k0 < k1 && k1 <= (int)ktiles && runs == 0 &&
-                     (t < w.dp ? whole : t == w.dp + b % left && k0 == (int)(b / left * w.chunk));
-                runs += t >= w.dp;
+                ok = t < w.tiles && 0 <= k0 && k0 < k1 && k1 <= (int)ktiles && !owns &&
+                     walk.role(w, (int)ktiles) == (k1 < (int)ktiles ? 1 : k0 > 0 ? 2 : 0);
+                if (t < w.dp)
+                    ok = ok && !in_shared && k0 == 0 && k1 == (int)ktiles;
+                else {
+                    ok = ok && (!in_shared || t < last) && (k1 == (int)ktiles || segments == 0);
+                    const unsigned long long s0 = (t - w.dp) * ktiles + k0, s1 = (t - w.dp) * ktiles + k1 - 1;
+                    ok = ok && gpuh_impl_tc_holder(w, (int)ktiles, s0) == b &&
+                         gpuh_impl_tc_holder(w, (int)ktiles, s1) == b;
+                    if (k1 < (int)ktiles)
+                        partial_of[b] = (long long)t;
+                    if (k0 > 0 && k1 == (int)ktiles)
+                        owns = true, owned.push_back(std::make_pair(t, k0)), owner.push_back(b);
+                    in_shared = true, last = t, ++segments;
+                }
                 for (int k = k0; ok && k < k1; ++k)
                     ++seen[t * ktiles + k];
             }
         }
         for (size_t i = 0; ok && i < seen.size(); ++i)
             ok = seen[i] == 1;
-        if (!TEST_ASSERT(ok, "M %zu N %zu tile width %d, %zu slices, %d clusters: dp %llu of %llu pairs, chunk %u, "
-                             "parts %u: walk wrong",
-                         M, N, bn, ktiles, clusters, w.dp, w.tiles, w.chunk, w.parts))
+        for (size_t o = 0; ok && o < owned.size(); ++o) {
+            const unsigned first = gpuh_impl_tc_holder(w, (int)ktiles, (owned[o].first - w.dp) * ktiles);
+            ok = first < owner[o];
+            for (unsigned b = first; ok && b < owner[o]; ++b)
+                ok = partial_of[b] == (long long)owned[o].first;
+        }
+        for (unsigned b = 0; ok && b < grid; ++b) /* every partial is on a unit with an owner */
+            if (partial_of[b] >= 0) {
+                bool found = false;
+                for (size_t o = 0; o < owned.size(); ++o)
+                    found = found || owned[o].first == (unsigned long long)partial_of[b];
+                ok = found;
+            }
+        if (!TEST_ASSERT(ok, "M %zu N %zu tile width %d in clusters of %d, %zu slices, %d clusters: dp %llu of %llu "
+                             "units, shared by %u: walk wrong",
+                         M, N, bn, ranks, ktiles, clusters, w.dp, w.tiles, w.units))
             ++bad;
     }
-    TEST_ASSERT(splits > 100, "only %d of 3000 random plans have a split part", splits);
+    TEST_ASSERT(shared > 100, "only %d of 3000 random plans have a shared part", shared);
 #endif
 }
 
-/* Products through the split part on a GPU that runs the sm_90a kernel
+/* Products through the shared part on a GPU that runs the sm_90a kernel
    (on 66 clusters of 2, checked to take it): in clusters of 2, fewer
    pairs of tiles than clusters with a long K, a few pairs of many runs
-   each, two waves and some pairs more (the largest, with one pair of
+   each, a wave and some pairs more shared out by all clusters, and 40
+   pairs shared out by 66 clusters (the two largest, with one pair of
    types); in single blocks, a row of tiles of 4 runs each; each op pair,
    padding, alpha and beta, and bitwise the same on a second call (the
    owner's fixed order of sums). */
@@ -445,9 +477,10 @@ static void test_split_shapes()
         {GPUH_OP_N, GPUH_OP_T, 1194, 3334, 2500, 0, 8, 0, 0, 1.0f, 0.0f},
         {GPUH_OP_T, GPUH_OP_T, 515, 1300, 2498, 0, 0, 3, 0, 0.75f, -0.5f},
         {GPUH_OP_N, GPUH_OP_T, 64, 3000, 4000, 0, 0, 0, 0, 1.0f, 0.0f},
+        {GPUH_OP_N, GPUH_OP_N, 1100, 1984, 4000, 0, 0, 0, 0, 1.0f, 0.0f},
     };
 #ifndef GPUH_SIM
-    const int ranks[] = {2, 2, 2, 2, 1}; /* the cluster size each case is chosen for */
+    const int ranks[] = {2, 2, 2, 2, 1, 2}; /* the cluster size each case is chosen for */
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
         const tc_case &c = cases[i];
         const gpuh_impl_tc_choice got = hopper_choice(c.M, c.N, c.K);
@@ -455,14 +488,14 @@ static void test_split_shapes()
             continue;
         gpuh_impl_tc_work w;
         (void)gpuh_impl_tc_plan(c.M, c.N, got.ranks, got.bn, (c.K + 63) / 64, got.ranks == 2 ? 66 : 132, &w);
-        TEST_ASSERT(w.chunk > 0 && got.ranks == ranks[i], "M %zu N %zu K %zu: %s in clusters of %d, not a split part "
-                    "in clusters of %d", c.M, c.N, c.K, w.chunk > 0 ? "a split part" : "no split part", got.ranks,
-                    ranks[i]);
+        TEST_ASSERT(w.units > 0 && got.ranks == ranks[i], "M %zu N %zu K %zu: %s in clusters of %d, not a shared "
+                    "part in clusters of %d", c.M, c.N, c.K, w.units > 0 ? "a shared part" : "no shared part",
+                    got.ranks, ranks[i]);
     }
 #endif
     for (const tc_case &c : cases) {
         check<__nv_bfloat16, float>(c, true);
-        if (&c != &cases[2]) { /* the largest (two waves and more) once only */
+        if (c.M * c.N * c.K < ((size_t)1 << 33)) { /* the largest once only */
             check<__half, __half>(c, true);
             check<float, float>(c, true);
         }
