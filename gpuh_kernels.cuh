@@ -708,9 +708,8 @@ __device__ __forceinline__ size_t gpuh_impl_rest_index(size_t r, size_t head, si
 
 /* Where part `part` of `parts` begins when `count` items are split into
    `parts` contiguous runs as evenly as integers allow (CUB's "even share"):
-   run p is [share(p), share(p + 1)), and share(parts) == count; it is
-   floor(count · part / parts), without the product's overflow. */
-__host__ __device__ __forceinline__ size_t gpuh_impl_share(size_t count, size_t part, size_t parts)
+   run p is [share(p), share(p + 1)), and share(parts) == count. */
+__device__ __forceinline__ size_t gpuh_impl_share(size_t count, size_t part, size_t parts)
 {
     return count / parts * part + count % parts * part / parts;
 }
@@ -3389,18 +3388,20 @@ struct gpuh_impl_tc_work {
 };
 
 /* Where block u's share of the shared part begins, of its
-   (tiles - dp)·ktiles slices (gpuh_impl_share's even share), and the block
-   whose share holds slice s: the last u whose share begins at or before
-   s, floor(((s + 1)·units - 1) / slices). */
-static __host__ __device__ __forceinline__ unsigned long long gpuh_impl_tc_share(const gpuh_impl_tc_work &w,
-                                                                                 int ktiles, unsigned long long u)
+   (tiles - dp)·ktiles slices, floor(u·slices / units), and the block whose
+   share holds slice s: the last u whose share begins at or before s,
+   floor(((s + 1)·units - 1) / slices). In 32 bits: the plan keeps
+   slices·units below 2^32 (a 64-bit division in the multipliers' code
+   costs them a register spill). */
+static __host__ __device__ __forceinline__ unsigned gpuh_impl_tc_share(const gpuh_impl_tc_work &w, int ktiles,
+                                                                       unsigned u)
 {
-    return gpuh_impl_share((size_t)(w.tiles - w.dp) * (size_t)ktiles, (size_t)u, w.units);
+    return u * ((unsigned)(w.tiles - w.dp) * (unsigned)ktiles) / w.units;
 }
 static __host__ __device__ __forceinline__ unsigned gpuh_impl_tc_holder(const gpuh_impl_tc_work &w, int ktiles,
-                                                                        unsigned long long s)
+                                                                        unsigned s)
 {
-    return (unsigned)(((s + 1) * w.units - 1) / ((w.tiles - w.dp) * (unsigned long long)ktiles));
+    return ((s + 1) * w.units - 1) / ((unsigned)(w.tiles - w.dp) * (unsigned)ktiles);
 }
 
 /* The walk of block `block` (of `grid`) over its share, one segment (a tile
@@ -3416,6 +3417,7 @@ struct gpuh_impl_tc_walk {
     __host__ __device__ bool next(const gpuh_impl_tc_work &w, unsigned grid, int ktiles, unsigned long long &t,
                                   int &k0, int &k1)
     {
+        const unsigned kt = (unsigned)ktiles;
         if (state < w.dp) {
             t = state, k0 = 0, k1 = ktiles;
             state += grid;
@@ -3424,21 +3426,21 @@ struct gpuh_impl_tc_walk {
         if (!(state >> 63)) { /* past the whole tiles: dp is a multiple of grid, so the block is state - dp */
             const unsigned long long u = state - w.dp;
             if (w.units == 0 || u >= w.units ||
-                gpuh_impl_tc_share(w, ktiles, u) == gpuh_impl_tc_share(w, ktiles, u + 1)) {
+                gpuh_impl_tc_share(w, ktiles, (unsigned)u) == gpuh_impl_tc_share(w, ktiles, (unsigned)u + 1)) {
                 state = 1ull << 63;
                 return false;
             }
-            state = 1ull << 63 | u << 32 | ((gpuh_impl_tc_share(w, ktiles, u + 1) - 1) / (unsigned)ktiles + 1);
+            state = 1ull << 63 | u << 32 | ((gpuh_impl_tc_share(w, ktiles, (unsigned)u + 1) - 1) / kt + 1);
         }
-        const unsigned long long u = state >> 32 & 0x7fffffffull, next = state & 0xffffffffull;
+        const unsigned u = (unsigned)(state >> 32 & 0x7fffffffull), next = (unsigned)state;
         if (next == 0)
             return false;
-        const unsigned long long s0 = gpuh_impl_tc_share(w, ktiles, u), s1 = gpuh_impl_tc_share(w, ktiles, u + 1);
-        const unsigned long long tile = next - 1, first = tile * (unsigned)ktiles;
+        const unsigned s0 = gpuh_impl_tc_share(w, ktiles, u), s1 = gpuh_impl_tc_share(w, ktiles, u + 1);
+        const unsigned tile = next - 1, first = tile * kt;
         t = w.dp + tile;
         k0 = s0 > first ? (int)(s0 - first) : 0;
-        k1 = s1 < first + (unsigned)ktiles ? (int)(s1 - first) : ktiles;
-        state = tile > s0 / (unsigned)ktiles ? state - 1 : state & ~0xffffffffull;
+        k1 = s1 < first + kt ? (int)(s1 - first) : ktiles;
+        state = tile > s0 / kt ? state - 1 : state & ~0xffffffffull;
         return true;
     }
     /* What the segment next() returned last is: 0 a whole tile, 1 a partial
@@ -3449,10 +3451,10 @@ struct gpuh_impl_tc_walk {
     {
         if (!(state >> 63))
             return 0;
-        const unsigned long long u = state >> 32 & 0x7fffffffull, next = state & 0xffffffffull;
-        const unsigned long long s0 = gpuh_impl_tc_share(w, ktiles, u), s1 = gpuh_impl_tc_share(w, ktiles, u + 1);
-        const unsigned long long first = (next > 0 ? next : s0 / (unsigned)ktiles) * (unsigned)ktiles;
-        return s1 < first + (unsigned)ktiles ? 1 : s0 > first ? 2 : 0;
+        const unsigned kt = (unsigned)ktiles, u = (unsigned)(state >> 32 & 0x7fffffffull), next = (unsigned)state;
+        const unsigned s0 = gpuh_impl_tc_share(w, ktiles, u), s1 = gpuh_impl_tc_share(w, ktiles, u + 1);
+        const unsigned first = (next > 0 ? next : s0 / kt) * kt;
+        return s1 < first + kt ? 1 : s0 > first ? 2 : 0;
     }
 };
 
@@ -3982,7 +3984,8 @@ static inline double gpuh_impl_tc_plan(size_t M, size_t N, int ranks, int bn, si
     const unsigned long long left = tiles % (unsigned)units, waves = tiles / (unsigned)units;
     w->tiles = tiles, w->dp = tiles, w->units = 0, w->partial = NULL, w->flags = NULL;
     double best = (double)((waves + (left > 0)) * ktiles);
-    if (left == 0)
+    /* a shared part's slices times its clusters stay below 2^32 (gpuh_impl_tc_share) */
+    if (left == 0 || (double)(left + (unsigned)units) * (double)ktiles * (double)units >= 4294967296.0)
         return best;
     const size_t most = (size_t)units / left, top = most < ktiles ? most : ktiles;
     for (size_t c = 2; c <= top; ++c) {
