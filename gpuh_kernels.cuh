@@ -547,9 +547,10 @@ struct gpuh_gemm_dmma_config {
    Memory Accelerator (TMA): one warp group loads, two multiply, through a
    ring of shared-memory stages guarded by mbarriers, in tiles of 128 × 256
    of C (128 × 128 where fewer SMs would idle), one persistent block per
-   SM; the tiles of a last wave too few to fill the SMs are cut along K,
-   one piece per SM, their partial sums (a workspace from the same pool)
-   added in a fixed order, so C is bitwise the same on every call. TMA
+   SM, in clusters of 2 that share B's loads where that is sooner; the
+   tiles of a last wave or two that would leave SMs idle are shared out
+   by K slice, their partial sums (a workspace from the same pool) added
+   in a fixed order, so C is bitwise the same on every call. TMA
    reads a matrix whose pointer and
    row stride are multiples of 16 bytes; another A or B (an odd leading
    dimension, an offset pointer) is first copied into an aligned, padded
@@ -3108,9 +3109,10 @@ __global__ void __launch_bounds__(GPUH_IMPL_TC_MMA_THREADS) gpuh_tc_mma_kernel(c
      the products of earlier ones.
    - persistent blocks: one per SM, each over tiles b, b + gridDim.x, ...,
      so that the copier fills the ring with the next tile's slices while
-     the multipliers store this one's C; the tiles of a last wave too
-     small to fill the SMs are cut along K instead (gpuh_impl_tc_work),
-     their partial sums added by each tile's last run in a fixed order;
+     the multipliers store this one's C; the tiles of a last wave or two
+     that would leave SMs idle are shared out by K slice instead
+     (gpuh_impl_tc_work), their partial sums added by each tile's owner
+     in a fixed order;
    - where the launcher chooses, clusters of 2 blocks on vertically
      adjacent tiles (rows m0 and m0 + 128, the same columns), which need
      the same slices of op(B): each block's copier loads half of a slice
@@ -3961,7 +3963,8 @@ template <typename TIn, typename TOut> static inline bool gpuh_impl_tc_hopper_re
 /* A pair of tiles' rate of products beside a single tile's, per SM: each
    block of the pair loads half of op(B)'s slices. Measured on the H200
    with the cluster size forced, per slice of each plan: 1.05 to 1.31,
-   median 1.12, over 23 shapes (bench/results/NOTES.md, "Clusters of 2"). */
+   median 1.12, over 23 shapes (bench/results/NOTES.md, "Clusters of 2
+   and a shared last wave"). */
 #define GPUH_IMPL_TC_PAIR_RATE 1.12
 
 /* The sm_90a kernel's plan for an M × N C in units of `ranks` tiles (a
