@@ -3503,6 +3503,15 @@ static __device__ __forceinline__ unsigned gpuh_impl_tc_ranks(void)
     asm volatile("mov.u32 %0, %%cluster_nctarank;\n" : "=r"(n));
     return n;
 }
+/* This block's tile of unit `tile` (a cluster's n tiles of 128 × bn, one
+   above the other, in the grouped order of an M-row C): m0, n0. */
+static __device__ __forceinline__ void gpuh_impl_tc_block_tile(unsigned long long tile, size_t M, unsigned tiles_n,
+                                                               int bn, int &m0, int &n0)
+{
+    const int unit = GPUH_IMPL_TC_BM * (int)gpuh_impl_tc_ranks();
+    gpuh_impl_tc_tile(tile, (unsigned)((M + unit - 1) / unit), tiles_n, unit, bn, m0, n0);
+    m0 += GPUH_IMPL_TC_BM * (int)gpuh_impl_tc_rank();
+}
 template <int BN>
 static __device__ __forceinline__ void gpuh_impl_tc_partial_put(const gpuh_impl_tc_work &w, const float (&d)[BN / 2],
                                                                 int i)
@@ -3610,15 +3619,12 @@ __global__ void __launch_bounds__(384, 1)
         asm volatile("setmaxnreg.dec.sync.aligned.u32 40;\n");
         if (threadIdx.x == 0) {
             const int ranks = (int)gpuh_impl_tc_ranks(), rank = (int)gpuh_impl_tc_rank();
-            const int unit = GPUH_IMPL_TC_BM * ranks;
-            const unsigned units_m = (unsigned)((p.M + unit - 1) / unit);
             /* op(B)'s slice in `boxes` boxes: this block copies its share into every block of the cluster */
             const int boxes = TB ? 2 : BN / 64;
             unsigned it = 0;
             while (walk.next(sk, gridDim.x / ranks, ktiles, tile, kb, ke)) {
                 int m0, n0;
-                gpuh_impl_tc_tile(tile, units_m, tiles_n, unit, BN, m0, n0);
-                m0 += GPUH_IMPL_TC_BM * rank;
+                gpuh_impl_tc_block_tile(tile, p.M, tiles_n, BN, m0, n0);
                 for (int kt = kb; kt < ke; ++kt, ++it) {
                     const unsigned s = it % GPUH_IMPL_TC_STAGES(BN);
                     const int k0 = kt * bk;
@@ -3676,9 +3682,7 @@ __global__ void __launch_bounds__(384, 1)
         float d[BN / 2];
         while (walk.next(sk, gridDim.x / gpuh_impl_tc_ranks(), ktiles, tile, kb, ke)) {
             int m0, n0;
-            const int unit = GPUH_IMPL_TC_BM * (int)gpuh_impl_tc_ranks();
-            gpuh_impl_tc_tile(tile, (unsigned)((p.M + unit - 1) / unit), tiles_n, unit, BN, m0, n0);
-            m0 += GPUH_IMPL_TC_BM * (int)gpuh_impl_tc_rank();
+            gpuh_impl_tc_block_tile(tile, p.M, tiles_n, BN, m0, n0);
 #pragma unroll
             for (int i = 0; i < BN / 2; ++i)
                 d[i] = 0.0f;
