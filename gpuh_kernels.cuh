@@ -437,7 +437,8 @@ cudaError_t gpuh_gemm_with(gpuh_op op_a, gpuh_op op_b, size_t M, size_t N, size_
    read consecutive vectors: no bank conflicts. MIN_BLOCKS: blocks per SM
    promised to __launch_bounds__ (it caps the registers at 64K / (threads ·
    MIN_BLOCKS)). Shipped: gpuh_sgemm_big, gpuh_sgemm_small, gpuh_sgemm_wide,
-   gpuh_sgemm_tall, gpuh_dgemm_simt ([SECTION: GEMM TUNING]). */
+   gpuh_sgemm_tall, gpuh_sgemm_wide64, gpuh_sgemm_tall64, gpuh_dgemm_simt
+   ([SECTION: GEMM TUNING]). */
 template <int BM_, int BN_, int BK_, int WARPS_M_, int WARPS_N_, int LANES_M_, int MIN_BLOCKS_>
 struct gpuh_gemm_simt_config {
     enum {
@@ -1988,6 +1989,14 @@ typedef gpuh_gemm_simt_config<64, 64, 16, 2, 4, 8, 2> gpuh_dgemm_simt;    /* dou
    compute mostly rows (columns) that do not exist. */
 typedef gpuh_gemm_simt_config<16, 128, 16, 1, 2, 2, 4> gpuh_sgemm_wide;
 typedef gpuh_gemm_simt_config<128, 16, 16, 2, 1, 16, 4> gpuh_sgemm_tall;
+/* Narrow tiles for a C of up to 64 rows (wide64) or 64 columns (tall64):
+   128 threads of 16 × 8 per thread, as the big tiles, so the same work per
+   shared load; 2 blocks per SM; slices of 8 of K (with 16, each thread
+   stages 40 elements of the next slice, and ptxas spills). cuBLAS runs
+   tiles of these proportions at such shapes (256 × 64 × 8 and 64 × 128 × 8,
+   4 warps, ncu: bench/results/NOTES.md). */
+typedef gpuh_gemm_simt_config<64, 256, 8, 2, 2, 2, 2> gpuh_sgemm_wide64;
+typedef gpuh_gemm_simt_config<256, 64, 8, 2, 2, 8, 2> gpuh_sgemm_tall64;
 
 /* Small tiles do less work per SM and per cycle than big ones: their
    blocks reread more of A and B per multiply-add. The launcher weighs their
@@ -1998,6 +2007,10 @@ typedef gpuh_gemm_simt_config<128, 16, 16, 2, 1, 16, 4> gpuh_sgemm_tall;
 /* The same for the narrow tiles (gpuh_sgemm_wide 0.60, gpuh_sgemm_tall 0.65
    of the big tiles' rate at 4096 × 4096 × 1024 on an H200). */
 #define GPUH_GEMM_NARROW_RATE 0.6
+/* The same for the 64-row and 64-column tiles: gpuh_sgemm_wide64 0.89 to
+   0.94, gpuh_sgemm_tall64 0.85 to 0.97 over the four op pairs at
+   4096 × 4096 × 1024 and × 2048 on an H200; the least of them. */
+#define GPUH_GEMM_NARROW64_RATE 0.85
 
 /* Split-K's costs, in the launcher's unit (multiply-adds per SM at the big
    tiles' rate): a block's fixed cost beside its share of K (its prologue,
@@ -2039,7 +2052,9 @@ typedef gpuh_gemm_simt_config<128, 16, 16, 2, 1, 16, 4> gpuh_sgemm_tall;
    The candidates: cover a (big tiles), c (small tiles) and, in gpuh_gemm's
    float configurations, w and t (narrow tiles of 16 rows or 16 columns,
    rate GPUH_GEMM_NARROW_RATE: a C of a few rows or columns wastes less of
-   them than of a 64 × 64 tile), each with S = 1 .. GPUH_GEMM_MAX_SPLITS
+   them than of a 64 × 64 tile) and W and T (64 × 256 and 256 × 64, rate
+   GPUH_GEMM_NARROW64_RATE: a C of up to 64 rows or columns at nearly the
+   big tiles' rate), each with S = 1 .. GPUH_GEMM_MAX_SPLITS
    (only the S that leave no slice empty), and cover b (big tiles and small
    strips, S = 1), and the hybrid on a and c (gpuh_impl_gemm_bands): where
    the tiles leave a ragged last wave, the tile rows (or columns) that fill
@@ -2049,7 +2064,11 @@ typedef gpuh_gemm_simt_config<128, 16, 16, 2, 1, 16, 4> gpuh_sgemm_tall;
    on 264 slots) then takes tens of slices and fills the GPU in one wave; a
    C that fills the GPU (4096³: 512 big tiles, 97 % of 4 waves) stays whole,
    since splitting adds waves and bytes. No size is named anywhere: the
-   choice moves with the SM count and the configurations.
+   choice moves with the SM count and the configurations. The plan is a
+   pure function of the shape, the SM count and the configurations, and the
+   plans made last are kept (gpuh_impl_gemm_plan_for): planning takes
+   microseconds of host time, which a medium-sized product would otherwise
+   pay on every call.
    =========================================================================== */
 
 /* Lets a kernel take `bytes` of dynamic shared memory: above 48 KiB a
@@ -2346,6 +2365,113 @@ static inline void gpuh_impl_gemm_bands(gpuh_impl_gemm_plan &best, int cover, si
     }
 }
 
+/* Tries configuration Cfg as cover `cover` (a narrow tile, at `rate` of the
+   big tiles' rate per SM), whole or with split-K, where its grid fits. */
+template <typename Cfg>
+static inline void gpuh_impl_gemm_narrow(gpuh_impl_gemm_plan &best, int cover, double rate, size_t M, size_t N,
+                                         size_t K, size_t elem, size_t sms)
+{
+    const size_t rows = gpuh_ceil_div(M, (size_t)Cfg::BM), cols = gpuh_ceil_div(N, (size_t)Cfg::BN);
+    if (rows <= GPUH_MAX_GRID_X / cols)
+        gpuh_impl_gemm_splits(best, cover, rows * cols, sms * Cfg::MIN_BLOCKS,
+                              (double)(Cfg::BM * Cfg::BN * Cfg::MIN_BLOCKS) / rate, Cfg::BK, M, N, K, elem, sms);
+}
+template <typename A, typename B> struct gpuh_impl_same_type {
+    enum { value = 0 };
+};
+template <typename A> struct gpuh_impl_same_type<A, A> {
+    enum { value = 1 };
+};
+
+/* The launcher's plan for an M × N × K product of elem-byte elements on
+   `sms` SMs: the cheapest cover of the cost model ([SECTION: GEMM
+   DISPATCH]) among the configurations given. */
+template <typename Big, typename Small, typename Wide, typename Tall, typename Wide64, typename Tall64>
+static inline gpuh_impl_gemm_plan gpuh_impl_gemm_choose(size_t M, size_t N, size_t K, size_t elem, size_t sms)
+{
+    const size_t s_m = Small::BM, s_n = Small::BN, b_m = Big::BM, b_n = Big::BN;
+    const size_t mi = M / b_m * b_m, ni = N / b_n * b_n; /* the part whole big tiles cover */
+    const size_t big_slots = sms * Big::MIN_BLOCKS, small_slots = sms * Small::MIN_BLOCKS;
+    const double big_work = (double)(b_m * b_n * Big::MIN_BLOCKS);
+    const double small_work = (double)(s_m * s_n * Small::MIN_BLOCKS) / GPUH_GEMM_SMALL_RATE;
+    const size_t strip_tiles = gpuh_ceil_div(M - mi, s_m) * gpuh_ceil_div(N, s_n) +
+                               gpuh_ceil_div(mi, s_m) * gpuh_ceil_div(N - ni, s_n);
+    const double k_cost = (double)K + GPUH_GEMM_K_OVERHEAD;
+    gpuh_impl_gemm_plan plan;
+    plan.cover = 'a', plan.splits = 1, plan.k_chunk = K, plan.band = 0, plan.dp = 0;
+    plan.cost = gpuh_impl_gemm_waves(gpuh_ceil_div(M, b_m) * gpuh_ceil_div(N, b_n), big_slots, big_work) * k_cost;
+    if (mi > 0 && ni > 0) { /* b needs at least one whole big tile */
+        const double cost_b = (gpuh_impl_gemm_waves((mi / b_m) * (ni / b_n), big_slots, big_work) +
+                               gpuh_impl_gemm_waves(strip_tiles, small_slots, small_work)) * k_cost;
+        if (cost_b < plan.cost)
+            plan.cover = 'b', plan.cost = cost_b;
+    }
+    gpuh_impl_gemm_splits(plan, 'a', gpuh_ceil_div(M, b_m) * gpuh_ceil_div(N, b_n), big_slots, big_work, Big::BK, M,
+                          N, K, elem, sms);
+    gpuh_impl_gemm_splits(plan, 'c', gpuh_ceil_div(M, s_m) * gpuh_ceil_div(N, s_n), small_slots, small_work,
+                          Small::BK, M, N, K, elem, sms);
+    gpuh_impl_gemm_bands(plan, 'a', b_m, b_n, big_slots, big_work, Big::BK, M, N, K, elem, sms);
+    gpuh_impl_gemm_bands(plan, 'c', s_m, s_n, small_slots, small_work, Small::BK, M, N, K, elem, sms);
+    /* the narrow tiles: a C of few rows or columns (the 64-row and
+       64-column ones only where they are configurations of their own) */
+    gpuh_impl_gemm_narrow<Wide>(plan, 'w', GPUH_GEMM_NARROW_RATE, M, N, K, elem, sms);
+    gpuh_impl_gemm_narrow<Tall>(plan, 't', GPUH_GEMM_NARROW_RATE, M, N, K, elem, sms);
+    if (!gpuh_impl_same_type<Wide64, Small>::value)
+        gpuh_impl_gemm_narrow<Wide64>(plan, 'W', GPUH_GEMM_NARROW64_RATE, M, N, K, elem, sms);
+    if (!gpuh_impl_same_type<Tall64, Small>::value)
+        gpuh_impl_gemm_narrow<Tall64>(plan, 'T', GPUH_GEMM_NARROW64_RATE, M, N, K, elem, sms);
+    return plan;
+}
+
+/* The plans made last, so that a program calling gpuh_gemm on the same
+   shapes again (a training loop, a benchmark) does not plan each call
+   again: planning tries up to GPUH_GEMM_MAX_SPLITS slices on each cover,
+   microseconds of host time, as long as a medium-sized product takes on the
+   GPU. A table of GPUH_IMPL_GEMM_PLANS entries, the slot a hash of the
+   shape, the SM count and the configurations (the address of a variable
+   of their own: gpuh_impl_gemm_set), read and written under gpuh's lock;
+   a plan is a pure function of them, so an entry is never stale. Idea:
+   cuBLASLt's heuristics cache (cublasLtHeuristicsCacheSetCapacity). */
+#define GPUH_IMPL_GEMM_PLANS 64
+struct gpuh_impl_gemm_plan_entry {
+    const void *set;
+    size_t M, N, K, sms;
+    gpuh_impl_gemm_plan plan;
+};
+GPUH_IMPL_SHARED gpuh_impl_gemm_plan_entry gpuh_impl_gemm_plans_v[GPUH_IMPL_GEMM_PLANS];
+template <typename Big, typename Small, typename Wide, typename Tall, typename Wide64, typename Tall64, typename T>
+struct gpuh_impl_gemm_set {
+    static const char id;
+};
+template <typename Big, typename Small, typename Wide, typename Tall, typename Wide64, typename Tall64, typename T>
+const char gpuh_impl_gemm_set<Big, Small, Wide, Tall, Wide64, Tall64, T>::id = 0;
+
+/* gpuh_impl_gemm_choose's plan, from the table where it is there. */
+template <typename Big, typename Small, typename Wide, typename Tall, typename Wide64, typename Tall64, typename T>
+static inline gpuh_impl_gemm_plan gpuh_impl_gemm_plan_for(size_t M, size_t N, size_t K, size_t sms)
+{
+    const void *set = &gpuh_impl_gemm_set<Big, Small, Wide, Tall, Wide64, Tall64, T>::id;
+    unsigned long long h = (uintptr_t)set;
+    const size_t key[4] = {M, N, K, sms};
+    for (int i = 0; i < 4; ++i)
+        h = (h ^ key[i]) * 0x9e3779b97f4a7c15ull; /* Fibonacci hashing: the high bits mix all of the key */
+    gpuh_impl_gemm_plan_entry *const e = &gpuh_impl_gemm_plans_v[(h >> 32) % GPUH_IMPL_GEMM_PLANS];
+    gpuh_impl_gemm_plan plan;
+    bool found;
+    GPUH_IMPL_LOCK();
+    found = e->set == set && e->M == M && e->N == N && e->K == K && e->sms == sms;
+    if (found)
+        plan = e->plan;
+    GPUH_IMPL_UNLOCK();
+    if (found)
+        return plan;
+    plan = gpuh_impl_gemm_choose<Big, Small, Wide, Tall, Wide64, Tall64>(M, N, K, sizeof(T), sms);
+    GPUH_IMPL_LOCK();
+    e->set = set, e->M = M, e->N = N, e->K = K, e->sms = sms, e->plan = plan;
+    GPUH_IMPL_UNLOCK();
+    return plan;
+}
+
 /* Fills `pt` with rows [r0, r0 + m) and columns [c0, c0 + n) of C, in tiles
    of bm × bn (leading dimensions and K from `a`); returns its number of
    tiles. The part's A starts at op(A)'s row r0 (A's row, or Aᵀ's column),
@@ -2364,19 +2490,20 @@ static inline size_t gpuh_impl_gemm_part_of(const gpuh_impl_gemm_args<T> &a, boo
     return (size_t)pt.tiles_m * pt.tiles_n;
 }
 
-/* Launches the plan's cover ('a' Big, 'c' Small, 'w' Wide, 't' Tall: one
+/* Launches the plan's cover ('a' Big, 'c' Small, 'w' Wide, 't' Tall, 'W'
+   Wide64, 'T' Tall64: one
    part, all of C) over all of K or in its slices (split-K: the workspace,
    the tiled kernel, the reduce kernel, the workspace freed). */
-template <typename Big, typename Small, typename Wide, typename Tall, typename T>
+template <typename Big, typename Small, typename Wide, typename Tall, typename Wide64, typename Tall64, typename T>
 static inline cudaError_t gpuh_impl_gemm_whole(const gpuh_impl_gemm_plan &plan, gpuh_impl_gemm_args<T> &a, bool vec,
                                                bool ta, bool tb, size_t M, size_t N, const T *d_A, const T *d_B,
                                                T *d_C, int dev, int sms, cudaStream_t stream)
 {
     const int c = plan.cover;
     const size_t bm = c == 'a' ? (size_t)Big::BM : c == 'c' ? (size_t)Small::BM : c == 'w' ? (size_t)Wide::BM
-                                                                                              : (size_t)Tall::BM;
+                      : c == 't' ? (size_t)Tall::BM : c == 'W' ? (size_t)Wide64::BM : (size_t)Tall64::BM;
     const size_t bn = c == 'a' ? (size_t)Big::BN : c == 'c' ? (size_t)Small::BN : c == 'w' ? (size_t)Wide::BN
-                                                                                              : (size_t)Tall::BN;
+                      : c == 't' ? (size_t)Tall::BN : c == 'W' ? (size_t)Wide64::BN : (size_t)Tall64::BN;
     const size_t tiles = gpuh_impl_gemm_part_of(a, ta, tb, a.part[0], 0, 0, M, N, bm, bn, d_A, d_B, d_C);
     size_t splits = plan.splits;
     a.part[1] = a.part[0];
@@ -2392,7 +2519,9 @@ static inline cudaError_t gpuh_impl_gemm_whole(const gpuh_impl_gemm_plan &plan, 
     cudaError_t err = c == 'a'   ? gpuh_impl_gemm_launch(Big(), a, vec, ta, tb, blocks, stream)
                       : c == 'c' ? gpuh_impl_gemm_launch(Small(), a, vec, ta, tb, blocks, stream)
                       : c == 'w' ? gpuh_impl_gemm_launch(Wide(), a, vec, ta, tb, blocks, stream)
-                                 : gpuh_impl_gemm_launch(Tall(), a, vec, ta, tb, blocks, stream);
+                      : c == 't' ? gpuh_impl_gemm_launch(Tall(), a, vec, ta, tb, blocks, stream)
+                      : c == 'W' ? gpuh_impl_gemm_launch(Wide64(), a, vec, ta, tb, blocks, stream)
+                                 : gpuh_impl_gemm_launch(Tall64(), a, vec, ta, tb, blocks, stream);
     if (a.work == NULL)
         return err;
     if (err == cudaSuccess) {
@@ -2410,7 +2539,7 @@ static inline cudaError_t gpuh_impl_gemm_whole(const gpuh_impl_gemm_plan &plan, 
    (the cost model of [SECTION: GEMM DISPATCH]) and its launches. Wide and
    Tall: configurations for a C of few rows (Wide::BM small) or few columns
    (Tall::BN small); gpuh_gemm_with passes Small for both. */
-template <typename Big, typename Small, typename Wide, typename Tall, typename T>
+template <typename Big, typename Small, typename Wide, typename Tall, typename Wide64, typename Tall64, typename T>
 cudaError_t gpuh_impl_gemm_run(gpuh_op op_a, gpuh_op op_b, size_t M, size_t N, size_t K, T alpha, const T *d_A,
                                size_t lda, const T *d_B, size_t ldb, T beta, T *d_C, size_t ldc, cudaStream_t stream,
                                bool may_stage = true);
@@ -2422,7 +2551,7 @@ cudaError_t gpuh_impl_gemm_run(gpuh_op op_a, gpuh_op op_b, size_t M, size_t N, s
    frees the workspaces (stream-ordered). C keeps its leading dimension.
    Where a workspace cannot be had, the product runs on the matrices as they
    are (element loads). */
-template <typename Big, typename Small, typename Wide, typename Tall, typename T>
+template <typename Big, typename Small, typename Wide, typename Tall, typename Wide64, typename Tall64, typename T>
 static inline cudaError_t gpuh_impl_gemm_staged(gpuh_op op_a, gpuh_op op_b, size_t M, size_t N, size_t K, T alpha,
                                                 const T *d_A, size_t lda, const T *d_B, size_t ldb, T beta, T *d_C,
                                                 size_t ldc, int dev, cudaStream_t stream)
@@ -2442,19 +2571,19 @@ static inline cudaError_t gpuh_impl_gemm_staged(gpuh_op op_a, gpuh_op op_b, size
         err = cudaMemcpy2DAsync(sb, lb * sizeof(T), d_B, ldb * sizeof(T), cb * sizeof(T), rb, cudaMemcpyDeviceToDevice,
                                 stream);
     if (err == cudaSuccess)
-        err = gpuh_impl_gemm_run<Big, Small, Wide, Tall, T>(op_a, op_b, M, N, K, alpha, move_a ? sa : d_A, la,
-                                                            move_b ? sb : d_B, lb, beta, d_C, ldc, stream, false);
+        err = gpuh_impl_gemm_run<Big, Small, Wide, Tall, Wide64, Tall64, T>(
+            op_a, op_b, M, N, K, alpha, move_a ? sa : d_A, la, move_b ? sb : d_B, lb, beta, d_C, ldc, stream, false);
     else {
         (void)cudaGetLastError(); /* not sticky: no staging */
-        err = gpuh_impl_gemm_run<Big, Small, Wide, Tall, T>(op_a, op_b, M, N, K, alpha, d_A, lda, d_B, ldb, beta, d_C,
-                                                            ldc, stream, false);
+        err = gpuh_impl_gemm_run<Big, Small, Wide, Tall, Wide64, Tall64, T>(op_a, op_b, M, N, K, alpha, d_A, lda, d_B,
+                                                                            ldb, beta, d_C, ldc, stream, false);
     }
     const cudaError_t fa = sa != NULL ? cudaFreeAsync(sa, stream) : cudaSuccess;
     const cudaError_t fb = sb != NULL ? cudaFreeAsync(sb, stream) : cudaSuccess;
     return err != cudaSuccess ? err : fa != cudaSuccess ? fa : fb;
 }
 
-template <typename Big, typename Small, typename Wide, typename Tall, typename T>
+template <typename Big, typename Small, typename Wide, typename Tall, typename Wide64, typename Tall64, typename T>
 cudaError_t gpuh_impl_gemm_run(gpuh_op op_a, gpuh_op op_b, size_t M, size_t N, size_t K, T alpha, const T *d_A,
                                size_t lda, const T *d_B, size_t ldb, T beta, T *d_C, size_t ldc, cudaStream_t stream,
                                bool may_stage)
@@ -2482,8 +2611,8 @@ cudaError_t gpuh_impl_gemm_run(gpuh_op op_a, gpuh_op op_b, size_t M, size_t N, s
     if (!vec && may_stage && K > 0 &&
         (double)M * (double)N * (double)K * GPUH_GEMM_SCALAR_LOSS >
             2.0 * (double)((M + N) * K * sizeof(T)) * GPUH_GEMM_MACS_PER_BYTE + GPUH_GEMM_SPLIT_FIXED * sms)
-        return gpuh_impl_gemm_staged<Big, Small, Wide, Tall, T>(op_a, op_b, M, N, K, alpha, d_A, lda, d_B, ldb, beta,
-                                                                d_C, ldc, dev, stream);
+        return gpuh_impl_gemm_staged<Big, Small, Wide, Tall, Wide64, Tall64, T>(op_a, op_b, M, N, K, alpha, d_A, lda,
+                                                                                d_B, ldb, beta, d_C, ldc, dev, stream);
 
     /* Every tile is a block of a 1-D grid: at most 2^31 - 1 of them. */
     const size_t s_m = Small::BM, s_n = Small::BN, b_m = Big::BM, b_n = Big::BN;
@@ -2493,37 +2622,7 @@ cudaError_t gpuh_impl_gemm_run(gpuh_op op_a, gpuh_op op_b, size_t M, size_t N, s
                          M, N, tile_m, tile_n);
 
     const size_t mi = M / b_m * b_m, ni = N / b_n * b_n; /* the part whole big tiles cover */
-    const size_t big_slots = (size_t)sms * Big::MIN_BLOCKS, small_slots = (size_t)sms * Small::MIN_BLOCKS;
-    const double big_work = (double)(b_m * b_n * Big::MIN_BLOCKS);
-    const double small_work = (double)(s_m * s_n * Small::MIN_BLOCKS) / GPUH_GEMM_SMALL_RATE;
-    const size_t strip_tiles = gpuh_ceil_div(M - mi, s_m) * gpuh_ceil_div(N, s_n) +
-                               gpuh_ceil_div(mi, s_m) * gpuh_ceil_div(N - ni, s_n);
-    const double k_cost = (double)K + GPUH_GEMM_K_OVERHEAD;
-    gpuh_impl_gemm_plan plan;
-    plan.cover = 'a', plan.splits = 1, plan.k_chunk = K, plan.band = 0, plan.dp = 0;
-    plan.cost = gpuh_impl_gemm_waves(gpuh_ceil_div(M, b_m) * gpuh_ceil_div(N, b_n), big_slots, big_work) * k_cost;
-    if (mi > 0 && ni > 0) { /* b needs at least one whole big tile */
-        const double cost_b = (gpuh_impl_gemm_waves((mi / b_m) * (ni / b_n), big_slots, big_work) +
-                               gpuh_impl_gemm_waves(strip_tiles, small_slots, small_work)) * k_cost;
-        if (cost_b < plan.cost)
-            plan.cover = 'b', plan.cost = cost_b;
-    }
-    gpuh_impl_gemm_splits(plan, 'a', gpuh_ceil_div(M, b_m) * gpuh_ceil_div(N, b_n), big_slots, big_work, Big::BK, M,
-                          N, K, sizeof(T), (size_t)sms);
-    gpuh_impl_gemm_splits(plan, 'c', gpuh_ceil_div(M, s_m) * gpuh_ceil_div(N, s_n), small_slots, small_work,
-                          Small::BK, M, N, K, sizeof(T), (size_t)sms);
-    gpuh_impl_gemm_bands(plan, 'a', b_m, b_n, big_slots, big_work, Big::BK, M, N, K, sizeof(T), (size_t)sms);
-    gpuh_impl_gemm_bands(plan, 'c', s_m, s_n, small_slots, small_work, Small::BK, M, N, K, sizeof(T), (size_t)sms);
-    /* the narrow tiles (where their grid fits): a C of few rows or columns */
-    const size_t wide_tiles = gpuh_ceil_div(M, Wide::BM), tall_tiles = gpuh_ceil_div(N, Tall::BN);
-    if (wide_tiles <= GPUH_MAX_GRID_X / gpuh_ceil_div(N, Wide::BN))
-        gpuh_impl_gemm_splits(plan, 'w', wide_tiles * gpuh_ceil_div(N, Wide::BN), (size_t)sms * Wide::MIN_BLOCKS,
-                              (double)(Wide::BM * Wide::BN * Wide::MIN_BLOCKS) / GPUH_GEMM_NARROW_RATE, Wide::BK, M,
-                              N, K, sizeof(T), (size_t)sms);
-    if (tall_tiles <= GPUH_MAX_GRID_X / gpuh_ceil_div(M, Tall::BM))
-        gpuh_impl_gemm_splits(plan, 't', tall_tiles * gpuh_ceil_div(M, Tall::BM), (size_t)sms * Tall::MIN_BLOCKS,
-                              (double)(Tall::BM * Tall::BN * Tall::MIN_BLOCKS) / GPUH_GEMM_NARROW_RATE, Tall::BK, M,
-                              N, K, sizeof(T), (size_t)sms);
+    const gpuh_impl_gemm_plan plan = gpuh_impl_gemm_plan_for<Big, Small, Wide, Tall, Wide64, Tall64, T>(M, N, K, sms);
 
     if (plan.band != 0) { /* rows (columns) [0, dp) whole, then the rest in slices of K */
         const bool rows = plan.band == 'r';
@@ -2531,19 +2630,19 @@ cudaError_t gpuh_impl_gemm_run(gpuh_op op_a, gpuh_op op_b, size_t M, size_t N, s
         gpuh_impl_gemm_args<T> a1 = a;
         gpuh_impl_gemm_part<T> rest;
         first.splits = 1, first.k_chunk = K;
-        err = gpuh_impl_gemm_whole<Big, Small, Wide, Tall>(first, a1, vec, ta, tb, rows ? plan.dp : M,
-                                                           rows ? N : plan.dp, d_A, d_B, d_C, dev, sms, stream);
+        err = gpuh_impl_gemm_whole<Big, Small, Wide, Tall, Wide64, Tall64>(
+            first, a1, vec, ta, tb, rows ? plan.dp : M, rows ? N : plan.dp, d_A, d_B, d_C, dev, sms, stream);
         if (err != cudaSuccess)
             return err;
         (void)gpuh_impl_gemm_part_of(a, ta, tb, rest, rows ? plan.dp : 0, rows ? 0 : plan.dp, 1, 1, 1, 1, d_A, d_B,
                                      d_C);
-        return gpuh_impl_gemm_whole<Big, Small, Wide, Tall>(plan, a, vec, ta, tb, rows ? M - plan.dp : M,
-                                                            rows ? N : N - plan.dp, rest.A, rest.B, rest.C, dev,
-                                                            sms, stream);
+        return gpuh_impl_gemm_whole<Big, Small, Wide, Tall, Wide64, Tall64>(
+            plan, a, vec, ta, tb, rows ? M - plan.dp : M, rows ? N : N - plan.dp, rest.A, rest.B, rest.C, dev, sms,
+            stream);
     }
     if (plan.cover != 'b')
-        return gpuh_impl_gemm_whole<Big, Small, Wide, Tall>(plan, a, vec, ta, tb, M, N, d_A, d_B, d_C, dev, sms,
-                                                            stream);
+        return gpuh_impl_gemm_whole<Big, Small, Wide, Tall, Wide64, Tall64>(plan, a, vec, ta, tb, M, N, d_A, d_B, d_C,
+                                                                            dev, sms, stream);
     /* b: whole big tiles, then the strips in one launch: below the big tiles
        (all N columns), and right of them. */
     a.part0_tiles = a.tiles =
@@ -2569,8 +2668,8 @@ template <typename Big, typename Small, typename T>
 cudaError_t gpuh_gemm_with(gpuh_op op_a, gpuh_op op_b, size_t M, size_t N, size_t K, T alpha, const T *d_A,
                            size_t lda, const T *d_B, size_t ldb, T beta, T *d_C, size_t ldc, cudaStream_t stream)
 {
-    return gpuh_impl_gemm_run<Big, Small, Small, Small, T>(op_a, op_b, M, N, K, alpha, d_A, lda, d_B, ldb, beta,
-                                                            d_C, ldc, stream);
+    return gpuh_impl_gemm_run<Big, Small, Small, Small, Small, Small, T>(op_a, op_b, M, N, K, alpha, d_A, lda, d_B,
+                                                                         ldb, beta, d_C, ldc, stream);
 }
 
 template <typename Big, typename Small, typename T>
@@ -2581,15 +2680,19 @@ cudaError_t gpuh_gemm_with(size_t M, size_t N, size_t K, T alpha, const T *d_A, 
                                          stream);
 }
 
-/* The default configurations per type: float on the CUDA cores; double on
-   the FP64 tensor cores where this build has sm_90 code, else on the CUDA cores. */
+/* The default configurations per type: float on the CUDA cores
+   (GPUH_IMPL_SGEMM_SET: Big, Small, Wide, Tall, Wide64, Tall64 of
+   gpuh_impl_gemm_run); double on the FP64 tensor cores where this build has
+   sm_90 code, else on the CUDA cores. */
+#define GPUH_IMPL_SGEMM_SET                                                                                        \
+    gpuh_sgemm_big, gpuh_sgemm_small, gpuh_sgemm_wide, gpuh_sgemm_tall, gpuh_sgemm_wide64, gpuh_sgemm_tall64
 template <typename T> struct gpuh_impl_gemm_default;
 template <> struct gpuh_impl_gemm_default<float> {
     static cudaError_t run(gpuh_op op_a, gpuh_op op_b, size_t M, size_t N, size_t K, float alpha, const float *d_A,
                            size_t lda, const float *d_B, size_t ldb, float beta, float *d_C, size_t ldc,
                            cudaStream_t stream)
     {
-        return gpuh_impl_gemm_run<gpuh_sgemm_big, gpuh_sgemm_small, gpuh_sgemm_wide, gpuh_sgemm_tall, float>(
+        return gpuh_impl_gemm_run<GPUH_IMPL_SGEMM_SET, float>(
             op_a, op_b, M, N, K, alpha, d_A, lda, d_B, ldb, beta, d_C, ldc, stream);
     }
 };

@@ -1124,10 +1124,13 @@ template <typename T> static void test_gemm_unused_ld()
    loads), pointers sometimes moved off alignment; C's padding and the
    elements before it are poisoned or random and must not change. */
 enum gemm_path {
-    PATH_DEFAULT, PATH_BIG, PATH_SMALL, PATH_SIMT_DOUBLE, PATH_WIDE, PATH_TALL, PATH_DMMA_K16, PATH_DMMA_FRAGS2
+    PATH_DEFAULT, PATH_BIG, PATH_SMALL, PATH_SIMT_DOUBLE, PATH_WIDE, PATH_TALL, PATH_WIDE64, PATH_TALL64, PATH_DMMA_K16,
+    PATH_DMMA_FRAGS2
 };
-static const char *const gemm_path_name[] = {"default",    "big tiles",  "small tiles",   "CUDA-core double",
-                                             "wide tiles", "tall tiles", "FP64 m16n8k16", "FP64 fragments x2"};
+static const char *const gemm_path_name[] = {"default",          "big tiles",          "small tiles",
+                                             "CUDA-core double", "wide tiles",         "tall tiles",
+                                             "wide64 tiles",     "tall64 tiles",       "FP64 m16n8k16",
+                                             "FP64 fragments x2"};
 /* The FP64 tensor-core kernel's other options (gpuh_gemm_dmma_config's MMA_K
    and FRAGS), which the shipped tiles do not use: two slices of 32 in flight. */
 typedef gpuh_gemm_dmma_config<64, 128, 32, 2, 2, 2, 2, 16, 1> dmma_k16;
@@ -1153,6 +1156,8 @@ static cudaError_t gemm_on_path(gemm_path path, gpuh_op oa, gpuh_op ob, size_t M
             : path == PATH_SMALL ? gemm_with_one<gpuh_sgemm_small, T>
             : path == PATH_WIDE  ? gemm_with_one<gpuh_sgemm_wide, T>
             : path == PATH_TALL  ? gemm_with_one<gpuh_sgemm_tall, T>
+            : path == PATH_WIDE64 ? gemm_with_one<gpuh_sgemm_wide64, T>
+            : path == PATH_TALL64 ? gemm_with_one<gpuh_sgemm_tall64, T>
                                  : nullptr;
     else
         f = path == PATH_BIG           ? gemm_with_one<gpuh_dgemm_big, T>
@@ -1263,6 +1268,17 @@ static void check_gemm_op(gemm_path path, gpuh_op oa, gpuh_op ob, size_t M, size
                 gemm_path_name[path], ta ? 'T' : 'N', tb ? 'T' : 'N', M, N, K, changed);
 }
 
+/* gpuh_gemm<float>'s plan for M × N × K on `sms` SMs: from the table of
+   plans made (as gpuh_gemm takes it), and made afresh. */
+static gpuh_impl_gemm_plan float_plan_table(size_t M, size_t N, size_t K, size_t sms)
+{
+    return gpuh_impl_gemm_plan_for<GPUH_IMPL_SGEMM_SET, float>(M, N, K, sms);
+}
+static gpuh_impl_gemm_plan float_plan_made(size_t M, size_t N, size_t K, size_t sms)
+{
+    return gpuh_impl_gemm_choose<GPUH_IMPL_SGEMM_SET>(M, N, K, sizeof(float), sms);
+}
+
 template <typename T> static void test_gemm_ops()
 {
     unsigned long long rng = next_seed();
@@ -1280,7 +1296,7 @@ template <typename T> static void test_gemm_ops()
         paths.insert(paths.end(), {PATH_DMMA_K16, PATH_DMMA_FRAGS2});
 #endif
     } else
-        paths.insert(paths.end(), {PATH_WIDE, PATH_TALL});
+        paths.insert(paths.end(), {PATH_WIDE, PATH_TALL, PATH_WIDE64, PATH_TALL64});
     size_t n = 0;
     for (int op = 0; op < 4; ++op) {
         const gpuh_op oa = op & 2 ? GPUH_OP_T : GPUH_OP_N, ob = op & 1 ? GPUH_OP_T : GPUH_OP_N;
@@ -1291,6 +1307,19 @@ template <typename T> static void test_gemm_ops()
                 check_gemm_op<T>(path, oa, ob, draw(2, most), draw(2, most), draw(1, most_k), pad, off,
                                  rep == 1 ? -1.5 : 1.0, rep == 0 ? 0.0 : 0.75);
             }
+        /* a tall C and a wide one of 49 to 64 columns (rows) whose plans on 132 SMs take the 64-column
+           (64-row) tiles, split along K, on the GPU only */
+        for (int w = 0; w < 2 && is_f && !quick; ++w) {
+            size_t m = 0, c = 0, k = 0;
+            for (int tries = 0; tries < 100 && m == 0; ++tries) {
+                const size_t tm = draw(4096, 6000), tc = draw(49, 64), tk = draw(2048, 4096);
+                if (float_plan_made(w ? tc : tm, w ? tm : tc, tk, 132).cover == (w ? 'W' : 'T'))
+                    m = tm, c = tc, k = tk;
+            }
+            if (TEST_ASSERT(m > 0, "no %s C of 49 to 64 %s planned on the %s tiles", w ? "wide" : "tall",
+                            w ? "rows" : "columns", w ? "64-row" : "64-column"))
+                check_gemm_op<T>(PATH_DEFAULT, oa, ob, w ? c : m, w ? m : c, k, draw(0, 3), 0, 1, 0.25);
+        }
         /* a big-tile interior with ragged strips (the default's cover b), and a C whose big tiles fill one wave
            and a few more on 132 SMs (the hybrid: whole tiles, then the rest split along K), on the GPU only:
            large for the simulator */
@@ -1322,6 +1351,42 @@ template <typename T> static void test_gemm_ops()
 }
 
 /* Bad arguments: each is cudaErrorInvalidValue and the detail names it. */
+/* gpuh_gemm's plans (host only): the table of plans made gives the plan
+   gpuh_impl_gemm_choose makes, field for field, over random shapes and SM
+   counts, a third of them asked for again (hits), the others filling and
+   overwriting the table's slots. */
+static void test_gemm_plans()
+{
+    unsigned long long rng = next_seed();
+    const auto draw = [&rng](size_t lo, size_t hi) { return lo + (size_t)(gpuh_test_uniform(&rng) * (hi - lo + 1)); };
+    const size_t sms_v[] = {1, 16, 78, 108, 132, 144};
+    std::vector<size_t> seen;
+    size_t differ = 0, n = quick ? 1500 : 6000;
+    for (size_t i = 0; i < n; ++i) {
+        size_t key[4];
+        if (i % 3 == 2 && !seen.empty()) { /* a shape asked for before */
+            const size_t j = draw(0, seen.size() / 4 - 1) * 4;
+            for (int q = 0; q < 4; ++q)
+                key[q] = seen[j + q];
+        } else {
+            for (int q = 0; q < 3; ++q) /* log-uniform in [1, 2^15] */
+                key[q] = (size_t)std::exp2(gpuh_test_uniform(&rng) * 15.0);
+            key[3] = sms_v[draw(0, 5)];
+            seen.insert(seen.end(), key, key + 4);
+        }
+        const gpuh_impl_gemm_plan got = float_plan_table(key[0], key[1], key[2], key[3]);
+        const gpuh_impl_gemm_plan want = float_plan_made(key[0], key[1], key[2], key[3]);
+        if (got.cover != want.cover || got.splits != want.splits || got.k_chunk != want.k_chunk ||
+            got.band != want.band || got.dp != want.dp || !same_bits(got.cost, want.cost)) {
+            if (differ++ < 5)
+                TEST_ASSERT(false, "plan of %zu x %zu x %zu on %zu SMs: table %c/%zu/%zu, made %c/%zu/%zu", key[0],
+                            key[1], key[2], key[3], got.cover, got.splits, got.k_chunk, want.cover, want.splits,
+                            want.k_chunk);
+        }
+    }
+    TEST_ASSERT(differ == 0, "%zu of %zu plans from the table differ from the plans made", differ, n);
+}
+
 static void test_gemm_arguments()
 {
     dev_array<float> x(64);
@@ -1706,6 +1771,7 @@ int main()
     printf("gemm against cuBLAS: left out (the simulator has no cuBLAS)\n");
 #endif
     test_gemm_tall();
+    test_gemm_plans();
     test_gemm_arguments();
     test_gemm_unused_ld<float>();
     test_gemm_unused_ld<double>();

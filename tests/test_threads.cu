@@ -1,14 +1,17 @@
 /* test_threads.cu - gpuh from several host threads at once, as the CUDA
    runtime allows: THREADS host threads each run ROUNDS rounds of
        allocate (device, pinned) -> copy in on their own stream ->
-       gpuh_vector_add, gpuh_sum and a kernel of this file (GPUH_LAUNCH) ->
+       gpuh_vector_add, gpuh_sum, gpuh_gemm and a kernel of this file
+       (GPUH_LAUNCH) -> gpuh_gemm's table of plans, which every thread
+       reads and writes, against plans made afresh ->
        time one of them (gpuh_timer) -> fail on purpose (gpuh_vector_add with
        a NULL input, a launch of 2048 threads per block) and check that the
        error and its detail are the thread's own -> copy out -> free,
    with fresh random inputs of a size that differs per thread and round,
    outputs poisoned before each run, every result checked (vector add
    exactly, the sum against a float64 reference within gpuh_sum_depth's
-   bound, the kernel exactly), and at the end no gpuh allocation live.
+   bound, the product and the kernel exactly), and at the end no gpuh
+   allocation live.
 
    Built twice: for the CPU simulator under ThreadSanitizer (CTest
    tsan.threads: data races in gpuh or the simulator fail it), and for a GPU
@@ -107,6 +110,31 @@ static void host_thread(int who, unsigned long long seed, int rounds)
         CHECK_CUDA_T(gpuh_timer_stop(&t));
         CHECK_CUDA_T(gpuh_sum(d_a, n, d_sum, d_temp, s));
         CHECK_CUDA_T(GPUH_LAUNCH(scale_tag_kernel, dim3(static_cast<unsigned>((n + 127) / 128)), 128, 0, s, d_x, d_y, n, 3, tag));
+        /* C = A·B of a shape of this thread and round, from small integers
+           (every sum exact in float), and the table of plans: its plan
+           against a plan made afresh, for shapes the threads share */
+        const size_t gm = 1 + gpuh_test_next(&rng) % 40, gn = 1 + gpuh_test_next(&rng) % 40,
+                     gk = 1 + gpuh_test_next(&rng) % 40;
+        float *d_ga = NULL, *d_gb = NULL, *d_gc = NULL;
+        std::vector<float> ga(gm * gk), gb(gk * gn), gc(gm * gn);
+        for (float &v : ga)
+            v = static_cast<float>(static_cast<int>(gpuh_test_next(&rng) % 9) - 4);
+        for (float &v : gb)
+            v = static_cast<float>(static_cast<int>(gpuh_test_next(&rng) % 9) - 4);
+        CHECK_CUDA_T(gpuh_to_device(&d_ga, ga.data(), ga.size()));
+        CHECK_CUDA_T(gpuh_to_device(&d_gb, gb.data(), gb.size()));
+        CHECK_CUDA_T(gpuh_device_array(&d_gc, gc.size()));
+        CHECK_CUDA_T(gpuh_gemm(GPUH_OP_N, GPUH_OP_N, gm, gn, gk, 1.0f, d_ga, gk, d_gb, gn, 0.0f, d_gc, gn, s));
+        for (int q = 0; q < 32; ++q) {
+            const size_t pm = 1 + gpuh_test_next(&rng) % 3000, pn = 1 + gpuh_test_next(&rng) % 3000,
+                         pk = 1 + gpuh_test_next(&rng) % 3000, psms = 1 + gpuh_test_next(&rng) % 3 * 66;
+            const gpuh_impl_gemm_plan got = gpuh_impl_gemm_plan_for<GPUH_IMPL_SGEMM_SET, float>(pm, pn, pk, psms);
+            const gpuh_impl_gemm_plan want = gpuh_impl_gemm_choose<GPUH_IMPL_SGEMM_SET>(pm, pn, pk, sizeof(float), psms);
+            CHECK_T(got.cover == want.cover && got.splits == want.splits && got.k_chunk == want.k_chunk &&
+                        got.band == want.band && got.dp == want.dp && got.cost == want.cost,
+                    "plan of " + std::to_string(pm) + " x " + std::to_string(pn) + " x " + std::to_string(pk) +
+                        " on " + std::to_string(psms) + " SMs: the table's differs from a plan made afresh");
+        }
 
         /* Failures on purpose: the error and its detail must be this thread's. */
         const cudaError_t bad = gpuh_vector_add(d_a, static_cast<const float *>(NULL), d_c, n + 1, s);
@@ -125,6 +153,20 @@ static void host_thread(int who, unsigned long long seed, int rounds)
         CHECK_CUDA_T(gpuh_copy_to_host_async(h_c + n, d_sum, 1, s));
         CHECK_CUDA_T(gpuh_copy_to_host_async(y, d_y, n, s));
         CHECK_CUDA_T(cudaStreamSynchronize(s));
+        CHECK_CUDA_T(gpuh_copy_to_host(gc.data(), d_gc, gc.size()));
+        size_t wrong_g = 0;
+        for (size_t i = 0; i < gm; ++i)
+            for (size_t j = 0; j < gn; ++j) {
+                float want = 0.0f;
+                for (size_t k = 0; k < gk; ++k)
+                    want += ga[i * gk + k] * gb[k * gn + j];
+                wrong_g += gc[i * gn + j] != want;
+            }
+        CHECK_T(wrong_g == 0, std::to_string(wrong_g) + " of " + std::to_string(gm * gn) + " products wrong (" +
+                                  std::to_string(gm) + " x " + std::to_string(gn) + " x " + std::to_string(gk) + ")");
+        CHECK_CUDA_T(gpuh_free(d_ga));
+        CHECK_CUDA_T(gpuh_free(d_gb));
+        CHECK_CUDA_T(gpuh_free(d_gc));
         CHECK_CUDA_T(gpuh_timer_elapsed_ms(&t, &ms));
         CHECK_T(ms >= 0.0f && ms < 60000.0f, "elapsed " + std::to_string(ms) + " ms");
         CHECK_CUDA_T(gpuh_timer_destroy(&t));
