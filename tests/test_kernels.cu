@@ -1350,7 +1350,6 @@ template <typename T> static void test_gemm_ops()
     printf("gemm<%s> with transposes: %zu shapes (NN, NT, TN, TT; each path)\n", type_name<T>(), n);
 }
 
-/* Bad arguments: each is cudaErrorInvalidValue and the detail names it. */
 /* gpuh_gemm's plans (host only): the table of plans made gives the plan
    gpuh_impl_gemm_choose makes, field for field, over random shapes and SM
    counts, a third of them asked for again (hits), the others filling and
@@ -1387,6 +1386,7 @@ static void test_gemm_plans()
     TEST_ASSERT(differ == 0, "%zu of %zu plans from the table differ from the plans made", differ, n);
 }
 
+/* Bad arguments: each is cudaErrorInvalidValue and the detail names it. */
 static void test_gemm_arguments()
 {
     dev_array<float> x(64);

@@ -115,15 +115,22 @@ static void host_thread(int who, unsigned long long seed, int rounds)
            against a plan made afresh, for shapes the threads share */
         const size_t gm = 1 + gpuh_test_next(&rng) % 40, gn = 1 + gpuh_test_next(&rng) % 40,
                      gk = 1 + gpuh_test_next(&rng) % 40;
-        float *d_ga = NULL, *d_gb = NULL, *d_gc = NULL;
-        std::vector<float> ga(gm * gk), gb(gk * gn), gc(gm * gn);
-        for (float &v : ga)
-            v = static_cast<float>(static_cast<int>(gpuh_test_next(&rng) % 9) - 4);
-        for (float &v : gb)
-            v = static_cast<float>(static_cast<int>(gpuh_test_next(&rng) % 9) - 4);
-        CHECK_CUDA_T(gpuh_to_device(&d_ga, ga.data(), ga.size()));
-        CHECK_CUDA_T(gpuh_to_device(&d_gb, gb.data(), gb.size()));
-        CHECK_CUDA_T(gpuh_device_array(&d_gc, gc.size()));
+        float *ga = NULL, *gb = NULL, *gc = NULL, *d_ga = NULL, *d_gb = NULL, *d_gc = NULL;
+        CHECK_CUDA_T(gpuh_pinned_array(&ga, gm * gk));
+        CHECK_CUDA_T(gpuh_pinned_array(&gb, gk * gn));
+        CHECK_CUDA_T(gpuh_pinned_array(&gc, gm * gn));
+        CHECK_CUDA_T(gpuh_device_array(&d_ga, gm * gk));
+        CHECK_CUDA_T(gpuh_device_array(&d_gb, gk * gn));
+        CHECK_CUDA_T(gpuh_device_array(&d_gc, gm * gn));
+        if (ga == NULL || gb == NULL || gc == NULL || d_ga == NULL || d_gb == NULL || d_gc == NULL)
+            break;
+        for (size_t i = 0; i < gm * gk; ++i)
+            ga[i] = static_cast<float>(static_cast<int>(gpuh_test_next(&rng) % 9) - 4);
+        for (size_t i = 0; i < gk * gn; ++i)
+            gb[i] = static_cast<float>(static_cast<int>(gpuh_test_next(&rng) % 9) - 4);
+        CHECK_CUDA_T(gpuh_copy_to_device_async(d_ga, ga, gm * gk, s));
+        CHECK_CUDA_T(gpuh_copy_to_device_async(d_gb, gb, gk * gn, s));
+        CHECK_CUDA_T(cudaMemsetAsync(d_gc, 0xFF, gm * gn * sizeof(float), s)); /* poison: NaN */
         CHECK_CUDA_T(gpuh_gemm(GPUH_OP_N, GPUH_OP_N, gm, gn, gk, 1.0f, d_ga, gk, d_gb, gn, 0.0f, d_gc, gn, s));
         for (int q = 0; q < 32; ++q) {
             const size_t pm = 1 + gpuh_test_next(&rng) % 3000, pn = 1 + gpuh_test_next(&rng) % 3000,
@@ -152,8 +159,8 @@ static void host_thread(int who, unsigned long long seed, int rounds)
         CHECK_CUDA_T(gpuh_copy_to_host_async(h_c, d_c, n, s));
         CHECK_CUDA_T(gpuh_copy_to_host_async(h_c + n, d_sum, 1, s));
         CHECK_CUDA_T(gpuh_copy_to_host_async(y, d_y, n, s));
+        CHECK_CUDA_T(gpuh_copy_to_host_async(gc, d_gc, gm * gn, s));
         CHECK_CUDA_T(cudaStreamSynchronize(s));
-        CHECK_CUDA_T(gpuh_copy_to_host(gc.data(), d_gc, gc.size()));
         size_t wrong_g = 0;
         for (size_t i = 0; i < gm; ++i)
             for (size_t j = 0; j < gn; ++j) {
@@ -164,6 +171,9 @@ static void host_thread(int who, unsigned long long seed, int rounds)
             }
         CHECK_T(wrong_g == 0, std::to_string(wrong_g) + " of " + std::to_string(gm * gn) + " products wrong (" +
                                   std::to_string(gm) + " x " + std::to_string(gn) + " x " + std::to_string(gk) + ")");
+        CHECK_CUDA_T(gpuh_free(ga));
+        CHECK_CUDA_T(gpuh_free(gb));
+        CHECK_CUDA_T(gpuh_free(gc));
         CHECK_CUDA_T(gpuh_free(d_ga));
         CHECK_CUDA_T(gpuh_free(d_gb));
         CHECK_CUDA_T(gpuh_free(d_gc));
