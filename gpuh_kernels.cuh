@@ -2491,9 +2491,9 @@ static inline size_t gpuh_impl_gemm_part_of(const gpuh_impl_gemm_args<T> &a, boo
 }
 
 /* Launches the plan's cover ('a' Big, 'c' Small, 'w' Wide, 't' Tall, 'W'
-   Wide64, 'T' Tall64: one
-   part, all of C) over all of K or in its slices (split-K: the workspace,
-   the tiled kernel, the reduce kernel, the workspace freed). */
+   Wide64, 'T' Tall64: one part, all of C) over all of K or in its slices
+   (split-K: the workspace, the tiled kernel, the reduce kernel, the
+   workspace freed). */
 template <typename Big, typename Small, typename Wide, typename Tall, typename Wide64, typename Tall64, typename T>
 static inline cudaError_t gpuh_impl_gemm_whole(const gpuh_impl_gemm_plan &plan, gpuh_impl_gemm_args<T> &a, bool vec,
                                                bool ta, bool tb, size_t M, size_t N, const T *d_A, const T *d_B,
@@ -2536,9 +2536,10 @@ static inline cudaError_t gpuh_impl_gemm_whole(const gpuh_impl_gemm_plan &plan, 
 }
 
 /* The launcher behind gpuh_gemm_with and gpuh_gemm: the checks, the plan
-   (the cost model of [SECTION: GEMM DISPATCH]) and its launches. Wide and
-   Tall: configurations for a C of few rows (Wide::BM small) or few columns
-   (Tall::BN small); gpuh_gemm_with passes Small for both. */
+   (the cost model of [SECTION: GEMM DISPATCH]) and its launches. Wide,
+   Tall and Wide64, Tall64: configurations for a C of few rows (Wide::BM
+   small) or few columns (Tall::BN small); gpuh_gemm_with passes Small for
+   all four, and the two 64-wide covers are then not tried. */
 template <typename Big, typename Small, typename Wide, typename Tall, typename Wide64, typename Tall64, typename T>
 cudaError_t gpuh_impl_gemm_run(gpuh_op op_a, gpuh_op op_b, size_t M, size_t N, size_t K, T alpha, const T *d_A,
                                size_t lda, const T *d_B, size_t ldb, T beta, T *d_C, size_t ldc, cudaStream_t stream,
