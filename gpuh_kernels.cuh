@@ -3463,6 +3463,73 @@ static __device__ __forceinline__ void gpuh_impl_tc_release(unsigned bar)
                  "}\n" ::"r"(bar)
                  : "memory");
 }
+
+/* alpha·v + beta·dst (beta == 0: dst not read) stored at dst[0 .. 3] in one
+   store: 16 bytes of fp32, 8 of a 16-bit type (rounded as
+   gpuh_impl_tc_out), dst aligned to it. */
+static __device__ __forceinline__ void gpuh_impl_tc_store4(float *dst, float4 v, float alpha, float beta)
+{
+    v.x *= alpha, v.y *= alpha, v.z *= alpha, v.w *= alpha;
+    if (beta != 0.0f) {
+        const float4 c = *reinterpret_cast<const float4 *>(dst);
+        v.x = fmaf(beta, c.x, v.x), v.y = fmaf(beta, c.y, v.y), v.z = fmaf(beta, c.z, v.z), v.w = fmaf(beta, c.w, v.w);
+    }
+    *reinterpret_cast<float4 *>(dst) = v;
+}
+template <typename T>
+static __device__ __forceinline__ void gpuh_impl_tc_store4(T *dst, float4 v, float alpha, float beta)
+{
+    alignas(8) T c[4];
+    const float f[4] = {alpha * v.x, alpha * v.y, alpha * v.z, alpha * v.w};
+    if (beta != 0.0f)
+        *reinterpret_cast<uint2 *>(c) = *reinterpret_cast<const uint2 *>(dst);
+#pragma unroll
+    for (int e = 0; e < 4; ++e)
+        gpuh_impl_tc_out(c + e, beta == 0.0f ? f[e] : fmaf(beta, gpuh_impl_tc_c(c + e), f[e]));
+    *reinterpret_cast<uint2 *>(dst) = *reinterpret_cast<const uint2 *>(c);
+}
+static __device__ __forceinline__ float4 gpuh_impl_tc_swap4(float4 v, int lanes)
+{
+    v.x = __shfl_xor_sync(0xffffffffu, v.x, lanes), v.y = __shfl_xor_sync(0xffffffffu, v.y, lanes);
+    v.z = __shfl_xor_sync(0xffffffffu, v.z, lanes), v.w = __shfl_xor_sync(0xffffffffu, v.w, lanes);
+    return v;
+}
+/* A warp's 16 × BN of C that lies wholly inside C (rows row .. row + 15,
+   columns col .. col + BN - 1; C aligned to 4 elements, ldc a multiple of
+   4), stored in whole lines (128 bytes of fp32, 64 of a 16-bit type). wgmma leaves lane (g, q) (g =
+   lane / 4, q = lane % 4) two adjacent elements per 8 columns of rows g
+   and g + 8 (d[4j + 2h + e]: row g + 8h, column 8j + 2q + e), so a store
+   straight from d writes 32 bytes in each of 8 rows. Two exchanges make
+   lines of them: lanes q and q ^ 1 swap pairs, so each holds 4 adjacent
+   columns (a quad, 16 of a row); lanes g and g ^ 1 swap such quads, so a
+   warp's store writes 32 adjacent columns in each of 4 rows: for fp32, an
+   eighth of the L1 wavefronts of the direct stores. */
+template <int BN, typename T>
+static __device__ __forceinline__ void gpuh_impl_tc_store_lines(T *C, size_t ldc, size_t row, size_t col,
+                                                                const float (&d)[BN / 2], int lane, float alpha,
+                                                                float beta)
+{
+    const int g = lane / 4, q = lane % 4, odd = q & 1, gd = g & 1;
+    /* the quad's first column in each 32: q = 0, 1, 2, 3 hold 0, 8, 4, 12 (+ 16 once g swaps) */
+    T *line = C + (row + (g & ~1)) * ldc + col + 4 * (q >> 1) + 8 * odd + 16 * gd;
+#pragma unroll
+    for (int h = 0; h < 2; ++h)
+#pragma unroll
+        for (int p = 0; p < BN / 32; ++p) {
+            float4 f[2]; /* columns 32p + 16e + (the quad's): rows g + 8h */
+#pragma unroll
+            for (int e = 0; e < 2; ++e) {
+                const int a = 4 * (4 * p + 2 * e) + 2 * h, b = a + 4; /* columns 8j0 + 2q, 8j0 + 8 + 2q */
+                const float sx = __shfl_xor_sync(0xffffffffu, odd ? d[a] : d[b], 1);
+                const float sy = __shfl_xor_sync(0xffffffffu, odd ? d[a + 1] : d[b + 1], 1);
+                f[e] = odd ? make_float4(sx, sy, d[b], d[b + 1]) : make_float4(d[a], d[a + 1], sx, sy);
+            }
+            const float4 r = gpuh_impl_tc_swap4(gd ? f[0] : f[1], 4);
+            T *dst = line + 8 * h * ldc + 32 * p;
+            gpuh_impl_tc_store4(dst, gd ? r : f[0], alpha, beta);      /* row g & ~1 */
+            gpuh_impl_tc_store4(dst + ldc, gd ? f[1] : r, alpha, beta); /* row g | 1 */
+        }
+}
 #endif /* __CUDA_ARCH_FEAT_SM90_ALL */
 
 /* The sm_90a kernel's share of work per block: whole tiles first (the
@@ -3761,6 +3828,8 @@ __global__ void __launch_bounds__(384, 1)
         const int c = wg - 1, t = threadIdx.x % 128, w = t / 32, lane = t % 32;
         /* pairs of columns in one store where C's rows keep them aligned */
         const bool pairs = (uintptr_t)p.C % (2 * sizeof(TOut)) == 0 && p.ldc % 2 == 0;
+        /* whole lines (gpuh_impl_tc_store_lines) where C's rows keep groups of 4 elements aligned */
+        const bool lines = (uintptr_t)p.C % (4 * sizeof(TOut)) == 0 && p.ldc % 4 == 0;
         /* The RS form (TF32, op(A) M-major: gpuh_impl_tc_rs_slice). The rows
            of a warp's fragments may be any 16 of the warp group's 64 as long
            as the accumulators' rows are read the same way: thread (g, q)
@@ -3844,7 +3913,16 @@ __global__ void __launch_bounds__(384, 1)
                r = 16·warp + g of the warp group's 64 × BN; in the RS form
                rows rs_row and rs_row + 1 in place of r and r + 8 */
             const size_t r0 = (size_t)m0 + 64 * c + (rs ? rs_row : 16 * w + g), r8 = rs ? 1 : 8;
-            if (!p.ct) {
+            /* d as values of its own from here (each a use the compiler cannot see
+               through): without this, ptxas takes the exchanges of
+               gpuh_impl_tc_store_lines for reads of wgmma results in flight and
+               serialises every wgmma of the kernel (its warnings C7514, C7520) */
+#pragma unroll
+            for (int i = 0; i < BN / 2; ++i)
+                asm volatile("" : "+f"(d[i])::"memory");
+            if (!p.ct && !rs && lines && (size_t)m0 + GPUH_IMPL_TC_BM <= p.M && (size_t)n0 + BN <= p.N)
+                gpuh_impl_tc_store_lines<BN>(p.C, p.ldc, r0 - g, n0, d, lane, p.alpha, p.beta);
+            else if (!p.ct) {
 #pragma unroll
                 for (int j = 0; j < BN / 8; ++j)
 #pragma unroll
