@@ -276,6 +276,12 @@ static void test_shapes()
        persistent blocks take several tiles each */
     check_all({GPUH_OP_N, GPUH_OP_N, 2560, 2304, 768, 0, 0, 0, 0, 1.0f, 0.0f});
     check_all({GPUH_OP_T, GPUH_OP_T, 2500, 2300, 300, 0, 0, 0, 0, 1.0f, 0.5f});
+    /* interior tiles stored in whole lines (C's rows padded by 4 elements and
+       its pointer 4 on, which keep groups of 4 aligned), alpha and beta, in
+       each op pair */
+    for (gpuh_op oa : ops)
+        for (gpuh_op ob : ops)
+            check_all({oa, ob, 1000, 1100, 200, 0, 0, 4, 4, -0.5f, 0.75f});
 }
 
 /* Both operands' rows off the 32-byte sectors (row pitches of 16 mod 32
