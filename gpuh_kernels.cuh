@@ -3496,14 +3496,15 @@ static __device__ __forceinline__ float4 gpuh_impl_tc_swap4(float4 v, int lanes)
 }
 /* A warp's 16 × BN of C that lies wholly inside C (rows row .. row + 15,
    columns col .. col + BN - 1; C aligned to 4 elements, ldc a multiple of
-   4), stored in whole lines (128 bytes of fp32, 64 of a 16-bit type). wgmma leaves lane (g, q) (g =
-   lane / 4, q = lane % 4) two adjacent elements per 8 columns of rows g
-   and g + 8 (d[4j + 2h + e]: row g + 8h, column 8j + 2q + e), so a store
-   straight from d writes 32 bytes in each of 8 rows. Two exchanges make
-   lines of them: lanes q and q ^ 1 swap pairs, so each holds 4 adjacent
-   columns (a quad, 16 of a row); lanes g and g ^ 1 swap such quads, so a
-   warp's store writes 32 adjacent columns in each of 4 rows: for fp32, an
-   eighth of the L1 wavefronts of the direct stores. */
+   4), stored in whole lines (128 bytes of fp32, 64 of a 16-bit type).
+   wgmma leaves lane (g, q) (g = lane / 4, q = lane % 4) two adjacent
+   elements per 8 columns of rows g and g + 8 (d[4j + 2h + e]: row g + 8h,
+   column 8j + 2q + e), so a store straight from d writes 8 columns in
+   each of 8 rows. Two exchanges make lines of them: lanes q and q ^ 1
+   swap pairs, so each holds 4 adjacent columns (a quad, 16 of a row);
+   lanes g and g ^ 1 swap such quads, so a warp's store writes 32 adjacent
+   columns in each of 4 rows: half the stores, each touching half the
+   lines. */
 template <int BN, typename T>
 static __device__ __forceinline__ void gpuh_impl_tc_store_lines(T *C, size_t ldc, size_t row, size_t col,
                                                                 const float (&d)[BN / 2], int lane, float alpha,
