@@ -3488,6 +3488,7 @@ static __device__ __forceinline__ void gpuh_impl_tc_store4(T *dst, float4 v, flo
         gpuh_impl_tc_out(c + e, beta == 0.0f ? f[e] : fmaf(beta, gpuh_impl_tc_c(c + e), f[e]));
     *reinterpret_cast<uint2 *>(dst) = *reinterpret_cast<const uint2 *>(c);
 }
+/* v exchanged with lane ^ lanes of the warp (all 32 lanes take part). */
 static __device__ __forceinline__ float4 gpuh_impl_tc_swap4(float4 v, int lanes)
 {
     v.x = __shfl_xor_sync(0xffffffffu, v.x, lanes), v.y = __shfl_xor_sync(0xffffffffu, v.y, lanes);
