@@ -610,8 +610,11 @@ static inline cudaError_t gpuh_gemm(size_t M, size_t N, size_t K, float alpha, c
    is read as TF32: its mantissa cut to its top 10 bits (rounded toward
    zero, as the tensor cores read a float operand and as cuBLAS's
    CUBLAS_COMPUTE_32F_FAST_TF32 does), about 3 decimal digits; products and
-   sums in fp32. Arguments, shapes, errors and paths: the 16-bit gpuh_gemm
-   above, with float C. On sm_90a, TF32 wgmma reads K-major operands from
+   sums in fp32. On sm_90a's tensor cores (an H200, measured) a NaN whose
+   payload lies only in the dropped bits reads as an infinity; the
+   simulator keeps it a NaN.
+   Arguments, shapes, errors and paths: the 16-bit gpuh_gemm above, with
+   float C. On sm_90a, TF32 wgmma reads K-major operands from
    shared memory and takes op(A) from registers in any layout: op_b = T
    runs as it is, op_a = N with op_b = N as Cᵀ = Bᵀ·Aᵀ (B read from
    registers, C written transposed), both with no extra pass; op_a = T with
@@ -3373,21 +3376,18 @@ static __device__ __forceinline__ void gpuh_impl_tc_keep(unsigned (&f)[4][4])
         for (int j = 0; j < 4; ++j)
             asm volatile("" : "+r"(f[i][j])::"memory");
 }
-/* A float's bits as TF32, as gpuh_impl_tc_in cuts them: the low 13
-   mantissa bits dropped, infinities and NaN kept. */
-static __device__ __forceinline__ unsigned gpuh_impl_tc_cut(unsigned u)
-{
-    return (u & 0x7f800000u) != 0x7f800000u ? u & 0xffffe000u : u;
-}
-
 /* One slice (32 of K) of the RS form for a multiplier warp group: the A
    fragments of its four k8 steps loaded into `cur` from op(A)'s M-major
-   slice and cut to TF32, the four wgmmas (B's K-major slice at sb)
-   committed as one group, the group before retired (wgmma.wait_group 1),
-   and with it the registers of `old`, the fragments that group read.
-   a_lo / a_hi: this thread's shared address of its row pair at k = t and
-   k = t + 4 of the slice's first k8 step (the next step is 8 rows of 128
-   bytes on). */
+   slice, the four wgmmas (B's K-major slice at sb) committed as one group,
+   the group before retired (wgmma.wait_group 1), and with it the registers
+   of `old`, the fragments that group read. a_lo / a_hi: this thread's
+   shared address of its row pair at k = t and k = t + 4 of the slice's
+   first k8 step (the next step is 8 rows of 128 bytes on).
+   The fragments go to the tensor cores as loaded: a TF32 wgmma reads only
+   the TF32 bits of a float in its registers, as it does of B's in shared
+   memory (the products were bit for bit those of fragments cut to TF32
+   first, a cut that put 48 more instructions per slice on the
+   multipliers' critical path: bench/results/NOTES.md). */
 template <int ACC>
 static __device__ __forceinline__ void gpuh_impl_tc_rs_slice(float (&d)[ACC], unsigned (&cur)[4][4],
                                                              unsigned (&old)[4][4], unsigned a_lo, unsigned a_hi,
@@ -3401,9 +3401,6 @@ static __device__ __forceinline__ void gpuh_impl_tc_rs_slice(float (&d)[ACC], un
         asm volatile("ld.shared.v2.u32 {%0, %1}, [%2];\n"
                      : "=r"(cur[kk][2]), "=r"(cur[kk][3])
                      : "r"(a_hi + kk * 1024));
-#pragma unroll
-        for (int v = 0; v < 4; ++v)
-            cur[kk][v] = gpuh_impl_tc_cut(cur[kk][v]);
     }
     asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
 #pragma unroll
