@@ -2013,13 +2013,17 @@ typedef gpuh_gemm_simt_config<256, 64, 8, 2, 2, 8, 2> gpuh_sgemm_tall64;
 /* gpuh_sgemm_tall's own: at the shapes that choose it (a C of few columns,
    medium or skinny), each cover forced in turn on an H200 ran it 1.22 times
    longer per unit of the model's cost than the big, small and 64-column
-   tiles (76 shapes drawn as the bench's medium and skinny families, two
-   seeds): 0.6 / 1.2. */
-#define GPUH_GEMM_NARROW_TALL_RATE 0.5
+   tiles (40 shapes drawn as the bench's medium and skinny families, two
+   seeds; 1.26 on a third seed's 24): 0.6 / 1.2. */
+#define GPUH_GEMM_TALL_RATE 0.5
 /* The same for the 64-row and 64-column tiles: gpuh_sgemm_wide64 0.89 to
    0.94, gpuh_sgemm_tall64 0.85 to 0.97 over the four op pairs at
    4096 × 4096 × 1024 and × 2048 on an H200; the least of them. */
 #define GPUH_GEMM_NARROW64_RATE 0.85
+/* gpuh_sgemm_wide64's own: at medium and skinny shapes, forced as above, it
+   ran 0.82 to 0.89 times as long per unit of cost as the big, small and
+   64-column tiles (three seeds, 64 shapes): 0.85 / 0.85. */
+#define GPUH_GEMM_WIDE64_RATE 1.0
 
 /* Split-K's costs, in the launcher's unit (multiply-adds per SM at the big
    tiles' rate): a block's fixed cost beside its share of K (its prologue,
@@ -2060,10 +2064,10 @@ typedef gpuh_gemm_simt_config<256, 64, 8, 2, 2, 8, 2> gpuh_sgemm_tall64;
                + GPUH_GEMM_SPLIT_FIXED (the second launch, the workspace).
    The candidates: cover a (big tiles), c (small tiles) and, in gpuh_gemm's
    float configurations, w and t (narrow tiles of 16 rows or 16 columns,
-   rates GPUH_GEMM_NARROW_RATE and GPUH_GEMM_NARROW_TALL_RATE: a C of a few
-   rows or columns wastes less of them than of a 64 × 64 tile) and W and T (64 × 256 and 256 × 64, rate
-   GPUH_GEMM_NARROW64_RATE: a C of up to 64 rows or columns at nearly the
-   big tiles' rate), each with S = 1 .. GPUH_GEMM_MAX_SPLITS
+   rates GPUH_GEMM_NARROW_RATE and GPUH_GEMM_TALL_RATE: a C of a few
+   rows or columns wastes less of them than of a 64 × 64 tile) and W and T (64 × 256 and 256 × 64, rates
+   GPUH_GEMM_WIDE64_RATE and GPUH_GEMM_NARROW64_RATE: a C of up to 64 rows
+   or columns at nearly the big tiles' rate), each with S = 1 .. GPUH_GEMM_MAX_SPLITS
    (only the S that leave no slice empty), and cover b (big tiles and small
    strips, S = 1), and the hybrid on a and c (gpuh_impl_gemm_bands): where
    the tiles leave a ragged last wave, the tile rows (or columns) that fill
@@ -2424,9 +2428,9 @@ static inline gpuh_impl_gemm_plan gpuh_impl_gemm_choose(size_t M, size_t N, size
     /* the narrow tiles: a C of few rows or columns (the 64-row and
        64-column ones only where they are configurations of their own) */
     gpuh_impl_gemm_narrow<Wide>(plan, 'w', GPUH_GEMM_NARROW_RATE, M, N, K, elem, sms);
-    gpuh_impl_gemm_narrow<Tall>(plan, 't', GPUH_GEMM_NARROW_TALL_RATE, M, N, K, elem, sms);
+    gpuh_impl_gemm_narrow<Tall>(plan, 't', GPUH_GEMM_TALL_RATE, M, N, K, elem, sms);
     if (!gpuh_impl_same_type<Wide64, Small>::value)
-        gpuh_impl_gemm_narrow<Wide64>(plan, 'W', GPUH_GEMM_NARROW64_RATE, M, N, K, elem, sms);
+        gpuh_impl_gemm_narrow<Wide64>(plan, 'W', GPUH_GEMM_WIDE64_RATE, M, N, K, elem, sms);
     if (!gpuh_impl_same_type<Tall64, Small>::value)
         gpuh_impl_gemm_narrow<Tall64>(plan, 'T', GPUH_GEMM_NARROW64_RATE, M, N, K, elem, sms);
     return plan;
