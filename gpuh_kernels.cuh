@@ -612,14 +612,14 @@ static inline cudaError_t gpuh_gemm(size_t M, size_t N, size_t K, float alpha, c
    CUBLAS_COMPUTE_32F_FAST_TF32 does), about 3 decimal digits; products and
    sums in fp32. On sm_90a's tensor cores (an H200, measured) a NaN whose
    payload lies only in the dropped bits reads as an infinity; the
-   simulator keeps it a NaN.
-   Arguments, shapes, errors and paths: the 16-bit gpuh_gemm above, with
-   float C. On sm_90a, TF32 wgmma reads K-major operands from
-   shared memory and takes op(A) from registers in any layout: op_b = T
-   runs as it is, op_a = N with op_b = N as Cᵀ = Bᵀ·Aᵀ (B read from
-   registers, C written transposed), both with no extra pass; op_a = T with
-   op_b = N first transposes the smaller of A and B into a workspace of
-   gpuh's pool (one read and one write of that matrix).
+   simulator keeps it a NaN. Arguments, shapes, errors and paths: the
+   16-bit gpuh_gemm above, with float C. On sm_90a, TF32 wgmma reads
+   K-major operands from shared memory and takes op(A) from registers in
+   any layout: op_b = T runs as it is, op_a = N with op_b = N as
+   Cᵀ = Bᵀ·Aᵀ (B read from registers, C written transposed), both with no
+   extra pass; op_a = T with op_b = N first transposes the smaller of A and
+   B into a workspace of gpuh's pool (one read and one write of that
+   matrix).
    Idea: NVIDIA's TF32 (Ampere whitepaper), cuBLAS's FAST_TF32 compute type. */
 static inline cudaError_t gpuh_gemm_tf32(gpuh_op op_a, gpuh_op op_b, size_t M, size_t N, size_t K, float alpha,
                                          const float *d_A, size_t lda, const float *d_B, size_t ldb, float beta,
@@ -2014,7 +2014,8 @@ typedef gpuh_gemm_simt_config<256, 64, 8, 2, 2, 8, 2> gpuh_sgemm_tall64;
    medium or skinny), each cover forced in turn on an H200 ran it 1.22 times
    longer per unit of the model's cost than the big, small and 64-column
    tiles (40 shapes drawn as the bench's medium and skinny families, two
-   seeds; 1.26 on a third seed's 24): 0.6 / 1.2. */
+   seeds; 1.26 on a third seed's 24): GPUH_GEMM_NARROW_RATE's 0.6 divided
+   by 1.2. */
 #define GPUH_GEMM_TALL_RATE 0.5
 /* The same for the 64-row and 64-column tiles: gpuh_sgemm_wide64 0.89 to
    0.94, gpuh_sgemm_tall64 0.85 to 0.97 over the four op pairs at
@@ -2022,7 +2023,8 @@ typedef gpuh_gemm_simt_config<256, 64, 8, 2, 2, 8, 2> gpuh_sgemm_tall64;
 #define GPUH_GEMM_NARROW64_RATE 0.85
 /* gpuh_sgemm_wide64's own: at medium and skinny shapes, forced as above, it
    ran 0.82 to 0.89 times as long per unit of cost as the big, small and
-   64-column tiles (three seeds, 64 shapes): 0.85 / 0.85. */
+   64-column tiles (three seeds, 64 shapes): GPUH_GEMM_NARROW64_RATE's 0.85
+   divided by 0.85. */
 #define GPUH_GEMM_WIDE64_RATE 1.0
 
 /* Split-K's costs, in the launcher's unit (multiply-adds per SM at the big
@@ -2064,10 +2066,11 @@ typedef gpuh_gemm_simt_config<256, 64, 8, 2, 2, 8, 2> gpuh_sgemm_tall64;
                + GPUH_GEMM_SPLIT_FIXED (the second launch, the workspace).
    The candidates: cover a (big tiles), c (small tiles) and, in gpuh_gemm's
    float configurations, w and t (narrow tiles of 16 rows or 16 columns,
-   rates GPUH_GEMM_NARROW_RATE and GPUH_GEMM_TALL_RATE: a C of a few
-   rows or columns wastes less of them than of a 64 × 64 tile) and W and T (64 × 256 and 256 × 64, rates
-   GPUH_GEMM_WIDE64_RATE and GPUH_GEMM_NARROW64_RATE: a C of up to 64 rows
-   or columns at nearly the big tiles' rate), each with S = 1 .. GPUH_GEMM_MAX_SPLITS
+   rates GPUH_GEMM_NARROW_RATE and GPUH_GEMM_TALL_RATE: a C of a few rows
+   or columns wastes less of them than of a 64 × 64 tile) and W and T
+   (64 × 256 and 256 × 64, rates GPUH_GEMM_WIDE64_RATE and
+   GPUH_GEMM_NARROW64_RATE: a C of up to 64 rows or columns at nearly the
+   big tiles' rate), each with S = 1 .. GPUH_GEMM_MAX_SPLITS
    (only the S that leave no slice empty), and cover b (big tiles and small
    strips, S = 1), and the hybrid on a and c (gpuh_impl_gemm_bands): where
    the tiles leave a ragged last wave, the tile rows (or columns) that fill
