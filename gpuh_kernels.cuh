@@ -2021,11 +2021,6 @@ typedef gpuh_gemm_simt_config<256, 64, 8, 2, 2, 8, 2> gpuh_sgemm_tall64;
    0.94, gpuh_sgemm_tall64 0.85 to 0.97 over the four op pairs at
    4096 × 4096 × 1024 and × 2048 on an H200; the least of them. */
 #define GPUH_GEMM_NARROW64_RATE 0.85
-/* gpuh_sgemm_wide64's own: at medium and skinny shapes, forced as above, it
-   ran 0.82 to 0.89 times as long per unit of cost as the big, small and
-   64-column tiles (three seeds, 64 shapes): GPUH_GEMM_NARROW64_RATE's 0.85
-   divided by 0.85. */
-#define GPUH_GEMM_WIDE64_RATE 1.0
 
 /* Split-K's costs, in the launcher's unit (multiply-adds per SM at the big
    tiles' rate): a block's fixed cost beside its share of K (its prologue,
@@ -2068,9 +2063,8 @@ typedef gpuh_gemm_simt_config<256, 64, 8, 2, 2, 8, 2> gpuh_sgemm_tall64;
    float configurations, w and t (narrow tiles of 16 rows or 16 columns,
    rates GPUH_GEMM_NARROW_RATE and GPUH_GEMM_TALL_RATE: a C of a few rows
    or columns wastes less of them than of a 64 × 64 tile) and W and T
-   (64 × 256 and 256 × 64, rates GPUH_GEMM_WIDE64_RATE and
-   GPUH_GEMM_NARROW64_RATE: a C of up to 64 rows or columns at nearly the
-   big tiles' rate), each with S = 1 .. GPUH_GEMM_MAX_SPLITS
+   (64 × 256 and 256 × 64, rate GPUH_GEMM_NARROW64_RATE: a C of up to 64
+   rows or columns at nearly the big tiles' rate), each with S = 1 .. GPUH_GEMM_MAX_SPLITS
    (only the S that leave no slice empty), and cover b (big tiles and small
    strips, S = 1), and the hybrid on a and c (gpuh_impl_gemm_bands): where
    the tiles leave a ragged last wave, the tile rows (or columns) that fill
@@ -2342,8 +2336,8 @@ static inline void gpuh_impl_gemm_splits(gpuh_impl_gemm_plan &best, int cover, s
         if (n > 1)
             cost += (double)(2 * n + 1) * (double)M * (double)N * (double)elem * GPUH_GEMM_MACS_PER_BYTE /
                         (double)sms + GPUH_GEMM_SPLIT_FIXED;
-        if (cost < best.cost)
-            best.cover = cover, best.splits = n, best.k_chunk = chunk, best.cost = cost;
+        if (cost < best.cost) /* all of C on this cover: no band left over from a plan it beats */
+            best.cover = cover, best.splits = n, best.k_chunk = chunk, best.cost = cost, best.band = 0, best.dp = 0;
     }
 }
 
@@ -2433,7 +2427,7 @@ static inline gpuh_impl_gemm_plan gpuh_impl_gemm_choose(size_t M, size_t N, size
     gpuh_impl_gemm_narrow<Wide>(plan, 'w', GPUH_GEMM_NARROW_RATE, M, N, K, elem, sms);
     gpuh_impl_gemm_narrow<Tall>(plan, 't', GPUH_GEMM_TALL_RATE, M, N, K, elem, sms);
     if (!gpuh_impl_same_type<Wide64, Small>::value)
-        gpuh_impl_gemm_narrow<Wide64>(plan, 'W', GPUH_GEMM_WIDE64_RATE, M, N, K, elem, sms);
+        gpuh_impl_gemm_narrow<Wide64>(plan, 'W', GPUH_GEMM_NARROW64_RATE, M, N, K, elem, sms);
     if (!gpuh_impl_same_type<Tall64, Small>::value)
         gpuh_impl_gemm_narrow<Tall64>(plan, 'T', GPUH_GEMM_NARROW64_RATE, M, N, K, elem, sms);
     return plan;

@@ -248,8 +248,8 @@ static void float_rows(const buffers<float> &fm)
     SIMT(128, 128, 8, 2, 4, 8, 2); /* 8 × 8 per thread, 2 blocks per SM (128 registers) */
     SIMT(128, 128, 8, 4, 2, 4, 2);
     SIMT(64, 64, 16, 2, 4, 8, 2); /* the shipped small one, alone */
-    /* the narrow tiles alone (their rates beside the big tiles': GPUH_GEMM_NARROW_RATE, _TALL_RATE, _NARROW64_RATE,
-       _WIDE64_RATE), and 32-row candidates */
+    /* the narrow tiles alone (their rates beside the big tiles': GPUH_GEMM_NARROW_RATE, _TALL_RATE,
+       _NARROW64_RATE), and 32-row candidates */
     SIMT(16, 128, 16, 1, 2, 2, 4);
     SIMT(128, 16, 16, 2, 1, 16, 4);
     SIMT(32, 128, 16, 1, 2, 4, 4);

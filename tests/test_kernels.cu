@@ -1353,14 +1353,15 @@ template <typename T> static void test_gemm_ops()
 /* gpuh_gemm's plans (host only): the table of plans made gives the plan
    gpuh_impl_gemm_choose makes, field for field, over random shapes and SM
    counts, a third of them asked for again (hits), the others filling and
-   overwriting the table's slots. */
+   overwriting the table's slots; and every plan is whole (a band only on
+   the covers that have one). */
 static void test_gemm_plans()
 {
     unsigned long long rng = next_seed();
     const auto draw = [&rng](size_t lo, size_t hi) { return lo + (size_t)(gpuh_test_uniform(&rng) * (hi - lo + 1)); };
     const size_t sms_v[] = {1, 16, 78, 108, 132, 144};
     std::vector<size_t> seen;
-    size_t differ = 0, n = quick ? 1500 : 6000;
+    size_t differ = 0, mixed = 0, n = quick ? 1500 : 6000;
     for (size_t i = 0; i < n; ++i) {
         size_t key[4];
         if (i % 3 == 2 && !seen.empty()) { /* a shape asked for before */
@@ -1375,6 +1376,15 @@ static void test_gemm_plans()
         }
         const gpuh_impl_gemm_plan got = float_plan_table(key[0], key[1], key[2], key[3]);
         const gpuh_impl_gemm_plan want = float_plan_made(key[0], key[1], key[2], key[3]);
+        /* a band (whole tile rows or columns, the rest split along K) belongs to covers a and c
+           only, and lies inside C; any other plan covers all of C */
+        const size_t side = want.band == 'r' ? key[0] : key[1];
+        if (want.band != 0 ? (want.cover != 'a' && want.cover != 'c') || want.splits < 2 || want.dp == 0 ||
+                                 want.dp >= side
+                           : want.dp != 0)
+            if (mixed++ < 5)
+                TEST_ASSERT(false, "plan of %zu x %zu x %zu on %zu SMs: cover %c/%zu with band %c, dp %zu", key[0],
+                            key[1], key[2], key[3], want.cover, want.splits, want.band ? want.band : '-', want.dp);
         if (got.cover != want.cover || got.splits != want.splits || got.k_chunk != want.k_chunk ||
             got.band != want.band || got.dp != want.dp || !same_bits(got.cost, want.cost)) {
             if (differ++ < 5)
@@ -1384,6 +1394,7 @@ static void test_gemm_plans()
         }
     }
     TEST_ASSERT(differ == 0, "%zu of %zu plans from the table differ from the plans made", differ, n);
+    TEST_ASSERT(mixed == 0, "%zu of %zu plans mix a band with another cover", mixed, n);
 }
 
 /* Bad arguments: each is cudaErrorInvalidValue and the detail names it. */
