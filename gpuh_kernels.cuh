@@ -2064,8 +2064,8 @@ typedef gpuh_gemm_simt_config<256, 64, 8, 2, 2, 8, 2> gpuh_sgemm_tall64;
    rates GPUH_GEMM_NARROW_RATE and GPUH_GEMM_TALL_RATE: a C of a few rows
    or columns wastes less of them than of a 64 × 64 tile) and W and T
    (64 × 256 and 256 × 64, rate GPUH_GEMM_NARROW64_RATE: a C of up to 64
-   rows or columns at nearly the big tiles' rate), each with S = 1 .. GPUH_GEMM_MAX_SPLITS
-   (only the S that leave no slice empty), and cover b (big tiles and small
+   rows or columns at nearly the big tiles' rate), each with S = 1 ..
+   GPUH_GEMM_MAX_SPLITS (only the S that leave no slice empty), and cover b (big tiles and small
    strips, S = 1), and the hybrid on a and c (gpuh_impl_gemm_bands): where
    the tiles leave a ragged last wave, the tile rows (or columns) that fill
    whole waves run whole and the rest, split along K, fills the last wave
@@ -3391,7 +3391,7 @@ static __device__ __forceinline__ void gpuh_impl_tc_keep(unsigned (&f)[4][4])
    shared address of its row pair at k = t and k = t + 4 of the slice's
    first k8 step (the next step is 8 rows of 128 bytes on).
    The fragments go to the tensor cores as loaded: a TF32 wgmma reads only
-   the TF32 bits of a float in its registers, as it does of B's in shared
+   the TF32 bits of each float in its registers, as it does for B in shared
    memory (the products were bit for bit those of fragments cut to TF32
    first, a cut that put 48 more instructions per slice on the
    multipliers' critical path: bench/results/NOTES.md). */
