@@ -2065,8 +2065,9 @@ typedef gpuh_gemm_simt_config<256, 64, 8, 2, 2, 8, 2> gpuh_sgemm_tall64;
    or columns wastes less of them than of a 64 × 64 tile) and W and T
    (64 × 256 and 256 × 64, rate GPUH_GEMM_NARROW64_RATE: a C of up to 64
    rows or columns at nearly the big tiles' rate), each with S = 1 ..
-   GPUH_GEMM_MAX_SPLITS (only the S that leave no slice empty), and cover b (big tiles and small
-   strips, S = 1), and the hybrid on a and c (gpuh_impl_gemm_bands): where
+   GPUH_GEMM_MAX_SPLITS (only the S that leave no slice empty), and cover
+   b (big tiles and small strips, S = 1), and the hybrid on a and c
+   (gpuh_impl_gemm_bands): where
    the tiles leave a ragged last wave, the tile rows (or columns) that fill
    whole waves run whole and the rest, split along K, fills the last wave
    (as Stream-K's "data-parallel + split" schedule does, in two launches);
