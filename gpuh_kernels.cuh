@@ -2061,25 +2061,25 @@ typedef gpuh_gemm_simt_config<256, 64, 8, 2, 2, 8, 2> gpuh_sgemm_tall64;
                + GPUH_GEMM_SPLIT_FIXED (the second launch, the workspace).
    The candidates: cover a (big tiles), c (small tiles) and, in gpuh_gemm's
    float configurations, w and t (narrow tiles of 16 rows or 16 columns,
-   rates GPUH_GEMM_NARROW_RATE and GPUH_GEMM_TALL_RATE: a C of a few rows
-   or columns wastes less of them than of a 64 × 64 tile) and W and T
-   (64 × 256 and 256 × 64, rate GPUH_GEMM_NARROW64_RATE: a C of up to 64
-   rows or columns at nearly the big tiles' rate), each with S = 1 ..
-   GPUH_GEMM_MAX_SPLITS (only the S that leave no slice empty), and cover
-   b (big tiles and small strips, S = 1), and the hybrid on a and c
-   (gpuh_impl_gemm_bands): where
-   the tiles leave a ragged last wave, the tile rows (or columns) that fill
-   whole waves run whole and the rest, split along K, fills the last wave
-   (as Stream-K's "data-parallel + split" schedule does, in two launches);
-   the cheapest wins, ties to the earlier. A C with few tiles and a long K (159 × 65 × 1619: 6 small tiles
-   on 264 slots) then takes tens of slices and fills the GPU in one wave; a
-   C that fills the GPU (4096³: 512 big tiles, 97 % of 4 waves) stays whole,
-   since splitting adds waves and bytes. No size is named anywhere: the
-   choice moves with the SM count and the configurations. The plan is a
-   pure function of the shape, the SM count and the configurations, and the
-   plans made last are kept (gpuh_impl_gemm_plan_for): planning takes
-   microseconds of host time, which a medium-sized product would otherwise
-   pay on every call.
+   rates GPUH_GEMM_NARROW_RATE and GPUH_GEMM_TALL_RATE: a C of a few rows or
+   columns wastes less of them than of a 64 × 64 tile) and W and T (64 × 256
+   and 256 × 64, rate GPUH_GEMM_NARROW64_RATE: a C of up to 64 rows or
+   columns at nearly the big tiles' rate), each with S = 1 ..
+   GPUH_GEMM_MAX_SPLITS (only the S that leave no slice empty), and cover b
+   (big tiles and small strips, S = 1), and the hybrid on a and c
+   (gpuh_impl_gemm_bands): where the tiles leave a ragged last wave, the tile
+   rows (or columns) that fill whole waves run whole and the rest, split
+   along K, fills the last wave (as Stream-K's "data-parallel + split"
+   schedule does, in two launches); the cheapest wins, ties to the earlier. A
+   C with few tiles and a long K (159 × 65 × 1619: 6 small tiles on 264
+   slots) then takes tens of slices and fills the GPU in one wave; a C that
+   fills the GPU (4096³: 512 big tiles, 97 % of 4 waves) stays whole, since
+   splitting adds waves and bytes. No size is named anywhere: the choice
+   moves with the SM count and the configurations. The plan is a pure
+   function of the shape, the SM count and the configurations, and the plans
+   made last are kept (gpuh_impl_gemm_plan_for): planning takes microseconds
+   of host time, which a medium-sized product would otherwise pay on every
+   call.
    =========================================================================== */
 
 /* Lets a kernel take `bytes` of dynamic shared memory: above 48 KiB a
