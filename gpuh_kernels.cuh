@@ -1353,6 +1353,18 @@ template <typename T, typename Cfg, bool VEC, bool TA, bool TB> struct gpuh_impl
     }
 };
 
+/* The origin along one dimension of C (`extent` elements, tiles of B) of
+   the tile that owns elements first .. first + B - 1: `first`, or, for a
+   last tile that crosses the edge of a C at least B long, extent - B when
+   `movable`, so that the tile lies inside C and its slices load without
+   bounds checks (16-byte loads where VEC) instead of element by element.
+   Both tiles then compute the rows they share; the one before stores them.
+   The moved tiles' rates: bench/results/NOTES.md. */
+__device__ __forceinline__ size_t gpuh_impl_simt_origin(size_t first, size_t B, size_t extent, bool movable)
+{
+    return movable && first + B > extent && extent >= B ? extent - B : first;
+}
+
 /* gpuh_gemm_simt_kernel: one block computes one BM × BN tile of C (of the
    part gpuh_impl_gemm_tile gives it) as a sum over K in steps of BK:
      1. every thread copies A_LOADS groups of 4 consecutive elements of A's
@@ -1372,9 +1384,14 @@ template <typename T, typename Cfg, bool VEC, bool TA, bool TB> struct gpuh_impl
    Two shared buffers: while the block computes on one, the next slice's
    global loads are in flight (issued before the compute, stored after it),
    so their latency hides behind the arithmetic; one barrier per step.
-   Interior tiles load and store without bounds checks; a tile on the edge
-   of the part (or the last, partial step of K) loads zeros for elements past
-   the edge, which add nothing, and stores only the elements inside C.
+   Interior tiles load and store without bounds checks. The last tile of a
+   row or column of tiles that C does not fill is moved back to end at C's
+   edge where that keeps its loads aligned (gpuh_impl_simt_origin): it then
+   loads as an interior tile does and stores only the rows and columns it
+   owns. A tile that still crosses the edge (C smaller than a tile, an
+   origin that would lose alignment, op(A) = Aᵀ along M), and the last,
+   partial step of K, load zeros for elements past the edge, which add
+   nothing, and store only the elements inside C.
    VEC: A, B 16-byte aligned and lda, ldb multiples of 4 floats (2 doubles),
    so interior tiles use 16-byte loads; otherwise (an odd leading dimension
    such as 4097, an offset pointer) scalar ones. C's stores are 16 bytes
@@ -1402,7 +1419,13 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS)
     const gpuh_impl_gemm_part<T> g = gpuh_impl_gemm_tile(p, out.tile, tm, tn);
     if (out.C == NULL)
         out.C = g.C;
-    const size_t m0 = (size_t)tm * BM, n0 = (size_t)tn * BN, K = out.k_end, k_begin = out.k_begin;
+    /* Moved along N unless B's rows run along N (op(B) = B, 16-byte loads)
+       and an origin of N - BN would break their alignment. Not along M when
+       op(A) = Aᵀ: moved there, gpuh_sgemm_big's kernels spilled (16-byte
+       loads) or ran slower (element loads) as ptxas built them. */
+    const size_t m0 = gpuh_impl_simt_origin((size_t)tm * BM, BM, g.M, !TA);
+    const size_t n0 = gpuh_impl_simt_origin((size_t)tn * BN, BN, g.N, !VEC || TB || g.N % 4 == 0);
+    const size_t K = out.k_end, k_begin = out.k_begin;
     const bool full_mn = m0 + BM <= g.M && n0 + BN <= g.N;
     const int tid = threadIdx.x, lane = tid % 32, warp = tid / 32;
     const int wm0 = warp / Cfg::WARPS_N * WM, wn0 = warp % Cfg::WARPS_N * WN; /* the warp's piece */
@@ -1471,6 +1494,10 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS)
         __syncthreads();
     }
 
+    /* A moved tile stores from where it would have begun: its origin
+       rounded up to a multiple of BM (BN). */
+    const size_t m_lo = (m0 + BM - 1) / BM * BM, n_lo = (n0 + BN - 1) / BN * BN;
+    const bool whole = full_mn && m_lo == m0 && n_lo == n0;
 #pragma unroll
     for (int i = 0; i < TM; ++i) {
         const size_t row = m0 + wm0 + i / 4 * (WM / RM) + lm * 4 + i % 4;
@@ -1481,7 +1508,7 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS)
 #pragma unroll
             for (int j = 0; j < 4; ++j)
                 v[j] = out.alpha * acc[i][4 * r + j];
-            if (full_mn && out.vec) {
+            if (out.vec && (whole || (row >= m_lo && row < g.M && col >= n_lo && col + 4 <= g.N && n0 % 4 == 0))) {
                 T *dst = out.C + at;
                 if (out.beta != T(0)) {
                     T c[4];
@@ -1494,7 +1521,7 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS)
             } else {
 #pragma unroll
                 for (int j = 0; j < 4; ++j)
-                    if (full_mn || (row < g.M && col + j < g.N))
+                    if (whole || (row >= m_lo && row < g.M && col + j >= n_lo && col + j < g.N))
                         out.C[at + j] = out.beta == T(0) ? v[j] : v[j] + out.beta * out.C[at + j];
             }
         }
