@@ -8,7 +8,9 @@
 #   own on a warm machine, whose build-gpu is kept. The simulator's builds are
 #   left out: CI runs them.
 set -u
-sanitize=1 bench=0 tests=1 san_jobs=4 san_timeout=240
+# san_timeout: seconds per sanitizer run; racecheck over test_kernels alone
+# takes about 200 s on an H200, longer beside other jobs.
+sanitize=1 bench=0 tests=1 san_jobs=4 san_timeout=420
 while [ $# -gt 0 ]; do
   case $1 in
     --no-sanitizer) sanitize=0 ;;

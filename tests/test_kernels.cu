@@ -1301,13 +1301,13 @@ template <typename T> static void test_gemm_ops()
     for (int op = 0; op < 4; ++op) {
         const gpuh_op oa = op & 2 ? GPUH_OP_T : GPUH_OP_N, ob = op & 1 ? GPUH_OP_T : GPUH_OP_N;
         for (gemm_path path : paths)
-            for (int rep = 0; rep < 4; ++rep, ++n) {
-                /* rep 0: aligned rows (pad a multiple of 16 bytes); 1: odd pads; 2: odd pads and offset pointers;
-                   3: aligned rows and beta != 0 (an edge tile moved inside C updates only the rows it owns) */
-                const bool aligned = rep == 0 || rep == 3;
-                const size_t pad = aligned ? 16 / sizeof(T) * draw(0, 2) : draw(1, 7), off = rep == 2 ? draw(1, 3) : 0;
+            for (int rep = 0; rep < 3; ++rep, ++n) {
+                /* rep 0: aligned rows (pad a multiple of 16 bytes), beta = 0 (C poisoned) for every other path
+                   and op, else beta != 0 (an edge tile moved inside C updates only the rows it owns);
+                   1: odd pads; 2: odd pads and offset pointers */
+                const size_t pad = rep == 0 ? 16 / sizeof(T) * draw(0, 2) : draw(1, 7), off = rep == 2 ? draw(1, 3) : 0;
                 check_gemm_op<T>(path, oa, ob, draw(2, most), draw(2, most), draw(1, most_k), pad, off,
-                                 rep == 1 ? -1.5 : 1.0, rep == 0 ? 0.0 : 0.75);
+                                 rep == 1 ? -1.5 : 1.0, rep == 0 && n % 2 == 0 ? 0.0 : 0.75);
             }
         /* a tall C and a wide one of 49 to 64 columns (rows) whose plans on 132 SMs take the 64-column
            (64-row) tiles, split along K, on the GPU only */
