@@ -1298,11 +1298,12 @@ static gpuh_impl_gemm_plan float_plan_made(size_t M, size_t N, size_t K, size_t 
 }
 
 /* A random shape whose float plan on the current device is `want`: Stream-K
-   on cover 'c' (small tiles), or 'r' the hybrid on the big tiles (a band of
-   whole tile rows or columns, the rest split along K). C holds a third
+   on cover 'c' (small tiles), with whole waves of tiles first where
+   whole_first (else with none), or 'r' the hybrid on the big tiles (a band
+   of whole tile rows or columns, the rest split along K). C holds a third
    of a wave to three waves of the cover's tiles, K is 300 to 1200; false
-   when 500 draws find none. */
-template <typename Draw> static bool find_float_plan(int want, Draw &draw, size_t (&s)[3])
+   when 2000 draws find none. */
+template <typename Draw> static bool find_float_plan(int want, Draw &draw, size_t (&s)[3], bool whole_first = false)
 {
     int sms = 1;
     if (cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0) != cudaSuccess)
@@ -1312,12 +1313,12 @@ template <typename Draw> static bool find_float_plan(int want, Draw &draw, size_
     const bool small = want == 'c';
     const size_t bm = small ? (size_t)Small::BM : (size_t)Big::BM, bn = small ? (size_t)Small::BN : (size_t)Big::BN;
     const size_t slots = (size_t)sms * (small ? (size_t)Small::MIN_BLOCKS : (size_t)Big::MIN_BLOCKS);
-    for (int tries = 0; tries < 500; ++tries) {
+    for (int tries = 0; tries < 2000; ++tries) {
         const size_t tiles = draw(slots / 3 + 1, 3 * slots), tm = draw(1, 2 * (size_t)std::sqrt((double)tiles) + 1);
         const size_t tn = (tiles + tm - 1) / tm;
         s[0] = (tm - 1) * bm + draw(1, bm), s[1] = (tn - 1) * bn + draw(1, bn), s[2] = draw(300, 1200);
         const gpuh_impl_gemm_plan p = gpuh_impl_gemm_choose<GPUH_IMPL_SGEMM_SET>(s[0], s[1], s[2], sizeof(float), sms);
-        if (want == 'r' ? p.band != 0 : p.sk_units > 0 && p.cover == want)
+        if (want == 'r' ? p.band != 0 : p.sk_units > 0 && p.cover == want && (p.sk_dp > 0) == whole_first)
             return true;
     }
     return false;
@@ -1367,10 +1368,12 @@ template <typename T> static void test_gemm_ops()
                 check_gemm_op<T>(PATH_DEFAULT, oa, ob, w ? c : m, w ? m : c, k, draw(0, 3), 0, 1, 0.25);
         }
         /* Stream-K on the small tiles (float's CUDA-core kernel): a shape whose plan on this device shares
-           out a ragged last wave, whole tiles and pieces of tiles alike, with beta != 0 */
+           out a ragged last wave (after whole waves of tiles for every other op pair), whole tiles and
+           pieces of tiles alike, with beta != 0 */
         if (is_f) {
             size_t s[3] = {0, 0, 0};
-            if (TEST_ASSERT(find_float_plan('c', draw, s), "no shape planned as Stream-K"))
+            if (TEST_ASSERT(find_float_plan('c', draw, s, op % 2 == 1), "no shape planned as Stream-K (%s)",
+                            op % 2 ? "after whole waves" : "alone"))
                 check_gemm_op<T>(PATH_DEFAULT, oa, ob, s[0], s[1], s[2], op == 1 ? draw(1, 3) : 0, 0, 1, -0.5,
                                  "stream_fixup");
         }
