@@ -2358,11 +2358,11 @@ cudaError_t gpuh_impl_gemm_launch(
     return gpuh_impl_gemm_variant(f, vec, ta, tb);
 }
 
-/* Stream-K (gpuh_impl_gemm_walk) on configuration Cfg (Cfg::STREAM_K):
-   value 1 where the configuration has it, and go() then launches Stream-K's
-   kernel and its fixup kernel over the single part in `a`. */
+/* Stream-K's launches on configuration Cfg: where Cfg::STREAM_K, go()
+   launches Stream-K's kernel and its fixup kernel over the single part in
+   `a`; elsewhere no Stream-K instance is built, and go() is an error (the
+   planner never asks for it there). */
 template <typename Cfg, bool ON = Cfg::STREAM_K> struct gpuh_impl_stream_k {
-    enum { value = 0 };
     template <typename T>
     static cudaError_t go(const gpuh_impl_gemm_args<T> &, bool, bool, bool, unsigned, cudaStream_t)
     {
@@ -2370,7 +2370,6 @@ template <typename Cfg, bool ON = Cfg::STREAM_K> struct gpuh_impl_stream_k {
     }
 };
 template <typename Cfg> struct gpuh_impl_stream_k<Cfg, true> {
-    enum { value = 1 };
     template <typename T>
     static cudaError_t go(const gpuh_impl_gemm_args<T> &a, bool vec, bool ta, bool tb, unsigned shared_tiles,
                           cudaStream_t stream)
@@ -2629,12 +2628,12 @@ static inline void gpuh_impl_gemm_stream(gpuh_impl_gemm_plan &best, int cover, s
 {
     const size_t tiles = gpuh_ceil_div(M, bm) * gpuh_ceil_div(N, bn), ipt = gpuh_ceil_div(K, bk);
     size_t w;
-    if (K == 0 || tiles % slots == 0 || ipt > 0xffffffffu)
+    if (K == 0 || tiles % slots == 0 || tiles > 0xffffffffu || ipt > 0xffffffffu)
         return;
     for (w = tiles / slots;; --w) {
         const size_t rest = tiles - w * slots, slices = rest * ipt;
         /* every share at least one slice; the slices counted in 32 bits (gpuh_impl_gemm_walk) */
-        if (slices >= slots && slices <= 0xffffffffu && tiles <= 0xffffffffu) {
+        if (slices >= slots && slices <= 0xffffffffu) {
             const double pieces = (double)(gpuh_ceil_div(rest, slots) + 1);
             double cost = (double)w * work * ((double)K + GPUH_GEMM_K_OVERHEAD) +
                           work * ((double)gpuh_ceil_div(slices, slots) * (double)K / (double)ipt +
@@ -2698,9 +2697,9 @@ static inline gpuh_impl_gemm_plan gpuh_impl_gemm_choose(size_t M, size_t N, size
                           Small::BK, M, N, K, elem, sms);
     gpuh_impl_gemm_bands(plan, 'a', b_m, b_n, big_slots, big_work, Big::BK, M, N, K, elem, sms);
     gpuh_impl_gemm_bands(plan, 'c', s_m, s_n, small_slots, small_work, Small::BK, M, N, K, elem, sms);
-    if (gpuh_impl_stream_k<Big>::value)
+    if (Big::STREAM_K)
         gpuh_impl_gemm_stream(plan, 'a', b_m, b_n, big_slots, big_work, Big::BK, M, N, K, elem, sms);
-    if (gpuh_impl_stream_k<Small>::value)
+    if (Small::STREAM_K)
         gpuh_impl_gemm_stream(plan, 'c', s_m, s_n, small_slots, small_work, Small::BK, M, N, K, elem, sms);
     /* the narrow tiles: a C of few rows or columns (the 64-row and
        64-column ones only where they are configurations of their own) */
