@@ -349,9 +349,7 @@ template <typename Op, typename T> __device__ __forceinline__ T gpuh_block_reduc
    which stream A or B once. A C of too few tiles to fill the GPU is split
    along K (split-K: the slices' sums go to a workspace taken on `stream`
    from gpuh's memory pool and freed there with cudaFreeAsync, then one more
-   kernel adds them in a fixed order), and a C whose small tiles leave a
-   ragged last wave shares that wave out by slices of K (Stream-K, with the
-   same workspace and a fixed order; see gpuh_gemm_with). Deterministic:
+   kernel adds them in a fixed order; see gpuh_gemm_with). Deterministic:
    same inputs, shape and SM count, same bits. Errors:
    cudaErrorInvalidValue (a leading dimension below the row length, a
    matrix whose extent overflows size_t, NULL with a non-empty matrix, more
@@ -360,8 +358,8 @@ template <typename Op, typename T> __device__ __forceinline__ T gpuh_block_reduc
    cannot be had is no error: the product then runs without it.
    Idea: BLAS xGEMM (argument order); CUTLASS's SIMT GEMM and S. Boehm's
    "How to Optimize a CUDA Matmul Kernel" worklog (tiling, warp tiles);
-   split-K, and Stream-K with its data-parallel + split schedule (Osama et
-   al., PPoPP 2023);
+   split-K and Stream-K's data-parallel + split schedule (Osama et al.,
+   PPoPP 2023);
    the PTX ISA's mma.sync for FP64. */
 template <typename T>
 cudaError_t gpuh_gemm(size_t M, size_t N, size_t K, T alpha, const T *d_A, size_t lda, const T *d_B, size_t ldb,
@@ -414,13 +412,7 @@ cudaError_t gpuh_matmul(const T *d_A, const T *d_B, T *d_C, size_t M, size_t N, 
         applies alpha and beta (no atomics: the same bits every call);
      the hybrid on a or c: where the tiles leave a ragged last wave, the
         tile rows (or columns) that fill whole waves run whole, the rest
-        split along K so that it fills the last wave;
-     Stream-K on a or c, where that configuration has it (Cfg::STREAM_K:
-        the shipped small tiles, not the big ones): one block per slot
-        of the GPU; whole waves of tiles first, then the tiles left over
-        shared out evenly by slices of K, a block's pieces of tiles summed
-        into a workspace and added in a fixed order by
-        gpuh_gemm_stream_fixup_kernel (gpuh_impl_gemm_walk).
+        split along K so that it fills the last wave.
    Ties go to the earlier cover. A C of one row or one column (K > 0) goes
    to the matrix-vector kernels, whatever Big and Small are.
    Arguments, errors: gpuh_gemm. */
@@ -457,12 +449,7 @@ struct gpuh_gemm_simt_config {
         RM = WM / (4 * LANES_M), RN = WN / (4 * LANES_N), TM = 4 * RM, TN = 4 * RN,
         PAD = 4, /* shared rows of BM + 4 (BN + 4) elements: see gpuh_impl_simt_put */
         A_LOADS = BM_ * BK_ / 4 / THREADS, B_LOADS = BK_ * BN_ / 4 / THREADS,
-        SMEM_ELEMS = 2 * BK_ * (BM_ + BN_ + 2 * PAD), /* dynamic shared memory, in elements */
-        /* Stream-K (gpuh_impl_gemm_walk) with fewer than 128 accumulators per
-           thread: with 128 (the big tiles), nvcc leaves the epilogue's row
-           loop rolled inside Stream-K's loop over pieces and puts the
-           accumulators in local memory (ptxas -v: a 512-byte stack frame) */
-        STREAM_K = TM * TN < 128
+        SMEM_ELEMS = 2 * BK_ * (BM_ + BN_ + 2 * PAD) /* dynamic shared memory, in elements */
     };
     static_assert(RM >= 1 && RN >= 1 && WM == RM * 4 * LANES_M && WN == RN * 4 * LANES_N, "warp tile");
     static_assert(A_LOADS >= 1 && B_LOADS >= 1 && A_LOADS * 4 * THREADS == BM * BK &&
@@ -499,8 +486,7 @@ struct gpuh_gemm_dmma_config {
            rows padded by 4 as well) */
         SMEM = STAGES_ * 8 *
                ((BM_ * (BK_ + 4) > BK_ * (BM_ + 4) ? BM_ * (BK_ + 4) : BK_ * (BM_ + 4)) +
-                (BK_ * (BN_ + 4) > BN_ * (BK_ + 4) ? BK_ * (BN_ + 4) : BN_ * (BK_ + 4))),
-        STREAM_K = 0 /* no Stream-K (gpuh_impl_gemm_walk) */
+                (BK_ * (BN_ + 4) > BN_ * (BK_ + 4) ? BK_ * (BN_ + 4) : BN_ * (BK_ + 4)))
     };
     static_assert(MT * 16 == WM && NT * 8 == WN && BK % 8 == 0 && BN % 16 == 0 && STAGES >= 2 &&
                       (MMA_K == 8 || MMA_K == 16) && BK % MMA_K == 0 && (FRAGS == 1 || FRAGS == 2),
@@ -1110,11 +1096,7 @@ template <typename T> struct gpuh_impl_gemm_part {
    block b does tile b % tiles over K's slice [s·k_chunk, (s + 1)·k_chunk),
    s = b / tiles, and writes its raw sums to slice s of the workspace (each
    slice part[0].M rows of ldw elements, ldw a multiple of 4), which
-   gpuh_gemm_split_reduce_kernel then adds up in order into C. Stream-K
-   (sk_units > 0; one part, `tiles` tiles, a grid of sk_units blocks):
-   gpuh_impl_gemm_walk's work per block, its partial sums in the workspace's
-   2·sk_units slots of BM × BN elements, which gpuh_gemm_stream_fixup_kernel
-   adds up in order into C. */
+   gpuh_gemm_split_reduce_kernel then adds up in order into C. */
 template <typename T> struct gpuh_impl_gemm_args {
     gpuh_impl_gemm_part<T> part[2];
     unsigned part0_tiles, tiles;
@@ -1122,8 +1104,6 @@ template <typename T> struct gpuh_impl_gemm_args {
     T alpha, beta;
     T *work;
     size_t k_chunk, ldw;
-    unsigned long long sk_dp; /* Stream-K: tiles [0, sk_dp) whole, the rest shared out by slices of BK */
-    unsigned sk_units, sk_ipt; /* Stream-K: blocks (0: none), slices of BK per tile */
     bool vec_c; /* C 16-byte aligned, ldc a multiple of 16 bytes: 16-byte stores */
 };
 
@@ -1156,7 +1136,6 @@ template <typename T> struct gpuh_impl_gemm_out {
     size_t ldc, k_begin, k_end;
     T alpha, beta;
     bool vec;
-    bool local;    /* Stream-K's partial sums: C is a BM × BN slot, indexed from the tile's corner */
     unsigned tile; /* the block's tile number, for gpuh_impl_gemm_tile */
 };
 template <typename T, bool VEC>
@@ -1165,96 +1144,15 @@ __device__ __forceinline__ gpuh_impl_gemm_out<T> gpuh_impl_gemm_split(const gpuh
     gpuh_impl_gemm_out<T> o;
     if (p.work == NULL) {
         o.C = NULL, o.ldc = p.ldc, o.k_begin = 0, o.k_end = p.K, o.alpha = p.alpha, o.beta = p.beta, o.vec = p.vec_c;
-        o.local = false, o.tile = blockIdx.x;
+        o.tile = blockIdx.x;
         return o;
     }
     const unsigned s = blockIdx.x / p.tiles;
-    o.local = false;
     o.tile = blockIdx.x - s * p.tiles;
     o.k_begin = s * p.k_chunk;
     o.k_end = p.K - o.k_begin < p.k_chunk ? p.K : o.k_begin + p.k_chunk;
     o.C = p.work + s * p.part[0].M * p.ldw, o.ldc = p.ldw, o.alpha = T(1), o.beta = T(0), o.vec = true;
     return o;
-}
-
-/* Stream-K's walk over one block's work (p.sk_units blocks, `tiles` tiles
-   of ipt = p.sk_ipt slices of BK each): first the whole tiles b, b + units,
-   ... below p.sk_dp (the data-parallel part, in whole waves, in the grouped
-   order), then the shared part: the L = (tiles − dp)·ipt slices of tiles
-   [dp, tiles), taken tile after tile, of which block u takes
-   [u·L / units, (u + 1)·L / units). Its share cuts at most two tiles short:
-   the first tile it reaches it may enter in the middle, the last it may
-   leave before the end. A tile a block covers whole goes to C as a
-   data-parallel tile does; a piece of one goes, as raw sums, to the
-   block's slot 2u (the share's first piece) or 2u + 1 (its last), and
-   gpuh_gemm_stream_fixup_kernel adds the pieces of each tile in the order
-   of their blocks: the same bits on every call. Each block does the same
-   number of slices, give or take one, so no SM idles while a ragged last
-   wave runs. Idea: M. Osama et al., "Stream-K: Work-centric Parallel
-   Decomposition for Dense Matrix-Matrix Multiplication on the GPU" (PPoPP
-   2023), its data-parallel + Stream-K hybrid; the fixup in a second kernel
-   rather than by blocks waiting on each other, so that no block depends on
-   another being resident. */
-struct gpuh_impl_gemm_walk {
-    unsigned tile;             /* the next whole tile of the data-parallel part */
-    unsigned first, at, end;   /* the share: its first slice, the next, the end (slices of the shared part) */
-    unsigned slot;             /* the piece being worked: its slot, or ~0u for a whole tile */
-};
-/* Where block u's share of `slices` slices begins. The planner keeps slices
-   below 2^32, so u·slices fits 64 bits. */
-__device__ __forceinline__ unsigned gpuh_impl_gemm_share(unsigned long long u, unsigned long long slices,
-                                                         unsigned units)
-{
-    return (unsigned)(u * slices / units);
-}
-template <typename T>
-__device__ __forceinline__ gpuh_impl_gemm_walk gpuh_impl_gemm_walk_start(const gpuh_impl_gemm_args<T> &p)
-{
-    const unsigned long long slices = (unsigned long long)(p.tiles - p.sk_dp) * p.sk_ipt;
-    gpuh_impl_gemm_walk w;
-    w.tile = blockIdx.x;
-    w.first = w.at = gpuh_impl_gemm_share(blockIdx.x, slices, p.sk_units);
-    w.end = gpuh_impl_gemm_share(blockIdx.x + 1ull, slices, p.sk_units);
-    w.slot = ~0u;
-    return w;
-}
-/* The block's next piece of work: its tile and slice of K into `o` (false
-   when it has none left). Where its sums go is set after the sums are
-   made (gpuh_impl_gemm_walk_out), so that no register holds it meanwhile. */
-template <typename T, int BK>
-__device__ __forceinline__ bool gpuh_impl_gemm_walk_next(const gpuh_impl_gemm_args<T> &p, gpuh_impl_gemm_walk &w,
-                                                         gpuh_impl_gemm_out<T> &o)
-{
-    o.k_begin = 0, o.k_end = p.K, w.slot = ~0u;
-    if (w.tile < p.sk_dp) {
-        o.tile = w.tile;
-        w.tile += gridDim.x;
-        return true;
-    }
-    if (w.at >= w.end)
-        return false;
-    const unsigned t = w.at / p.sk_ipt, i0 = w.at - t * p.sk_ipt;
-    const unsigned i1 = w.end - t * p.sk_ipt < p.sk_ipt ? w.end - t * p.sk_ipt : p.sk_ipt;
-    o.tile = (unsigned)p.sk_dp + t;
-    if (i0 > 0 || i1 < p.sk_ipt) { /* a piece of the tile */
-        o.k_begin = (size_t)i0 * BK;
-        o.k_end = (size_t)i1 * BK < p.K ? (size_t)i1 * BK : p.K;
-        w.slot = 2 * blockIdx.x + (w.at != w.first);
-    }
-    w.at = t * p.sk_ipt + i1;
-    return true;
-}
-/* Where the piece's sums go: a whole tile to C (C of part g, alpha, beta),
-   a piece of one to its slot, raw. */
-template <typename T, int BM, int BN>
-__device__ __forceinline__ void gpuh_impl_gemm_walk_out(const gpuh_impl_gemm_args<T> &p,
-                                                        const gpuh_impl_gemm_walk &w,
-                                                        const gpuh_impl_gemm_part<T> &g, gpuh_impl_gemm_out<T> &o)
-{
-    o.local = w.slot != ~0u;
-    o.C = o.local ? p.work + (size_t)w.slot * (BM * BN) : g.C;
-    o.ldc = o.local ? (size_t)BN : p.ldc;
-    o.alpha = o.local ? T(1) : p.alpha, o.beta = o.local ? T(0) : p.beta, o.vec = o.local || p.vec_c;
 }
 
 /* Four consecutive elements to or from 16-byte-aligned memory, as one float4
@@ -1499,17 +1397,12 @@ __device__ __forceinline__ size_t gpuh_impl_simt_origin(size_t first, size_t B, 
    such as 4097, an offset pointer) scalar ones. C's stores are 16 bytes
    wide where C allows it (p.vec_c, a run-time flag), else scalar.
    Split-K (p.work): the block sums its slice of K and writes the raw sums
-   to its slice of the workspace (gpuh_impl_gemm_split). Stream-K (SK, a
-   configuration with Cfg::STREAM_K): the block loops over its pieces of
-   work (gpuh_impl_gemm_walk), each a tile over all of K or over a run of
-   its slices; it stores a whole tile as above and a piece's raw sums into
-   its slot of the workspace.
-   Grid: 1-D, one block per tile of both parts (Stream-K: p.sk_units
-   blocks); block: Cfg::THREADS;
+   to its slice of the workspace (gpuh_impl_gemm_split).
+   Grid: 1-D, one block per tile of both parts; block: Cfg::THREADS;
    dynamic shared memory SMEM_ELEMS = 2 · BK · (BM + BN + 8) elements.
    Registers, shared memory and no spills of each shipped configuration:
    checked by the compile.budget test (tools/check_budget.py). */
-template <typename T, typename Cfg, bool VEC, bool TA, bool TB, bool SK>
+template <typename T, typename Cfg, bool VEC, bool TA, bool TB>
 __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS)
     gpuh_gemm_simt_kernel(const gpuh_impl_gemm_args<T> p)
 {
@@ -1521,133 +1414,118 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS)
     a_slice *const s_A = reinterpret_cast<a_slice *>(smem);                        /* two buffers, */
     b_slice *const s_B = reinterpret_cast<b_slice *>(smem + 2 * BK * (BM + PAD)); /* then two more */
 
-    gpuh_impl_gemm_walk walk = {0, 0, 0, 0, 0};
-    if (SK)
-        walk = gpuh_impl_gemm_walk_start(p);
-    for (;;) { /* once, or (SK) for each piece of the block's Stream-K work */
-        unsigned tm, tn;
-        gpuh_impl_gemm_out<T> out;
-        if (!SK)
-            out = gpuh_impl_gemm_split<T, VEC>(p);
-        else if (!gpuh_impl_gemm_walk_next<T, BK>(p, walk, out))
-            break;
-        const gpuh_impl_gemm_part<T> g = gpuh_impl_gemm_tile(p, out.tile, tm, tn);
-        if (!SK && out.C == NULL)
-            out.C = g.C;
-        /* Moved along N unless B's rows run along N (op(B) = B, 16-byte loads)
-           and an origin of N - BN would break their alignment. Not along M when
-           op(A) = Aᵀ: moved there, gpuh_sgemm_big's kernels spilled (16-byte
-           loads) or ran slower (element loads) as ptxas built them. */
-        const size_t m0 = gpuh_impl_simt_origin((size_t)tm * BM, BM, g.M, !TA);
-        const size_t n0 = gpuh_impl_simt_origin((size_t)tn * BN, BN, g.N, !VEC || TB || g.N % 4 == 0);
-        const size_t K = out.k_end, k_begin = out.k_begin;
-        const bool full_mn = m0 + BM <= g.M && n0 + BN <= g.N;
-        const int tid = threadIdx.x, lane = tid % 32, warp = tid / 32;
-        const int wm0 = warp / Cfg::WARPS_N * WM, wn0 = warp % Cfg::WARPS_N * WN; /* the warp's piece */
-        const int lm = lane / Cfg::LANES_N, ln = lane % Cfg::LANES_N;              /* the lane's place in it */
+    unsigned tm, tn;
+    gpuh_impl_gemm_out<T> out = gpuh_impl_gemm_split<T, VEC>(p);
+    const gpuh_impl_gemm_part<T> g = gpuh_impl_gemm_tile(p, out.tile, tm, tn);
+    if (out.C == NULL)
+        out.C = g.C;
+    /* Moved along N unless B's rows run along N (op(B) = B, 16-byte loads)
+       and an origin of N - BN would break their alignment. Not along M when
+       op(A) = Aᵀ: moved there, gpuh_sgemm_big's kernels spilled (16-byte
+       loads) or ran slower (element loads) as ptxas built them. */
+    const size_t m0 = gpuh_impl_simt_origin((size_t)tm * BM, BM, g.M, !TA);
+    const size_t n0 = gpuh_impl_simt_origin((size_t)tn * BN, BN, g.N, !VEC || TB || g.N % 4 == 0);
+    const size_t K = out.k_end, k_begin = out.k_begin;
+    const bool full_mn = m0 + BM <= g.M && n0 + BN <= g.N;
+    const int tid = threadIdx.x, lane = tid % 32, warp = tid / 32;
+    const int wm0 = warp / Cfg::WARPS_N * WM, wn0 = warp % Cfg::WARPS_N * WN; /* the warp's piece */
+    const int lm = lane / Cfg::LANES_N, ln = lane % Cfg::LANES_N;              /* the lane's place in it */
 
-        /* The next slice, on its way to shared memory. Each load precedes its
-           store, so the zeros are never read; with them ptxas schedules the
-           256 × 128 kernel better (1.5 % faster at 2048³ to 8192³ on an H200:
-           bench/results/NOTES.md), and g++'s flow analysis of the simulator's
-           build has nothing to warn about. */
-        T r_a[Cfg::A_LOADS][4] = {}, r_b[Cfg::B_LOADS][4] = {};
-        T acc[TM][TN];
+    /* The next slice, on its way to shared memory. Each load precedes its
+       store, so the zeros are never read; with them ptxas schedules the
+       256 × 128 kernel better (1.5 % faster at 2048³ to 8192³ on an H200:
+       bench/results/NOTES.md), and g++'s flow analysis of the simulator's
+       build has nothing to warn about. */
+    T r_a[Cfg::A_LOADS][4] = {}, r_b[Cfg::B_LOADS][4] = {};
+    T acc[TM][TN];
 #pragma unroll
-        for (int i = 0; i < TM; ++i)
+    for (int i = 0; i < TM; ++i)
 #pragma unroll
-            for (int j = 0; j < TN; ++j)
-                acc[i][j] = T(0);
+        for (int j = 0; j < TN; ++j)
+            acc[i][j] = T(0);
 
-        const gpuh_impl_simt_loader<T, Cfg, VEC, TA, TB> slice = {full_mn, K, tid, g, p, m0, r_a, n0, r_b};
+    const gpuh_impl_simt_loader<T, Cfg, VEC, TA, TB> slice = {full_mn, K, tid, g, p, m0, r_a, n0, r_b};
 
-        const size_t steps = (K - k_begin + BK - 1) / BK; /* slices of K, the last maybe partial */
-        if (steps > 0) {
-            slice.load(k_begin);
-            slice.store(&s_A[0][0][0], &s_B[0][0][0]);
-        }
-        /* The first slice must be in shared memory before anyone reads it. */
-        __syncthreads();
-        for (size_t s = 0; s < steps; ++s) {
-            const int buf = (int)(s % 2);
-            if (s + 1 < steps)
-                slice.load(k_begin + (s + 1) * BK); /* in flight during the arithmetic below */
-            /* Unrolled by 8, not by BK: a fully unrolled BK = 16 step of the
-               shipped configuration is larger than the instruction cache, and
-               the warps then stall waiting for instructions (ncu's figures and
-               the rates: bench/results/NOTES.md). */
+    const size_t steps = (K - k_begin + BK - 1) / BK; /* slices of K, the last maybe partial */
+    if (steps > 0) {
+        slice.load(k_begin);
+        slice.store(&s_A[0][0][0], &s_B[0][0][0]);
+    }
+    /* The first slice must be in shared memory before anyone reads it. */
+    __syncthreads();
+    for (size_t s = 0; s < steps; ++s) {
+        const int buf = (int)(s % 2);
+        if (s + 1 < steps)
+            slice.load(k_begin + (s + 1) * BK); /* in flight during the arithmetic below */
+        /* Unrolled by 8, not by BK: a fully unrolled BK = 16 step of the
+           shipped configuration is larger than the instruction cache, and
+           the warps then stall waiting for instructions (ncu's figures and
+           the rates: bench/results/NOTES.md). */
 #pragma unroll 8
-            for (int k = 0; k < BK; ++k) {
-                T a[RM][4], b[RN][4]; /* a[r][q]: row wm0 + r·WM/RM + 4·lm + q of the tile */
+        for (int k = 0; k < BK; ++k) {
+            T a[RM][4], b[RN][4]; /* a[r][q]: row wm0 + r·WM/RM + 4·lm + q of the tile */
 #pragma unroll
-                for (int r = 0; r < RM; ++r)
-                    gpuh_impl_ld4(&s_A[buf][k][wm0 + r * (WM / RM) + lm * 4], a[r]);
+            for (int r = 0; r < RM; ++r)
+                gpuh_impl_ld4(&s_A[buf][k][wm0 + r * (WM / RM) + lm * 4], a[r]);
 #pragma unroll
-                for (int r = 0; r < RN; ++r)
-                    gpuh_impl_ld4(&s_B[buf][k][wn0 + r * (WN / RN) + ln * 4], b[r]);
-                /* Row by row; with 128 accumulators or more (the big tiles, at
-                   the register limit) each odd row's columns in reverse (a
-                   serpentine: the FMA that turns the row reuses the b operand
-                   of the one before), an order in which ptxas schedules those
-                   tiles faster (bench/results/NOTES.md; the smaller tiles were
-                   measured row by row). Either way each accumulator sums over k
-                   in order: the same bits. */
+            for (int r = 0; r < RN; ++r)
+                gpuh_impl_ld4(&s_B[buf][k][wn0 + r * (WN / RN) + ln * 4], b[r]);
+            /* Row by row; with 128 accumulators or more (the big tiles, at
+               the register limit) each odd row's columns in reverse (a
+               serpentine: the FMA that turns the row reuses the b operand
+               of the one before), an order in which ptxas schedules those
+               tiles faster (bench/results/NOTES.md; the smaller tiles were
+               measured row by row). Either way each accumulator sums over k
+               in order: the same bits. */
 #pragma unroll
-                for (int i = 0; i < TM; ++i)
+            for (int i = 0; i < TM; ++i)
 #pragma unroll
-                    for (int j = 0; j < TN; ++j) {
-                        const int jj = TM * TN >= 128 && i % 2 ? TN - 1 - j : j;
-                        acc[i][jj] += a[i / 4][i % 4] * b[jj / 4][jj % 4];
-                    }
-            }
-            /* The other buffer was last read in step s - 1, before the barrier
-               that ended it, so it can take slice s + 1 now. */
-            if (s + 1 < steps)
-                slice.store(&s_A[buf ^ 1][0][0], &s_B[buf ^ 1][0][0]);
-            /* Slice s + 1 must be complete before step s + 1 reads it, and step s
-               must be done reading `buf` before step s + 1 overwrites it. */
-            __syncthreads();
+                for (int j = 0; j < TN; ++j) {
+                    const int jj = TM * TN >= 128 && i % 2 ? TN - 1 - j : j;
+                    acc[i][jj] += a[i / 4][i % 4] * b[jj / 4][jj % 4];
+                }
         }
+        /* The other buffer was last read in step s - 1, before the barrier
+           that ended it, so it can take slice s + 1 now. */
+        if (s + 1 < steps)
+            slice.store(&s_A[buf ^ 1][0][0], &s_B[buf ^ 1][0][0]);
+        /* Slice s + 1 must be complete before step s + 1 reads it, and step s
+           must be done reading `buf` before step s + 1 overwrites it. */
+        __syncthreads();
+    }
 
-        if (SK)
-            gpuh_impl_gemm_walk_out<T, BM, BN>(p, walk, g, out);
-        /* A moved tile stores from where it would have begun: its origin
-           rounded up to a multiple of BM (BN). Stream-K's partial sums go to a
-           slot of BM × BN elements indexed from there. */
-        const size_t m_lo = (m0 + BM - 1) / BM * BM, n_lo = (n0 + BN - 1) / BN * BN;
-        const size_t shift = SK && out.local ? m_lo * out.ldc + n_lo : 0; /* the slot's element 0 */
-        const bool whole = full_mn && m_lo == m0 && n_lo == n0;
+    /* A moved tile stores from where it would have begun: its origin
+       rounded up to a multiple of BM (BN). */
+    const size_t m_lo = (m0 + BM - 1) / BM * BM, n_lo = (n0 + BN - 1) / BN * BN;
+    const bool whole = full_mn && m_lo == m0 && n_lo == n0;
 #pragma unroll
-        for (int i = 0; i < TM; ++i) {
-            const size_t row = m0 + wm0 + i / 4 * (WM / RM) + lm * 4 + i % 4;
+    for (int i = 0; i < TM; ++i) {
+        const size_t row = m0 + wm0 + i / 4 * (WM / RM) + lm * 4 + i % 4;
 #pragma unroll
-            for (int r = 0; r < RN; ++r) {
-                const size_t col = n0 + wn0 + r * (WN / RN) + ln * 4, at = row * out.ldc + col - shift;
-                T v[4];
+        for (int r = 0; r < RN; ++r) {
+            const size_t col = n0 + wn0 + r * (WN / RN) + ln * 4, at = row * out.ldc + col;
+            T v[4];
 #pragma unroll
-                for (int j = 0; j < 4; ++j)
-                    v[j] = out.alpha * acc[i][4 * r + j];
-                if (out.vec && (whole || (row >= m_lo && row < g.M && col >= n_lo && col + 4 <= g.N && n0 % 4 == 0))) {
-                    T *dst = out.C + at;
-                    if (out.beta != T(0)) {
-                        T c[4];
-                        gpuh_impl_ld4(dst, c);
-#pragma unroll
-                        for (int j = 0; j < 4; ++j)
-                            v[j] += out.beta * c[j];
-                    }
-                    gpuh_impl_st4(dst, v);
-                } else {
+            for (int j = 0; j < 4; ++j)
+                v[j] = out.alpha * acc[i][4 * r + j];
+            if (out.vec && (whole || (row >= m_lo && row < g.M && col >= n_lo && col + 4 <= g.N && n0 % 4 == 0))) {
+                T *dst = out.C + at;
+                if (out.beta != T(0)) {
+                    T c[4];
+                    gpuh_impl_ld4(dst, c);
 #pragma unroll
                     for (int j = 0; j < 4; ++j)
-                        if (whole || (row >= m_lo && row < g.M && col + j >= n_lo && col + j < g.N))
-                            out.C[at + j] = out.beta == T(0) ? v[j] : v[j] + out.beta * out.C[at + j];
+                        v[j] += out.beta * c[j];
                 }
+                gpuh_impl_st4(dst, v);
+            } else {
+#pragma unroll
+                for (int j = 0; j < 4; ++j)
+                    if (whole || (row >= m_lo && row < g.M && col + j >= n_lo && col + j < g.N))
+                        out.C[at + j] = out.beta == T(0) ? v[j] : v[j] + out.beta * out.C[at + j];
             }
         }
-        if (!SK)
-            break;
-    } /* the shared buffers are free again: the last step ended with a barrier */
+    }
 }
 
 /* ---------------------------------------------------------------------------
@@ -2120,57 +1998,6 @@ __global__ void gpuh_gemm_split_reduce_kernel(const T *work, unsigned splits, si
     }
 }
 
-/* gpuh_gemm_stream_fixup_kernel: Stream-K's second pass (see
-   gpuh_impl_gemm_walk). Block t takes tile p.sk_dp + t of the shared part:
-   where more than one block's share holds a piece of it, it adds their
-   slots in the order of the blocks and writes
-   C = alpha·sum + beta·C over the tile's elements inside C (beta == 0
-   never reads C); a tile one block covered whole is already in C. Block u's
-   share begins at slice floor(u·L / units), so the block whose share holds
-   slice s is floor(((s + 1)·units − 1) / L), the last one that begins at or
-   before s. Each thread takes groups of 4 consecutive elements of a row,
-   read from the slots with 16-byte loads where the group lies inside C.
-   Grid: tiles − sk_dp blocks; block: any (GPUH_GEMM_REDUCE_BLOCK). */
-template <typename T, int BM, int BN>
-__global__ void gpuh_gemm_stream_fixup_kernel(const gpuh_impl_gemm_args<T> p)
-{
-    const unsigned long long slices = (p.tiles - p.sk_dp) * p.sk_ipt, units = p.sk_units;
-    const unsigned long long t = blockIdx.x, s0 = t * p.sk_ipt, s1 = s0 + p.sk_ipt - 1;
-    const unsigned long long u0 = ((s0 + 1) * units - 1) / slices, u1 = ((s1 + 1) * units - 1) / slices;
-    if (u0 == u1)
-        return; /* one block's share holds the whole tile */
-    unsigned tm, tn;
-    const gpuh_impl_gemm_part<T> g = gpuh_impl_gemm_tile(p, (unsigned)(p.sk_dp + t), tm, tn);
-    const size_t r0 = (size_t)tm * BM, c0 = (size_t)tn * BN;
-    const size_t rows = g.M - r0 < BM ? g.M - r0 : BM, cols = g.N - c0 < BN ? g.N - c0 : BN;
-    for (size_t q = threadIdx.x; q < rows * (BN / 4); q += blockDim.x) {
-        const size_t i = q / (BN / 4), j = q % (BN / 4) * 4;
-        if (j >= cols)
-            continue;
-        T sum[4] = {T(0), T(0), T(0), T(0)};
-        for (unsigned long long u = u0; u <= u1; ++u) {
-            /* the tile is the first piece of block u's share, or its last */
-            const unsigned long long slot = 2 * u + (gpuh_impl_gemm_share(u, slices, p.sk_units) < s0);
-            const T *w = p.work + slot * (BM * BN) + i * BN + j;
-            T v[4];
-            if (j + 4 <= cols)
-                gpuh_impl_ld4(w, v);
-            else
-#pragma unroll
-                for (int e = 0; e < 4; ++e)
-                    v[e] = j + e < cols ? w[e] : T(0);
-#pragma unroll
-            for (int e = 0; e < 4; ++e)
-                sum[e] = u == u0 ? v[e] : sum[e] + v[e];
-        }
-        T *dst = g.C + (r0 + i) * p.ldc + c0 + j;
-#pragma unroll
-        for (int e = 0; e < 4; ++e)
-            if (j + e < cols)
-                dst[e] = p.beta == T(0) ? p.alpha * sum[e] : p.alpha * sum[e] + p.beta * dst[e];
-    }
-}
-
 /* ===========================================================================
    [SECTION: GEMM TUNING]
    The shipped tile sizes and the launcher's one tuned constant. To retune:
@@ -2270,11 +2097,7 @@ typedef gpuh_gemm_simt_config<256, 64, 8, 2, 2, 8, 2> gpuh_sgemm_tall64;
    (gpuh_impl_gemm_bands): where the tiles leave a ragged last wave, the tile
    rows (or columns) that fill whole waves run whole and the rest, split
    along K, fills the last wave (as Stream-K's "data-parallel + split"
-   schedule does, in two launches), and Stream-K itself on the covers whose
-   configuration has it (gpuh_impl_gemm_stream: one block per slot, whole
-   waves of tiles, then every block the same share of the rest's slices,
-   priced with the bytes of its pieces); the cheapest wins, ties to the
-   earlier. A
+   schedule does, in two launches); the cheapest wins, ties to the earlier. A
    C with few tiles and a long K (159 × 65 × 1619: 6 small tiles on 264
    slots) then takes tens of slices and fills the GPU in one wave; a C that
    fills the GPU (4096³: 512 big tiles, 97 % of 4 waves) stays whole, since
@@ -2310,19 +2133,18 @@ template <typename F> static inline cudaError_t gpuh_impl_gemm_variant(const F &
               : (tb ? f.template go<false, false, true>() : f.template go<false, false, false>());
 }
 
-/* Launches one configuration's kernel over the parts in `a`, `blocks` blocks
-   (SK: Stream-K's instance, over a.sk_units blocks). */
-template <typename T, typename Cfg, bool SK> struct gpuh_impl_simt_launch {
+/* Launches one configuration's kernel over the parts in `a`, `blocks` blocks. */
+template <typename T, typename Cfg> struct gpuh_impl_simt_launch {
     const gpuh_impl_gemm_args<T> &a;
     unsigned blocks;
     cudaStream_t stream;
     template <bool VEC, bool TA, bool TB> cudaError_t go() const
     {
         const int smem = (int)(Cfg::SMEM_ELEMS * sizeof(T));
-        const cudaError_t err = gpuh_impl_smem_opt_in(gpuh_gemm_simt_kernel<T, Cfg, VEC, TA, TB, SK>, smem);
+        const cudaError_t err = gpuh_impl_smem_opt_in(gpuh_gemm_simt_kernel<T, Cfg, VEC, TA, TB>, smem);
         if (err != cudaSuccess)
             return err;
-        return GPUH_LAUNCH((gpuh_gemm_simt_kernel<T, Cfg, VEC, TA, TB, SK>), blocks, Cfg::THREADS, smem, stream, a);
+        return GPUH_LAUNCH((gpuh_gemm_simt_kernel<T, Cfg, VEC, TA, TB>), blocks, Cfg::THREADS, smem, stream, a);
     }
 };
 template <typename Cfg> struct gpuh_impl_dmma_launch {
@@ -2338,14 +2160,13 @@ template <typename Cfg> struct gpuh_impl_dmma_launch {
         return GPUH_LAUNCH((gpuh_gemm_dmma_kernel<Cfg, VEC, TA, TB>), blocks, Cfg::THREADS, smem, stream, a);
     }
 };
-template <bool SK = false, typename T, int BM_, int BN_, int BK_, int WARPS_M_, int WARPS_N_, int LANES_M_,
-          int MIN_BLOCKS_>
+template <typename T, int BM_, int BN_, int BK_, int WARPS_M_, int WARPS_N_, int LANES_M_, int MIN_BLOCKS_>
 cudaError_t gpuh_impl_gemm_launch(gpuh_gemm_simt_config<BM_, BN_, BK_, WARPS_M_, WARPS_N_, LANES_M_, MIN_BLOCKS_>,
                                   const gpuh_impl_gemm_args<T> &a, bool vec, bool ta, bool tb, unsigned blocks,
                                   cudaStream_t stream)
 {
     typedef gpuh_gemm_simt_config<BM_, BN_, BK_, WARPS_M_, WARPS_N_, LANES_M_, MIN_BLOCKS_> Cfg;
-    const gpuh_impl_simt_launch<T, Cfg, SK> f = {a, blocks, stream};
+    const gpuh_impl_simt_launch<T, Cfg> f = {a, blocks, stream};
     return gpuh_impl_gemm_variant(f, vec, ta, tb);
 }
 template <int BM_, int BN_, int BK_, int WARPS_M_, int WARPS_N_, int STAGES_, int MIN_BLOCKS_, int MMA_K_, int FRAGS_>
@@ -2357,30 +2178,6 @@ cudaError_t gpuh_impl_gemm_launch(
     const gpuh_impl_dmma_launch<Cfg> f = {a, blocks, stream};
     return gpuh_impl_gemm_variant(f, vec, ta, tb);
 }
-
-/* Stream-K's launches on configuration Cfg: where Cfg::STREAM_K, go()
-   launches Stream-K's kernel and its fixup kernel over the single part in
-   `a`; elsewhere no Stream-K instance is built, and go() is an error (the
-   planner never asks for it there). */
-template <typename Cfg, bool ON = Cfg::STREAM_K> struct gpuh_impl_stream_k {
-    template <typename T>
-    static cudaError_t go(const gpuh_impl_gemm_args<T> &, bool, bool, bool, unsigned, cudaStream_t)
-    {
-        return gpuh_fail(cudaErrorNotSupported, "gpuh_gemm: Stream-K planned on a configuration without it");
-    }
-};
-template <typename Cfg> struct gpuh_impl_stream_k<Cfg, true> {
-    template <typename T>
-    static cudaError_t go(const gpuh_impl_gemm_args<T> &a, bool vec, bool ta, bool tb, unsigned shared_tiles,
-                          cudaStream_t stream)
-    {
-        const cudaError_t err = gpuh_impl_gemm_launch<true>(Cfg(), a, vec, ta, tb, a.sk_units, stream);
-        if (err != cudaSuccess)
-            return err;
-        return GPUH_LAUNCH((gpuh_gemm_stream_fixup_kernel<T, Cfg::BM, Cfg::BN>), shared_tiles,
-                           GPUH_GEMM_REDUCE_BLOCK, 0, stream, a);
-    }
-};
 
 /* 1 when this program holds gpuh_gemm_dmma_kernel<Cfg> built for sm_90 or
    later for the current device (the default build's sm_90 code on an H100 or
@@ -2542,7 +2339,6 @@ struct gpuh_impl_gemm_plan {
     double cost;
     int band;  /* 'r' / 'c': rows / columns [0, dp) of C first, whole; the rest after, in `splits` slices */
     size_t dp;
-    size_t sk_units, sk_dp; /* Stream-K on covers a and c: blocks (0: none), whole tiles first */
 };
 
 /* Tries splitting K in 2 .. GPUH_GEMM_MAX_SPLITS slices on a cover of
@@ -2568,10 +2364,8 @@ static inline void gpuh_impl_gemm_splits(gpuh_impl_gemm_plan &best, int cover, s
         if (n > 1)
             cost += (double)(2 * n + 1) * (double)M * (double)N * (double)elem * GPUH_GEMM_MACS_PER_BYTE /
                         (double)sms + GPUH_GEMM_SPLIT_FIXED;
-        if (cost < best.cost) { /* all of C on this cover: no band or Stream-K left over from a plan it beats */
+        if (cost < best.cost) /* all of C on this cover: no band left over from a plan it beats */
             best.cover = cover, best.splits = n, best.k_chunk = chunk, best.cost = cost, best.band = 0, best.dp = 0;
-            best.sk_units = 0, best.sk_dp = 0;
-        }
     }
 }
 
@@ -2598,7 +2392,7 @@ static inline void gpuh_impl_gemm_bands(gpuh_impl_gemm_plan &best, int cover, si
             if (dp == 0 || dp >= lines)
                 continue;
             gpuh_impl_gemm_plan rest;
-            rest.cover = cover, rest.splits = 1, rest.k_chunk = K, rest.sk_units = 0, rest.sk_dp = 0;
+            rest.cover = cover, rest.splits = 1, rest.k_chunk = K;
             rest.cost = gpuh_impl_gemm_waves((lines - dp) * per, slots, work) * k_cost;
             gpuh_impl_gemm_splits(rest, cover, (lines - dp) * per, slots, work, bk, o ? M : M - dp * bm,
                                   o ? N - dp * bn : N, K, elem, sms);
@@ -2606,47 +2400,6 @@ static inline void gpuh_impl_gemm_bands(gpuh_impl_gemm_plan &best, int cover, si
             if (rest.splits > 1 && rest.cost < best.cost)
                 best = rest, best.band = o ? 'c' : 'r', best.dp = dp * (o ? bn : bm);
         }
-    }
-}
-
-/* Tries Stream-K (gpuh_impl_gemm_walk) on one configuration's cover of
-   `tiles` tiles of bm × bn (`slots` blocks at once, `work` per element of
-   K, slices of bk): `slots` blocks, the tiles of w whole waves first (w the
-   waves the tiles fill whole, or one fewer, so that the shared part is one
-   or two waves' worth of tiles and the blocks in flight still share rows of
-   A and columns of B in L2), then the rest shared out by slices; kept in
-   `best` where it costs less. Its cost: w waves of whole tiles, then each
-   block's share of the slices plus GPUH_GEMM_K_OVERHEAD for each piece of a
-   tile it works (at most the rest's tiles per block, rounded up, plus one),
-   then the bytes of the pieces (at most one per block and one per shared
-   tile, each bm × bn, written and read back) and the second launch with
-   the workspace (GPUH_GEMM_SPLIT_FIXED). A C that fills whole waves has no
-   ragged wave to share out and is not tried. */
-static inline void gpuh_impl_gemm_stream(gpuh_impl_gemm_plan &best, int cover, size_t bm, size_t bn, size_t slots,
-                                         double work, size_t bk, size_t M, size_t N, size_t K, size_t elem,
-                                         size_t sms)
-{
-    const size_t tiles = gpuh_ceil_div(M, bm) * gpuh_ceil_div(N, bn), ipt = gpuh_ceil_div(K, bk);
-    size_t w;
-    if (K == 0 || tiles % slots == 0 || tiles > 0xffffffffu || ipt > 0xffffffffu)
-        return;
-    for (w = tiles / slots;; --w) {
-        const size_t rest = tiles - w * slots, slices = rest * ipt;
-        /* every share at least one slice; the slices counted in 32 bits (gpuh_impl_gemm_walk) */
-        if (slices >= slots && slices <= 0xffffffffu) {
-            const double pieces = (double)(gpuh_ceil_div(rest, slots) + 1);
-            double cost = (double)w * work * ((double)K + GPUH_GEMM_K_OVERHEAD) +
-                          work * ((double)gpuh_ceil_div(slices, slots) * (double)K / (double)ipt +
-                                  pieces * GPUH_GEMM_K_OVERHEAD);
-            cost += 2.0 * (double)(slots + rest) * (double)(bm * bn * elem) * GPUH_GEMM_MACS_PER_BYTE / (double)sms +
-                    GPUH_GEMM_SPLIT_FIXED;
-            if (cost < best.cost) {
-                best.cover = cover, best.splits = 1, best.k_chunk = K, best.cost = cost, best.band = 0, best.dp = 0;
-                best.sk_units = slots, best.sk_dp = w * slots;
-            }
-        }
-        if (w == 0 || w + 1 == tiles / slots)
-            break;
     }
 }
 
@@ -2683,7 +2436,7 @@ static inline gpuh_impl_gemm_plan gpuh_impl_gemm_choose(size_t M, size_t N, size
                                gpuh_ceil_div(mi, s_m) * gpuh_ceil_div(N - ni, s_n);
     const double k_cost = (double)K + GPUH_GEMM_K_OVERHEAD;
     gpuh_impl_gemm_plan plan;
-    plan.cover = 'a', plan.splits = 1, plan.k_chunk = K, plan.band = 0, plan.dp = 0, plan.sk_units = 0, plan.sk_dp = 0;
+    plan.cover = 'a', plan.splits = 1, plan.k_chunk = K, plan.band = 0, plan.dp = 0;
     plan.cost = gpuh_impl_gemm_waves(gpuh_ceil_div(M, b_m) * gpuh_ceil_div(N, b_n), big_slots, big_work) * k_cost;
     if (mi > 0 && ni > 0) { /* b needs at least one whole big tile */
         const double cost_b = (gpuh_impl_gemm_waves((mi / b_m) * (ni / b_n), big_slots, big_work) +
@@ -2697,10 +2450,6 @@ static inline gpuh_impl_gemm_plan gpuh_impl_gemm_choose(size_t M, size_t N, size
                           Small::BK, M, N, K, elem, sms);
     gpuh_impl_gemm_bands(plan, 'a', b_m, b_n, big_slots, big_work, Big::BK, M, N, K, elem, sms);
     gpuh_impl_gemm_bands(plan, 'c', s_m, s_n, small_slots, small_work, Small::BK, M, N, K, elem, sms);
-    if (Big::STREAM_K)
-        gpuh_impl_gemm_stream(plan, 'a', b_m, b_n, big_slots, big_work, Big::BK, M, N, K, elem, sms);
-    if (Small::STREAM_K)
-        gpuh_impl_gemm_stream(plan, 'c', s_m, s_n, small_slots, small_work, Small::BK, M, N, K, elem, sms);
     /* the narrow tiles: a C of few rows or columns (the 64-row and
        64-column ones only where they are configurations of their own) */
     gpuh_impl_gemm_narrow<Wide>(plan, 'w', GPUH_GEMM_NARROW_RATE, M, N, K, elem, sms);
@@ -2797,20 +2546,6 @@ static inline cudaError_t gpuh_impl_gemm_whole(const gpuh_impl_gemm_plan &plan, 
     size_t splits = plan.splits;
     a.part[1] = a.part[0];
     a.part0_tiles = a.tiles = (unsigned)tiles;
-    if (plan.sk_units > 0) { /* Stream-K: 2 slots of bm × bn per block */
-        const size_t bk = c == 'a' ? (size_t)Big::BK : (size_t)Small::BK;
-        if (gpuh_impl_gemm_workspace((void **)&a.work, 2 * plan.sk_units * bm * bn * sizeof(T), dev, stream) ==
-            cudaSuccess) {
-            a.sk_units = (unsigned)plan.sk_units, a.sk_dp = plan.sk_dp, a.sk_ipt = (unsigned)gpuh_ceil_div(a.K, bk);
-            const unsigned shared_tiles = (unsigned)(tiles - plan.sk_dp);
-            cudaError_t err = c == 'a' ? gpuh_impl_stream_k<Big>::go(a, vec, ta, tb, shared_tiles, stream)
-                                       : gpuh_impl_stream_k<Small>::go(a, vec, ta, tb, shared_tiles, stream);
-            const cudaError_t freed = cudaFreeAsync(a.work, stream);
-            return err != cudaSuccess ? err : freed;
-        }
-        (void)cudaGetLastError(); /* not sticky: whole tiles instead */
-        a.work = NULL;
-    }
     if (splits > 1) {
         a.ldw = (N + 3) / 4 * 4, a.k_chunk = plan.k_chunk;
         if (gpuh_impl_gemm_workspace((void **)&a.work, splits * M * a.ldw * sizeof(T), dev, stream) != cudaSuccess) {
@@ -2903,7 +2638,6 @@ cudaError_t gpuh_impl_gemm_run(gpuh_op op_a, gpuh_op op_b, size_t M, size_t N, s
     const bool vec = (uintptr_t)d_A % 16 == 0 && (uintptr_t)d_B % 16 == 0 && lda % w == 0 && ldb % w == 0;
     a.K = K, a.lda = lda, a.ldb = ldb, a.ldc = ldc, a.alpha = alpha, a.beta = beta;
     a.work = NULL, a.k_chunk = K, a.ldw = 0, a.tiles = 0, a.vec_c = (uintptr_t)d_C % 16 == 0 && ldc % w == 0;
-    a.sk_dp = 0, a.sk_units = 0, a.sk_ipt = 0;
     if ((err = cudaGetDevice(&dev)) != cudaSuccess ||
         (err = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev)) != cudaSuccess)
         return gpuh_fail(err, "gpuh_gemm: no current device: %s", cudaGetErrorString(err));

@@ -39,7 +39,6 @@
 #include <climits>
 #include <cmath>
 #include <limits>
-#include <string>
 #include <type_traits>
 #include <vector>
 
@@ -1172,26 +1171,9 @@ static cudaError_t gemm_on_path(gemm_path path, gpuh_op oa, gpuh_op ob, size_t M
     return gpuh_gemm(oa, ob, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
 }
 
-/* Whether kernel `name` is one of the second passes in `passes` (names
-   separated by '|'). */
-static bool is_second_pass(const char *name, const char *passes)
-{
-    const std::string all = passes;
-    for (size_t at = 0; name != nullptr && at <= all.size();) {
-        const size_t bar = all.find('|', at), end = bar == std::string::npos ? all.size() : bar;
-        if (std::string(name).find(all.substr(at, end - at)) != std::string::npos)
-            return true;
-        at = end + 1;
-    }
-    return false;
-}
-
-/* second_pass: the kernel the product must end with ("split_reduce" for
-   split-K, "stream_fixup" for Stream-K, "split_reduce|stream_fixup" for
-   either), and then the same bits on every call; nullptr: any. */
 template <typename T>
 static void check_gemm_op(gemm_path path, gpuh_op oa, gpuh_op ob, size_t M, size_t N, size_t K, size_t pad,
-                          size_t off, double alpha, double beta, const char *second_pass = nullptr)
+                          size_t off, double alpha, double beta, bool want_split = false)
 {
     const bool ta = oa == GPUH_OP_T, tb = ob == GPUH_OP_T;
     const size_t ra = ta ? K : M, ca = ta ? M : K, rb = tb ? N : K, cb = tb ? K : N; /* as stored */
@@ -1211,11 +1193,11 @@ static void check_gemm_op(gemm_path path, gpuh_op oa, gpuh_op ob, size_t M, size
                                    C.p + off, ldc)))
         return;
     const char *last = gpuh_last_launch().kernel;
-    if (second_pass != nullptr) /* split-K and Stream-K end with their second pass */
-        TEST_ASSERT(is_second_pass(last, second_pass),
-                    "gemm<%s> M %zu N %zu K %zu: no %s (last launch %s)", type_name<T>(), M, N, K, second_pass, last);
+    if (want_split) /* split-K ends with its second pass */
+        TEST_ASSERT(last != nullptr && strstr(last, "split_reduce") != nullptr,
+                    "gemm<%s> M %zu N %zu K %zu: not split-K (last launch %s)", type_name<T>(), M, N, K, last);
     std::vector<T> got = download(C.p, nc);
-    if (second_pass != nullptr) { /* the pieces are added in a fixed order: the same bits on every call */
+    if (want_split) { /* the slices are added in a fixed order: the same bits on every call */
         size_t differ = 0;
         for (int run = 0; run < 3; ++run) {
             TEST_CUDA(cudaMemcpy(C.p, hC.data(), nc * sizeof(T), cudaMemcpyHostToDevice));
@@ -1223,8 +1205,8 @@ static void check_gemm_op(gemm_path path, gpuh_op oa, gpuh_op ob, size_t M, size
                                       C.p + off, ldc));
             differ += memcmp(download(C.p, nc).data(), got.data(), nc * sizeof(T)) != 0;
         }
-        TEST_ASSERT(differ == 0, "gemm<%s> %s M %zu N %zu K %zu: %zu of 3 repeats differ", type_name<T>(), second_pass,
-                    M, N, K, differ);
+        TEST_ASSERT(differ == 0, "gemm<%s> split-K M %zu N %zu K %zu: %zu of 3 repeats differ", type_name<T>(), M, N,
+                    K, differ);
     }
     /* The reference on every row up to 2^29 multiply-adds; past that on 61
        rows spread over C (and its last), to keep the host's share short. */
@@ -1297,33 +1279,6 @@ static gpuh_impl_gemm_plan float_plan_made(size_t M, size_t N, size_t K, size_t 
     return gpuh_impl_gemm_choose<GPUH_IMPL_SGEMM_SET>(M, N, K, sizeof(float), sms);
 }
 
-/* A random shape whose float plan on the current device is `want`: Stream-K
-   on cover 'c' (small tiles), with whole waves of tiles first where
-   whole_first (else with none), or 'r' the hybrid on the big tiles (a band
-   of whole tile rows or columns, the rest split along K). C holds a third
-   of a wave to three waves of the cover's tiles, K is 300 to 1200; false
-   when 2000 draws find none. */
-template <typename Draw> static bool find_float_plan(int want, Draw &draw, size_t (&s)[3], bool whole_first = false)
-{
-    int sms = 1;
-    if (cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0) != cudaSuccess)
-        return false;
-    typedef gpuh_sgemm_big Big;
-    typedef gpuh_sgemm_small Small;
-    const bool small = want == 'c';
-    const size_t bm = small ? (size_t)Small::BM : (size_t)Big::BM, bn = small ? (size_t)Small::BN : (size_t)Big::BN;
-    const size_t slots = (size_t)sms * (small ? (size_t)Small::MIN_BLOCKS : (size_t)Big::MIN_BLOCKS);
-    for (int tries = 0; tries < 2000; ++tries) {
-        const size_t tiles = draw(slots / 3 + 1, 3 * slots), tm = draw(1, 2 * (size_t)std::sqrt((double)tiles) + 1);
-        const size_t tn = (tiles + tm - 1) / tm;
-        s[0] = (tm - 1) * bm + draw(1, bm), s[1] = (tn - 1) * bn + draw(1, bn), s[2] = draw(300, 1200);
-        const gpuh_impl_gemm_plan p = gpuh_impl_gemm_choose<GPUH_IMPL_SGEMM_SET>(s[0], s[1], s[2], sizeof(float), sms);
-        if (want == 'r' ? p.band != 0 : p.sk_units > 0 && p.cover == want && (p.sk_dp > 0) == whole_first)
-            return true;
-    }
-    return false;
-}
-
 template <typename T> static void test_gemm_ops()
 {
     unsigned long long rng = next_seed();
@@ -1367,24 +1322,13 @@ template <typename T> static void test_gemm_ops()
                             w ? "rows" : "columns", w ? "64-row" : "64-column"))
                 check_gemm_op<T>(PATH_DEFAULT, oa, ob, w ? c : m, w ? m : c, k, draw(0, 3), 0, 1, 0.25);
         }
-        /* Stream-K on the small tiles (float's CUDA-core kernel): a shape whose plan on this device shares
-           out a ragged last wave (after whole waves of tiles for every other op pair), whole tiles and
-           pieces of tiles alike, with beta != 0 */
-        if (is_f) {
-            size_t s[3] = {0, 0, 0};
-            if (TEST_ASSERT(find_float_plan('c', draw, s, op % 2 == 1), "no shape planned as Stream-K (%s)",
-                            op % 2 ? "after whole waves" : "alone"))
-                check_gemm_op<T>(PATH_DEFAULT, oa, ob, s[0], s[1], s[2], op == 1 ? draw(1, 3) : 0, 0, 1, -0.5,
-                                 "stream_fixup");
-        }
         /* a big-tile interior with ragged strips (the default's cover b), and a C whose big tiles fill one wave
-           and a few more on 132 SMs (the hybrid: whole tile rows or columns, then the rest split along K), on
-           the GPU only: large for the simulator */
+           and a few more on 132 SMs (the hybrid: whole tiles, then the rest split along K), on the GPU only:
+           large for the simulator */
         if (!quick) {
-            size_t s[3] = {1536 - draw(0, 40), 2944 - draw(0, 40), draw(1400, 2000)};
             check_gemm_op<T>(PATH_DEFAULT, oa, ob, 1000 + draw(1, 255), 600 + draw(1, 127), draw(200, 700), 0, 0, 1, 0);
-            if (!is_f || TEST_ASSERT(find_float_plan('r', draw, s), "no shape planned as the hybrid"))
-                check_gemm_op<T>(PATH_DEFAULT, oa, ob, s[0], s[1], s[2], draw(0, 2), 0, 1, 0.5, "split_reduce");
+            check_gemm_op<T>(PATH_DEFAULT, oa, ob, 1536 - draw(0, 40), 2944 - draw(0, 40), draw(1400, 2000), draw(0, 2),
+                             0, 1, 0.5, true);
             /* odd leading dimensions and a product large enough for an aligned copy of A and B */
             check_gemm_op<T>(PATH_DEFAULT, oa, ob, 2000 + draw(0, 99), 2000 + draw(0, 99), 1000, draw(1, 3), 1, 1, 0);
         }
@@ -1396,16 +1340,14 @@ template <typename T> static void test_gemm_ops()
         check_gemm_op<T>(PATH_DEFAULT, oa, ob, L, 1, K, draw(1, 3), 1, 2, -0.5);
         check_gemm_op<T>(PATH_DEFAULT, oa, ob, 1, 1, K, 0, 0, 1, 0.5);
         check_gemm_op<T>(PATH_DEFAULT, oa, ob, draw(2, most), draw(2, most), 1, draw(0, 3), 0, 1, 0);
-        /* split-K (or Stream-K, where the tiles have it and it costs less): a C of a few tiles and a long K
-           (each tile family, beta, odd leading dimensions) */
+        /* split-K: a C of a few tiles and a long K (each tile family, beta, odd leading dimensions) */
         for (gemm_path path : paths) {
             const size_t kk = quick ? draw(1200, 2000) : draw(3000, 9000);
-            const char *split = "split_reduce|stream_fixup";
-            check_gemm_op<T>(path, oa, ob, draw(2, 64), draw(2, 64), kk, draw(0, 3), 0, 1, 0, split);
-            check_gemm_op<T>(path, oa, ob, draw(2, 60), draw(2, 60), kk, draw(1, 5), 1, -0.5, 1.5, split);
+            check_gemm_op<T>(path, oa, ob, draw(2, 64), draw(2, 64), kk, draw(0, 3), 0, 1, 0, true);
+            check_gemm_op<T>(path, oa, ob, draw(2, 60), draw(2, 60), kk, draw(1, 5), 1, -0.5, 1.5, true);
             n += 2;
         }
-        n += 6 + 3 * !quick + is_f;
+        n += 6 + 3 * !quick;
     }
     printf("gemm<%s> with transposes: %zu shapes (NN, NT, TN, TT; each path)\n", type_name<T>(), n);
 }
@@ -1413,8 +1355,8 @@ template <typename T> static void test_gemm_ops()
 /* gpuh_gemm's plans (host only): the table of plans made gives the plan
    gpuh_impl_gemm_choose makes, field for field, over random shapes and SM
    counts, a third of them asked for again (hits), the others filling and
-   overwriting the table's slots; and every plan is whole (a band or
-   Stream-K only on the covers that have one). */
+   overwriting the table's slots; and every plan is whole (a band only on
+   the covers that have one). */
 static void test_gemm_plans()
 {
     unsigned long long rng = next_seed();
@@ -1445,25 +1387,8 @@ static void test_gemm_plans()
             if (mixed++ < 5)
                 TEST_ASSERT(false, "plan of %zu x %zu x %zu on %zu SMs: cover %c/%zu with band %c, dp %zu", key[0],
                             key[1], key[2], key[3], want.cover, want.splits, want.band ? want.band : '-', want.dp);
-        /* Stream-K: on cover a or c, alone, whole waves of whole tiles first, then at least a slice of K for
-           every block */
-        if (want.sk_units > 0) {
-            const bool big = want.cover == 'a';
-            const size_t bm = big ? (size_t)gpuh_sgemm_big::BM : (size_t)gpuh_sgemm_small::BM;
-            const size_t bn = big ? (size_t)gpuh_sgemm_big::BN : (size_t)gpuh_sgemm_small::BN;
-            const size_t bk = big ? (size_t)gpuh_sgemm_big::BK : (size_t)gpuh_sgemm_small::BK;
-            const size_t tiles = (key[0] + bm - 1) / bm * ((key[1] + bn - 1) / bn), ipt = (key[2] + bk - 1) / bk;
-            if (((want.cover != 'a' && want.cover != 'c') || want.splits != 1 || want.band != 0 ||
-                 want.sk_dp % want.sk_units != 0 || want.sk_dp >= tiles ||
-                 (tiles - want.sk_dp) * ipt < want.sk_units) && mixed++ < 5)
-                TEST_ASSERT(false, "plan of %zu x %zu x %zu on %zu SMs: cover %c/%zu, Stream-K %zu blocks, %zu whole",
-                            key[0], key[1], key[2], key[3], want.cover, want.splits, want.sk_units, want.sk_dp);
-        } else if (want.sk_dp != 0 && mixed++ < 5)
-            TEST_ASSERT(false, "plan of %zu x %zu x %zu: whole tiles %zu without Stream-K", key[0], key[1], key[2],
-                        want.sk_dp);
         if (got.cover != want.cover || got.splits != want.splits || got.k_chunk != want.k_chunk ||
-            got.band != want.band || got.dp != want.dp || got.sk_units != want.sk_units || got.sk_dp != want.sk_dp ||
-            !same_bits(got.cost, want.cost)) {
+            got.band != want.band || got.dp != want.dp || !same_bits(got.cost, want.cost)) {
             if (differ++ < 5)
                 TEST_ASSERT(false, "plan of %zu x %zu x %zu on %zu SMs: table %c/%zu/%zu, made %c/%zu/%zu", key[0],
                             key[1], key[2], key[3], got.cover, got.splits, got.k_chunk, want.cover, want.splits,
@@ -1471,7 +1396,7 @@ static void test_gemm_plans()
         }
     }
     TEST_ASSERT(differ == 0, "%zu of %zu plans from the table differ from the plans made", differ, n);
-    TEST_ASSERT(mixed == 0, "%zu of %zu plans mix a band or Stream-K with another cover", mixed, n);
+    TEST_ASSERT(mixed == 0, "%zu of %zu plans mix a band with another cover", mixed, n);
 }
 
 /* Bad arguments: each is cudaErrorInvalidValue and the detail names it. */
