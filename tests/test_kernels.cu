@@ -1343,8 +1343,8 @@ template <typename T> static void test_gemm_ops()
         check_gemm_op<T>(PATH_DEFAULT, oa, ob, 1, 1, K, 0, 0, 1, 0.5);
         check_gemm_op<T>(PATH_DEFAULT, oa, ob, draw(2, most), draw(2, most), 1, draw(0, 3), 0, 1, 0);
         /* split-K: a C of a few tiles and a long K (each tile family, beta, odd leading dimensions); on a
-           device of one SM (the simulator with one thread) the slices would share its two slots at
-           most, and the planner may rightly keep K whole */
+           device of one SM (the simulator with one thread) the slices would share its few slots
+           (MIN_BLOCKS), and the planner may rightly keep K whole */
         for (gemm_path path : paths) {
             const size_t kk = quick ? draw(1200, 2000) : draw(3000, 9000);
             check_gemm_op<T>(path, oa, ob, draw(2, 64), draw(2, 64), kk, draw(0, 3), 0, 1, 0, sms > 1);
