@@ -1279,6 +1279,38 @@ static gpuh_impl_gemm_plan float_plan_made(size_t M, size_t N, size_t K, size_t 
     return gpuh_impl_gemm_choose<GPUH_IMPL_SGEMM_SET>(M, N, K, sizeof(float), sms);
 }
 
+/* A random shape whose plan on `sms` SMs with configurations Big … Tall64
+   is the hybrid (a band of whole tile rows or columns, the rest split along
+   K): C of a third of a wave to three waves of Big's tiles, K 300 to 1200;
+   false when 2000 draws find none. The band depends on the SM count, so
+   the shape is asked of the planner, not fixed. */
+template <typename Big, typename Small, typename Wide, typename Tall, typename Wide64, typename Tall64, typename Draw>
+static bool find_band(Draw &draw, size_t elem, size_t sms, size_t (&s)[3])
+{
+    const size_t slots = sms * Big::MIN_BLOCKS;
+    for (int tries = 0; tries < 2000; ++tries) {
+        const size_t tiles = draw(slots / 3 + 1, 3 * slots), tm = draw(1, 2 * (size_t)std::sqrt((double)tiles) + 1);
+        const size_t tn = (tiles + tm - 1) / tm;
+        s[0] = (tm - 1) * Big::BM + draw(1, Big::BM), s[1] = (tn - 1) * Big::BN + draw(1, Big::BN);
+        s[2] = draw(300, 1200);
+        if (gpuh_impl_gemm_choose<Big, Small, Wide, Tall, Wide64, Tall64>(s[0], s[1], s[2], elem, sms).band != 0)
+            return true;
+    }
+    return false;
+}
+/* The same with the configurations gpuh_gemm<T> takes on this device
+   (gpuh_impl_gemm_default's choice). */
+template <typename T, typename Draw> static bool find_band_shape(Draw &draw, size_t sms, size_t (&s)[3])
+{
+    if (std::is_same<T, float>::value)
+        return find_band<GPUH_IMPL_SGEMM_SET>(draw, sizeof(T), sms, s);
+    if (gpuh_impl_dmma_ready<gpuh_dgemm_big>())
+        return find_band<gpuh_dgemm_big, gpuh_dgemm_small, gpuh_dgemm_small, gpuh_dgemm_small, gpuh_dgemm_small,
+                         gpuh_dgemm_small>(draw, sizeof(T), sms, s);
+    return find_band<gpuh_dgemm_simt, gpuh_dgemm_simt, gpuh_dgemm_simt, gpuh_dgemm_simt, gpuh_dgemm_simt,
+                     gpuh_dgemm_simt>(draw, sizeof(T), sms, s);
+}
+
 template <typename T> static void test_gemm_ops()
 {
     unsigned long long rng = next_seed();
@@ -1297,8 +1329,9 @@ template <typename T> static void test_gemm_ops()
 #endif
     } else
         paths.insert(paths.end(), {PATH_WIDE, PATH_TALL, PATH_WIDE64, PATH_TALL64});
-    int sms = 0;
-    TEST_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+    int dev = 0, sms = 0; /* gpuh_gemm plans for the current device */
+    TEST_CUDA(cudaGetDevice(&dev));
+    TEST_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
     size_t n = 0;
     for (int op = 0; op < 4; ++op) {
         const gpuh_op oa = op & 2 ? GPUH_OP_T : GPUH_OP_N, ob = op & 1 ? GPUH_OP_T : GPUH_OP_N;
@@ -1324,13 +1357,14 @@ template <typename T> static void test_gemm_ops()
                             w ? "rows" : "columns", w ? "64-row" : "64-column"))
                 check_gemm_op<T>(PATH_DEFAULT, oa, ob, w ? c : m, w ? m : c, k, draw(0, 3), 0, 1, 0.25);
         }
-        /* a big-tile interior with ragged strips (the default's cover b), and a C whose big tiles fill one wave
-           and a few more on 132 SMs (the hybrid: whole tiles, then the rest split along K), on the GPU only:
-           large for the simulator */
+        /* a big-tile interior with ragged strips (the default's cover b), and a C this device plans as the
+           hybrid (whole tile rows or columns, then the rest split along K), on the GPU only: large for the
+           simulator */
         if (!quick) {
             check_gemm_op<T>(PATH_DEFAULT, oa, ob, 1000 + draw(1, 255), 600 + draw(1, 127), draw(200, 700), 0, 0, 1, 0);
-            check_gemm_op<T>(PATH_DEFAULT, oa, ob, 1536 - draw(0, 40), 2944 - draw(0, 40), draw(1400, 2000), draw(0, 2),
-                             0, 1, 0.5, true);
+            size_t s[3];
+            if (TEST_ASSERT(find_band_shape<T>(draw, (size_t)sms, s), "no shape planned as the hybrid on %d SMs", sms))
+                check_gemm_op<T>(PATH_DEFAULT, oa, ob, s[0], s[1], s[2], draw(0, 2), 0, 1, 0.5, true);
             /* odd leading dimensions and a product large enough for an aligned copy of A and B */
             check_gemm_op<T>(PATH_DEFAULT, oa, ob, 2000 + draw(0, 99), 2000 + draw(0, 99), 1000, draw(1, 3), 1, 1, 0);
         }
