@@ -2237,6 +2237,69 @@ static inline cudaError_t gpuh_impl_gemv(gpuh_impl_gemm_args<T> &a, bool ta, boo
     return GPUH_LAUNCH((gpuh_gemv_row_kernel<T, false>), (unsigned)blocks, GPUH_GEMV_BLOCK, 0, stream, a);
 }
 
+/* ---------------------------------------------------------------------------
+   Aligned copies of an operand, for the GEMM paths that need 16-byte rows. */
+
+/* gpuh_pack_rows_kernel: copies `rows` rows of `cols` elements (U: an
+   unsigned integer type of the element's size, 2, 4 or 8 bytes) from in
+   (row stride ld_in elements, any alignment) to out (16-byte aligned, row
+   stride ld_out elements, a multiple of 16 bytes), the last 16-byte word of
+   each row filled up with zeros. Thread x of block (bx, by) writes word
+   bx·blockDim.x + x (16 / sizeof(U) elements) of rows by, by + gridDim.y,
+   ...: one 16-byte load where `in` and ld_in keep the word aligned,
+   otherwise one element at a time (coalesced across the warp all the
+   same), and one 16-byte store. It runs at the copy ceiling, where
+   cudaMemcpy2DAsync between device pitches that are not multiples of 16
+   bytes runs at about half of it (bench/results/NOTES.md).
+   Grid: (ceil(words / blockDim.x), up to 65535); block: up to 256. */
+template <typename U>
+__global__ void __launch_bounds__(256) gpuh_pack_rows_kernel(const U *in, size_t ld_in, size_t rows, size_t cols,
+                                                             U *out, size_t ld_out)
+{
+    enum { W = 16 / sizeof(U) };
+    const size_t c = ((size_t)blockIdx.x * blockDim.x + threadIdx.x) * W;
+    if (c >= cols)
+        return;
+    const bool words = (uintptr_t)in % 16 == 0 && ld_in % W == 0 && c + W <= cols;
+    for (size_t r = blockIdx.y; r < rows; r += gridDim.y) {
+        const U *src = in + r * ld_in + c;
+        union {
+            uint4 v;
+            U e[W];
+        } w;
+        if (words)
+            w.v = *reinterpret_cast<const uint4 *>(src);
+        else
+#pragma unroll
+            for (int j = 0; j < W; ++j)
+                w.e[j] = c + j < cols ? src[j] : U(0);
+        *reinterpret_cast<uint4 *>(out + r * ld_out + c) = w.v;
+    }
+}
+
+/* Launches gpuh_pack_rows_kernel for elements of `elem` bytes (2, 4 or 8)
+   on `stream`: rows × cols of in (row stride ld_in elements) into out (16-
+   byte aligned, row stride ld_out elements, a multiple of 16 bytes). */
+static inline cudaError_t gpuh_impl_pack_rows(const void *in, size_t ld_in, size_t rows, size_t cols, size_t elem,
+                                              void *out, size_t ld_out, cudaStream_t stream)
+{
+    const size_t words = gpuh_ceil_div(cols, 16 / elem);
+    const unsigned block = words >= 256 ? 256u : (unsigned)gpuh_ceil_div(words, 32) * 32;
+    const dim3 grid((unsigned)gpuh_ceil_div(words, block), (unsigned)(rows < 65535 ? rows : 65535));
+    if (rows == 0 || cols == 0)
+        return cudaSuccess;
+    if (elem == 2)
+        return GPUH_LAUNCH(gpuh_pack_rows_kernel<unsigned short>, grid, block, 0, stream,
+                           static_cast<const unsigned short *>(in), ld_in, rows, cols,
+                           static_cast<unsigned short *>(out), ld_out);
+    if (elem == 4)
+        return GPUH_LAUNCH(gpuh_pack_rows_kernel<unsigned>, grid, block, 0, stream, static_cast<const unsigned *>(in),
+                           ld_in, rows, cols, static_cast<unsigned *>(out), ld_out);
+    return GPUH_LAUNCH(gpuh_pack_rows_kernel<unsigned long long>, grid, block, 0, stream,
+                       static_cast<const unsigned long long *>(in), ld_in, rows, cols,
+                       static_cast<unsigned long long *>(out), ld_out);
+}
+
 /* Split-K's workspace: `bytes` of device memory on `stream`, from gpuh's own
    memory pool on device `dev` (created on first use, release threshold
    GPUH_GEMM_POOL_KEEP; freed with cudaFreeAsync on the same stream). With
@@ -2585,8 +2648,8 @@ cudaError_t gpuh_impl_gemm_run(gpuh_op op_a, gpuh_op op_b, size_t M, size_t N, s
 
 /* Copies A and / or B, whichever is not 16-byte aligned (its pointer or its
    leading dimension), into aligned workspaces (gpuh's pool; rows padded to a
-   multiple of 16 bytes, by cudaMemcpy2DAsync, at the copy engines' or
-   the memory's full rate), runs the product on them with 16-byte loads, and
+   multiple of 16 bytes, by gpuh_pack_rows_kernel, at the memory's full
+   rate), runs the product on them with 16-byte loads, and
    frees the workspaces (stream-ordered). C keeps its leading dimension.
    Where a workspace cannot be had, the product runs on the matrices as they
    are (element loads). */
@@ -2603,12 +2666,10 @@ static inline cudaError_t gpuh_impl_gemm_staged(gpuh_op op_a, gpuh_op op_b, size
     T *sa = NULL, *sb = NULL;
     cudaError_t err = cudaSuccess;
     if (move_a && (err = gpuh_impl_gemm_workspace((void **)&sa, ra * la * sizeof(T), dev, stream)) == cudaSuccess)
-        err = cudaMemcpy2DAsync(sa, la * sizeof(T), d_A, lda * sizeof(T), ca * sizeof(T), ra, cudaMemcpyDeviceToDevice,
-                                stream);
+        err = gpuh_impl_pack_rows(d_A, lda, ra, ca, sizeof(T), sa, la, stream);
     if (err == cudaSuccess && move_b &&
         (err = gpuh_impl_gemm_workspace((void **)&sb, rb * lb * sizeof(T), dev, stream)) == cudaSuccess)
-        err = cudaMemcpy2DAsync(sb, lb * sizeof(T), d_B, ldb * sizeof(T), cb * sizeof(T), rb, cudaMemcpyDeviceToDevice,
-                                stream);
+        err = gpuh_impl_pack_rows(d_B, ldb, rb, cb, sizeof(T), sb, lb, stream);
     if (err == cudaSuccess)
         err = gpuh_impl_gemm_run<Big, Small, Wide, Tall, Wide64, Tall64, T>(
             op_a, op_b, M, N, K, alpha, move_a ? sa : d_A, la, move_b ? sb : d_B, lb, beta, d_C, ldc, stream, false);
@@ -4013,22 +4074,6 @@ __global__ void __launch_bounds__(256) gpuh_tc_transpose_kernel(const T *in, siz
             out[(c0 + i) * ld_out + r0 + threadIdx.x] = s_t[threadIdx.x][i];
 }
 
-/* The aligning copy of the sm_90a path: `rows` rows of `vecs` words
-   (T = uint4: 16 bytes) from in (row stride ld_in words) to out (row
-   stride ld_out words). Block 256 threads; block (x, y) copies words
-   256·x + threadIdx.x of rows y, y + gridDim.y, ... (one 16-byte load and
-   store per word: the copy runs at the memory's rate, where
-   cudaMemcpy2DAsync between device pitches does not). */
-template <typename T>
-__global__ void __launch_bounds__(256) gpuh_tc_copy_rows_kernel(const T *in, size_t ld_in, size_t rows, size_t vecs,
-                                                                T *out, size_t ld_out)
-{
-    const size_t c = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (c < vecs)
-        for (size_t r = blockIdx.y; r < rows; r += gridDim.y)
-            out[r * ld_out + c] = in[r * ld_in + c];
-}
-
 /* ===========================================================================
    [SECTION: TENSOR-CORE DISPATCH]
    gpuh_gemm (16-bit) / gpuh_gemm_tf32 → gpuh_impl_tc_gemm: the checks of
@@ -4453,13 +4498,13 @@ static inline int gpuh_impl_tc_tf32_form(int ta, int tb, size_t M, size_t N)
    go to aligned workspaces first (gpuh's pool, on `stream`, freed there),
    with rows padded to 128 bytes:
    - a pointer or row stride that is not a multiple of 16 bytes (a copy,
-     cudaMemcpy2DAsync);
+     gpuh_pack_rows_kernel);
    - for TF32 with op_a = T, op_b = N, the smaller operand
      (gpuh_impl_tc_tf32_form; a transposing copy, gpuh_tc_transpose_kernel);
    - where both operands' rows are skewed off the 32-byte sectors
      (gpuh_impl_tc_skewed) and neither is copied for the reasons above, the
      one cheaper to copy, when the copy costs little beside the product
-     (gpuh_impl_tc_copy_pays; gpuh_tc_copy_rows_kernel): one skewed
+     (gpuh_impl_tc_copy_pays; gpuh_pack_rows_kernel): one skewed
      operand alone costs the kernel little. */
 template <typename TIn, typename TOut>
 static inline cudaError_t gpuh_impl_tc_hopper(gpuh_impl_tc_args<TIn, TOut> a, int dev, cudaStream_t stream)
@@ -4520,14 +4565,8 @@ static inline cudaError_t gpuh_impl_tc_hopper(gpuh_impl_tc_args<TIn, TOut> a, in
                                   stream, reinterpret_cast<const float *>(x), ld, rows, cols,
                                   static_cast<float *>(work[o]), ld_out);
             tr = !tr;
-        } else if (o == unskew) {
-            const size_t gx = gpuh_ceil_div(cols / w, 256), gy = rows < 65535 ? rows : 65535;
-            err = GPUH_LAUNCH(gpuh_tc_copy_rows_kernel<uint4>, dim3((unsigned)gx, (unsigned)gy), 256, 0, stream,
-                              reinterpret_cast<const uint4 *>(x), ld / w, rows, cols / w,
-                              static_cast<uint4 *>(work[o]), ld_out / w);
         } else
-            err = cudaMemcpy2DAsync(work[o], ld_out * sizeof(TIn), x, ld * sizeof(TIn), cols * sizeof(TIn), rows,
-                                    cudaMemcpyDeviceToDevice, stream);
+            err = gpuh_impl_pack_rows(x, ld, rows, cols, sizeof(TIn), work[o], ld_out, stream);
         x = static_cast<const TIn *>(work[o]);
         ld = ld_out;
     }
@@ -4570,7 +4609,7 @@ static inline cudaError_t gpuh_impl_tc_mma_launch(const gpuh_impl_tc_args<TIn, T
 /* The mma.sync path: an A or B whose pointer or row stride is not a
    multiple of 16 bytes (cp.async's unit) is first copied into an aligned
    workspace with padded rows (gpuh's pool, on `stream`, freed there:
-   cudaMemcpy2DAsync, one read and one write of that matrix); where no
+   gpuh_pack_rows_kernel, one read and one write of that matrix); where no
    workspace can be had, the CUDA-core kernel reads the matrices as they
    are. A C of more tiles than a 1-D grid holds (or of rows of more than
    2^29 tiles) also goes to it. */
@@ -4598,8 +4637,7 @@ static inline cudaError_t gpuh_impl_tc_mma(gpuh_impl_tc_args<TIn, TOut> a, int d
             work[o] = NULL;
             break;
         }
-        err = cudaMemcpy2DAsync(work[o], ld_out * sizeof(TIn), x, ld * sizeof(TIn), cols * sizeof(TIn), rows,
-                                cudaMemcpyDeviceToDevice, stream);
+        err = gpuh_impl_pack_rows(x, ld, rows, cols, sizeof(TIn), work[o], ld_out, stream);
         x = static_cast<const TIn *>(work[o]);
         ld = ld_out;
     }

@@ -1437,6 +1437,48 @@ static void test_gemm_plans()
     TEST_ASSERT(mixed == 0, "%zu of %zu plans mix a band with another cover", mixed, n);
 }
 
+/* The aligning copy of an operand (gpuh_impl_pack_rows) for elements of 2, 4
+   and 8 bytes: random rows and columns (a last word part full or whole),
+   source rows of any stride from a pointer off by any number of elements
+   (and aligned, where it loads whole words), into a poisoned workspace of
+   16-byte rows: every element copied bit for bit, the rest of each row's
+   last word zero; and more rows than a grid's y dimension holds. */
+template <typename U> static void check_pack_rows(size_t rows, size_t cols, size_t ld_in, size_t off)
+{
+    const size_t w = 16 / sizeof(U), ld_out = (cols + w - 1) / w * w, n_in = off + (rows - 1) * ld_in + cols;
+    std::vector<U> h(n_in);
+    unsigned long long rng = next_seed();
+    for (U &x : h)
+        x = (U)(gpuh_test_uniform(&rng) * 65535.0) * (U)0x9e37 + (U)1;
+    dev_array<U> in(n_in), out(rows * ld_out);
+    if (!in.ok() || !out.ok())
+        return;
+    TEST_CUDA(gpuh_copy_to_device(in.p, h.data(), n_in));
+    poison(out.p, rows * ld_out);
+    TEST_CUDA(gpuh_impl_pack_rows(in.p + off, ld_in, rows, cols, sizeof(U), out.p, ld_out, 0));
+    const std::vector<U> o = download(out.p, rows * ld_out);
+    size_t wrong = 0;
+    for (size_t r = 0; r < rows; ++r)
+        for (size_t c = 0; c < ld_out; ++c)
+            wrong += o[r * ld_out + c] != (c < cols ? h[off + r * ld_in + c] : (U)0);
+    TEST_ASSERT(wrong == 0, "pack_rows of %zu-byte elements, %zu x %zu, ld_in %zu, %zu off: %zu elements wrong",
+                sizeof(U), rows, cols, ld_in, off, wrong);
+}
+static void test_pack_rows()
+{
+    unsigned long long rng = next_seed();
+    const auto draw = [&rng](size_t lo, size_t hi) { return lo + (size_t)(gpuh_test_uniform(&rng) * (hi - lo + 1)); };
+    for (int i = 0; i < 12; ++i) {
+        const size_t rows = draw(1, 40), cols = draw(1, i < 6 ? 40 : 700), pad = draw(0, 9), off = draw(0, 7);
+        check_pack_rows<unsigned short>(rows, cols, cols + pad, off);
+        check_pack_rows<unsigned>(rows, cols, cols + pad, off);
+        check_pack_rows<unsigned long long>(rows, cols, cols + pad, off);
+        /* aligned source rows: whole words loaded as words */
+        check_pack_rows<unsigned>(rows, cols, (cols + 3) / 4 * 4 + 4 * draw(0, 2), 0);
+    }
+    check_pack_rows<unsigned>(65535 + draw(1, 3000), draw(1, 9), draw(9, 12), draw(0, 3));
+}
+
 /* Bad arguments: each is cudaErrorInvalidValue and the detail names it. */
 static void test_gemm_arguments()
 {
@@ -1823,6 +1865,7 @@ int main()
 #endif
     test_gemm_tall();
     test_gemm_plans();
+    test_pack_rows();
     test_gemm_arguments();
     test_gemm_unused_ld<float>();
     test_gemm_unused_ld<double>();

@@ -286,7 +286,7 @@ static void test_shapes()
 
 /* Both operands' rows off the 32-byte sectors (row pitches of 16 mod 32
    bytes, or a pointer 16 bytes off): the sm_90a path copies the cheaper
-   operand into rows of 128 bytes first (gpuh_tc_copy_rows_kernel) when the
+   operand into rows of 128 bytes first (gpuh_pack_rows_kernel) when the
    product is long enough beside the copy; the shapes here are (N or M of
    12296 against 136 rows or columns), and on a GPU that runs the sm_90a
    kernel the rule is checked to pick them. Each op pair, A or B the one

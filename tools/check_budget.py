@@ -48,7 +48,7 @@ BUDGETS = [
     (r"gpuh_tc_mma_kernel<", 232, 0),  # empty in an sm_90a build; sm_80: 128 accumulators, 2 blocks of 128 per SM
     (r"gpuh_tc_wgmma_kernel<", 168, 0),  # 384 threads, 1 block per SM: 65536 / 384 rounded down to 8
     (r"gpuh_tc_transpose_kernel<", 32, 4224),  # one 32 x 33 float tile
-    (r"gpuh_tc_copy_rows_kernel<", 32, 0),  # the sm_90a path's aligning copy: one 16-byte word per thread and row
+    (r"gpuh_pack_rows_kernel<", 32, 0),  # the aligning copy of A or B: one 16-byte word per thread and row
 ]
 
 ENTRY = re.compile(r"Compiling entry function '(\w+)' for 'sm_90a?'")
