@@ -412,7 +412,8 @@ cudaError_t gpuh_matmul(const T *d_A, const T *d_B, T *d_C, size_t M, size_t N, 
         applies alpha and beta (no atomics: the same bits every call);
      the hybrid on a or c: where the tiles leave a ragged last wave, the
         tile rows (or columns) that fill whole waves run whole, the rest
-        split along K so that it fills the last wave.
+        in a plan of its own (split along K, or on the small or 64-wide
+        tiles of gpuh_gemm's float set) so that it fills the last wave.
    Ties go to the earlier cover. A C of one row or one column (K > 0) goes
    to the matrix-vector kernels, whatever Big and Small are.
    Arguments, errors: gpuh_gemm. */
@@ -2095,9 +2096,10 @@ typedef gpuh_gemm_simt_config<256, 64, 8, 2, 2, 8, 2> gpuh_sgemm_tall64;
    GPUH_GEMM_MAX_SPLITS (only the S that leave no slice empty), and cover b
    (big tiles and small strips, S = 1), and the hybrid on a and c
    (gpuh_impl_gemm_bands): where the tiles leave a ragged last wave, the tile
-   rows (or columns) that fill whole waves run whole and the rest, split
-   along K, fills the last wave (as Stream-K's "data-parallel + split"
-   schedule does, in two launches); the cheapest wins, ties to the earlier. A
+   rows (or columns) that fill whole waves run whole and the rest, planned
+   as a product of its own (split along K, or on smaller tiles), fills the
+   last wave (as Stream-K's "data-parallel + split" schedule does, in two
+   launches); the cheapest wins, ties to the earlier. A
    C with few tiles and a long K (159 × 65 × 1619: 6 small tiles on 264
    slots) then takes tens of slices and fills the GPU in one wave; a C that
    fills the GPU (4096³: 512 big tiles, 97 % of 4 waves) stays whole, since
@@ -2394,13 +2396,16 @@ static inline double gpuh_impl_gemm_waves(size_t tiles, size_t slots, double wor
 }
 
 /* The launcher's choice: a cover of C ('a' big tiles, 'b' big tiles and
-   small strips, 'c' small tiles), the slices of K (split-K, a and c only)
-   and each slice's length, and its cost. */
+   small strips, 'c' small tiles, 'w', 't', 'W', 'T' the narrow tiles), the
+   slices of K (split-K; not on b) and each slice's length, and its cost.
+   With a band, rows (band 'r') or columns ('c') [0, dp) of C run first,
+   whole, on cover `first` ('a' or 'c'), and the rest after on `cover` in
+   `splits` slices. */
 struct gpuh_impl_gemm_plan {
     int cover;
     size_t splits, k_chunk;
     double cost;
-    int band;  /* 'r' / 'c': rows / columns [0, dp) of C first, whole; the rest after, in `splits` slices */
+    int band, first;
     size_t dp;
 };
 
@@ -2428,41 +2433,8 @@ static inline void gpuh_impl_gemm_splits(gpuh_impl_gemm_plan &best, int cover, s
             cost += (double)(2 * n + 1) * (double)M * (double)N * (double)elem * GPUH_GEMM_MACS_PER_BYTE /
                         (double)sms + GPUH_GEMM_SPLIT_FIXED;
         if (cost < best.cost) /* all of C on this cover: no band left over from a plan it beats */
-            best.cover = cover, best.splits = n, best.k_chunk = chunk, best.cost = cost, best.band = 0, best.dp = 0;
-    }
-}
-
-/* Tries the hybrid of whole tiles and split-K on one configuration's cover
-   (bm × bn tiles, `slots` blocks at once, `work` per element of K): where
-   the tiles fill a ragged last wave, the first w whole waves' worth of tile
-   rows (or columns) of C run whole, and the rest, too few tiles for a wave,
-   is split along K (gpuh_impl_gemm_splits) so that its blocks fill the last
-   wave; kept in `best` where it costs less. w: the waves the tiles fill
-   whole, or one fewer (the rest then has more tiles to share out). */
-static inline void gpuh_impl_gemm_bands(gpuh_impl_gemm_plan &best, int cover, size_t bm, size_t bn, size_t slots,
-                                        double work, size_t bk, size_t M, size_t N, size_t K, size_t elem, size_t sms)
-{
-    const size_t tm = gpuh_ceil_div(M, bm), tn = gpuh_ceil_div(N, bn), tiles = tm * tn;
-    const double k_cost = (double)K + GPUH_GEMM_K_OVERHEAD;
-    int o;
-    size_t w;
-    if (K == 0 || tiles <= slots)
-        return; /* one wave or less: split-K alone serves */
-    for (o = 0; o < 2; ++o) { /* bands of tile rows, then of tile columns */
-        const size_t lines = o ? tn : tm, per = o ? tm : tn; /* lines of tiles, tiles per line */
-        for (w = tiles / slots; w >= 1 && w + 1 >= tiles / slots; --w) {
-            const size_t dp = w * slots / per; /* whole lines in w waves */
-            if (dp == 0 || dp >= lines)
-                continue;
-            gpuh_impl_gemm_plan rest;
-            rest.cover = cover, rest.splits = 1, rest.k_chunk = K;
-            rest.cost = gpuh_impl_gemm_waves((lines - dp) * per, slots, work) * k_cost;
-            gpuh_impl_gemm_splits(rest, cover, (lines - dp) * per, slots, work, bk, o ? M : M - dp * bm,
-                                  o ? N - dp * bn : N, K, elem, sms);
-            rest.cost += gpuh_impl_gemm_waves(dp * per, slots, work) * k_cost;
-            if (rest.splits > 1 && rest.cost < best.cost)
-                best = rest, best.band = o ? 'c' : 'r', best.dp = dp * (o ? bn : bm);
-        }
+            best.cover = cover, best.splits = n, best.k_chunk = chunk, best.cost = cost, best.band = 0, best.first = 0,
+            best.dp = 0;
     }
 }
 
@@ -2484,11 +2456,54 @@ template <typename A> struct gpuh_impl_same_type<A, A> {
     enum { value = 1 };
 };
 
+template <typename Big, typename Small, typename Wide, typename Tall, typename Wide64, typename Tall64>
+static inline gpuh_impl_gemm_plan gpuh_impl_gemm_choose(size_t M, size_t N, size_t K, size_t elem, size_t sms,
+                                                        bool bands = true);
+
+/* Tries the hybrid of whole tiles and a plan of its own for the rest, on
+   one configuration's cover (`cover`, bm × bn tiles, `slots` blocks at
+   once, `work` per element of K): where the tiles fill a ragged last wave,
+   the first w whole waves' worth of tile rows (or columns) of C run whole,
+   and the rest, too few tiles for a wave, takes the cheapest one-launch
+   plan for its own shape (gpuh_impl_gemm_choose without bands: split along
+   K, or on the small or 64-wide tiles, so that its blocks fill the last
+   wave); kept in
+   `best` where it costs less. w: the waves the tiles fill whole, or one
+   fewer (the rest then has more tiles to share out). */
+template <typename Big, typename Small, typename Wide, typename Tall, typename Wide64, typename Tall64>
+static inline void gpuh_impl_gemm_bands(gpuh_impl_gemm_plan &best, int cover, size_t bm, size_t bn, size_t slots,
+                                        double work, size_t M, size_t N, size_t K, size_t elem, size_t sms)
+{
+    const size_t tm = gpuh_ceil_div(M, bm), tn = gpuh_ceil_div(N, bn), tiles = tm * tn;
+    const double k_cost = (double)K + GPUH_GEMM_K_OVERHEAD;
+    int o;
+    size_t w;
+    if (K == 0 || tiles <= slots)
+        return; /* one wave or less: split-K alone serves */
+    for (o = 0; o < 2; ++o) { /* bands of tile rows, then of tile columns */
+        const size_t lines = o ? tn : tm, per = o ? tm : tn; /* lines of tiles, tiles per line */
+        for (w = tiles / slots; w >= 1 && w + 1 >= tiles / slots; --w) {
+            const size_t dp = w * slots / per; /* whole lines in w waves */
+            if (dp == 0 || dp >= lines)
+                continue;
+            gpuh_impl_gemm_plan rest = gpuh_impl_gemm_choose<Big, Small, Wide, Tall, Wide64, Tall64>(
+                o ? M : M - dp * bm, o ? N - dp * bn : N, K, elem, sms, false);
+            rest.cost += gpuh_impl_gemm_waves(dp * per, slots, work) * k_cost;
+            /* the rest whole on the same tiles is the plain cover in two launches */
+            if ((rest.cover != cover || rest.splits > 1) && rest.cost < best.cost)
+                best = rest, best.band = o ? 'c' : 'r', best.first = cover, best.dp = dp * (o ? bn : bm);
+        }
+    }
+}
+
 /* The launcher's plan for an M × N × K product of elem-byte elements on
    `sms` SMs: the cheapest cover of the cost model ([SECTION: GEMM
-   DISPATCH]) among the configurations given. */
+   DISPATCH]) among the configurations given. bands false: one launch of
+   one cover for the rest of a band: neither cover b, nor a band, nor the
+   16-wide tiles. */
 template <typename Big, typename Small, typename Wide, typename Tall, typename Wide64, typename Tall64>
-static inline gpuh_impl_gemm_plan gpuh_impl_gemm_choose(size_t M, size_t N, size_t K, size_t elem, size_t sms)
+static inline gpuh_impl_gemm_plan gpuh_impl_gemm_choose(size_t M, size_t N, size_t K, size_t elem, size_t sms,
+                                                        bool bands)
 {
     const size_t s_m = Small::BM, s_n = Small::BN, b_m = Big::BM, b_n = Big::BN;
     const size_t mi = M / b_m * b_m, ni = N / b_n * b_n; /* the part whole big tiles cover */
@@ -2499,9 +2514,9 @@ static inline gpuh_impl_gemm_plan gpuh_impl_gemm_choose(size_t M, size_t N, size
                                gpuh_ceil_div(mi, s_m) * gpuh_ceil_div(N - ni, s_n);
     const double k_cost = (double)K + GPUH_GEMM_K_OVERHEAD;
     gpuh_impl_gemm_plan plan;
-    plan.cover = 'a', plan.splits = 1, plan.k_chunk = K, plan.band = 0, plan.dp = 0;
+    plan.cover = 'a', plan.splits = 1, plan.k_chunk = K, plan.band = 0, plan.first = 0, plan.dp = 0;
     plan.cost = gpuh_impl_gemm_waves(gpuh_ceil_div(M, b_m) * gpuh_ceil_div(N, b_n), big_slots, big_work) * k_cost;
-    if (mi > 0 && ni > 0) { /* b needs at least one whole big tile */
+    if (bands && mi > 0 && ni > 0) { /* b needs at least one whole big tile */
         const double cost_b = (gpuh_impl_gemm_waves((mi / b_m) * (ni / b_n), big_slots, big_work) +
                                gpuh_impl_gemm_waves(strip_tiles, small_slots, small_work)) * k_cost;
         if (cost_b < plan.cost)
@@ -2511,12 +2526,20 @@ static inline gpuh_impl_gemm_plan gpuh_impl_gemm_choose(size_t M, size_t N, size
                           N, K, elem, sms);
     gpuh_impl_gemm_splits(plan, 'c', gpuh_ceil_div(M, s_m) * gpuh_ceil_div(N, s_n), small_slots, small_work,
                           Small::BK, M, N, K, elem, sms);
-    gpuh_impl_gemm_bands(plan, 'a', b_m, b_n, big_slots, big_work, Big::BK, M, N, K, elem, sms);
-    gpuh_impl_gemm_bands(plan, 'c', s_m, s_n, small_slots, small_work, Small::BK, M, N, K, elem, sms);
+    if (bands) {
+        gpuh_impl_gemm_bands<Big, Small, Wide, Tall, Wide64, Tall64>(plan, 'a', b_m, b_n, big_slots, big_work, M, N,
+                                                                     K, elem, sms);
+        gpuh_impl_gemm_bands<Big, Small, Wide, Tall, Wide64, Tall64>(plan, 'c', s_m, s_n, small_slots, small_work, M,
+                                                                     N, K, elem, sms);
+    }
     /* the narrow tiles: a C of few rows or columns (the 64-row and
        64-column ones only where they are configurations of their own) */
-    gpuh_impl_gemm_narrow<Wide>(plan, 'w', GPUH_GEMM_NARROW_RATE, M, N, K, elem, sms);
-    gpuh_impl_gemm_narrow<Tall>(plan, 't', GPUH_GEMM_TALL_RATE, M, N, K, elem, sms);
+    /* the 16-row and 16-column tiles not for the rest of a band: there they
+       ran slower than the model prices them (bench/results/NOTES.md) */
+    if (bands) {
+        gpuh_impl_gemm_narrow<Wide>(plan, 'w', GPUH_GEMM_NARROW_RATE, M, N, K, elem, sms);
+        gpuh_impl_gemm_narrow<Tall>(plan, 't', GPUH_GEMM_TALL_RATE, M, N, K, elem, sms);
+    }
     if (!gpuh_impl_same_type<Wide64, Small>::value)
         gpuh_impl_gemm_narrow<Wide64>(plan, 'W', GPUH_GEMM_NARROW64_RATE, M, N, K, elem, sms);
     if (!gpuh_impl_same_type<Tall64, Small>::value)
@@ -2729,7 +2752,7 @@ cudaError_t gpuh_impl_gemm_run(gpuh_op op_a, gpuh_op op_b, size_t M, size_t N, s
         gpuh_impl_gemm_plan first = plan;
         gpuh_impl_gemm_args<T> a1 = a;
         gpuh_impl_gemm_part<T> rest;
-        first.splits = 1, first.k_chunk = K;
+        first.cover = plan.first, first.splits = 1, first.k_chunk = K;
         err = gpuh_impl_gemm_whole<Big, Small, Wide, Tall, Wide64, Tall64>(
             first, a1, vec, ta, tb, rows ? plan.dp : M, rows ? N : plan.dp, d_A, d_B, d_C, dev, sms, stream);
         if (err != cudaSuccess)
