@@ -2285,11 +2285,11 @@ __global__ void __launch_bounds__(256) gpuh_pack_rows_kernel(const U *in, size_t
 static inline cudaError_t gpuh_impl_pack_rows(const void *in, size_t ld_in, size_t rows, size_t cols, size_t elem,
                                               void *out, size_t ld_out, cudaStream_t stream)
 {
+    if (rows == 0 || cols == 0)
+        return cudaSuccess;
     const size_t words = gpuh_ceil_div(cols, 16 / elem);
     const unsigned block = words >= 256 ? 256u : (unsigned)gpuh_ceil_div(words, 32) * 32;
     const dim3 grid((unsigned)gpuh_ceil_div(words, block), (unsigned)(rows < 65535 ? rows : 65535));
-    if (rows == 0 || cols == 0)
-        return cudaSuccess;
     if (elem == 2)
         return GPUH_LAUNCH(gpuh_pack_rows_kernel<unsigned short>, grid, block, 0, stream,
                            static_cast<const unsigned short *>(in), ld_in, rows, cols,
@@ -2467,9 +2467,8 @@ static inline gpuh_impl_gemm_plan gpuh_impl_gemm_choose(size_t M, size_t N, size
    and the rest, too few tiles for a wave, takes the cheapest one-launch
    plan for its own shape (gpuh_impl_gemm_choose without bands: split along
    K, or on the small or 64-wide tiles, so that its blocks fill the last
-   wave); kept in
-   `best` where it costs less. w: the waves the tiles fill whole, or one
-   fewer (the rest then has more tiles to share out). */
+   wave); kept in `best` where it costs less. w: the waves the tiles fill
+   whole, or one fewer (the rest then has more tiles to share out). */
 template <typename Big, typename Small, typename Wide, typename Tall, typename Wide64, typename Tall64>
 static inline void gpuh_impl_gemm_bands(gpuh_impl_gemm_plan &best, int cover, size_t bm, size_t bn, size_t slots,
                                         double work, size_t M, size_t N, size_t K, size_t elem, size_t sms)
@@ -2533,9 +2532,9 @@ static inline gpuh_impl_gemm_plan gpuh_impl_gemm_choose(size_t M, size_t N, size
                                                                      N, K, elem, sms);
     }
     /* the narrow tiles: a C of few rows or columns (the 64-row and
-       64-column ones only where they are configurations of their own) */
-    /* the 16-row and 16-column tiles not for the rest of a band: there they
-       ran slower than the model prices them (bench/results/NOTES.md) */
+       64-column ones only where they are configurations of their own; the
+       16-row and 16-column ones not for the rest of a band, where they ran
+       slower than the model prices them: bench/results/NOTES.md) */
     if (bands) {
         gpuh_impl_gemm_narrow<Wide>(plan, 'w', GPUH_GEMM_NARROW_RATE, M, N, K, elem, sms);
         gpuh_impl_gemm_narrow<Tall>(plan, 't', GPUH_GEMM_TALL_RATE, M, N, K, elem, sms);

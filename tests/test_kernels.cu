@@ -1445,7 +1445,8 @@ static void test_gemm_plans()
    source rows of any stride from a pointer off by any number of elements
    (and aligned, where it loads whole words), into a poisoned workspace of
    16-byte rows: every element copied bit for bit, the rest of each row's
-   last word zero; and more rows than a grid's y dimension holds. */
+   last word zero; more rows than a grid's y dimension holds; and no rows or
+   no columns. */
 template <typename U> static void check_pack_rows(size_t rows, size_t cols, size_t ld_in, size_t off)
 {
     const size_t w = 16 / sizeof(U), ld_out = (cols + w - 1) / w * w, n_in = off + (rows - 1) * ld_in + cols;
@@ -1480,6 +1481,9 @@ static void test_pack_rows()
         check_pack_rows<unsigned>(rows, cols, (cols + 3) / 4 * 4 + 4 * draw(0, 2), 0);
     }
     check_pack_rows<unsigned>(65535 + draw(1, 3000), draw(1, 9), draw(9, 12), draw(0, 3));
+    /* nothing to copy: no launch, no error */
+    TEST_CUDA(gpuh_impl_pack_rows(nullptr, 7, 0, 5, sizeof(float), nullptr, 8, 0));
+    TEST_CUDA(gpuh_impl_pack_rows(nullptr, 7, 5, 0, sizeof(float), nullptr, 8, 0));
 }
 
 /* Bad arguments: each is cudaErrorInvalidValue and the detail names it. */
