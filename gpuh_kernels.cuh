@@ -2250,9 +2250,10 @@ static inline cudaError_t gpuh_impl_gemv(gpuh_impl_gemm_args<T> &a, bool ta, boo
    bx·blockDim.x + x (16 / sizeof(U) elements) of rows by, by + gridDim.y,
    ...: one 16-byte load where `in` and ld_in keep the word aligned,
    otherwise one element at a time (coalesced across the warp all the
-   same), and one 16-byte store. It runs at the copy ceiling, where
-   cudaMemcpy2DAsync between device pitches that are not multiples of 16
-   bytes runs at about half of it (bench/results/NOTES.md).
+   same), and one 16-byte store. It runs at the copy ceiling (0.9 of it
+   with 2-byte elements), where cudaMemcpy2DAsync between device pitches
+   that are not multiples of 16 bytes runs at about half of it
+   (bench/results/NOTES.md).
    Grid: (ceil(words / blockDim.x), up to 65535); block: up to 256. */
 template <typename U>
 __global__ void __launch_bounds__(256) gpuh_pack_rows_kernel(const U *in, size_t ld_in, size_t rows, size_t cols,
