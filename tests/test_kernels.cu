@@ -1281,9 +1281,9 @@ static gpuh_impl_gemm_plan float_plan_made(size_t M, size_t N, size_t K, size_t 
 
 /* A random shape whose plan on `sms` SMs with configurations Big … Tall64
    is the hybrid (a band of whole tile rows or columns, the rest in a plan
-   of its own): C of a third of a wave to three waves of Big's tiles, K 300 to 1200;
-   false when 2000 draws find none. The band depends on the SM count, so
-   the shape is asked of the planner, not fixed. */
+   of its own): C of a third of a wave to three waves of Big's tiles, K 300
+   to 1200; false when 2000 draws find none. The band depends on the SM
+   count, so the shape is asked of the planner, not fixed. */
 template <typename Big, typename Small, typename Wide, typename Tall, typename Wide64, typename Tall64, typename Draw>
 static bool find_band(Draw &draw, size_t elem, size_t sms, size_t (&s)[3])
 {
