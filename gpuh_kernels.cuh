@@ -1283,16 +1283,23 @@ __device__ __forceinline__ void gpuh_impl_simt_load(const T *base, size_t ld, si
                                                     size_t cols, bool full, int tid, T (&r)[LOADS][4])
 {
     static_assert(LOADS * 4 * THREADS == ROWS * COLS && COLS % 4 == 0, "whole groups of 4 per thread");
+    /* One test for the whole slice, so that the usual case is one run of
+       16-byte loads without branches between them. */
+    if (full && VEC) {
+#pragma unroll
+        for (int i = 0; i < LOADS; ++i) {
+            const int q = tid + i * THREADS, rr = q / (COLS / 4), cc = q % (COLS / 4) * 4;
+            gpuh_impl_ld4(base + (r0 + rr) * ld + c0 + cc, r[i]);
+        }
+        return;
+    }
 #pragma unroll
     for (int i = 0; i < LOADS; ++i) {
         const int q = tid + i * THREADS, rr = q / (COLS / 4), cc = q % (COLS / 4) * 4;
         const size_t at = (r0 + rr) * ld + c0 + cc; /* an index: the row may not exist */
-        if (full && VEC)
-            gpuh_impl_ld4(base + at, r[i]);
-        else
 #pragma unroll
-            for (int j = 0; j < 4; ++j)
-                r[i][j] = full || (r0 + rr < rows && c0 + cc + j < cols) ? base[at + j] : T(0);
+        for (int j = 0; j < 4; ++j)
+            r[i][j] = full || (r0 + rr < rows && c0 + cc + j < cols) ? base[at + j] : T(0);
     }
 }
 
@@ -1473,18 +1480,29 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS)
                 gpuh_impl_ld4(&s_B[buf][k][wn0 + r * (WN / RN) + ln * 4], b[r]);
             /* Row by row; with 128 accumulators or more (the big tiles, at
                the register limit) each odd row's columns in reverse (a
-               serpentine: the FMA that turns the row reuses the b operand
-               of the one before), an order in which ptxas schedules those
-               tiles faster (bench/results/NOTES.md; the smaller tiles were
-               measured row by row). Either way each accumulator sums over k
-               in order: the same bits. */
+               serpentine: the FMA that turns the row reuses the operand of
+               the one before), and column by column where a thread has more
+               columns than rows, but for op TT: the orders in which ptxas
+               schedules those tiles fastest (bench/results/NOTES.md; the
+               smaller tiles were measured row by row). Either way each
+               accumulator sums over k in order: the same bits. */
+            if (TM * TN >= 128 && TN > TM && !(TA && TB)) {
 #pragma unroll
-            for (int i = 0; i < TM; ++i)
+                for (int j = 0; j < TN; ++j)
 #pragma unroll
-                for (int j = 0; j < TN; ++j) {
-                    const int jj = TM * TN >= 128 && i % 2 ? TN - 1 - j : j;
-                    acc[i][jj] += a[i / 4][i % 4] * b[jj / 4][jj % 4];
-                }
+                    for (int i = 0; i < TM; ++i) {
+                        const int ii = j % 2 ? TM - 1 - i : i;
+                        acc[ii][j] += a[ii / 4][ii % 4] * b[j / 4][j % 4];
+                    }
+            } else {
+#pragma unroll
+                for (int i = 0; i < TM; ++i)
+#pragma unroll
+                    for (int j = 0; j < TN; ++j) {
+                        const int jj = TM * TN >= 128 && i % 2 ? TN - 1 - j : j;
+                        acc[i][jj] += a[i / 4][i % 4] * b[jj / 4][jj % 4];
+                    }
+            }
         }
         /* The other buffer was last read in step s - 1, before the barrier
            that ended it, so it can take slice s + 1 now. */
@@ -2010,7 +2028,7 @@ __global__ void gpuh_gemm_split_reduce_kernel(const T *work, unsigned splits, si
 
 /* The shipped tile sizes: the fastest rows of bench/gemm_tune.cu on an H200
    without spills (its table and the ratios to cuBLAS: bench/results/NOTES.md). */
-typedef gpuh_gemm_simt_config<256, 128, 16, 4, 2, 4, 1> gpuh_sgemm_big;  /* 16 × 8 per thread */
+typedef gpuh_gemm_simt_config<256, 128, 16, 4, 2, 8, 1> gpuh_sgemm_big;  /* 8 × 16 per thread */
 typedef gpuh_gemm_simt_config<64, 64, 16, 2, 4, 8, 2> gpuh_sgemm_small;   /* 4 × 4 per thread */
 typedef gpuh_gemm_dmma_config<64, 128, 16, 2, 2, 3, 2> gpuh_dgemm_big;
 typedef gpuh_gemm_dmma_config<64, 64, 16, 2, 2, 3, 3> gpuh_dgemm_small;
@@ -2021,8 +2039,8 @@ typedef gpuh_gemm_simt_config<64, 64, 16, 2, 4, 8, 2> gpuh_dgemm_simt;    /* dou
 typedef gpuh_gemm_simt_config<16, 128, 16, 1, 2, 2, 4> gpuh_sgemm_wide;
 typedef gpuh_gemm_simt_config<128, 16, 16, 2, 1, 16, 4> gpuh_sgemm_tall;
 /* Narrow tiles for a C of up to 64 rows (wide64) or 64 columns (tall64):
-   128 threads of 16 × 8 per thread, as the big tiles, so the same work per
-   shared load; 2 blocks per SM; slices of 8 of K (with 16, each thread
+   128 threads of 16 × 8 per thread, 128 accumulators as in the big tiles,
+   so the same work per shared load; 2 blocks per SM; slices of 8 of K (with 16, each thread
    stages 40 elements of the next slice, and ptxas spills). cuBLAS runs
    tiles of these proportions at such shapes (256 × 64 × 8 and 64 × 128 × 8,
    4 warps, ncu: bench/results/NOTES.md). */

@@ -244,7 +244,8 @@ template <typename T> static void overheads(const buffers<T> &m)
 static void float_rows(const buffers<float> &fm)
 {
     const peer_rates fpeer = time_cublas(fm);
-    SIMT(256, 128, 16, 4, 2, 4, 1); /* shipped */
+    SIMT(256, 128, 16, 4, 2, 8, 1); /* shipped: 8 × 16 per thread */
+    SIMT(256, 128, 16, 4, 2, 4, 1); /* 16 × 8 per thread */
     SIMT(128, 128, 8, 2, 4, 8, 2); /* 8 × 8 per thread, 2 blocks per SM (128 registers) */
     SIMT(128, 128, 8, 4, 2, 4, 2);
     SIMT(64, 64, 16, 2, 4, 8, 2); /* the shipped small one, alone */
