@@ -1404,7 +1404,8 @@ __device__ __forceinline__ size_t gpuh_impl_simt_origin(size_t first, size_t B, 
    VEC: A, B 16-byte aligned and lda, ldb multiples of 4 floats (2 doubles),
    so interior tiles use 16-byte loads; otherwise (an odd leading dimension
    such as 4097, an offset pointer) scalar ones. C's stores are 16 bytes
-   wide where C allows it (p.vec_c, a run-time flag), else scalar.
+   wide where C allows it (p.vec_c, a run-time flag), else element by
+   element, through shared memory so that a warp writes runs of a row.
    Split-K (p.work): the block sums its slice of K and writes the raw sums
    to its slice of the workspace (gpuh_impl_gemm_split).
    Grid: 1-D, one block per tile of both parts; block: Cfg::THREADS;
@@ -2065,10 +2066,10 @@ typedef gpuh_gemm_simt_config<16, 128, 16, 1, 2, 2, 4> gpuh_sgemm_wide;
 typedef gpuh_gemm_simt_config<128, 16, 16, 2, 1, 16, 4> gpuh_sgemm_tall;
 /* Narrow tiles for a C of up to 64 rows (wide64) or 64 columns (tall64):
    128 threads of 16 × 8 per thread, 128 accumulators as in the big tiles,
-   so the same work per shared load; 2 blocks per SM; slices of 8 of K (with 16, each thread
-   stages 40 elements of the next slice, and ptxas spills). cuBLAS runs
-   tiles of these proportions at such shapes (256 × 64 × 8 and 64 × 128 × 8,
-   4 warps, ncu: bench/results/NOTES.md). */
+   so the same work per shared load; 2 blocks per SM; slices of 8 of K
+   (with 16, each thread stages 40 elements of the next slice, and ptxas
+   spills). cuBLAS runs tiles of these proportions at such shapes (256 × 64
+   × 8 and 64 × 128 × 8, 4 warps, ncu: bench/results/NOTES.md). */
 typedef gpuh_gemm_simt_config<64, 256, 8, 2, 2, 2, 2> gpuh_sgemm_wide64;
 typedef gpuh_gemm_simt_config<256, 64, 8, 2, 2, 8, 2> gpuh_sgemm_tall64;
 
