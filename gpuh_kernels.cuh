@@ -450,13 +450,14 @@ struct gpuh_gemm_simt_config {
         RM = WM / (4 * LANES_M), RN = WN / (4 * LANES_N), TM = 4 * RM, TN = 4 * RN,
         PAD = 4, /* shared rows of BM + 4 (BN + 4) elements: see gpuh_impl_simt_put */
         A_LOADS = BM_ * BK_ / 4 / THREADS, B_LOADS = BK_ * BN_ / 4 / THREADS,
-        SMEM_ELEMS = 2 * BK_ * (BM_ + BN_ + 2 * PAD) /* dynamic shared memory, in elements */
+        SMEM_ELEMS = 2 * BK_ * (BM_ + BN_ + 2 * PAD), /* dynamic shared memory, in elements */
+        C_PIECE = LANES_M * 4 * LANES_N /* a warp's piece of C per (i, r): 4 per lane, 128 */
     };
     static_assert(RM >= 1 && RN >= 1 && WM == RM * 4 * LANES_M && WN == RN * 4 * LANES_N, "warp tile");
     static_assert(A_LOADS >= 1 && B_LOADS >= 1 && A_LOADS * 4 * THREADS == BM * BK &&
                       B_LOADS * 4 * THREADS == BK * BN && BK % 4 == 0,
                   "every thread copies whole groups of 4 elements of each tile");
-    static_assert(SMEM_ELEMS >= 128 * THREADS / 32, "128 elements per warp for C's element stores");
+    static_assert(SMEM_ELEMS >= C_PIECE * THREADS / 32, "a piece of C per warp for C's element stores");
 };
 
 /* gpuh_gemm_dmma_config: a tile configuration of the FP64 tensor-core kernel
@@ -1547,20 +1548,20 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS)
             } else {
                 /* C without 16-byte stores (out.vec is the same in every
                    thread, so the whole warp is here): the warp's LANES_M ×
-                   4·LANES_N piece of these columns passes through its own 128
-                   elements of shared memory (the loop's last barrier ended
-                   every read of the slices), so that each store covers runs
-                   of 4·LANES_N adjacent elements of a row, not 4 lanes × 4
-                   scattered ones: 4 times fewer cache lines per store
-                   (bench/results/NOTES.md). */
+                   4·LANES_N piece of these columns (C_PIECE elements) passes
+                   through its own place in shared memory (the loop's last
+                   barrier ended every read of the slices), so that each
+                   store covers runs of 4·LANES_N adjacent elements of a row,
+                   not 4 lanes × 4 scattered ones: 4 times fewer cache lines
+                   per store (bench/results/NOTES.md). */
                 enum { PW = 4 * Cfg::LANES_N };
-                T *const st = smem + warp * 128;
+                T *const st = smem + warp * Cfg::C_PIECE;
                 __syncwarp(); /* the last piece's reads are done */
                 gpuh_impl_st4(&st[lm * PW + ln * 4], v);
                 __syncwarp();
                 const size_t top = row - 4 * (size_t)lm, left = col - 4 * (size_t)ln;
 #pragma unroll 1
-                for (int t = 0; t < 4; ++t) {
+                for (int t = 0; t < Cfg::C_PIECE / 32; ++t) {
                     const int e = t * 32 + lane;
                     const size_t rr = top + 4 * (size_t)(e / PW), cc = left + e % PW;
                     if (whole || (rr >= m_lo && rr < g.M && cc >= n_lo && cc < g.N)) {
