@@ -2009,32 +2009,44 @@ __global__ void __launch_bounds__(GPUH_GEMV_BLOCK, 1) gpuh_gemv_row_kernel(const
    slice M·ldw elements on, 16-byte aligned). The slices are added in order,
    with no atomics: the same inputs and shape give the same bits. Each thread
    takes groups of 4 consecutive elements of a row (one 16-byte load per
-   slice where the group lies inside N), grid-stride. beta == 0 never reads
-   C. Grid: any; block: any (GPUH_GEMM_REDUCE_BLOCK). */
+   slice where the group lies inside N), grid-stride. It loads BATCH slices
+   before it adds them, so that where C is small (few threads, each adding
+   up to GPUH_GEMM_MAX_SPLITS slices) a thread waits for memory once per
+   batch, not once per slice. beta == 0 never reads C. Grid: any; block: any
+   (the launcher's: GPUH_GEMM_REDUCE_BLOCK, or fewer threads where that
+   spreads a small C over more SMs). */
 template <typename T>
 __global__ void gpuh_gemm_split_reduce_kernel(const T *work, unsigned splits, size_t M, size_t N, size_t ldw,
                                               T alpha, T beta, T *C, size_t ldc)
 {
+    enum { BATCH = 64 / sizeof(T) }; /* 64 registers of loads in flight */
     const size_t groups = (N + 3) / 4, slice = M * ldw;
     for (size_t q = gpuh_global_index(); q < M * groups; q += gpuh_grid_stride()) {
         const size_t row = q / groups, c = q % groups * 4;
+        const bool whole = c + 4 <= N;
         const T *w = work + row * ldw + c;
         T sum[4] = {T(0), T(0), T(0), T(0)};
-        if (c + 4 <= N) {
-            gpuh_impl_ld4(w, sum);
-            for (unsigned s = 1; s < splits; ++s) {
-                T v[4];
-                gpuh_impl_ld4(w + s * slice, v);
+        for (unsigned s0 = 0; s0 < splits; s0 += BATCH) {
+            T v[BATCH][4];
+#pragma unroll
+            for (int b = 0; b < BATCH; ++b) {
+                const T *src = w + (s0 + b) * slice;
+                if (s0 + b >= splits) /* past the last slice: never added */
+                    v[b][0] = v[b][1] = v[b][2] = v[b][3] = T(0);
+                else if (whole)
+                    gpuh_impl_ld4(src, v[b]);
+                else
+#pragma unroll
+                    for (int j = 0; j < 4; ++j)
+                        v[b][j] = c + j < N ? src[j] : T(0);
+            }
+            /* in slice order, from slice 0's value itself */
+#pragma unroll
+            for (int b = 0; b < BATCH; ++b)
 #pragma unroll
                 for (int j = 0; j < 4; ++j)
-                    sum[j] += v[j];
-            }
-        } else {
-            for (unsigned s = 0; s < splits; ++s)
-#pragma unroll
-                for (int j = 0; j < 4; ++j) /* unrolled: sum stays in registers */
-                    if (c + j < N)
-                        sum[j] = s == 0 ? w[j] : sum[j] + w[s * slice + j];
+                    if (s0 + b < splits)
+                        sum[j] = s0 + b == 0 ? v[b][j] : sum[j] + v[b][j];
         }
         T *dst = C + row * ldc + c;
 #pragma unroll
@@ -2694,10 +2706,13 @@ static inline cudaError_t gpuh_impl_gemm_whole(const gpuh_impl_gemm_plan &plan, 
     if (a.work == NULL)
         return err;
     if (err == cudaSuccess) {
-        const size_t groups = M * ((N + 3) / 4), most = (size_t)sms * 16;
-        const size_t rblocks = gpuh_ceil_div(groups, GPUH_GEMM_REDUCE_BLOCK);
+        /* a C of fewer groups than GPUH_GEMM_REDUCE_BLOCK per SM in blocks
+           of fewer threads (whole warps), one per SM or more */
+        const size_t groups = M * ((N + 3) / 4), most = (size_t)sms * 16, per_sm = gpuh_ceil_div(groups, sms);
+        const size_t block = per_sm >= GPUH_GEMM_REDUCE_BLOCK ? GPUH_GEMM_REDUCE_BLOCK : gpuh_ceil_div(per_sm, 32) * 32;
+        const size_t rblocks = gpuh_ceil_div(groups, block);
         err = GPUH_LAUNCH(gpuh_gemm_split_reduce_kernel<T>, (unsigned)(rblocks < most ? rblocks : most),
-                          GPUH_GEMM_REDUCE_BLOCK, 0, stream, a.work, (unsigned)splits, M, N, a.ldw, a.alpha, a.beta,
+                          (unsigned)block, 0, stream, a.work, (unsigned)splits, M, N, a.ldw, a.alpha, a.beta,
                           d_C, a.ldc);
     }
     const cudaError_t freed = cudaFreeAsync(a.work, stream);

@@ -1283,9 +1283,10 @@ static gpuh_impl_gemm_plan float_plan_made(size_t M, size_t N, size_t K, size_t 
    is the hybrid (a band of whole tile rows or columns, the rest in a plan
    of its own): C of a third of a wave to three waves of Big's tiles, K 300
    to 1200; false when 2000 draws find none. The band depends on the SM
-   count, so the shape is asked of the planner, not fixed. */
+   count, so the shape is asked of the planner, not fixed. split: whether
+   the rest is split along K (it may instead run whole, on other tiles). */
 template <typename Big, typename Small, typename Wide, typename Tall, typename Wide64, typename Tall64, typename Draw>
-static bool find_band(Draw &draw, size_t elem, size_t sms, size_t (&s)[3])
+static bool find_band(Draw &draw, size_t elem, size_t sms, size_t (&s)[3], bool &split)
 {
     const size_t slots = sms * Big::MIN_BLOCKS;
     for (int tries = 0; tries < 2000; ++tries) {
@@ -1293,22 +1294,26 @@ static bool find_band(Draw &draw, size_t elem, size_t sms, size_t (&s)[3])
         const size_t tn = (tiles + tm - 1) / tm;
         s[0] = (tm - 1) * Big::BM + draw(1, Big::BM), s[1] = (tn - 1) * Big::BN + draw(1, Big::BN);
         s[2] = draw(300, 1200);
-        if (gpuh_impl_gemm_choose<Big, Small, Wide, Tall, Wide64, Tall64>(s[0], s[1], s[2], elem, sms).band != 0)
+        const gpuh_impl_gemm_plan plan =
+            gpuh_impl_gemm_choose<Big, Small, Wide, Tall, Wide64, Tall64>(s[0], s[1], s[2], elem, sms);
+        split = plan.splits > 1;
+        if (plan.band != 0)
             return true;
     }
     return false;
 }
 /* The same with the configurations gpuh_gemm<T> takes on this device
    (gpuh_impl_gemm_default's choice). */
-template <typename T, typename Draw> static bool find_band_shape(Draw &draw, size_t sms, size_t (&s)[3])
+template <typename T, typename Draw>
+static bool find_band_shape(Draw &draw, size_t sms, size_t (&s)[3], bool &split)
 {
     if (std::is_same<T, float>::value)
-        return find_band<GPUH_IMPL_SGEMM_SET>(draw, sizeof(T), sms, s);
+        return find_band<GPUH_IMPL_SGEMM_SET>(draw, sizeof(T), sms, s, split);
     if (gpuh_impl_dmma_ready<gpuh_dgemm_big>())
         return find_band<gpuh_dgemm_big, gpuh_dgemm_small, gpuh_dgemm_small, gpuh_dgemm_small, gpuh_dgemm_small,
-                         gpuh_dgemm_small>(draw, sizeof(T), sms, s);
+                         gpuh_dgemm_small>(draw, sizeof(T), sms, s, split);
     return find_band<gpuh_dgemm_simt, gpuh_dgemm_simt, gpuh_dgemm_simt, gpuh_dgemm_simt, gpuh_dgemm_simt,
-                     gpuh_dgemm_simt>(draw, sizeof(T), sms, s);
+                     gpuh_dgemm_simt>(draw, sizeof(T), sms, s, split);
 }
 
 template <typename T> static void test_gemm_ops()
@@ -1363,8 +1368,10 @@ template <typename T> static void test_gemm_ops()
         if (!quick) {
             check_gemm_op<T>(PATH_DEFAULT, oa, ob, 1000 + draw(1, 255), 600 + draw(1, 127), draw(200, 700), 0, 0, 1, 0);
             size_t s[3];
-            if (TEST_ASSERT(find_band_shape<T>(draw, (size_t)sms, s), "no shape planned as the hybrid on %d SMs", sms))
-                check_gemm_op<T>(PATH_DEFAULT, oa, ob, s[0], s[1], s[2], draw(0, 2), 0, 1, 0.5, true);
+            bool split = false;
+            if (TEST_ASSERT(find_band_shape<T>(draw, (size_t)sms, s, split), "no shape planned as the hybrid on %d SMs",
+                            sms))
+                check_gemm_op<T>(PATH_DEFAULT, oa, ob, s[0], s[1], s[2], draw(0, 2), 0, 1, 0.5, split);
             /* odd leading dimensions and a product large enough for an aligned copy of A and B */
             check_gemm_op<T>(PATH_DEFAULT, oa, ob, 2000 + draw(0, 99), 2000 + draw(0, 99), 1000, draw(1, 3), 1, 1, 0);
         }
