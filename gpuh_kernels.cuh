@@ -2707,7 +2707,8 @@ static inline cudaError_t gpuh_impl_gemm_whole(const gpuh_impl_gemm_plan &plan, 
         return err;
     if (err == cudaSuccess) {
         /* a C of fewer groups than GPUH_GEMM_REDUCE_BLOCK per SM in blocks
-           of fewer threads (whole warps), one per SM or more */
+           of fewer threads (whole warps), so that its threads spread over
+           as many SMs as there are warps' worth of groups (up to all) */
         const size_t groups = M * ((N + 3) / 4), most = (size_t)sms * 16, per_sm = gpuh_ceil_div(groups, sms);
         const size_t block = per_sm >= GPUH_GEMM_REDUCE_BLOCK ? GPUH_GEMM_REDUCE_BLOCK : gpuh_ceil_div(per_sm, 32) * 32;
         const size_t rblocks = gpuh_ceil_div(groups, block);
