@@ -2118,13 +2118,14 @@ typedef gpuh_gemm_simt_config<256, 64, 8, 2, 2, 8, 2> gpuh_sgemm_tall64;
 #define GPUH_GEMM_K_OVERHEAD 48
 #define GPUH_GEMM_MACS_PER_BYTE 5.0
 #define GPUH_GEMM_SPLIT_FIXED 8e5
-/* Most slices of K a split-K launch cuts, and the reduce kernel's block. */
+/* Most slices of K a split-K launch cuts, and the reduce kernel's largest
+   block, in threads (a C of fewer groups of 4 per SM takes fewer). */
 #define GPUH_GEMM_MAX_SPLITS 64
+#define GPUH_GEMM_REDUCE_BLOCK 256
 /* The fraction of the tiled kernels' rate that element loads of A and B
    (unaligned matrices) cost, against 16-byte loads: 4097³ against 4096³ on
    an H200. Above it gpuh_gemm copies A or B to aligned memory first. */
 #define GPUH_GEMM_SCALAR_LOSS 0.1
-#define GPUH_GEMM_REDUCE_BLOCK 256
 
 /* ===========================================================================
    [SECTION: GEMM DISPATCH]
