@@ -414,6 +414,8 @@ cudaError_t gpuh_matmul(const T *d_A, const T *d_B, T *d_C, size_t M, size_t N, 
         tile rows (or columns) that fill whole waves run whole, the rest
         in a plan of its own (split along K, or on the small or 64-wide
         tiles of gpuh_gemm's float set) so that it fills the last wave.
+   gpuh_gemm's float set tries narrow tiles too (16, 32 and 64 rows or
+   columns) for a C of few rows or columns.
    Ties go to the earlier cover. A C of one row or one column (K > 0) goes
    to the matrix-vector kernels, whatever Big and Small are.
    Arguments, errors: gpuh_gemm. */
@@ -438,7 +440,8 @@ cudaError_t gpuh_gemm_with(gpuh_op op_a, gpuh_op op_b, size_t M, size_t N, size_
    read consecutive vectors: no bank conflicts. MIN_BLOCKS: blocks per SM
    promised to __launch_bounds__ (it caps the registers at 64K / (threads ·
    MIN_BLOCKS)). Shipped: gpuh_sgemm_big, gpuh_sgemm_small, gpuh_sgemm_wide,
-   gpuh_sgemm_tall, gpuh_sgemm_wide64, gpuh_sgemm_tall64, gpuh_dgemm_simt
+   gpuh_sgemm_tall, gpuh_sgemm_wide32, gpuh_sgemm_tall32, gpuh_sgemm_wide64,
+   gpuh_sgemm_tall64, gpuh_dgemm_simt
    ([SECTION: GEMM TUNING]). */
 template <int BM_, int BN_, int BK_, int WARPS_M_, int WARPS_N_, int LANES_M_, int MIN_BLOCKS_>
 struct gpuh_gemm_simt_config {
@@ -2077,6 +2080,14 @@ typedef gpuh_gemm_simt_config<64, 64, 16, 2, 4, 8, 2> gpuh_dgemm_simt;    /* dou
    compute mostly rows (columns) that do not exist. */
 typedef gpuh_gemm_simt_config<16, 128, 16, 1, 2, 2, 4> gpuh_sgemm_wide;
 typedef gpuh_gemm_simt_config<128, 16, 16, 2, 1, 16, 4> gpuh_sgemm_tall;
+/* Narrow tiles for a C of 17 to 32 rows (wide32) or columns (tall32): 128
+   threads of 8 × 4 (4 × 8) per thread, 3 blocks per SM (with 4, ptxas
+   spilled the element-load variants at 128 registers, and they ran slower
+   where it did not: bench/results/NOTES.md). Two 16-wide tiles would cover
+   such a C with each reading all of A (B); cuBLAS runs 64 × 32 × 8 tiles
+   at such shapes (ncu: bench/results/NOTES.md). */
+typedef gpuh_gemm_simt_config<32, 128, 16, 1, 4, 4, 3> gpuh_sgemm_wide32;
+typedef gpuh_gemm_simt_config<128, 32, 16, 4, 1, 8, 3> gpuh_sgemm_tall32;
 /* Narrow tiles for a C of up to 64 rows (wide64) or 64 columns (tall64):
    128 threads of 16 × 8 per thread, 128 accumulators as in the big tiles,
    so the same work per shared load; 2 blocks per SM; slices of 8 of K
@@ -2102,6 +2113,8 @@ typedef gpuh_gemm_simt_config<256, 64, 8, 2, 2, 8, 2> gpuh_sgemm_tall64;
    seeds; 1.26 on a third seed's 24): GPUH_GEMM_NARROW_RATE's 0.6 divided
    by 1.2. */
 #define GPUH_GEMM_TALL_RATE 0.5
+/* The same for the 32-row and 32-column tiles: RATE32 */
+#define GPUH_GEMM_NARROW32_RATE 0.7
 /* The same for the 64-row and 64-column tiles: gpuh_sgemm_wide64 0.89 to
    0.94, gpuh_sgemm_tall64 0.85 to 0.97 over the four op pairs at
    4096 × 4096 × 1024 and × 2048 on an H200; the least of them. */
@@ -2148,7 +2161,9 @@ typedef gpuh_gemm_simt_config<256, 64, 8, 2, 2, 8, 2> gpuh_sgemm_tall64;
    The candidates: cover a (big tiles), c (small tiles) and, in gpuh_gemm's
    float configurations, w and t (narrow tiles of 16 rows or 16 columns,
    rates GPUH_GEMM_NARROW_RATE and GPUH_GEMM_TALL_RATE: a C of a few rows or
-   columns wastes less of them than of a 64 × 64 tile) and W and T (64 × 256
+   columns wastes less of them than of a 64 × 64 tile), u and v (32 × 128
+   and 128 × 32, rate GPUH_GEMM_NARROW32_RATE: a C of 17 to 32 rows or
+   columns in one tile, not two 16-wide ones) and W and T (64 × 256
    and 256 × 64, rate GPUH_GEMM_NARROW64_RATE: a C of up to 64 rows or
    columns at nearly the big tiles' rate), each with S = 1 ..
    GPUH_GEMM_MAX_SPLITS (only the S that leave no slice empty), and cover b
@@ -2455,7 +2470,8 @@ static inline double gpuh_impl_gemm_waves(size_t tiles, size_t slots, double wor
 }
 
 /* The launcher's choice: a cover of C ('a' big tiles, 'b' big tiles and
-   small strips, 'c' small tiles, 'w', 't', 'W', 'T' the narrow tiles), the
+   small strips, 'c' small tiles, 'w', 't', 'u', 'v', 'W', 'T' the narrow
+   tiles), the
    slices of K (split-K; not on b) and each slice's length, and its cost.
    With a band, rows (band 'r') or columns ('c') [0, dp) of C run first,
    whole, on cover `first` ('a' or 'c'), and the rest after on `cover` in
@@ -2515,7 +2531,8 @@ template <typename A> struct gpuh_impl_same_type<A, A> {
     enum { value = 1 };
 };
 
-template <typename Big, typename Small, typename Wide, typename Tall, typename Wide64, typename Tall64>
+template <typename Big, typename Small, typename Wide, typename Tall, typename Wide32, typename Tall32, typename Wide64,
+          typename Tall64>
 static inline gpuh_impl_gemm_plan gpuh_impl_gemm_choose(size_t M, size_t N, size_t K, size_t elem, size_t sms,
                                                         bool bands = true);
 
@@ -2528,7 +2545,8 @@ static inline gpuh_impl_gemm_plan gpuh_impl_gemm_choose(size_t M, size_t N, size
    K, or on the small or 64-wide tiles, so that its blocks fill the last
    wave); kept in `best` where it costs less. w: the waves the tiles fill
    whole, or one fewer (the rest then has more tiles to share out). */
-template <typename Big, typename Small, typename Wide, typename Tall, typename Wide64, typename Tall64>
+template <typename Big, typename Small, typename Wide, typename Tall, typename Wide32, typename Tall32, typename Wide64,
+          typename Tall64>
 static inline void gpuh_impl_gemm_bands(gpuh_impl_gemm_plan &best, int cover, size_t bm, size_t bn, size_t slots,
                                         double work, size_t M, size_t N, size_t K, size_t elem, size_t sms)
 {
@@ -2544,7 +2562,7 @@ static inline void gpuh_impl_gemm_bands(gpuh_impl_gemm_plan &best, int cover, si
             const size_t dp = w * slots / per; /* whole lines in w waves */
             if (dp == 0 || dp >= lines)
                 continue;
-            gpuh_impl_gemm_plan rest = gpuh_impl_gemm_choose<Big, Small, Wide, Tall, Wide64, Tall64>(
+            gpuh_impl_gemm_plan rest = gpuh_impl_gemm_choose<Big, Small, Wide, Tall, Wide32, Tall32, Wide64, Tall64>(
                 o ? M : M - dp * bm, o ? N - dp * bn : N, K, elem, sms, false);
             rest.cost += gpuh_impl_gemm_waves(dp * per, slots, work) * k_cost;
             /* the rest whole on the same tiles is the plain cover in two launches */
@@ -2559,7 +2577,8 @@ static inline void gpuh_impl_gemm_bands(gpuh_impl_gemm_plan &best, int cover, si
    DISPATCH]) among the configurations given. bands false: one launch of
    one cover for the rest of a band: neither cover b, nor a band, nor the
    16-wide tiles. */
-template <typename Big, typename Small, typename Wide, typename Tall, typename Wide64, typename Tall64>
+template <typename Big, typename Small, typename Wide, typename Tall, typename Wide32, typename Tall32, typename Wide64,
+          typename Tall64>
 static inline gpuh_impl_gemm_plan gpuh_impl_gemm_choose(size_t M, size_t N, size_t K, size_t elem, size_t sms,
                                                         bool bands)
 {
@@ -2585,18 +2604,23 @@ static inline gpuh_impl_gemm_plan gpuh_impl_gemm_choose(size_t M, size_t N, size
     gpuh_impl_gemm_splits(plan, 'c', gpuh_ceil_div(M, s_m) * gpuh_ceil_div(N, s_n), small_slots, small_work,
                           Small::BK, M, N, K, elem, sms);
     if (bands) {
-        gpuh_impl_gemm_bands<Big, Small, Wide, Tall, Wide64, Tall64>(plan, 'a', b_m, b_n, big_slots, big_work, M, N,
-                                                                     K, elem, sms);
-        gpuh_impl_gemm_bands<Big, Small, Wide, Tall, Wide64, Tall64>(plan, 'c', s_m, s_n, small_slots, small_work, M,
-                                                                     N, K, elem, sms);
+        gpuh_impl_gemm_bands<Big, Small, Wide, Tall, Wide32, Tall32, Wide64, Tall64>(plan, 'a', b_m, b_n, big_slots,
+                                                                                     big_work, M, N, K, elem, sms);
+        gpuh_impl_gemm_bands<Big, Small, Wide, Tall, Wide32, Tall32, Wide64, Tall64>(plan, 'c', s_m, s_n, small_slots,
+                                                                                     small_work, M, N, K, elem, sms);
     }
-    /* the narrow tiles: a C of few rows or columns (the 64-row and
-       64-column ones only where they are configurations of their own; the
-       16-row and 16-column ones not for the rest of a band, where they ran
-       slower than the model prices them: bench/results/NOTES.md) */
+    /* the narrow tiles: a C of few rows or columns (the 32- and 64-wide
+       ones only where they are configurations of their own; the 16-wide
+       ones not for the rest of a band, where they ran slower than the model
+       prices them, bench/results/NOTES.md, nor the 32-wide ones, which were
+       measured on whole products only) */
     if (bands) {
         gpuh_impl_gemm_narrow<Wide>(plan, 'w', GPUH_GEMM_NARROW_RATE, M, N, K, elem, sms);
         gpuh_impl_gemm_narrow<Tall>(plan, 't', GPUH_GEMM_TALL_RATE, M, N, K, elem, sms);
+        if (!gpuh_impl_same_type<Wide32, Small>::value)
+            gpuh_impl_gemm_narrow<Wide32>(plan, 'u', GPUH_GEMM_NARROW32_RATE, M, N, K, elem, sms);
+        if (!gpuh_impl_same_type<Tall32, Small>::value)
+            gpuh_impl_gemm_narrow<Tall32>(plan, 'v', GPUH_GEMM_NARROW32_RATE, M, N, K, elem, sms);
     }
     if (!gpuh_impl_same_type<Wide64, Small>::value)
         gpuh_impl_gemm_narrow<Wide64>(plan, 'W', GPUH_GEMM_NARROW64_RATE, M, N, K, elem, sms);
@@ -2621,18 +2645,21 @@ struct gpuh_impl_gemm_plan_entry {
     gpuh_impl_gemm_plan plan;
 };
 GPUH_IMPL_SHARED gpuh_impl_gemm_plan_entry gpuh_impl_gemm_plans_v[GPUH_IMPL_GEMM_PLANS];
-template <typename Big, typename Small, typename Wide, typename Tall, typename Wide64, typename Tall64, typename T>
+template <typename Big, typename Small, typename Wide, typename Tall, typename Wide32, typename Tall32, typename Wide64,
+          typename Tall64, typename T>
 struct gpuh_impl_gemm_set {
     static const char id;
 };
-template <typename Big, typename Small, typename Wide, typename Tall, typename Wide64, typename Tall64, typename T>
-const char gpuh_impl_gemm_set<Big, Small, Wide, Tall, Wide64, Tall64, T>::id = 0;
+template <typename Big, typename Small, typename Wide, typename Tall, typename Wide32, typename Tall32, typename Wide64,
+          typename Tall64, typename T>
+const char gpuh_impl_gemm_set<Big, Small, Wide, Tall, Wide32, Tall32, Wide64, Tall64, T>::id = 0;
 
 /* gpuh_impl_gemm_choose's plan, from the table where it is there. */
-template <typename Big, typename Small, typename Wide, typename Tall, typename Wide64, typename Tall64, typename T>
+template <typename Big, typename Small, typename Wide, typename Tall, typename Wide32, typename Tall32, typename Wide64,
+          typename Tall64, typename T>
 static inline gpuh_impl_gemm_plan gpuh_impl_gemm_plan_for(size_t M, size_t N, size_t K, size_t sms)
 {
-    const void *set = &gpuh_impl_gemm_set<Big, Small, Wide, Tall, Wide64, Tall64, T>::id;
+    const void *set = &gpuh_impl_gemm_set<Big, Small, Wide, Tall, Wide32, Tall32, Wide64, Tall64, T>::id;
     unsigned long long h = (uintptr_t)set;
     const size_t key[4] = {M, N, K, sms};
     for (int i = 0; i < 4; ++i)
@@ -2647,7 +2674,7 @@ static inline gpuh_impl_gemm_plan gpuh_impl_gemm_plan_for(size_t M, size_t N, si
     GPUH_IMPL_UNLOCK();
     if (found)
         return plan;
-    plan = gpuh_impl_gemm_choose<Big, Small, Wide, Tall, Wide64, Tall64>(M, N, K, sizeof(T), sms);
+    plan = gpuh_impl_gemm_choose<Big, Small, Wide, Tall, Wide32, Tall32, Wide64, Tall64>(M, N, K, sizeof(T), sms);
     GPUH_IMPL_LOCK();
     e->set = set, e->M = M, e->N = N, e->K = K, e->sms = sms, e->plan = plan;
     GPUH_IMPL_UNLOCK();
@@ -2672,20 +2699,23 @@ static inline size_t gpuh_impl_gemm_part_of(const gpuh_impl_gemm_args<T> &a, boo
     return (size_t)pt.tiles_m * pt.tiles_n;
 }
 
-/* Launches the plan's cover ('a' Big, 'c' Small, 'w' Wide, 't' Tall, 'W'
-   Wide64, 'T' Tall64: one part, all of C) over all of K or in its slices
+/* Launches the plan's cover ('a' Big, 'c' Small, 'w' Wide, 't' Tall, 'u'
+   Wide32, 'v' Tall32, 'W' Wide64, 'T' Tall64: one part, all of C) over all of K or in its slices
    (split-K: the workspace, the tiled kernel, the reduce kernel, the
    workspace freed). */
-template <typename Big, typename Small, typename Wide, typename Tall, typename Wide64, typename Tall64, typename T>
+template <typename Big, typename Small, typename Wide, typename Tall, typename Wide32, typename Tall32, typename Wide64,
+          typename Tall64, typename T>
 static inline cudaError_t gpuh_impl_gemm_whole(const gpuh_impl_gemm_plan &plan, gpuh_impl_gemm_args<T> &a, bool vec,
                                                bool ta, bool tb, size_t M, size_t N, const T *d_A, const T *d_B,
                                                T *d_C, int dev, int sms, cudaStream_t stream)
 {
     const int c = plan.cover;
     const size_t bm = c == 'a' ? (size_t)Big::BM : c == 'c' ? (size_t)Small::BM : c == 'w' ? (size_t)Wide::BM
-                      : c == 't' ? (size_t)Tall::BM : c == 'W' ? (size_t)Wide64::BM : (size_t)Tall64::BM;
+                      : c == 't' ? (size_t)Tall::BM : c == 'u' ? (size_t)Wide32::BM : c == 'v' ? (size_t)Tall32::BM
+                      : c == 'W' ? (size_t)Wide64::BM : (size_t)Tall64::BM;
     const size_t bn = c == 'a' ? (size_t)Big::BN : c == 'c' ? (size_t)Small::BN : c == 'w' ? (size_t)Wide::BN
-                      : c == 't' ? (size_t)Tall::BN : c == 'W' ? (size_t)Wide64::BN : (size_t)Tall64::BN;
+                      : c == 't' ? (size_t)Tall::BN : c == 'u' ? (size_t)Wide32::BN : c == 'v' ? (size_t)Tall32::BN
+                      : c == 'W' ? (size_t)Wide64::BN : (size_t)Tall64::BN;
     const size_t tiles = gpuh_impl_gemm_part_of(a, ta, tb, a.part[0], 0, 0, M, N, bm, bn, d_A, d_B, d_C);
     size_t splits = plan.splits;
     a.part[1] = a.part[0];
@@ -2702,6 +2732,8 @@ static inline cudaError_t gpuh_impl_gemm_whole(const gpuh_impl_gemm_plan &plan, 
                       : c == 'c' ? gpuh_impl_gemm_launch(Small(), a, vec, ta, tb, blocks, stream)
                       : c == 'w' ? gpuh_impl_gemm_launch(Wide(), a, vec, ta, tb, blocks, stream)
                       : c == 't' ? gpuh_impl_gemm_launch(Tall(), a, vec, ta, tb, blocks, stream)
+                      : c == 'u' ? gpuh_impl_gemm_launch(Wide32(), a, vec, ta, tb, blocks, stream)
+                      : c == 'v' ? gpuh_impl_gemm_launch(Tall32(), a, vec, ta, tb, blocks, stream)
                       : c == 'W' ? gpuh_impl_gemm_launch(Wide64(), a, vec, ta, tb, blocks, stream)
                                  : gpuh_impl_gemm_launch(Tall64(), a, vec, ta, tb, blocks, stream);
     if (a.work == NULL)
@@ -2723,10 +2755,12 @@ static inline cudaError_t gpuh_impl_gemm_whole(const gpuh_impl_gemm_plan &plan, 
 
 /* The launcher behind gpuh_gemm_with and gpuh_gemm: the checks, the plan
    (the cost model of [SECTION: GEMM DISPATCH]) and its launches. Wide,
-   Tall and Wide64, Tall64: configurations for a C of few rows (Wide::BM
-   small) or few columns (Tall::BN small); gpuh_gemm_with passes Small for
-   all four, and the two 64-wide covers are then not tried. */
-template <typename Big, typename Small, typename Wide, typename Tall, typename Wide64, typename Tall64, typename T>
+   Tall, Wide32, Tall32 and Wide64, Tall64: configurations for a C of few
+   rows (Wide::BM small) or few columns (Tall::BN small); gpuh_gemm_with
+   passes Small for all six, and the 32- and 64-wide covers are then not
+   tried. */
+template <typename Big, typename Small, typename Wide, typename Tall, typename Wide32, typename Tall32, typename Wide64,
+          typename Tall64, typename T>
 cudaError_t gpuh_impl_gemm_run(gpuh_op op_a, gpuh_op op_b, size_t M, size_t N, size_t K, T alpha, const T *d_A,
                                size_t lda, const T *d_B, size_t ldb, T beta, T *d_C, size_t ldc, cudaStream_t stream,
                                bool may_stage = true);
@@ -2738,7 +2772,8 @@ cudaError_t gpuh_impl_gemm_run(gpuh_op op_a, gpuh_op op_b, size_t M, size_t N, s
    frees the workspaces (stream-ordered). C keeps its leading dimension.
    Where a workspace cannot be had, the product runs on the matrices as they
    are (element loads). */
-template <typename Big, typename Small, typename Wide, typename Tall, typename Wide64, typename Tall64, typename T>
+template <typename Big, typename Small, typename Wide, typename Tall, typename Wide32, typename Tall32, typename Wide64,
+          typename Tall64, typename T>
 static inline cudaError_t gpuh_impl_gemm_staged(gpuh_op op_a, gpuh_op op_b, size_t M, size_t N, size_t K, T alpha,
                                                 const T *d_A, size_t lda, const T *d_B, size_t ldb, T beta, T *d_C,
                                                 size_t ldc, int dev, cudaStream_t stream)
@@ -2756,19 +2791,20 @@ static inline cudaError_t gpuh_impl_gemm_staged(gpuh_op op_a, gpuh_op op_b, size
         (err = gpuh_impl_gemm_workspace((void **)&sb, rb * lb * sizeof(T), dev, stream)) == cudaSuccess)
         err = gpuh_impl_pack_rows(d_B, ldb, rb, cb, sizeof(T), sb, lb, stream);
     if (err == cudaSuccess)
-        err = gpuh_impl_gemm_run<Big, Small, Wide, Tall, Wide64, Tall64, T>(
+        err = gpuh_impl_gemm_run<Big, Small, Wide, Tall, Wide32, Tall32, Wide64, Tall64, T>(
             op_a, op_b, M, N, K, alpha, move_a ? sa : d_A, la, move_b ? sb : d_B, lb, beta, d_C, ldc, stream, false);
     else {
         (void)cudaGetLastError(); /* not sticky: no staging */
-        err = gpuh_impl_gemm_run<Big, Small, Wide, Tall, Wide64, Tall64, T>(op_a, op_b, M, N, K, alpha, d_A, lda, d_B,
-                                                                            ldb, beta, d_C, ldc, stream, false);
+        err = gpuh_impl_gemm_run<Big, Small, Wide, Tall, Wide32, Tall32, Wide64, Tall64, T>(
+            op_a, op_b, M, N, K, alpha, d_A, lda, d_B, ldb, beta, d_C, ldc, stream, false);
     }
     const cudaError_t fa = sa != NULL ? cudaFreeAsync(sa, stream) : cudaSuccess;
     const cudaError_t fb = sb != NULL ? cudaFreeAsync(sb, stream) : cudaSuccess;
     return err != cudaSuccess ? err : fa != cudaSuccess ? fa : fb;
 }
 
-template <typename Big, typename Small, typename Wide, typename Tall, typename Wide64, typename Tall64, typename T>
+template <typename Big, typename Small, typename Wide, typename Tall, typename Wide32, typename Tall32, typename Wide64,
+          typename Tall64, typename T>
 cudaError_t gpuh_impl_gemm_run(gpuh_op op_a, gpuh_op op_b, size_t M, size_t N, size_t K, T alpha, const T *d_A,
                                size_t lda, const T *d_B, size_t ldb, T beta, T *d_C, size_t ldc, cudaStream_t stream,
                                bool may_stage)
@@ -2796,8 +2832,8 @@ cudaError_t gpuh_impl_gemm_run(gpuh_op op_a, gpuh_op op_b, size_t M, size_t N, s
     if (!vec && may_stage && K > 0 &&
         (double)M * (double)N * (double)K * GPUH_GEMM_SCALAR_LOSS >
             2.0 * (double)((M + N) * K * sizeof(T)) * GPUH_GEMM_MACS_PER_BYTE + GPUH_GEMM_SPLIT_FIXED * sms)
-        return gpuh_impl_gemm_staged<Big, Small, Wide, Tall, Wide64, Tall64, T>(op_a, op_b, M, N, K, alpha, d_A, lda,
-                                                                                d_B, ldb, beta, d_C, ldc, dev, stream);
+        return gpuh_impl_gemm_staged<Big, Small, Wide, Tall, Wide32, Tall32, Wide64, Tall64, T>(
+            op_a, op_b, M, N, K, alpha, d_A, lda, d_B, ldb, beta, d_C, ldc, dev, stream);
 
     /* Every tile is a block of a 1-D grid: at most 2^31 - 1 of them. */
     const size_t s_m = Small::BM, s_n = Small::BN, b_m = Big::BM, b_n = Big::BN;
@@ -2807,7 +2843,8 @@ cudaError_t gpuh_impl_gemm_run(gpuh_op op_a, gpuh_op op_b, size_t M, size_t N, s
                          M, N, tile_m, tile_n);
 
     const size_t mi = M / b_m * b_m, ni = N / b_n * b_n; /* the part whole big tiles cover */
-    const gpuh_impl_gemm_plan plan = gpuh_impl_gemm_plan_for<Big, Small, Wide, Tall, Wide64, Tall64, T>(M, N, K, sms);
+    const gpuh_impl_gemm_plan plan =
+        gpuh_impl_gemm_plan_for<Big, Small, Wide, Tall, Wide32, Tall32, Wide64, Tall64, T>(M, N, K, sms);
 
     if (plan.band != 0) { /* rows (columns) [0, dp) whole, then the rest in slices of K */
         const bool rows = plan.band == 'r';
@@ -2815,19 +2852,19 @@ cudaError_t gpuh_impl_gemm_run(gpuh_op op_a, gpuh_op op_b, size_t M, size_t N, s
         gpuh_impl_gemm_args<T> a1 = a;
         gpuh_impl_gemm_part<T> rest;
         first.cover = plan.first, first.splits = 1, first.k_chunk = K;
-        err = gpuh_impl_gemm_whole<Big, Small, Wide, Tall, Wide64, Tall64>(
+        err = gpuh_impl_gemm_whole<Big, Small, Wide, Tall, Wide32, Tall32, Wide64, Tall64>(
             first, a1, vec, ta, tb, rows ? plan.dp : M, rows ? N : plan.dp, d_A, d_B, d_C, dev, sms, stream);
         if (err != cudaSuccess)
             return err;
         (void)gpuh_impl_gemm_part_of(a, ta, tb, rest, rows ? plan.dp : 0, rows ? 0 : plan.dp, 1, 1, 1, 1, d_A, d_B,
                                      d_C);
-        return gpuh_impl_gemm_whole<Big, Small, Wide, Tall, Wide64, Tall64>(
+        return gpuh_impl_gemm_whole<Big, Small, Wide, Tall, Wide32, Tall32, Wide64, Tall64>(
             plan, a, vec, ta, tb, rows ? M - plan.dp : M, rows ? N : N - plan.dp, rest.A, rest.B, rest.C, dev, sms,
             stream);
     }
     if (plan.cover != 'b')
-        return gpuh_impl_gemm_whole<Big, Small, Wide, Tall, Wide64, Tall64>(plan, a, vec, ta, tb, M, N, d_A, d_B, d_C,
-                                                                            dev, sms, stream);
+        return gpuh_impl_gemm_whole<Big, Small, Wide, Tall, Wide32, Tall32, Wide64, Tall64>(
+            plan, a, vec, ta, tb, M, N, d_A, d_B, d_C, dev, sms, stream);
     /* b: whole big tiles, then the strips in one launch: below the big tiles
        (all N columns), and right of them. */
     a.part0_tiles = a.tiles =
@@ -2853,8 +2890,8 @@ template <typename Big, typename Small, typename T>
 cudaError_t gpuh_gemm_with(gpuh_op op_a, gpuh_op op_b, size_t M, size_t N, size_t K, T alpha, const T *d_A,
                            size_t lda, const T *d_B, size_t ldb, T beta, T *d_C, size_t ldc, cudaStream_t stream)
 {
-    return gpuh_impl_gemm_run<Big, Small, Small, Small, Small, Small, T>(op_a, op_b, M, N, K, alpha, d_A, lda, d_B,
-                                                                         ldb, beta, d_C, ldc, stream);
+    return gpuh_impl_gemm_run<Big, Small, Small, Small, Small, Small, Small, Small, T>(
+        op_a, op_b, M, N, K, alpha, d_A, lda, d_B, ldb, beta, d_C, ldc, stream);
 }
 
 template <typename Big, typename Small, typename T>
@@ -2866,11 +2903,12 @@ cudaError_t gpuh_gemm_with(size_t M, size_t N, size_t K, T alpha, const T *d_A, 
 }
 
 /* The default configurations per type: float on the CUDA cores
-   (GPUH_IMPL_SGEMM_SET: Big, Small, Wide, Tall, Wide64, Tall64 of
-   gpuh_impl_gemm_run); double on the FP64 tensor cores where this build has
+   (GPUH_IMPL_SGEMM_SET: Big, Small, Wide, Tall, Wide32, Tall32, Wide64,
+   Tall64 of gpuh_impl_gemm_run); double on the FP64 tensor cores where this build has
    sm_90 code, else on the CUDA cores. */
 #define GPUH_IMPL_SGEMM_SET                                                                                        \
-    gpuh_sgemm_big, gpuh_sgemm_small, gpuh_sgemm_wide, gpuh_sgemm_tall, gpuh_sgemm_wide64, gpuh_sgemm_tall64
+    gpuh_sgemm_big, gpuh_sgemm_small, gpuh_sgemm_wide, gpuh_sgemm_tall, gpuh_sgemm_wide32, gpuh_sgemm_tall32,   \
+        gpuh_sgemm_wide64, gpuh_sgemm_tall64
 template <typename T> struct gpuh_impl_gemm_default;
 template <> struct gpuh_impl_gemm_default<float> {
     static cudaError_t run(gpuh_op op_a, gpuh_op op_b, size_t M, size_t N, size_t K, float alpha, const float *d_A,

@@ -1124,13 +1124,13 @@ template <typename T> static void test_gemm_unused_ld()
    loads), pointers sometimes moved off alignment; C's padding and the
    elements before it are poisoned or random and must not change. */
 enum gemm_path {
-    PATH_DEFAULT, PATH_BIG, PATH_SMALL, PATH_SIMT_DOUBLE, PATH_WIDE, PATH_TALL, PATH_WIDE64, PATH_TALL64, PATH_DMMA_K16,
-    PATH_DMMA_FRAGS2
+    PATH_DEFAULT, PATH_BIG, PATH_SMALL, PATH_SIMT_DOUBLE, PATH_WIDE, PATH_TALL, PATH_WIDE32, PATH_TALL32, PATH_WIDE64,
+    PATH_TALL64, PATH_DMMA_K16, PATH_DMMA_FRAGS2
 };
 static const char *const gemm_path_name[] = {"default",          "big tiles",          "small tiles",
                                              "CUDA-core double", "wide tiles",         "tall tiles",
-                                             "wide64 tiles",     "tall64 tiles",       "FP64 m16n8k16",
-                                             "FP64 fragments x2"};
+                                             "wide32 tiles",     "tall32 tiles",       "wide64 tiles",
+                                             "tall64 tiles",     "FP64 m16n8k16",      "FP64 fragments x2"};
 /* The FP64 tensor-core kernel's other options (gpuh_gemm_dmma_config's MMA_K
    and FRAGS), which the shipped tiles do not use: two slices of 32 in flight. */
 typedef gpuh_gemm_dmma_config<64, 128, 32, 2, 2, 2, 2, 16, 1> dmma_k16;
@@ -1156,6 +1156,8 @@ static cudaError_t gemm_on_path(gemm_path path, gpuh_op oa, gpuh_op ob, size_t M
             : path == PATH_SMALL ? gemm_with_one<gpuh_sgemm_small, T>
             : path == PATH_WIDE  ? gemm_with_one<gpuh_sgemm_wide, T>
             : path == PATH_TALL  ? gemm_with_one<gpuh_sgemm_tall, T>
+            : path == PATH_WIDE32 ? gemm_with_one<gpuh_sgemm_wide32, T>
+            : path == PATH_TALL32 ? gemm_with_one<gpuh_sgemm_tall32, T>
             : path == PATH_WIDE64 ? gemm_with_one<gpuh_sgemm_wide64, T>
             : path == PATH_TALL64 ? gemm_with_one<gpuh_sgemm_tall64, T>
                                  : nullptr;
@@ -1285,7 +1287,8 @@ static gpuh_impl_gemm_plan float_plan_made(size_t M, size_t N, size_t K, size_t 
    to 1200; false when 2000 draws find none. The band depends on the SM
    count, so the shape is asked of the planner, not fixed. split: whether
    the rest is split along K (it may instead run whole, on other tiles). */
-template <typename Big, typename Small, typename Wide, typename Tall, typename Wide64, typename Tall64, typename Draw>
+template <typename Big, typename Small, typename Wide, typename Tall, typename Wide32, typename Tall32, typename Wide64,
+          typename Tall64, typename Draw>
 static bool find_band(Draw &draw, size_t elem, size_t sms, size_t (&s)[3], bool &split)
 {
     const size_t slots = sms * Big::MIN_BLOCKS;
@@ -1295,7 +1298,7 @@ static bool find_band(Draw &draw, size_t elem, size_t sms, size_t (&s)[3], bool 
         s[0] = (tm - 1) * Big::BM + draw(1, Big::BM), s[1] = (tn - 1) * Big::BN + draw(1, Big::BN);
         s[2] = draw(300, 1200);
         const gpuh_impl_gemm_plan plan =
-            gpuh_impl_gemm_choose<Big, Small, Wide, Tall, Wide64, Tall64>(s[0], s[1], s[2], elem, sms);
+            gpuh_impl_gemm_choose<Big, Small, Wide, Tall, Wide32, Tall32, Wide64, Tall64>(s[0], s[1], s[2], elem, sms);
         split = plan.splits > 1;
         if (plan.band != 0)
             return true;
@@ -1311,9 +1314,9 @@ static bool find_band_shape(Draw &draw, size_t sms, size_t (&s)[3], bool &split)
         return find_band<GPUH_IMPL_SGEMM_SET>(draw, sizeof(T), sms, s, split);
     if (gpuh_impl_dmma_ready<gpuh_dgemm_big>())
         return find_band<gpuh_dgemm_big, gpuh_dgemm_small, gpuh_dgemm_small, gpuh_dgemm_small, gpuh_dgemm_small,
-                         gpuh_dgemm_small>(draw, sizeof(T), sms, s, split);
+                         gpuh_dgemm_small, gpuh_dgemm_small, gpuh_dgemm_small>(draw, sizeof(T), sms, s, split);
     return find_band<gpuh_dgemm_simt, gpuh_dgemm_simt, gpuh_dgemm_simt, gpuh_dgemm_simt, gpuh_dgemm_simt,
-                     gpuh_dgemm_simt>(draw, sizeof(T), sms, s, split);
+                     gpuh_dgemm_simt, gpuh_dgemm_simt, gpuh_dgemm_simt>(draw, sizeof(T), sms, s, split);
 }
 
 template <typename T> static void test_gemm_ops()
@@ -1333,7 +1336,7 @@ template <typename T> static void test_gemm_ops()
         paths.insert(paths.end(), {PATH_DMMA_K16, PATH_DMMA_FRAGS2});
 #endif
     } else
-        paths.insert(paths.end(), {PATH_WIDE, PATH_TALL, PATH_WIDE64, PATH_TALL64});
+        paths.insert(paths.end(), {PATH_WIDE, PATH_TALL, PATH_WIDE32, PATH_TALL32, PATH_WIDE64, PATH_TALL64});
     int dev = 0, sms = 0; /* gpuh_gemm plans for the current device */
     TEST_CUDA(cudaGetDevice(&dev));
     TEST_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
@@ -1350,17 +1353,20 @@ template <typename T> static void test_gemm_ops()
                                  rep == 1 ? -1.5 : 1.0, rep == 0 && n % 2 == 0 ? 0.0 : 0.75);
             }
         /* a tall C and a wide one of 49 to 64 columns (rows) whose plans on 132 SMs take the 64-column
-           (64-row) tiles, split along K, on the GPU only */
-        for (int w = 0; w < 2 && is_f && !quick; ++w) {
+           (64-row) tiles, and of 17 to 32 on the 32-column (32-row) ones, split along K, on the GPU only */
+        for (int w = 0; w < 4 && is_f && !quick; ++w) {
+            const bool wide = w % 2, w64 = w < 2;
+            const size_t lo = w64 ? 49 : 17, hi = w64 ? 64 : 32;
+            const int cover = w64 ? (wide ? 'W' : 'T') : (wide ? 'u' : 'v');
             size_t m = 0, c = 0, k = 0;
             for (int tries = 0; tries < 100 && m == 0; ++tries) {
-                const size_t tm = draw(4096, 6000), tc = draw(49, 64), tk = draw(2048, 4096);
-                if (float_plan_made(w ? tc : tm, w ? tm : tc, tk, 132).cover == (w ? 'W' : 'T'))
+                const size_t tm = draw(w64 ? 4096 : 1024, 6000), tc = draw(lo, hi), tk = draw(2048, 4096);
+                if (float_plan_made(wide ? tc : tm, wide ? tm : tc, tk, 132).cover == cover)
                     m = tm, c = tc, k = tk;
             }
-            if (TEST_ASSERT(m > 0, "no %s C of 49 to 64 %s planned on the %s tiles", w ? "wide" : "tall",
-                            w ? "rows" : "columns", w ? "64-row" : "64-column"))
-                check_gemm_op<T>(PATH_DEFAULT, oa, ob, w ? c : m, w ? m : c, k, draw(0, 3), 0, 1, 0.25);
+            if (TEST_ASSERT(m > 0, "no %s C of %zu to %zu %s planned on cover %c", wide ? "wide" : "tall", lo, hi,
+                            wide ? "rows" : "columns", cover))
+                check_gemm_op<T>(PATH_DEFAULT, oa, ob, wide ? c : m, wide ? m : c, k, draw(0, 3), 0, 1, 0.25);
         }
         /* a big-tile interior with ragged strips (the default's cover b), and a C this device plans as the
            hybrid (whole tile rows or columns, then the rest in a plan of its own), on the GPU only: large for the
@@ -1392,7 +1398,7 @@ template <typename T> static void test_gemm_ops()
             check_gemm_op<T>(path, oa, ob, draw(2, 60), draw(2, 60), kk, draw(1, 5), 1, -0.5, 1.5, sms > 1);
             n += 2;
         }
-        n += 6 + 3 * !quick;
+        n += 6 + (3 + (is_f ? 4 : 0)) * !quick;
     }
     printf("gemm<%s> with transposes: %zu shapes (NN, NT, TN, TT; each path)\n", type_name<T>(), n);
 }
@@ -1424,7 +1430,7 @@ static void test_gemm_plans()
         const gpuh_impl_gemm_plan got = float_plan_table(key[0], key[1], key[2], key[3]);
         const gpuh_impl_gemm_plan want = float_plan_made(key[0], key[1], key[2], key[3]);
         /* a band (whole tile rows or columns on cover a or c) lies inside C, and the rest runs in one
-           launch of a cover of its own (not b, not the 16-wide tiles), other than the band's whole; any
+           launch of a cover of its own (not b, not the 16- or 32-wide tiles), other than the band's whole; any
            other plan covers all of C */
         const size_t side = want.band == 'r' ? key[0] : key[1];
         const bool rest_ok = want.cover == 'a' || want.cover == 'c' || want.cover == 'W' || want.cover == 'T';

@@ -35,6 +35,8 @@ BUDGETS = [
     (r"gpuh_gemm_simt_kernel<double, gpuh_gemm_simt_config<64, 64, 16, 2, 4, 8, 2>", 128, 0),  # gpuh_dgemm_simt
     (r"gpuh_gemm_simt_kernel<float, gpuh_gemm_simt_config<16, 128, 16, 1, 2, 2, 4>", 256, 0),  # gpuh_sgemm_wide
     (r"gpuh_gemm_simt_kernel<float, gpuh_gemm_simt_config<128, 16, 16, 2, 1, 16, 4>", 256, 0),  # gpuh_sgemm_tall
+    (r"gpuh_gemm_simt_kernel<float, gpuh_gemm_simt_config<32, 128, 16, 1, 4, 4, 3>", 168, 0),  # gpuh_sgemm_wide32
+    (r"gpuh_gemm_simt_kernel<float, gpuh_gemm_simt_config<128, 32, 16, 4, 1, 8, 3>", 168, 0),  # gpuh_sgemm_tall32
     (r"gpuh_gemm_simt_kernel<float, gpuh_gemm_simt_config<64, 256, 8, 2, 2, 2, 2>", 256, 0),  # gpuh_sgemm_wide64
     (r"gpuh_gemm_simt_kernel<float, gpuh_gemm_simt_config<256, 64, 8, 2, 2, 8, 2>", 256, 0),  # gpuh_sgemm_tall64
     (r"gpuh_gemm_dmma_kernel<gpuh_gemm_dmma_config<64, 128, 16, 2, 2, 3, 2, 8, 1>", 248, 0),  # gpuh_dgemm_big

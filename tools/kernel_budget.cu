@@ -22,6 +22,10 @@ static_assert(simt_smem<float, gpuh_sgemm_wide>() <= 19456 && simt_smem<float, g
                   simt_smem<float, gpuh_sgemm_wide>() * gpuh_sgemm_wide::MIN_BLOCKS <= sm90_smem_per_sm &&
                   simt_smem<float, gpuh_sgemm_tall>() * gpuh_sgemm_tall::MIN_BLOCKS <= sm90_smem_per_sm,
               "gpuh_sgemm_wide, gpuh_sgemm_tall: shared memory budget");
+static_assert(simt_smem<float, gpuh_sgemm_wide32>() <= 21504 && simt_smem<float, gpuh_sgemm_tall32>() <= 21504 &&
+                  simt_smem<float, gpuh_sgemm_wide32>() * gpuh_sgemm_wide32::MIN_BLOCKS <= sm90_smem_per_sm &&
+                  simt_smem<float, gpuh_sgemm_tall32>() * gpuh_sgemm_tall32::MIN_BLOCKS <= sm90_smem_per_sm,
+              "gpuh_sgemm_wide32, gpuh_sgemm_tall32: shared memory budget");
 static_assert(simt_smem<float, gpuh_sgemm_wide64>() <= 21504 && simt_smem<float, gpuh_sgemm_tall64>() <= 21504 &&
                   simt_smem<float, gpuh_sgemm_wide64>() * gpuh_sgemm_wide64::MIN_BLOCKS <= sm90_smem_per_sm &&
                   simt_smem<float, gpuh_sgemm_tall64>() * gpuh_sgemm_tall64::MIN_BLOCKS <= sm90_smem_per_sm,
