@@ -2088,14 +2088,16 @@ typedef gpuh_gemm_simt_config<128, 16, 16, 2, 1, 16, 4> gpuh_sgemm_tall;
    at such shapes (ncu: bench/results/NOTES.md). */
 typedef gpuh_gemm_simt_config<32, 128, 16, 1, 4, 4, 3> gpuh_sgemm_wide32;
 typedef gpuh_gemm_simt_config<128, 32, 16, 4, 1, 8, 3> gpuh_sgemm_tall32;
-/* Narrow tiles for a C of up to 64 rows (wide64) or 64 columns (tall64):
-   128 threads of 16 × 8 per thread, 128 accumulators as in the big tiles,
-   so the same work per shared load; 2 blocks per SM; slices of 8 of K
-   (with 16, each thread stages 40 elements of the next slice, and ptxas
-   spills). cuBLAS runs tiles of these proportions at such shapes (256 × 64
-   × 8 and 64 × 128 × 8, 4 warps, ncu: bench/results/NOTES.md). */
+/* Narrow tiles for a C of up to 64 rows (wide64) or 64 columns (tall64),
+   128 threads and slices of 8 of K (with 16 ptxas spills). wide64: 64 ×
+   256, 16 × 8 per thread, 128 accumulators as in the big tiles, so the
+   same work per shared load, 2 blocks per SM. tall64: 128 × 64, 8 × 8 per
+   thread, 3 blocks per SM, which ran faster at such shapes than 256 × 64
+   tiles of 16 × 8 (and the 64 × 128 twin slower than wide64:
+   bench/results/NOTES.md). cuBLAS runs tiles of these proportions there
+   (256 × 64 × 8, 128 × 64 × 8 and 64 × 128 × 8, 4 warps, ncu: NOTES.md). */
 typedef gpuh_gemm_simt_config<64, 256, 8, 2, 2, 2, 2> gpuh_sgemm_wide64;
-typedef gpuh_gemm_simt_config<256, 64, 8, 2, 2, 8, 2> gpuh_sgemm_tall64;
+typedef gpuh_gemm_simt_config<128, 64, 8, 2, 2, 8, 3> gpuh_sgemm_tall64;
 
 /* Small tiles do less work per SM and per cycle than big ones: their
    blocks reread more of A and B per multiply-add. The launcher weighs their
@@ -2113,7 +2115,10 @@ typedef gpuh_gemm_simt_config<256, 64, 8, 2, 2, 8, 2> gpuh_sgemm_tall64;
    seeds; 1.26 on a third seed's 24): GPUH_GEMM_NARROW_RATE's 0.6 divided
    by 1.2. */
 #define GPUH_GEMM_TALL_RATE 0.5
-/* The same for the 32-row and 32-column tiles: RATE32 */
+/* The same for the 32-row and 32-column tiles: the small tiles' rate (128
+   threads a block against their 256, 3 blocks per SM against 2), not tuned
+   apart; the plans it gives were measured against cuBLAS at the bench's
+   skinny shapes (bench/results/NOTES.md). */
 #define GPUH_GEMM_NARROW32_RATE 0.7
 /* The same for the 64-row and 64-column tiles: gpuh_sgemm_wide64 0.89 to
    0.94, gpuh_sgemm_tall64 0.85 to 0.97 over the four op pairs at
@@ -2164,7 +2169,7 @@ typedef gpuh_gemm_simt_config<256, 64, 8, 2, 2, 8, 2> gpuh_sgemm_tall64;
    columns wastes less of them than of a 64 × 64 tile), u and v (32 × 128
    and 128 × 32, rate GPUH_GEMM_NARROW32_RATE: a C of 17 to 32 rows or
    columns in one tile, not two 16-wide ones) and W and T (64 × 256
-   and 256 × 64, rate GPUH_GEMM_NARROW64_RATE: a C of up to 64 rows or
+   and 128 × 64, rate GPUH_GEMM_NARROW64_RATE: a C of up to 64 rows or
    columns at nearly the big tiles' rate), each with S = 1 ..
    GPUH_GEMM_MAX_SPLITS (only the S that leave no slice empty), and cover b
    (big tiles and small strips, S = 1), and the hybrid on a and c
