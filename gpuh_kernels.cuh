@@ -2084,8 +2084,9 @@ typedef gpuh_gemm_simt_config<128, 16, 16, 2, 1, 16, 4> gpuh_sgemm_tall;
    threads of 8 × 4 (4 × 8) per thread, 3 blocks per SM (with 4, ptxas
    spilled the element-load variants at 128 registers, and they ran slower
    where it did not: bench/results/NOTES.md). Two 16-wide tiles would cover
-   such a C with each reading all of A (B); cuBLAS runs 64 × 32 × 8 tiles
-   at such shapes (ncu: bench/results/NOTES.md). */
+   such a C with each reading all of A (B); cuBLAS runs 32 × 128 × 8 tiles
+   at a C of 20 rows (20 × 5530 × 7006, ncu:
+   bench/results/gemm_ncu_cublas.txt). */
 typedef gpuh_gemm_simt_config<32, 128, 16, 1, 4, 4, 3> gpuh_sgemm_wide32;
 typedef gpuh_gemm_simt_config<128, 32, 16, 4, 1, 8, 3> gpuh_sgemm_tall32;
 /* Narrow tiles for a C of up to 64 rows (wide64) or 64 columns (tall64),
@@ -2095,7 +2096,7 @@ typedef gpuh_gemm_simt_config<128, 32, 16, 4, 1, 8, 3> gpuh_sgemm_tall32;
    thread, 3 blocks per SM, which ran faster at such shapes than 256 × 64
    tiles of 16 × 8 (and the 64 × 128 twin slower than wide64:
    bench/results/NOTES.md). cuBLAS runs tiles of these proportions there
-   (256 × 64 × 8, 128 × 64 × 8 and 64 × 128 × 8, 4 warps, ncu: NOTES.md). */
+   (256 × 64 × 8, 64 × 128 × 8 and 64 × 64 × 8, 4 warps, ncu: NOTES.md). */
 typedef gpuh_gemm_simt_config<64, 256, 8, 2, 2, 2, 2> gpuh_sgemm_wide64;
 typedef gpuh_gemm_simt_config<128, 64, 8, 2, 2, 8, 3> gpuh_sgemm_tall64;
 
@@ -2476,8 +2477,8 @@ static inline double gpuh_impl_gemm_waves(size_t tiles, size_t slots, double wor
 
 /* The launcher's choice: a cover of C ('a' big tiles, 'b' big tiles and
    small strips, 'c' small tiles, 'w', 't', 'u', 'v', 'W', 'T' the narrow
-   tiles), the
-   slices of K (split-K; not on b) and each slice's length, and its cost.
+   tiles), the slices of K (split-K; not on b) and each slice's length, and
+   its cost.
    With a band, rows (band 'r') or columns ('c') [0, dp) of C run first,
    whole, on cover `first` ('a' or 'c'), and the rest after on `cover` in
    `splits` slices. */
@@ -2581,7 +2582,7 @@ static inline void gpuh_impl_gemm_bands(gpuh_impl_gemm_plan &best, int cover, si
    `sms` SMs: the cheapest cover of the cost model ([SECTION: GEMM
    DISPATCH]) among the configurations given. bands false: one launch of
    one cover for the rest of a band: neither cover b, nor a band, nor the
-   16-wide tiles. */
+   16- or 32-wide tiles. */
 template <typename Big, typename Small, typename Wide, typename Tall, typename Wide32, typename Tall32, typename Wide64,
           typename Tall64>
 static inline gpuh_impl_gemm_plan gpuh_impl_gemm_choose(size_t M, size_t N, size_t K, size_t elem, size_t sms,
@@ -2705,9 +2706,9 @@ static inline size_t gpuh_impl_gemm_part_of(const gpuh_impl_gemm_args<T> &a, boo
 }
 
 /* Launches the plan's cover ('a' Big, 'c' Small, 'w' Wide, 't' Tall, 'u'
-   Wide32, 'v' Tall32, 'W' Wide64, 'T' Tall64: one part, all of C) over all of K or in its slices
-   (split-K: the workspace, the tiled kernel, the reduce kernel, the
-   workspace freed). */
+   Wide32, 'v' Tall32, 'W' Wide64, 'T' Tall64: one part, all of C) over all
+   of K or in its slices (split-K: the workspace, the tiled kernel, the
+   reduce kernel, the workspace freed). */
 template <typename Big, typename Small, typename Wide, typename Tall, typename Wide32, typename Tall32, typename Wide64,
           typename Tall64, typename T>
 static inline cudaError_t gpuh_impl_gemm_whole(const gpuh_impl_gemm_plan &plan, gpuh_impl_gemm_args<T> &a, bool vec,
