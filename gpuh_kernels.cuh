@@ -2716,12 +2716,17 @@ static inline cudaError_t gpuh_impl_gemm_whole(const gpuh_impl_gemm_plan &plan, 
                                                T *d_C, int dev, int sms, cudaStream_t stream)
 {
     const int c = plan.cover;
-    const size_t bm = c == 'a' ? (size_t)Big::BM : c == 'c' ? (size_t)Small::BM : c == 'w' ? (size_t)Wide::BM
-                      : c == 't' ? (size_t)Tall::BM : c == 'u' ? (size_t)Wide32::BM : c == 'v' ? (size_t)Tall32::BM
-                      : c == 'W' ? (size_t)Wide64::BM : (size_t)Tall64::BM;
-    const size_t bn = c == 'a' ? (size_t)Big::BN : c == 'c' ? (size_t)Small::BN : c == 'w' ? (size_t)Wide::BN
-                      : c == 't' ? (size_t)Tall::BN : c == 'u' ? (size_t)Wide32::BN : c == 'v' ? (size_t)Tall32::BN
-                      : c == 'W' ? (size_t)Wide64::BN : (size_t)Tall64::BN;
+    size_t bm, bn; /* the cover's tile */
+    switch (c) {
+    case 'a': bm = Big::BM, bn = Big::BN; break;
+    case 'c': bm = Small::BM, bn = Small::BN; break;
+    case 'w': bm = Wide::BM, bn = Wide::BN; break;
+    case 't': bm = Tall::BM, bn = Tall::BN; break;
+    case 'u': bm = Wide32::BM, bn = Wide32::BN; break;
+    case 'v': bm = Tall32::BM, bn = Tall32::BN; break;
+    case 'W': bm = Wide64::BM, bn = Wide64::BN; break;
+    default: bm = Tall64::BM, bn = Tall64::BN; break;
+    }
     const size_t tiles = gpuh_impl_gemm_part_of(a, ta, tb, a.part[0], 0, 0, M, N, bm, bn, d_A, d_B, d_C);
     size_t splits = plan.splits;
     a.part[1] = a.part[0];
