@@ -2537,8 +2537,29 @@ template <typename A> struct gpuh_impl_same_type<A, A> {
     enum { value = 1 };
 };
 
-template <typename Big, typename Small, typename Wide, typename Tall, typename Wide32, typename Tall32, typename Wide64,
-          typename Tall64>
+/* The tile configurations one launcher plans over, named by the cover each
+   serves: Big ('a', and 'b' with Small's strips), Small ('c'), Wide and
+   Tall ('w', 't': a C of up to 16 rows or columns), Wide32 and Tall32 ('u',
+   'v': 17 to 32), Wide64 and Tall64 ('W', 'T': up to 64). A narrow cover
+   left as Small adds nothing (gpuh_gemm_with passes Big and Small only):
+   the 32- and 64-wide ones are then not tried, and the 16-wide ones, priced
+   below Small's rate, never win.
+   One type, so that the launcher's templates take one parameter and a new
+   cover is added here and where it is priced and launched. */
+template <typename Big_, typename Small_, typename Wide_ = Small_, typename Tall_ = Small_,
+          typename Wide32_ = Small_, typename Tall32_ = Small_, typename Wide64_ = Small_, typename Tall64_ = Small_>
+struct gpuh_impl_gemm_covers {
+    typedef Big_ Big;
+    typedef Small_ Small;
+    typedef Wide_ Wide;
+    typedef Tall_ Tall;
+    typedef Wide32_ Wide32;
+    typedef Tall32_ Tall32;
+    typedef Wide64_ Wide64;
+    typedef Tall64_ Tall64;
+};
+
+template <typename Set>
 static inline gpuh_impl_gemm_plan gpuh_impl_gemm_choose(size_t M, size_t N, size_t K, size_t elem, size_t sms,
                                                         bool bands = true);
 
@@ -2551,8 +2572,7 @@ static inline gpuh_impl_gemm_plan gpuh_impl_gemm_choose(size_t M, size_t N, size
    K, or on the small or 64-wide tiles, so that its blocks fill the last
    wave); kept in `best` where it costs less. w: the waves the tiles fill
    whole, or one fewer (the rest then has more tiles to share out). */
-template <typename Big, typename Small, typename Wide, typename Tall, typename Wide32, typename Tall32, typename Wide64,
-          typename Tall64>
+template <typename Set>
 static inline void gpuh_impl_gemm_bands(gpuh_impl_gemm_plan &best, int cover, size_t bm, size_t bn, size_t slots,
                                         double work, size_t M, size_t N, size_t K, size_t elem, size_t sms)
 {
@@ -2568,8 +2588,8 @@ static inline void gpuh_impl_gemm_bands(gpuh_impl_gemm_plan &best, int cover, si
             const size_t dp = w * slots / per; /* whole lines in w waves */
             if (dp == 0 || dp >= lines)
                 continue;
-            gpuh_impl_gemm_plan rest = gpuh_impl_gemm_choose<Big, Small, Wide, Tall, Wide32, Tall32, Wide64, Tall64>(
-                o ? M : M - dp * bm, o ? N - dp * bn : N, K, elem, sms, false);
+            gpuh_impl_gemm_plan rest =
+                gpuh_impl_gemm_choose<Set>(o ? M : M - dp * bm, o ? N - dp * bn : N, K, elem, sms, false);
             rest.cost += gpuh_impl_gemm_waves(dp * per, slots, work) * k_cost;
             /* the rest whole on the same tiles is the plain cover in two launches */
             if ((rest.cover != cover || rest.splits > 1) && rest.cost < best.cost)
@@ -2583,11 +2603,12 @@ static inline void gpuh_impl_gemm_bands(gpuh_impl_gemm_plan &best, int cover, si
    DISPATCH]) among the configurations given. bands false: one launch of
    one cover for the rest of a band: neither cover b, nor a band, nor the
    16- or 32-wide tiles. */
-template <typename Big, typename Small, typename Wide, typename Tall, typename Wide32, typename Tall32, typename Wide64,
-          typename Tall64>
+template <typename Set>
 static inline gpuh_impl_gemm_plan gpuh_impl_gemm_choose(size_t M, size_t N, size_t K, size_t elem, size_t sms,
                                                         bool bands)
 {
+    typedef typename Set::Big Big;
+    typedef typename Set::Small Small;
     const size_t s_m = Small::BM, s_n = Small::BN, b_m = Big::BM, b_n = Big::BN;
     const size_t mi = M / b_m * b_m, ni = N / b_n * b_n; /* the part whole big tiles cover */
     const size_t big_slots = sms * Big::MIN_BLOCKS, small_slots = sms * Small::MIN_BLOCKS;
@@ -2610,10 +2631,8 @@ static inline gpuh_impl_gemm_plan gpuh_impl_gemm_choose(size_t M, size_t N, size
     gpuh_impl_gemm_splits(plan, 'c', gpuh_ceil_div(M, s_m) * gpuh_ceil_div(N, s_n), small_slots, small_work,
                           Small::BK, M, N, K, elem, sms);
     if (bands) {
-        gpuh_impl_gemm_bands<Big, Small, Wide, Tall, Wide32, Tall32, Wide64, Tall64>(plan, 'a', b_m, b_n, big_slots,
-                                                                                     big_work, M, N, K, elem, sms);
-        gpuh_impl_gemm_bands<Big, Small, Wide, Tall, Wide32, Tall32, Wide64, Tall64>(plan, 'c', s_m, s_n, small_slots,
-                                                                                     small_work, M, N, K, elem, sms);
+        gpuh_impl_gemm_bands<Set>(plan, 'a', b_m, b_n, big_slots, big_work, M, N, K, elem, sms);
+        gpuh_impl_gemm_bands<Set>(plan, 'c', s_m, s_n, small_slots, small_work, M, N, K, elem, sms);
     }
     /* the narrow tiles: a C of few rows or columns (the 32- and 64-wide
        ones only where they are configurations of their own; the 16-wide
@@ -2621,17 +2640,17 @@ static inline gpuh_impl_gemm_plan gpuh_impl_gemm_choose(size_t M, size_t N, size
        prices them, bench/results/NOTES.md, nor the 32-wide ones, which were
        measured on whole products only) */
     if (bands) {
-        gpuh_impl_gemm_narrow<Wide>(plan, 'w', GPUH_GEMM_NARROW_RATE, M, N, K, elem, sms);
-        gpuh_impl_gemm_narrow<Tall>(plan, 't', GPUH_GEMM_TALL_RATE, M, N, K, elem, sms);
-        if (!gpuh_impl_same_type<Wide32, Small>::value)
-            gpuh_impl_gemm_narrow<Wide32>(plan, 'u', GPUH_GEMM_NARROW32_RATE, M, N, K, elem, sms);
-        if (!gpuh_impl_same_type<Tall32, Small>::value)
-            gpuh_impl_gemm_narrow<Tall32>(plan, 'v', GPUH_GEMM_NARROW32_RATE, M, N, K, elem, sms);
+        gpuh_impl_gemm_narrow<typename Set::Wide>(plan, 'w', GPUH_GEMM_NARROW_RATE, M, N, K, elem, sms);
+        gpuh_impl_gemm_narrow<typename Set::Tall>(plan, 't', GPUH_GEMM_TALL_RATE, M, N, K, elem, sms);
+        if (!gpuh_impl_same_type<typename Set::Wide32, Small>::value)
+            gpuh_impl_gemm_narrow<typename Set::Wide32>(plan, 'u', GPUH_GEMM_NARROW32_RATE, M, N, K, elem, sms);
+        if (!gpuh_impl_same_type<typename Set::Tall32, Small>::value)
+            gpuh_impl_gemm_narrow<typename Set::Tall32>(plan, 'v', GPUH_GEMM_NARROW32_RATE, M, N, K, elem, sms);
     }
-    if (!gpuh_impl_same_type<Wide64, Small>::value)
-        gpuh_impl_gemm_narrow<Wide64>(plan, 'W', GPUH_GEMM_NARROW64_RATE, M, N, K, elem, sms);
-    if (!gpuh_impl_same_type<Tall64, Small>::value)
-        gpuh_impl_gemm_narrow<Tall64>(plan, 'T', GPUH_GEMM_NARROW64_RATE, M, N, K, elem, sms);
+    if (!gpuh_impl_same_type<typename Set::Wide64, Small>::value)
+        gpuh_impl_gemm_narrow<typename Set::Wide64>(plan, 'W', GPUH_GEMM_NARROW64_RATE, M, N, K, elem, sms);
+    if (!gpuh_impl_same_type<typename Set::Tall64, Small>::value)
+        gpuh_impl_gemm_narrow<typename Set::Tall64>(plan, 'T', GPUH_GEMM_NARROW64_RATE, M, N, K, elem, sms);
     return plan;
 }
 
@@ -2651,21 +2670,18 @@ struct gpuh_impl_gemm_plan_entry {
     gpuh_impl_gemm_plan plan;
 };
 GPUH_IMPL_SHARED gpuh_impl_gemm_plan_entry gpuh_impl_gemm_plans_v[GPUH_IMPL_GEMM_PLANS];
-template <typename Big, typename Small, typename Wide, typename Tall, typename Wide32, typename Tall32, typename Wide64,
-          typename Tall64, typename T>
+template <typename Set, typename T>
 struct gpuh_impl_gemm_set {
     static const char id;
 };
-template <typename Big, typename Small, typename Wide, typename Tall, typename Wide32, typename Tall32, typename Wide64,
-          typename Tall64, typename T>
-const char gpuh_impl_gemm_set<Big, Small, Wide, Tall, Wide32, Tall32, Wide64, Tall64, T>::id = 0;
+template <typename Set, typename T>
+const char gpuh_impl_gemm_set<Set, T>::id = 0;
 
 /* gpuh_impl_gemm_choose's plan, from the table where it is there. */
-template <typename Big, typename Small, typename Wide, typename Tall, typename Wide32, typename Tall32, typename Wide64,
-          typename Tall64, typename T>
+template <typename Set, typename T>
 static inline gpuh_impl_gemm_plan gpuh_impl_gemm_plan_for(size_t M, size_t N, size_t K, size_t sms)
 {
-    const void *set = &gpuh_impl_gemm_set<Big, Small, Wide, Tall, Wide32, Tall32, Wide64, Tall64, T>::id;
+    const void *set = &gpuh_impl_gemm_set<Set, T>::id;
     unsigned long long h = (uintptr_t)set;
     const size_t key[4] = {M, N, K, sms};
     for (int i = 0; i < 4; ++i)
@@ -2680,7 +2696,7 @@ static inline gpuh_impl_gemm_plan gpuh_impl_gemm_plan_for(size_t M, size_t N, si
     GPUH_IMPL_UNLOCK();
     if (found)
         return plan;
-    plan = gpuh_impl_gemm_choose<Big, Small, Wide, Tall, Wide32, Tall32, Wide64, Tall64>(M, N, K, sizeof(T), sms);
+    plan = gpuh_impl_gemm_choose<Set>(M, N, K, sizeof(T), sms);
     GPUH_IMPL_LOCK();
     e->set = set, e->M = M, e->N = N, e->K = K, e->sms = sms, e->plan = plan;
     GPUH_IMPL_UNLOCK();
@@ -2705,16 +2721,22 @@ static inline size_t gpuh_impl_gemm_part_of(const gpuh_impl_gemm_args<T> &a, boo
     return (size_t)pt.tiles_m * pt.tiles_n;
 }
 
-/* Launches the plan's cover ('a' Big, 'c' Small, 'w' Wide, 't' Tall, 'u'
-   Wide32, 'v' Tall32, 'W' Wide64, 'T' Tall64: one part, all of C) over all
-   of K or in its slices (split-K: the workspace, the tiled kernel, the
-   reduce kernel, the workspace freed). */
-template <typename Big, typename Small, typename Wide, typename Tall, typename Wide32, typename Tall32, typename Wide64,
-          typename Tall64, typename T>
+/* Launches the plan's cover (one of Set's, gpuh_impl_gemm_covers: one
+   part, all of C) over all of K or in its slices (split-K: the workspace,
+   the tiled kernel, the reduce kernel, the workspace freed). */
+template <typename Set, typename T>
 static inline cudaError_t gpuh_impl_gemm_whole(const gpuh_impl_gemm_plan &plan, gpuh_impl_gemm_args<T> &a, bool vec,
                                                bool ta, bool tb, size_t M, size_t N, const T *d_A, const T *d_B,
                                                T *d_C, int dev, int sms, cudaStream_t stream)
 {
+    typedef typename Set::Big Big;
+    typedef typename Set::Small Small;
+    typedef typename Set::Wide Wide;
+    typedef typename Set::Tall Tall;
+    typedef typename Set::Wide32 Wide32;
+    typedef typename Set::Tall32 Tall32;
+    typedef typename Set::Wide64 Wide64;
+    typedef typename Set::Tall64 Tall64;
     const int c = plan.cover;
     size_t bm, bn; /* the cover's tile */
     switch (c) {
@@ -2765,13 +2787,9 @@ static inline cudaError_t gpuh_impl_gemm_whole(const gpuh_impl_gemm_plan &plan, 
 }
 
 /* The launcher behind gpuh_gemm_with and gpuh_gemm: the checks, the plan
-   (the cost model of [SECTION: GEMM DISPATCH]) and its launches. Wide,
-   Tall, Wide32, Tall32 and Wide64, Tall64: configurations for a C of few
-   rows (Wide::BM small) or few columns (Tall::BN small); gpuh_gemm_with
-   passes Small for all six, and the 32- and 64-wide covers are then not
-   tried. */
-template <typename Big, typename Small, typename Wide, typename Tall, typename Wide32, typename Tall32, typename Wide64,
-          typename Tall64, typename T>
+   (the cost model of [SECTION: GEMM DISPATCH]) and its launches, over the
+   configurations of Set (a gpuh_impl_gemm_covers). */
+template <typename Set, typename T>
 cudaError_t gpuh_impl_gemm_run(gpuh_op op_a, gpuh_op op_b, size_t M, size_t N, size_t K, T alpha, const T *d_A,
                                size_t lda, const T *d_B, size_t ldb, T beta, T *d_C, size_t ldc, cudaStream_t stream,
                                bool may_stage = true);
@@ -2783,8 +2801,7 @@ cudaError_t gpuh_impl_gemm_run(gpuh_op op_a, gpuh_op op_b, size_t M, size_t N, s
    frees the workspaces (stream-ordered). C keeps its leading dimension.
    Where a workspace cannot be had, the product runs on the matrices as they
    are (element loads). */
-template <typename Big, typename Small, typename Wide, typename Tall, typename Wide32, typename Tall32, typename Wide64,
-          typename Tall64, typename T>
+template <typename Set, typename T>
 static inline cudaError_t gpuh_impl_gemm_staged(gpuh_op op_a, gpuh_op op_b, size_t M, size_t N, size_t K, T alpha,
                                                 const T *d_A, size_t lda, const T *d_B, size_t ldb, T beta, T *d_C,
                                                 size_t ldc, int dev, cudaStream_t stream)
@@ -2802,20 +2819,18 @@ static inline cudaError_t gpuh_impl_gemm_staged(gpuh_op op_a, gpuh_op op_b, size
         (err = gpuh_impl_gemm_workspace((void **)&sb, rb * lb * sizeof(T), dev, stream)) == cudaSuccess)
         err = gpuh_impl_pack_rows(d_B, ldb, rb, cb, sizeof(T), sb, lb, stream);
     if (err == cudaSuccess)
-        err = gpuh_impl_gemm_run<Big, Small, Wide, Tall, Wide32, Tall32, Wide64, Tall64, T>(
-            op_a, op_b, M, N, K, alpha, move_a ? sa : d_A, la, move_b ? sb : d_B, lb, beta, d_C, ldc, stream, false);
+        err = gpuh_impl_gemm_run<Set, T>(op_a, op_b, M, N, K, alpha, move_a ? sa : d_A, la, move_b ? sb : d_B, lb, beta,
+                                         d_C, ldc, stream, false);
     else {
         (void)cudaGetLastError(); /* not sticky: no staging */
-        err = gpuh_impl_gemm_run<Big, Small, Wide, Tall, Wide32, Tall32, Wide64, Tall64, T>(
-            op_a, op_b, M, N, K, alpha, d_A, lda, d_B, ldb, beta, d_C, ldc, stream, false);
+        err = gpuh_impl_gemm_run<Set, T>(op_a, op_b, M, N, K, alpha, d_A, lda, d_B, ldb, beta, d_C, ldc, stream, false);
     }
     const cudaError_t fa = sa != NULL ? cudaFreeAsync(sa, stream) : cudaSuccess;
     const cudaError_t fb = sb != NULL ? cudaFreeAsync(sb, stream) : cudaSuccess;
     return err != cudaSuccess ? err : fa != cudaSuccess ? fa : fb;
 }
 
-template <typename Big, typename Small, typename Wide, typename Tall, typename Wide32, typename Tall32, typename Wide64,
-          typename Tall64, typename T>
+template <typename Set, typename T>
 cudaError_t gpuh_impl_gemm_run(gpuh_op op_a, gpuh_op op_b, size_t M, size_t N, size_t K, T alpha, const T *d_A,
                                size_t lda, const T *d_B, size_t ldb, T beta, T *d_C, size_t ldc, cudaStream_t stream,
                                bool may_stage)
@@ -2843,10 +2858,12 @@ cudaError_t gpuh_impl_gemm_run(gpuh_op op_a, gpuh_op op_b, size_t M, size_t N, s
     if (!vec && may_stage && K > 0 &&
         (double)M * (double)N * (double)K * GPUH_GEMM_SCALAR_LOSS >
             2.0 * (double)((M + N) * K * sizeof(T)) * GPUH_GEMM_MACS_PER_BYTE + GPUH_GEMM_SPLIT_FIXED * sms)
-        return gpuh_impl_gemm_staged<Big, Small, Wide, Tall, Wide32, Tall32, Wide64, Tall64, T>(
-            op_a, op_b, M, N, K, alpha, d_A, lda, d_B, ldb, beta, d_C, ldc, dev, stream);
+        return gpuh_impl_gemm_staged<Set, T>(op_a, op_b, M, N, K, alpha, d_A, lda, d_B, ldb, beta, d_C, ldc, dev,
+                                             stream);
 
     /* Every tile is a block of a 1-D grid: at most 2^31 - 1 of them. */
+    typedef typename Set::Big Big;
+    typedef typename Set::Small Small;
     const size_t s_m = Small::BM, s_n = Small::BN, b_m = Big::BM, b_n = Big::BN;
     const size_t tile_m = s_m < b_m ? s_m : b_m, tile_n = s_n < b_n ? s_n : b_n;
     if (gpuh_ceil_div(M, tile_m) > GPUH_MAX_GRID_X / gpuh_ceil_div(N, tile_n))
@@ -2855,7 +2872,7 @@ cudaError_t gpuh_impl_gemm_run(gpuh_op op_a, gpuh_op op_b, size_t M, size_t N, s
 
     const size_t mi = M / b_m * b_m, ni = N / b_n * b_n; /* the part whole big tiles cover */
     const gpuh_impl_gemm_plan plan =
-        gpuh_impl_gemm_plan_for<Big, Small, Wide, Tall, Wide32, Tall32, Wide64, Tall64, T>(M, N, K, sms);
+        gpuh_impl_gemm_plan_for<Set, T>(M, N, K, sms);
 
     if (plan.band != 0) { /* rows (columns) [0, dp) whole, then the rest in slices of K */
         const bool rows = plan.band == 'r';
@@ -2863,19 +2880,17 @@ cudaError_t gpuh_impl_gemm_run(gpuh_op op_a, gpuh_op op_b, size_t M, size_t N, s
         gpuh_impl_gemm_args<T> a1 = a;
         gpuh_impl_gemm_part<T> rest;
         first.cover = plan.first, first.splits = 1, first.k_chunk = K;
-        err = gpuh_impl_gemm_whole<Big, Small, Wide, Tall, Wide32, Tall32, Wide64, Tall64>(
-            first, a1, vec, ta, tb, rows ? plan.dp : M, rows ? N : plan.dp, d_A, d_B, d_C, dev, sms, stream);
+        err = gpuh_impl_gemm_whole<Set>(first, a1, vec, ta, tb, rows ? plan.dp : M, rows ? N : plan.dp, d_A, d_B, d_C,
+                                        dev, sms, stream);
         if (err != cudaSuccess)
             return err;
         (void)gpuh_impl_gemm_part_of(a, ta, tb, rest, rows ? plan.dp : 0, rows ? 0 : plan.dp, 1, 1, 1, 1, d_A, d_B,
                                      d_C);
-        return gpuh_impl_gemm_whole<Big, Small, Wide, Tall, Wide32, Tall32, Wide64, Tall64>(
-            plan, a, vec, ta, tb, rows ? M - plan.dp : M, rows ? N : N - plan.dp, rest.A, rest.B, rest.C, dev, sms,
-            stream);
+        return gpuh_impl_gemm_whole<Set>(plan, a, vec, ta, tb, rows ? M - plan.dp : M, rows ? N : N - plan.dp, rest.A,
+                                         rest.B, rest.C, dev, sms, stream);
     }
     if (plan.cover != 'b')
-        return gpuh_impl_gemm_whole<Big, Small, Wide, Tall, Wide32, Tall32, Wide64, Tall64>(
-            plan, a, vec, ta, tb, M, N, d_A, d_B, d_C, dev, sms, stream);
+        return gpuh_impl_gemm_whole<Set>(plan, a, vec, ta, tb, M, N, d_A, d_B, d_C, dev, sms, stream);
     /* b: whole big tiles, then the strips in one launch: below the big tiles
        (all N columns), and right of them. */
     a.part0_tiles = a.tiles =
@@ -2901,7 +2916,7 @@ template <typename Big, typename Small, typename T>
 cudaError_t gpuh_gemm_with(gpuh_op op_a, gpuh_op op_b, size_t M, size_t N, size_t K, T alpha, const T *d_A,
                            size_t lda, const T *d_B, size_t ldb, T beta, T *d_C, size_t ldc, cudaStream_t stream)
 {
-    return gpuh_impl_gemm_run<Big, Small, Small, Small, Small, Small, Small, Small, T>(
+    return gpuh_impl_gemm_run<gpuh_impl_gemm_covers<Big, Small>, T>(
         op_a, op_b, M, N, K, alpha, d_A, lda, d_B, ldb, beta, d_C, ldc, stream);
 }
 
@@ -2913,20 +2928,19 @@ cudaError_t gpuh_gemm_with(size_t M, size_t N, size_t K, T alpha, const T *d_A, 
                                          stream);
 }
 
-/* The default configurations per type: float on the CUDA cores
-   (GPUH_IMPL_SGEMM_SET: Big, Small, Wide, Tall, Wide32, Tall32, Wide64,
-   Tall64 of gpuh_impl_gemm_run); double on the FP64 tensor cores where this build has
-   sm_90 code, else on the CUDA cores. */
-#define GPUH_IMPL_SGEMM_SET                                                                                        \
-    gpuh_sgemm_big, gpuh_sgemm_small, gpuh_sgemm_wide, gpuh_sgemm_tall, gpuh_sgemm_wide32, gpuh_sgemm_tall32,   \
-        gpuh_sgemm_wide64, gpuh_sgemm_tall64
+/* The default configurations per type: float on the CUDA cores, every
+   cover (gpuh_impl_sgemm_covers); double on the FP64 tensor cores where this
+   build has sm_90 code, else on the CUDA cores, big and small tiles only. */
+typedef gpuh_impl_gemm_covers<gpuh_sgemm_big, gpuh_sgemm_small, gpuh_sgemm_wide, gpuh_sgemm_tall, gpuh_sgemm_wide32,
+                              gpuh_sgemm_tall32, gpuh_sgemm_wide64, gpuh_sgemm_tall64>
+    gpuh_impl_sgemm_covers;
 template <typename T> struct gpuh_impl_gemm_default;
 template <> struct gpuh_impl_gemm_default<float> {
     static cudaError_t run(gpuh_op op_a, gpuh_op op_b, size_t M, size_t N, size_t K, float alpha, const float *d_A,
                            size_t lda, const float *d_B, size_t ldb, float beta, float *d_C, size_t ldc,
                            cudaStream_t stream)
     {
-        return gpuh_impl_gemm_run<GPUH_IMPL_SGEMM_SET, float>(
+        return gpuh_impl_gemm_run<gpuh_impl_sgemm_covers, float>(
             op_a, op_b, M, N, K, alpha, d_A, lda, d_B, ldb, beta, d_C, ldc, stream);
     }
 };

@@ -1274,31 +1274,31 @@ static void check_gemm_op(gemm_path path, gpuh_op oa, gpuh_op ob, size_t M, size
    plans made (as gpuh_gemm takes it), and made afresh. */
 static gpuh_impl_gemm_plan float_plan_table(size_t M, size_t N, size_t K, size_t sms)
 {
-    return gpuh_impl_gemm_plan_for<GPUH_IMPL_SGEMM_SET, float>(M, N, K, sms);
+    return gpuh_impl_gemm_plan_for<gpuh_impl_sgemm_covers, float>(M, N, K, sms);
 }
 static gpuh_impl_gemm_plan float_plan_made(size_t M, size_t N, size_t K, size_t sms)
 {
-    return gpuh_impl_gemm_choose<GPUH_IMPL_SGEMM_SET>(M, N, K, sizeof(float), sms);
+    return gpuh_impl_gemm_choose<gpuh_impl_sgemm_covers>(M, N, K, sizeof(float), sms);
 }
 
-/* A random shape whose plan on `sms` SMs with configurations Big … Tall64
-   is the hybrid (a band of whole tile rows or columns, the rest in a plan
-   of its own): C of a third of a wave to three waves of Big's tiles, K 300
-   to 1200; false when 2000 draws find none. The band depends on the SM
-   count, so the shape is asked of the planner, not fixed. split: whether
-   the rest is split along K (it may instead run whole, on other tiles). */
-template <typename Big, typename Small, typename Wide, typename Tall, typename Wide32, typename Tall32, typename Wide64,
-          typename Tall64, typename Draw>
+/* A random shape whose plan on `sms` SMs with configurations Set (a
+   gpuh_impl_gemm_covers) is the hybrid (a band of whole tile rows or
+   columns, the rest in a plan of its own): C of a third of a wave to three
+   waves of Big's tiles, K 300 to 1200; false when 2000 draws find none.
+   The band depends on the SM count, so the shape is asked of the planner,
+   not fixed. split: whether the rest is split along K (it may instead run
+   whole, on other tiles). */
+template <typename Set, typename Draw>
 static bool find_band(Draw &draw, size_t elem, size_t sms, size_t (&s)[3], bool &split)
 {
+    typedef typename Set::Big Big;
     const size_t slots = sms * Big::MIN_BLOCKS;
     for (int tries = 0; tries < 2000; ++tries) {
         const size_t tiles = draw(slots / 3 + 1, 3 * slots), tm = draw(1, 2 * (size_t)std::sqrt((double)tiles) + 1);
         const size_t tn = (tiles + tm - 1) / tm;
         s[0] = (tm - 1) * Big::BM + draw(1, Big::BM), s[1] = (tn - 1) * Big::BN + draw(1, Big::BN);
         s[2] = draw(300, 1200);
-        const gpuh_impl_gemm_plan plan =
-            gpuh_impl_gemm_choose<Big, Small, Wide, Tall, Wide32, Tall32, Wide64, Tall64>(s[0], s[1], s[2], elem, sms);
+        const gpuh_impl_gemm_plan plan = gpuh_impl_gemm_choose<Set>(s[0], s[1], s[2], elem, sms);
         split = plan.splits > 1;
         if (plan.band != 0)
             return true;
@@ -1311,12 +1311,10 @@ template <typename T, typename Draw>
 static bool find_band_shape(Draw &draw, size_t sms, size_t (&s)[3], bool &split)
 {
     if (std::is_same<T, float>::value)
-        return find_band<GPUH_IMPL_SGEMM_SET>(draw, sizeof(T), sms, s, split);
+        return find_band<gpuh_impl_sgemm_covers>(draw, sizeof(T), sms, s, split);
     if (gpuh_impl_dmma_ready<gpuh_dgemm_big>())
-        return find_band<gpuh_dgemm_big, gpuh_dgemm_small, gpuh_dgemm_small, gpuh_dgemm_small, gpuh_dgemm_small,
-                         gpuh_dgemm_small, gpuh_dgemm_small, gpuh_dgemm_small>(draw, sizeof(T), sms, s, split);
-    return find_band<gpuh_dgemm_simt, gpuh_dgemm_simt, gpuh_dgemm_simt, gpuh_dgemm_simt, gpuh_dgemm_simt,
-                     gpuh_dgemm_simt, gpuh_dgemm_simt, gpuh_dgemm_simt>(draw, sizeof(T), sms, s, split);
+        return find_band<gpuh_impl_gemm_covers<gpuh_dgemm_big, gpuh_dgemm_small> >(draw, sizeof(T), sms, s, split);
+    return find_band<gpuh_impl_gemm_covers<gpuh_dgemm_simt, gpuh_dgemm_simt> >(draw, sizeof(T), sms, s, split);
 }
 
 template <typename T> static void test_gemm_ops()

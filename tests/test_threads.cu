@@ -135,8 +135,9 @@ static void host_thread(int who, unsigned long long seed, int rounds)
         for (int q = 0; q < 32; ++q) {
             const size_t pm = 1 + gpuh_test_next(&rng) % 3000, pn = 1 + gpuh_test_next(&rng) % 3000,
                          pk = 1 + gpuh_test_next(&rng) % 3000, psms = 1 + gpuh_test_next(&rng) % 3 * 66;
-            const gpuh_impl_gemm_plan got = gpuh_impl_gemm_plan_for<GPUH_IMPL_SGEMM_SET, float>(pm, pn, pk, psms);
-            const gpuh_impl_gemm_plan want = gpuh_impl_gemm_choose<GPUH_IMPL_SGEMM_SET>(pm, pn, pk, sizeof(float), psms);
+            const gpuh_impl_gemm_plan got = gpuh_impl_gemm_plan_for<gpuh_impl_sgemm_covers, float>(pm, pn, pk, psms);
+            const gpuh_impl_gemm_plan want =
+                gpuh_impl_gemm_choose<gpuh_impl_sgemm_covers>(pm, pn, pk, sizeof(float), psms);
             CHECK_T(got.cover == want.cover && got.splits == want.splits && got.k_chunk == want.k_chunk &&
                         got.band == want.band && got.dp == want.dp && got.cost == want.cost,
                     "plan of " + std::to_string(pm) + " x " + std::to_string(pn) + " x " + std::to_string(pk) +
