@@ -1373,19 +1373,40 @@ GPUH_DEF cudaError_t gpuh_impl_check_room(const char *fn, const char *arg, const
 
 /* gpuh_impl_check_extent(p, count, elem_size, fn, arg): for the kernels'
    launchers: refuses `count` elements at p that run past the end of the gpuh
-   allocation holding p (both sizes in the detail, as
-   gpuh_impl_check_room says them); memory gpuh did not allocate passes. One
-   scan of the ledger and no CUDA call, cheap beside a launch. */
+   allocation holding p (both sizes in the detail, as gpuh_impl_check_room
+   says them), and memory a kernel cannot reach: memory gpuh did not
+   allocate that cudaPointerGetAttributes calls unregistered (pageable host
+   memory, or memory already freed) on a device that does not read pageable
+   memory (cudaDevAttrPageableMemoryAccess). A kernel given such a pointer
+   would fault, and the fault is sticky: the context and all its memory
+   would be lost. gpuh's own arrays cost one scan of the ledger and no CUDA
+   call; other memory one cudaPointerGetAttributes. */
 GPUH_DEF cudaError_t gpuh_impl_check_extent(const void *p, size_t count, size_t elem_size, const char *fn,
                                             const char *arg)
 {
+    struct cudaPointerAttributes attr;
     gpuh_impl_record r;
+    int dev = 0, pageable = 0;
     if (count == 0)
         return cudaSuccess;
     /* p inside an allocation, or just past the end of one (room for nothing) */
     if (gpuh_impl_ledger_find(p, &r) || (p != NULL && gpuh_impl_ledger_find_at(gpuh_impl_address(p) - 1, &r)))
         return gpuh_impl_check_room(fn, arg, p, &r, count, elem_size);
-    return cudaSuccess;
+    if (cudaPointerGetAttributes(&attr, p) != cudaSuccess) {
+        cudaGetLastError(); /* no verdict (no driver, say): the launch will say what is wrong */
+        return cudaSuccess;
+    }
+    if (attr.type != cudaMemoryTypeUnregistered)
+        return cudaSuccess;
+    if (cudaGetDevice(&dev) != cudaSuccess ||
+        cudaDeviceGetAttribute(&pageable, cudaDevAttrPageableMemoryAccess, dev) != cudaSuccess)
+        cudaGetLastError(), pageable = 0;
+    if (pageable)
+        return cudaSuccess;
+    return gpuh_fail(cudaErrorInvalidValue,
+                     "%s: %s %p is not memory a kernel can reach (host memory CUDA did not allocate, or memory "
+                     "already freed); pass device, managed or pinned memory",
+                     fn, arg, p);
 }
 
 /* What memory a helper's pointer must be. */
@@ -1720,11 +1741,19 @@ GPUH_DEF cudaError_t gpuh_free(void *ptr)
         return gpuh_fail(cudaErrorInvalidValue,
                          "gpuh_free: %p is not memory CUDA allocated (freed twice?)", ptr);
     }
+    {
+        const cudaError_t err = attr.type == cudaMemoryTypeHost ? cudaFreeHost(ptr) : cudaFree(ptr);
+        if (err != cudaSuccess) { /* e.g. a pointer inside an allocation: nothing freed, nothing counted off */
+            cudaGetLastError();
+            return gpuh_fail(err, "gpuh_free: %p: %s (not a pointer an allocation returned?)", ptr,
+                             cudaGetErrorString(err));
+        }
+    }
     GPUH_IMPL_LOCK();
     if (gpuh_impl_state_v.untracked_count > 0)
         gpuh_impl_state_v.untracked_count--;
     GPUH_IMPL_UNLOCK();
-    return attr.type == cudaMemoryTypeHost ? cudaFreeHost(ptr) : cudaFree(ptr);
+    return cudaSuccess;
 }
 
 GPUH_DEF cudaError_t gpuh_impl_prefetch(const void *ptr, size_t count, size_t elem_size, size_t align, int device,
@@ -1740,25 +1769,40 @@ GPUH_DEF cudaError_t gpuh_impl_prefetch(const void *ptr, size_t count, size_t el
         (err = gpuh_impl_check_memory("gpuh_prefetch_async", "ptr", ptr, count, elem_size, GPUH_IMPL_WANT_MANAGED)) !=
             cudaSuccess)
         return err;
+    if (device != cudaCpuDeviceId) {
+        int visible = 0;
+        if (cudaGetDeviceCount(&visible) != cudaSuccess)
+            cudaGetLastError(), visible = -1; /* no verdict: the prefetch will say what is wrong */
+        if (visible >= 0 && (device < 0 || device >= visible))
+            return gpuh_fail(cudaErrorInvalidDevice,
+                             "gpuh_prefetch_async: device = %d is neither cudaCpuDeviceId (%d) nor one of the %d "
+                             "visible devices", device, cudaCpuDeviceId, visible);
+    }
 #if CUDART_VERSION >= 13000
     {
         struct cudaMemLocation loc;
         memset(&loc, 0, sizeof loc);
         loc.type = device == cudaCpuDeviceId ? cudaMemLocationTypeHost : cudaMemLocationTypeDevice;
         loc.id = device == cudaCpuDeviceId ? 0 : device;
-        return cudaMemPrefetchAsync(ptr, bytes, loc, 0, stream);
+        err = cudaMemPrefetchAsync(ptr, bytes, loc, 0, stream);
     }
 #else
-    return cudaMemPrefetchAsync(ptr, bytes, device, stream);
+    err = cudaMemPrefetchAsync(ptr, bytes, device, stream);
 #endif
+    if (err != cudaSuccess)
+        return gpuh_fail(err, "gpuh_prefetch_async: cudaMemPrefetchAsync(%p, %zu bytes, device %d): %s", ptr, bytes,
+                         device, cudaGetErrorString(err));
+    return cudaSuccess;
 }
 
 /* gpuh_prefetch_async(m_ptr, count, device, stream): migrates the first
    `count` elements of managed memory to `device` (cudaCpuDeviceId for the
    host) on `stream`, so that kernels do not stall on page faults. Errors:
    cudaErrorInvalidValue (NULL with count > 0, overflow, memory that is not
-   managed, a count past the end of the gpuh allocation; named in the detail), and
-   cudaMemPrefetchAsync's (e.g. on devices without concurrent managed access).
+   managed, a count past the end of the gpuh allocation; named in the detail),
+   cudaErrorInvalidDevice for a device that is neither cudaCpuDeviceId nor a
+   visible device, and cudaMemPrefetchAsync's (e.g. on devices without
+   concurrent managed access).
    Idea: CUDA's unified-memory guidance; Numba has no equivalent. */
 #define gpuh_prefetch_async(m_ptr, count, device, stream)                                          \
     gpuh_impl_prefetch((m_ptr), (count), sizeof *(m_ptr), GPUH_IMPL_ALIGNOF(*(m_ptr)), (device), (stream))
@@ -1898,6 +1942,9 @@ GPUH_DEF cudaError_t gpuh_impl_pool_alloc(const gpuh_pool *pool, void *out_ptr, 
         return err;
     if ((err = cudaMallocFromPoolAsync(&p, bytes, pool->handle, stream)) != cudaSuccess) {
         cudaGetLastError();
+        if (err == cudaErrorInvalidResourceHandle)
+            return gpuh_fail(err, "gpuh_pool_alloc at %s:%d: stream %p is not a valid stream (destroyed?)", file,
+                             line, (const void *)stream);
         cudaMemPoolGetAttribute(pool->handle, cudaMemPoolAttrReservedMemCurrent, &reserved);
         cudaMemGetInfo(&free_b, &total_b);
         cudaGetLastError();
@@ -2202,6 +2249,8 @@ GPUH_DEF cudaError_t gpuh_stream_sync(cudaStream_t stream)
 {
     const void *s = stream;
     cudaError_t err = cudaStreamSynchronize(stream);
+    if (err == cudaErrorInvalidResourceHandle)
+        return gpuh_fail(err, "gpuh_stream_sync(%p): not a valid stream (destroyed?)", s);
     if (err != cudaSuccess)
         return gpuh_fail(err,
                          "gpuh_stream_sync(%p): the error comes from work enqueued earlier (on this "
@@ -2745,7 +2794,7 @@ typedef struct gpuh_comm {
 /* Clears the detail, so that a step's own detail can be told from an older one. */
 GPUH_DEF void gpuh_impl_clear_detail(void)
 {
-    gpuh_fail(cudaSuccess, "%s", "");
+    gpuh_clear_error_detail();
 }
 
 /* Returns err (a failure of set index i) with a detail that names the
@@ -2998,6 +3047,8 @@ GPUH_DEF cudaError_t gpuh_impl_shards_alloc(const char *fn, gpuh_shards *sh, con
     memset(sh, 0, sizeof *sh);
     if ((err = gpuh_impl_set_check(fn, set)) != cudaSuccess)
         return err;
+    if (elem_size == 0)
+        return gpuh_fail(cudaErrorInvalidValue, "%s at %s:%d: elem_size is 0", fn, file, line);
     if (row_elems != 0 && rows > SIZE_MAX / row_elems)
         return gpuh_fail(cudaErrorInvalidValue, "%s at %s:%d: %zu rows of %zu elements overflow size_t", fn,
                               file, line, rows, row_elems);
@@ -3084,7 +3135,7 @@ GPUH_DEF cudaError_t gpuh_impl_shards_copy(const char *fn, gpuh_shards *sh, cons
    uninitialised array of rows × row_elems elements of elem_size bytes,
    split by rows over the set's devices (gpuh_shards). Errors: those of
    gpuh_device_array, named with the device; cudaErrorInvalidValue (sh or set
-   NULL, an empty set, rows × row_elems overflowing). On error nothing stays
+   NULL, an empty set, elem_size 0, rows × row_elems overflowing). On error nothing stays
    allocated. Idea: Numba's cuda.device_array, one piece per device;
    PyTorch's DistributedSampler (contiguous, near-equal pieces). */
 #define gpuh_shards_device_array(sh, set, rows, row_elems, elem_size)                                             \
@@ -3193,7 +3244,8 @@ GPUH_DEF cudaError_t gpuh_shards_free(gpuh_shards *sh)
    over peer links where they exist. Waits for the set's streams first (the
    shards must be complete), then orders the copies on set->stream[index]
    and waits for them. Errors: cudaErrorInvalidValue (replicated shards, an
-   index out of range, d_dst NULL with a non-empty array), the copies',
+   index out of range, d_dst NULL with a non-empty array, too small a gpuh
+   array, or host memory), the copies',
    named with the device. Idea: an all-gather onto one device. */
 GPUH_DEF cudaError_t gpuh_shards_gather(const gpuh_shards *sh, const gpuh_devices *set, int index, void *d_dst)
 {
@@ -3209,6 +3261,10 @@ GPUH_DEF cudaError_t gpuh_shards_gather(const gpuh_shards *sh, const gpuh_device
                               index, set->count);
     if (d_dst == NULL && sh->rows * sh->row_elems > 0)
         return gpuh_fail(cudaErrorInvalidValue, "gpuh_shards_gather: d_dst is NULL");
+    if (sh->rows * sh->row_elems > 0 &&
+        (err = gpuh_impl_check_memory("gpuh_shards_gather", "d_dst", d_dst, sh->rows * sh->row_elems, sh->elem_size,
+                                      GPUH_IMPL_WANT_DEVICE)) != cudaSuccess)
+        return err;
     if ((err = gpuh_devices_sync(set)) != cudaSuccess)
         return err;
     cudaGetDevice(&prev);

@@ -221,8 +221,10 @@ cudaError_t gpuh_gemm_tf32_f32(gpuh_op op_a, gpuh_op op_b, size_t M, size_t N, s
    element per load otherwise, at the same bandwidth on an H200 (bench/). d_c
    may equal d_a or d_b (in place) but not overlap them otherwise. Integer
    overflow wraps as the device's adder does.
-   Errors: cudaErrorInvalidValue (with n > 0: a NULL pointer, or one not
-   aligned to sizeof(T)), launch errors.
+   Errors: cudaErrorInvalidValue (with n > 0: a NULL pointer, one not
+   aligned to sizeof(T), n past the end of a gpuh array, or memory a kernel
+   cannot reach: pageable host memory, or memory already freed), launch
+   errors.
    Idea: the first kernel of every CUDA tutorial, made size-safe and fast. */
 template <typename T>
 cudaError_t gpuh_vector_add(const T *d_a, const T *d_b, T *d_c, size_t n, cudaStream_t stream = 0);
@@ -238,8 +240,10 @@ cudaError_t gpuh_vector_add(const T *d_a, const T *d_b, T *d_c, size_t n, cudaSt
    Asynchronous on `stream`. d_temp: GPUH_REDUCE_TEMP_BYTES bytes of device
    scratch aligned to 8 bytes, or NULL when n ≤ GPUH_REDUCE_SINGLE_BLOCK_MAX.
    An empty sum, dot or norm is 0. Errors: cudaErrorInvalidValue (a NULL
-   pointer, d_temp NULL or misaligned when needed, n = 0 for min/max), launch
-   errors. Deterministic; accuracy: gpuh_sum_depth. Idea: see gpuh_impl_reduce. */
+   or misaligned pointer, d_temp NULL or misaligned when needed, n = 0 for
+   min/max, n past the end of a gpuh array, memory a kernel cannot reach:
+   pageable host memory, or memory already freed), launch errors.
+   Deterministic; accuracy: gpuh_sum_depth. Idea: see gpuh_impl_reduce. */
 template <typename T>
 cudaError_t gpuh_sum(const T *d_in, size_t n, T *d_out, void *d_temp, cudaStream_t stream = 0);
 template <typename T>
@@ -352,10 +356,13 @@ template <typename Op, typename T> __device__ __forceinline__ T gpuh_block_reduc
    kernel adds them in a fixed order; see gpuh_gemm_with). Deterministic:
    same inputs, shape and SM count, same bits. Errors:
    cudaErrorInvalidValue (a leading dimension below the row length, a
-   matrix whose extent overflows size_t, NULL with a non-empty matrix, more
-   than 2^31 - 1 tiles), launch errors, cudaFreeAsync's errors; the detail
-   (gpuh_error_detail) names the argument and its value. A workspace that
-   cannot be had is no error: the product then runs without it.
+   matrix whose extent overflows size_t, NULL with a non-empty matrix, a
+   pointer not aligned to its element, a matrix past the end of its gpuh
+   array or in memory a kernel cannot reach: pageable host memory, or
+   memory already freed; more than 2^31 - 1 tiles), launch errors,
+   cudaFreeAsync's errors; the detail (gpuh_error_detail) names the
+   argument and its value. A workspace that cannot be had is no error: the
+   product then runs without it.
    Idea: BLAS xGEMM (argument order); CUTLASS's SIMT GEMM and S. Boehm's
    "How to Optimize a CUDA Matmul Kernel" worklog (tiling, warp tiles);
    split-K and Stream-K's data-parallel + split schedule (Osama et al.,
@@ -998,28 +1005,30 @@ cudaError_t gpuh_impl_reduce(const char *fn, const T *d_a, const T *d_b, size_t 
     if (d_out == NULL || (n > 0 && (d_a == NULL || d_b == NULL)))
         return gpuh_fail(cudaErrorInvalidValue, "%s: %s is NULL (n %zu)", fn,
                               d_out == NULL ? "d_out" : d_a == NULL ? "the input" : "the second input", n);
-    if (n == 0) {
-        if (Op::defined_for_empty) /* an empty sum, dot or norm is 0: all-zero bits in every T here */
-            return cudaMemsetAsync(d_out, 0, sizeof(T), stream);
+    if (n == 0 && !Op::defined_for_empty)
         return gpuh_fail(cudaErrorInvalidValue, "%s: n is 0 and the operation has no identity", fn);
-    }
-    /* a misaligned element load faults; n past the end of a gpuh allocation is refused */
-    if ((err = gpuh_impl_check_aligned(d_a, sizeof(T), fn, "the input")) != cudaSuccess ||
-        (err = gpuh_impl_check_aligned(d_b, sizeof(T), fn, "the second input")) != cudaSuccess ||
-        (err = gpuh_impl_check_extent(d_a, n, sizeof(T), fn, "the input")) != cudaSuccess ||
-        (Map::inputs == 2 && (err = gpuh_impl_check_extent(d_b, n, sizeof(T), fn, "the second input")) != cudaSuccess) ||
-        (err = gpuh_impl_check_extent(d_out, 1, sizeof(T), fn, "d_out")) != cudaSuccess)
+    /* a misaligned element access faults */
+    if ((err = gpuh_impl_check_aligned(d_out, sizeof(T), fn, "d_out")) != cudaSuccess ||
+        (n > 0 && (err = gpuh_impl_check_aligned(d_a, sizeof(T), fn, "the input")) != cudaSuccess) ||
+        (n > 0 && (err = gpuh_impl_check_aligned(d_b, sizeof(T), fn, "the second input")) != cudaSuccess))
         return err;
-    if (blocks <= 1)
-        return gpuh_impl_reduce_pass<Op, Map, Post>(d_a, d_b, n, d_out, 1, stream);
-    if (d_temp == NULL)
+    if (blocks > 1 && d_temp == NULL)
         return gpuh_fail(cudaErrorInvalidValue,
                               "%s: d_temp is NULL; n = %zu needs GPUH_REDUCE_TEMP_BYTES of scratch", fn, n);
-    if ((uintptr_t)d_temp % sizeof(T) != 0)
+    if (blocks > 1 && (uintptr_t)d_temp % sizeof(T) != 0)
         return gpuh_fail(cudaErrorInvalidValue, "%s: d_temp %p is not aligned to %zu bytes", fn, d_temp,
                               sizeof(T));
-    if ((err = gpuh_impl_check_extent(d_temp, GPUH_REDUCE_TEMP_BYTES, 1, fn, "d_temp")) != cudaSuccess)
+    /* n past the end of a gpuh allocation, or memory no kernel can reach
+       (d_out even for n = 0: an empty sum writes it) */
+    if ((err = gpuh_impl_check_extent(d_out, 1, sizeof(T), fn, "d_out")) != cudaSuccess ||
+        (err = gpuh_impl_check_extent(d_a, n, sizeof(T), fn, "the input")) != cudaSuccess ||
+        (Map::inputs == 2 && (err = gpuh_impl_check_extent(d_b, n, sizeof(T), fn, "the second input")) != cudaSuccess) ||
+        (blocks > 1 && (err = gpuh_impl_check_extent(d_temp, GPUH_REDUCE_TEMP_BYTES, 1, fn, "d_temp")) != cudaSuccess))
         return err;
+    if (n == 0) /* an empty sum, dot or norm is 0: all-zero bits in every T here */
+        return cudaMemsetAsync(d_out, 0, sizeof(T), stream);
+    if (blocks <= 1)
+        return gpuh_impl_reduce_pass<Op, Map, Post>(d_a, d_b, n, d_out, 1, stream);
     if (blocks > GPUH_REDUCE_MAX_BLOCKS)
         blocks = GPUH_REDUCE_MAX_BLOCKS;
     T *d_partials = static_cast<T *>(d_temp);
@@ -2005,6 +2014,11 @@ __global__ void __launch_bounds__(GPUH_GEMV_BLOCK, 1) gpuh_gemv_row_kernel(const
 /* ---------------------------------------------------------------------------
    Split-K's second pass. */
 
+/* The reduce kernel's batch, in bytes of one element of each slice: a
+   thread loads 64 / sizeof(T) slices (16 float, 8 double; groups of 4
+   elements: 64 registers of float loads) before it adds them. */
+#define GPUH_GEMM_REDUCE_BATCH_BYTES 64
+
 /* gpuh_gemm_split_reduce_kernel: C[i][j] = alpha·(W_0[i][j] + W_1[i][j] +
    ... + W_{S-1}[i][j]) + beta·C[i][j] over the M × N elements of C, where
    W_s is slice s of the workspace the tiled kernels filled with their raw
@@ -2012,9 +2026,9 @@ __global__ void __launch_bounds__(GPUH_GEMV_BLOCK, 1) gpuh_gemv_row_kernel(const
    slice M·ldw elements on, 16-byte aligned). The slices are added in order,
    with no atomics: the same inputs and shape give the same bits. Each thread
    takes groups of 4 consecutive elements of a row (one 16-byte load per
-   slice where the group lies inside N), grid-stride. It loads BATCH slices
-   before it adds them, so that where C is small (few threads, each adding
-   up to GPUH_GEMM_MAX_SPLITS slices) a thread waits for memory once per
+   slice where the group lies inside N), grid-stride. It loads a batch of
+   slices before it adds them, so that where C is small (few threads, each
+   adding tens or hundreds of slices) a thread waits for memory once per
    batch, not once per slice. beta == 0 never reads C. Grid: any; block: any
    (the launcher's: GPUH_GEMM_REDUCE_BLOCK, or fewer threads where that
    spreads a small C over more SMs). */
@@ -2022,7 +2036,7 @@ template <typename T>
 __global__ void gpuh_gemm_split_reduce_kernel(const T *work, unsigned splits, size_t M, size_t N, size_t ldw,
                                               T alpha, T beta, T *C, size_t ldc)
 {
-    enum { BATCH = 64 / sizeof(T) }; /* 64 registers of loads in flight */
+    enum { BATCH = GPUH_GEMM_REDUCE_BATCH_BYTES / sizeof(T) };
     const size_t groups = (N + 3) / 4, slice = M * ldw;
     for (size_t q = gpuh_global_index(); q < M * groups; q += gpuh_grid_stride()) {
         const size_t row = q / groups, c = q % groups * 4;
@@ -2137,8 +2151,16 @@ typedef gpuh_gemm_simt_config<128, 64, 8, 2, 2, 8, 3> gpuh_sgemm_tall64;
 #define GPUH_GEMM_K_OVERHEAD 48
 #define GPUH_GEMM_MACS_PER_BYTE 5.0
 #define GPUH_GEMM_SPLIT_FIXED 8e5
-/* Most slices of K a split-K launch cuts, and the reduce kernel's largest
-   block, in threads (a C of fewer groups of 4 per SM takes fewer). */
+/* The second pass's wait for one batch of slices (a thread of the reduce
+   kernel adds its slices in batches, waiting on memory once per batch),
+   in the same unit: about 1.2 µs on an H200, from the time per added slice
+   at a C of one or two tiles and 60000 elements of K, 125 to 469 slices
+   (bench/results/NOTES.md). */
+#define GPUH_GEMM_REDUCE_WAIT 2e5
+/* Most slices of K a split-K launch cuts (more where the tiles are too few
+   to fill the GPU with them: gpuh_impl_gemm_splits), and the reduce
+   kernel's largest block, in threads (a C of fewer groups of 4 per SM takes
+   fewer). */
 #define GPUH_GEMM_MAX_SPLITS 64
 #define GPUH_GEMM_REDUCE_BLOCK 256
 /* The fraction of the tiled kernels' rate that element loads of A and B
@@ -2163,7 +2185,9 @@ typedef gpuh_gemm_simt_config<128, 64, 8, 2, 2, 8, 3> gpuh_sgemm_tall64;
                GPUH_GEMM_SMALL_RATE for small ones (they reread more);
      split   = S > 1: (2S + 1)·M·N·elem bytes (the slices written, read
                back, C written) · GPUH_GEMM_MACS_PER_BYTE / SMs
-               + GPUH_GEMM_SPLIT_FIXED (the second launch, the workspace).
+               + GPUH_GEMM_SPLIT_FIXED (the second launch, the workspace)
+               + the second pass's batches of slices ·
+               GPUH_GEMM_REDUCE_WAIT.
    The candidates: cover a (big tiles), c (small tiles) and, in gpuh_gemm's
    float configurations, w and t (narrow tiles of 16 rows or 16 columns,
    rates GPUH_GEMM_NARROW_RATE and GPUH_GEMM_TALL_RATE: a C of a few rows or
@@ -2172,7 +2196,8 @@ typedef gpuh_gemm_simt_config<128, 64, 8, 2, 2, 8, 3> gpuh_sgemm_tall64;
    columns in one tile, not two 16-wide ones) and W and T (64 × 256
    and 128 × 64, rate GPUH_GEMM_NARROW64_RATE: a C of up to 64 rows or
    columns at nearly the big tiles' rate), each with S = 1 ..
-   GPUH_GEMM_MAX_SPLITS (only the S that leave no slice empty), and cover b
+   GPUH_GEMM_MAX_SPLITS, or up to two waves of blocks where its tiles are
+   fewer (only the S that leave no slice empty), and cover b
    (big tiles and small strips, S = 1), and the hybrid on a and c
    (gpuh_impl_gemm_bands): where the tiles leave a ragged last wave, the tile
    rows (or columns) that fill whole waves run whole and the rest, planned
@@ -2457,11 +2482,15 @@ static inline cudaError_t gpuh_impl_gemm_check(const char *fn, int op_a, int op_
         if (ptr[i] == NULL && rows[i] > 0 && cols[i] > 0 && M > 0 && N > 0)
             return gpuh_fail(cudaErrorInvalidValue, "%s: d_%s is NULL (M %zu, N %zu, K %zu)", fn, names[i], M, N, K);
     }
-    /* the elements from the first to the last must lie in the gpuh allocation the pointer is in */
+    /* each pointer aligned to its element (a misaligned access faults), and
+       the elements from the first to the last in the gpuh allocation the
+       pointer is in, or in memory a kernel can reach */
     for (i = 0; i < 3 && M > 0 && N > 0; ++i) {
         const char *arg[3] = {"d_A", "d_B", "d_C"};
         const size_t extent = rows[i] > 0 && cols[i] > 0 ? (rows[i] - 1) * ld[i] + cols[i] : 0;
-        const cudaError_t err = gpuh_impl_check_extent(ptr[i], extent, elem, fn, arg[i]);
+        cudaError_t err = extent > 0 ? gpuh_impl_check_aligned(ptr[i], elem, fn, arg[i]) : cudaSuccess;
+        if (err == cudaSuccess)
+            err = gpuh_impl_check_extent(ptr[i], extent, elem, fn, arg[i]);
         if (err != cudaSuccess)
             return err;
     }
@@ -2490,19 +2519,24 @@ struct gpuh_impl_gemm_plan {
     size_t dp;
 };
 
-/* Tries splitting K in 2 .. GPUH_GEMM_MAX_SPLITS slices on a cover of
-   `tiles` tiles (`slots` blocks at once, each doing `work` per element of
-   K, slices a multiple of bk long) and keeps it in `best` where it costs
-   less: the waves of tiles × slices blocks, each summing its slice plus
-   GPUH_GEMM_K_OVERHEAD, then the bytes split-K moves (the kernel writes
-   each slice's M × N sums, the second pass reads them and writes C) and its
-   fixed cost. Only the slice counts that leave no slice empty are tried. */
+/* Tries splitting K in 2 .. S slices on a cover of `tiles` tiles (`slots`
+   blocks at once, each doing `work` per element of K, slices a multiple of
+   bk long) and keeps it in `best` where it costs less: the waves of tiles ×
+   slices blocks, each summing its slice plus GPUH_GEMM_K_OVERHEAD, then the
+   bytes split-K moves (the kernel writes each slice's M × N sums, the
+   second pass reads them and writes C) and its fixed cost. S:
+   GPUH_GEMM_MAX_SPLITS, or, where the tiles are too few for that many
+   slices to fill two waves of blocks, as many slices as do (a C of a few
+   tiles and a long K then still fills the GPU). Only the slice counts that
+   leave no slice empty are tried. */
 static inline void gpuh_impl_gemm_splits(gpuh_impl_gemm_plan &best, int cover, size_t tiles, size_t slots,
                                          double work, size_t bk, size_t M, size_t N, size_t K, size_t elem,
                                          size_t sms)
 {
+    const size_t fill = tiles > 0 ? 2 * slots / tiles : 0;
+    const size_t most = fill > GPUH_GEMM_MAX_SPLITS ? fill : GPUH_GEMM_MAX_SPLITS;
     size_t s, last = 0;
-    for (s = 1; s <= GPUH_GEMM_MAX_SPLITS && K > 0; ++s) {
+    for (s = 1; s <= most && K > 0; ++s) {
         const size_t chunk = gpuh_ceil_div(gpuh_ceil_div(K, s), bk) * bk, n = gpuh_ceil_div(K, chunk);
         if (n == last) /* the same cut as the last s */
             continue;
@@ -2512,7 +2546,8 @@ static inline void gpuh_impl_gemm_splits(gpuh_impl_gemm_plan &best, int cover, s
         double cost = gpuh_impl_gemm_waves(tiles * n, slots, work) * ((double)chunk + GPUH_GEMM_K_OVERHEAD);
         if (n > 1)
             cost += (double)(2 * n + 1) * (double)M * (double)N * (double)elem * GPUH_GEMM_MACS_PER_BYTE /
-                        (double)sms + GPUH_GEMM_SPLIT_FIXED;
+                        (double)sms + GPUH_GEMM_SPLIT_FIXED +
+                    (double)gpuh_ceil_div(n, GPUH_GEMM_REDUCE_BATCH_BYTES / elem) * GPUH_GEMM_REDUCE_WAIT;
         if (cost < best.cost) /* all of C on this cover: no band left over from a plan it beats */
             best.cover = cover, best.splits = n, best.k_chunk = chunk, best.cost = cost, best.band = 0, best.first = 0,
             best.dp = 0;
@@ -2656,7 +2691,7 @@ static inline gpuh_impl_gemm_plan gpuh_impl_gemm_choose(size_t M, size_t N, size
 
 /* The plans made last, so that a program calling gpuh_gemm on the same
    shapes again (a training loop, a benchmark) does not plan each call
-   again: planning tries up to GPUH_GEMM_MAX_SPLITS slices on each cover,
+   again: planning tries tens of slice counts on each cover,
    microseconds of host time, as long as a medium-sized product takes on the
    GPU. A table of GPUH_IMPL_GEMM_PLANS entries, the slot a hash of the
    shape, the SM count and the configurations (the address of a variable

@@ -568,8 +568,9 @@ ncclResult_t ncclAllGather(const void *send, void *recv, size_t send_count, nccl
    stays reserved when freed. Work runs when issued, so a free has happened
    when cudaFreeAsync returns: blocks above the release threshold go back at
    once (a GPU waits for the next synchronisation), and cudaMemPoolTrimTo
-   needs no synchronisation first. Better than a GPU at one thing: a pool
-   block freed twice fails with cudaErrorInvalidValue. Not simulated: the
+   needs no synchronisation first. Better than a GPU at two things: a pool
+   block freed twice, and a pool handle destroyed (through a copy of it) or
+   never made, fail with cudaErrorInvalidValue. Not simulated: the
    device's default pool (cudaMallocAsync takes plain device memory), pool
    access from other devices, IPC export, graphs.
    Idea: the CUDA runtime's memory-pool API (Programming Guide, "Stream
@@ -3043,6 +3044,7 @@ struct mem_pool_block {
 struct mem_pool_registry {
     std::mutex m;
     std::map<uintptr_t, mem_pool_block> blocks; /* every block a pool holds */
+    std::set<const CUmemPoolHandle_st *> live;  /* pools made and not destroyed: a stale handle is refused */
 };
 inline mem_pool_registry &mem_pools()
 {
@@ -4089,14 +4091,18 @@ GPUH_IMPL_SIM_API cudaError_t cudaMemPoolCreate(cudaMemPool_t *pool, const struc
     pl->destroyed = false;
     pl->threshold = 0; /* CUDA's default */
     pl->reserved = pl->used = pl->reserved_high = pl->used_high = 0;
+    {
+        std::lock_guard<std::mutex> g(gpuh_sim_impl::mem_pools().m);
+        gpuh_sim_impl::mem_pools().live.insert(pl);
+    }
     *pool = pl;
     return cudaSuccess;
 }
 GPUH_IMPL_SIM_API cudaError_t cudaMemPoolDestroy(cudaMemPool_t pool)
 {
-    if (pool == NULL)
-        return gpuh_sim_impl::record_error(cudaErrorInvalidValue);
     std::lock_guard<std::mutex> g(gpuh_sim_impl::mem_pools().m);
+    if (gpuh_sim_impl::mem_pools().live.erase(pool) == 0) /* NULL, destroyed already, or never made */
+        return gpuh_sim_impl::record_error(cudaErrorInvalidValue);
     gpuh_sim_impl::mem_pool_trim(pool, 0);
     if (pool->used == 0)
         delete pool;
@@ -4108,7 +4114,7 @@ GPUH_IMPL_SIM_API cudaError_t cudaMallocFromPoolAsync(void **p, size_t bytes, cu
 {
     if (gpuh_sim_impl::check_stream(stream) != cudaSuccess) /* work runs when issued: the stream is only checked */
         return cudaErrorInvalidResourceHandle;
-    if (p == NULL || pool == NULL || pool->destroyed)
+    if (p == NULL)
         return gpuh_sim_impl::record_error(cudaErrorInvalidValue);
     *p = NULL;
     if (gpuh_sim_impl::sticky() != cudaSuccess)
@@ -4119,6 +4125,8 @@ GPUH_IMPL_SIM_API cudaError_t cudaMallocFromPoolAsync(void **p, size_t bytes, cu
         return gpuh_sim_impl::record_error(cudaErrorMemoryAllocation);
     const size_t size = (bytes + GPUH_IMPL_SIM_POOL_ALIGN - 1) / GPUH_IMPL_SIM_POOL_ALIGN * GPUH_IMPL_SIM_POOL_ALIGN;
     std::lock_guard<std::mutex> g(gpuh_sim_impl::mem_pools().m);
+    if (gpuh_sim_impl::mem_pools().live.count(pool) == 0)
+        return gpuh_sim_impl::record_error(cudaErrorInvalidValue);
     std::multimap<size_t, void *>::iterator it = pool->idle.find(size);
     void *mem = NULL;
     if (it != pool->idle.end()) {
@@ -4144,9 +4152,9 @@ GPUH_IMPL_SIM_API cudaError_t cudaMallocFromPoolAsync(void **p, size_t bytes, cu
 }
 GPUH_IMPL_SIM_API cudaError_t cudaMemPoolTrimTo(cudaMemPool_t pool, size_t min_bytes_to_keep)
 {
-    if (pool == NULL)
-        return gpuh_sim_impl::record_error(cudaErrorInvalidValue);
     std::lock_guard<std::mutex> g(gpuh_sim_impl::mem_pools().m);
+    if (gpuh_sim_impl::mem_pools().live.count(pool) == 0)
+        return gpuh_sim_impl::record_error(cudaErrorInvalidValue);
     gpuh_sim_impl::mem_pool_trim(pool, min_bytes_to_keep);
     return cudaSuccess;
 }
@@ -4154,10 +4162,12 @@ GPUH_IMPL_SIM_API cudaError_t cudaMemPoolTrimTo(cudaMemPool_t pool, size_t min_b
    the high watermarks accept only 0, which resets them to the current value. */
 GPUH_IMPL_SIM_API cudaError_t cudaMemPoolSetAttribute(cudaMemPool_t pool, enum cudaMemPoolAttr attr, void *value)
 {
-    if (pool == NULL || value == NULL)
+    if (value == NULL)
         return gpuh_sim_impl::record_error(cudaErrorInvalidValue);
     const unsigned long long v = *static_cast<unsigned long long *>(value);
     std::lock_guard<std::mutex> g(gpuh_sim_impl::mem_pools().m);
+    if (gpuh_sim_impl::mem_pools().live.count(pool) == 0)
+        return gpuh_sim_impl::record_error(cudaErrorInvalidValue);
     switch (attr) {
     case cudaMemPoolReuseFollowEventDependencies:
     case cudaMemPoolReuseAllowOpportunistic:
@@ -4178,10 +4188,12 @@ GPUH_IMPL_SIM_API cudaError_t cudaMemPoolSetAttribute(cudaMemPool_t pool, enum c
 }
 GPUH_IMPL_SIM_API cudaError_t cudaMemPoolGetAttribute(cudaMemPool_t pool, enum cudaMemPoolAttr attr, void *value)
 {
-    if (pool == NULL || value == NULL)
+    if (value == NULL)
         return gpuh_sim_impl::record_error(cudaErrorInvalidValue);
     unsigned long long *out = static_cast<unsigned long long *>(value);
     std::lock_guard<std::mutex> g(gpuh_sim_impl::mem_pools().m);
+    if (gpuh_sim_impl::mem_pools().live.count(pool) == 0)
+        return gpuh_sim_impl::record_error(cudaErrorInvalidValue);
     switch (attr) {
     case cudaMemPoolReuseFollowEventDependencies:
     case cudaMemPoolReuseAllowOpportunistic:

@@ -430,6 +430,15 @@ static void test_ledger_full(void)
     TEST_CONTAINS(text, "and 4 untracked allocations (ledger of 16 full)");
     if (f)
         fclose(f);
+    /* A pointer inside an untracked allocation: cudaFree refuses it, and the
+       counters stay as they were. */
+    gpuh_test_clear_detail();
+    TEST_ERR(gpuh_free(p[total - 1] + 1), cudaErrorInvalidValue);
+    TEST_CONTAINS(gpuh_error_detail(), "gpuh_free: ");
+    s = stats();
+    TEST_ASSERT(s.live_allocations == s0.live_allocations + total && s.untracked_allocations == extra,
+                "a refused free changed the counters: live %zu (expected %zu), untracked %zu (expected %zu)",
+                s.live_allocations, s0.live_allocations + total, s.untracked_allocations, extra);
     /* Tracked ones first, then the untracked (found through cudaPointerGetAttributes). */
     for (size_t i = 0; i < total; ++i)
         TEST_CUDA(gpuh_free(p[i]));
@@ -469,6 +478,10 @@ static void test_free_errors(void)
     gpuh_test_clear_detail();
     TEST_ERR(gpuh_free(&local), cudaErrorInvalidValue);
     TEST_CONTAINS(gpuh_error_detail(), "is not memory CUDA allocated");
+    /* the device-set functions clear it before each device's step, so that
+       a step's error is not told with an older detail */
+    gpuh_impl_clear_detail();
+    TEST_ASSERT(gpuh_error_detail()[0] == '\0', "gpuh_impl_clear_detail left \"%s\"", gpuh_error_detail());
     void *heap = malloc(64);
     TEST_ERR(gpuh_free(heap), cudaErrorInvalidValue);
     free(heap);
@@ -513,6 +526,10 @@ static void test_error_details(void)
     TEST_DETAIL(gpuh_free(d + 10), cudaErrorInvalidValue, "gpuh_free: %p is 40 bytes into the 4000-byte device allocation %p from %s:%d; free %p, the pointer the allocation returned", (void *)(d + 10), (void *)d, __FILE__, line_d, (void *)d);
     TEST_DETAIL(gpuh_prefetch_async(d, 10, 0, 0), cudaErrorInvalidValue, "gpuh_prefetch_async: ptr %p is device memory (the gpuh allocation from %s:%d), where managed memory is needed", (void *)d, __FILE__, line_d);
     TEST_DETAIL(gpuh_prefetch_async(host, 10, 0, 0), cudaErrorInvalidValue, "gpuh_prefetch_async: ptr %p is host memory, where managed memory is needed", (void *)host);
+    int visible = 0;
+    TEST_CUDA(cudaGetDeviceCount(&visible));
+    TEST_DETAIL(gpuh_prefetch_async(m, 16, -7, 0), cudaErrorInvalidDevice, "gpuh_prefetch_async: device = -7 is neither cudaCpuDeviceId (%d) nor one of the %d visible devices", cudaCpuDeviceId, visible);
+    TEST_DETAIL(gpuh_prefetch_async(m, 16, visible, 0), cudaErrorInvalidDevice, "gpuh_prefetch_async: device = %d is neither cudaCpuDeviceId (%d) nor one of the %d visible devices", visible, cudaCpuDeviceId, visible);
     TEST_DETAIL(gpuh_prefetch_async(m, SIZE_MAX / 8, 0, 0), cudaErrorInvalidValue, "gpuh_prefetch_async: ptr %p is 0 bytes into a 64-byte managed allocation from %s:%d, which leaves room for 16 elements of 4 bytes; the count is %zu", (void *)m, __FILE__, line_m, SIZE_MAX / 8);
 
     gpuh_timer t;

@@ -360,6 +360,57 @@ static void test_launch_past_allocation()
 
 /* An element pointer that is not aligned to its type (a precondition of
    every kernel) is refused with the argument named, not run. */
+/* Memory no kernel can reach (pageable host memory, an array already freed)
+   and pointers off their element's alignment: each launcher refuses them
+   before anything runs, naming the argument, where the kernel would fault
+   and take the context, and every array in it, with it. */
+static void test_unreachable_memory()
+{
+    std::vector<float> h(256, 1.0f);
+    float *host = h.data(), *gone = NULL;
+    dev_array<float> a(256), c(256), out(2);
+    if (!a.ok() || !c.ok() || !out.ok() || !TEST_CUDA(gpuh_device_array(&gone, 256)) || !TEST_CUDA(gpuh_free(gone)))
+        return;
+    TEST_CUDA(cudaMemset(a.p, 0, 256 * sizeof(float)));
+    float *odd = reinterpret_cast<float *>(reinterpret_cast<char *>(c.p) + 2);
+    const char *unreachable = "is not memory a kernel can reach";
+    gpuh_test_clear_detail();
+    TEST_ERR(gpuh_vector_add(host, a.p, c.p, 256), cudaErrorInvalidValue);
+    TEST_CONTAINS(gpuh_error_detail(), "gpuh_vector_add: d_a");
+    TEST_CONTAINS(gpuh_error_detail(), unreachable);
+    gpuh_test_clear_detail();
+    TEST_ERR(gpuh_vector_add(a.p, a.p, gone, 256), cudaErrorInvalidValue);
+    TEST_CONTAINS(gpuh_error_detail(), "gpuh_vector_add: d_c");
+    TEST_CONTAINS(gpuh_error_detail(), unreachable);
+    gpuh_test_clear_detail();
+    TEST_ERR(gpuh_sum(a.p, 256, host, static_cast<void *>(nullptr)), cudaErrorInvalidValue);
+    TEST_CONTAINS(gpuh_error_detail(), "gpuh_sum: d_out");
+    gpuh_test_clear_detail();
+    TEST_ERR(gpuh_dot(a.p, gone, 256, out.p, static_cast<void *>(nullptr)), cudaErrorInvalidValue);
+    TEST_CONTAINS(gpuh_error_detail(), "gpuh_dot: the second input");
+    TEST_CONTAINS(gpuh_error_detail(), unreachable);
+    /* an empty sum still writes d_out: checked too */
+    TEST_DETAIL(gpuh_sum(a.p, 0, odd, static_cast<void *>(nullptr)), cudaErrorInvalidValue,
+                "gpuh_sum: d_out %p is not aligned to its element type (4 bytes)", static_cast<void *>(odd));
+    gpuh_test_clear_detail();
+    TEST_ERR(gpuh_sum(a.p, 0, host, static_cast<void *>(nullptr)), cudaErrorInvalidValue);
+    TEST_CONTAINS(gpuh_error_detail(), "gpuh_sum: d_out");
+    TEST_DETAIL(gpuh_gemm(8, 8, 8, 1.0f, a.p, 8, odd, 8, 0.0f, c.p, 8), cudaErrorInvalidValue,
+                "gpuh_gemm: d_B %p is not aligned to its element type (4 bytes)", static_cast<void *>(odd));
+    gpuh_test_clear_detail();
+    TEST_ERR(gpuh_gemm(8, 8, 8, 1.0f, a.p, 8, a.p, 8, 0.0f, host, 8), cudaErrorInvalidValue);
+    TEST_CONTAINS(gpuh_error_detail(), "gpuh_gemm: d_C");
+    TEST_CONTAINS(gpuh_error_detail(), unreachable);
+    gpuh_test_clear_detail();
+    TEST_ERR(gpuh_gemm(GPUH_OP_T, GPUH_OP_N, 8, 8, 8, 1.0f, gone, 8, a.p, 8, 0.0f, c.p, 8), cudaErrorInvalidValue);
+    TEST_CONTAINS(gpuh_error_detail(), "gpuh_gemm: d_A");
+    /* nothing ran: the context and the arrays are as they were */
+    TEST_CUDA(gpuh_sum(a.p, 256, out.p, static_cast<void *>(nullptr)));
+    TEST_CUDA(gpuh_gemm(8, 8, 8, 1.0f, a.p, 8, a.p, 8, 0.0f, c.p, 8));
+    TEST_CUDA(cudaDeviceSynchronize());
+    TEST_CUDA(cudaGetLastError());
+}
+
 static void test_vector_add_misaligned()
 {
     dev_array<float> a(65), b(65), c(65);
@@ -1849,6 +1900,7 @@ int main()
     test_vector_add_int_wrap();
     test_vector_add_misaligned();
     test_launch_past_allocation();
+    test_unreachable_memory();
 
     test_reductions<float>();
     test_reductions<double>();

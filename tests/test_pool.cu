@@ -117,9 +117,21 @@ static void test_reuse_and_trim(void)
     stats_now(&pool, &st);
     TEST_ASSERT(st.peak_allocated_bytes == 0 && st.peak_reserved_bytes == 0, "peaks after the reset: %zu, %zu",
                 st.peak_allocated_bytes, st.peak_reserved_bytes);
+    const gpuh_pool copy = pool;
     TEST_CUDA(gpuh_pool_destroy(&pool));
     TEST_ASSERT(pool.handle == NULL, "gpuh_pool_destroy leaves the handle set");
     TEST_CUDA(gpuh_pool_destroy(&pool)); /* a second time: a no-op */
+#ifdef GPUH_SIM
+    /* A copy of the destroyed pool still holds its handle: CUDA's behaviour
+       is undefined there; the simulator refuses it. */
+    gpuh_pool stale = copy;
+    unsigned int *d_stale = NULL;
+    TEST_ERR(gpuh_pool_alloc(&stale, &d_stale, 16, s), cudaErrorInvalidValue);
+    TEST_ERR(gpuh_pool_destroy(&stale), cudaErrorInvalidValue);
+    cudaGetLastError();
+#else
+    (void)copy;
+#endif
     gpuh_stream_destroy(&s);
 }
 
