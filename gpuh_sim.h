@@ -82,8 +82,10 @@
               CPU worker, which runs one block at a time; extern: the launch's
               dynamic buffer), threadIdx/blockIdx/blockDim/gridDim/warpSize,
               __syncthreads (+ _count/_and/_or) as a true barrier, __syncwarp,
-              __shfl*_sync and __ballot/__any/__all_sync over the 32 lanes of a
-              warp, atomics that are real CPU atomics, __threadfence*, __ldg,
+              __shfl*_sync, __match_any/__match_all_sync and
+              __ballot/__any/__all_sync over the 32 lanes of a warp, atomics
+              that are real CPU atomics, __threadfence*, __ldg and the
+              cache-hint loads and stores (plain accesses),
               clock64 and clock (cycles at the reported 1 GHz clock rate),
               __nanosleep, assert (a failed one fails the launch with
               cudaErrorAssert), vector types, the math and bit intrinsics.
@@ -748,6 +750,7 @@ template <class F> const void *key_of(F f);
 template <class F> inline cudaError_t potential_block(int *min_grid, int *block, int limit, F blocks_at);
 inline cudaError_t symbol_copy(char *sym, size_t size, size_t offset, void *other, size_t bytes,
                                enum cudaMemcpyKind kind, bool to_symbol);
+inline void register_symbol(const void *sym, size_t size);
 template <class... P> inline int register_kernel(void (*kernel)(P...));
 inline cudaError_t launch_erased(const void *kernel, dim3 grid, dim3 block, void **args, size_t shmem,
                                  cudaStream_t stream, bool cooperative);
@@ -2533,6 +2536,18 @@ inline bool launch_allowed(const char *kernel, const char *file, int line, const
     return true;
 }
 
+/* cudaGetSymbolAddress's part: the symbol's bytes become device memory of the
+   ledger (not the program's to free), so that copies and kernels given its
+   address treat it as they would on a GPU. A symbol is registered once. */
+inline void register_symbol(const void *sym, size_t size)
+{
+    std::lock_guard<std::mutex> g(runtime_state().m);
+    uintptr_t base = 0;
+    if (size == 0 || find_alloc(sym, &base) != NULL)
+        return;
+    alloc_info info = {size, cudaMemoryTypeDevice, false};
+    runtime_state().allocs[reinterpret_cast<uintptr_t>(sym)] = info;
+}
 inline cudaError_t symbol_copy(char *sym, size_t size, size_t offset, void *other, size_t bytes,
                                enum cudaMemcpyKind kind, bool to_symbol)
 {
@@ -3334,6 +3349,8 @@ GPUH_IMPL_SIM_API cudaError_t cudaGetDeviceProperties(struct cudaDeviceProp *p, 
     p->textureAlignment = 512;
     p->multiProcessorCount = gpuh_sim_impl::runtime_state().threads;
     p->integrated = p->canMapHostMemory = p->unifiedAddressing = p->managedMemory = 1;
+    p->concurrentKernels = 1; /* as cudaDeviceGetAttribute says them */
+    p->asyncEngineCount = 2;
     p->concurrentManagedAccess = 1; /* pageableMemoryAccess 0: a kernel given malloc'd memory is reported */
     p->memoryBusWidth = 64;
     p->l2CacheSize = 32 << 20;
@@ -3430,7 +3447,8 @@ GPUH_IMPL_SIM_API cudaError_t cudaHostUnregister(void *p)
     std::lock_guard<std::mutex> g(gpuh_sim_impl::runtime_state().m);
     std::map<uintptr_t, gpuh_sim_impl::alloc_info>::iterator it =
         gpuh_sim_impl::runtime_state().allocs.find(reinterpret_cast<uintptr_t>(p));
-    if (it == gpuh_sim_impl::runtime_state().allocs.end() || it->second.owned) {
+    if (it == gpuh_sim_impl::runtime_state().allocs.end() || it->second.owned ||
+        it->second.type != cudaMemoryTypeHost) {
         gpuh_sim_impl::last_error() = cudaErrorHostMemoryNotRegistered;
         return cudaErrorHostMemoryNotRegistered;
     }

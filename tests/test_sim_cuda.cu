@@ -544,6 +544,138 @@ static int diagnostic(const char *what)
     return 2;
 }
 
+/* ---- Idioms of programs found in the wild (llm.c's dev/cuda, NVIDIA's
+   blockReduceSum): `static __shared__`, a kernel and a host launcher (or two
+   kernels) of one name, cudaMemcpy at a __device__ array's address from
+   cudaGetSymbolAddress, the properties' copy engines, and the intrinsics they
+   use (cache-hint loads and stores, byte and funnel shifts, dp4a, warp
+   matches, C-library-less math). */
+__device__ float block_total(float v)
+{
+    static __shared__ float partial[32]; /* nvcc takes the redundant static */
+    const int lane = threadIdx.x % 32, wid = threadIdx.x / 32;
+    for (int o = 16; o > 0; o /= 2)
+        v += __shfl_down_sync(0xffffffffu, v, o);
+    if (lane == 0)
+        partial[wid] = v;
+    __syncthreads();
+    v = threadIdx.x < blockDim.x / 32 ? partial[lane] : 0.0f;
+    if (wid == 0)
+        for (int o = 16; o > 0; o /= 2)
+            v += __shfl_down_sync(0xffffffffu, v, o);
+    return v;
+}
+__global__ void total_kernel(const float *x, float *out)
+{
+    const float t = block_total(x[threadIdx.x]);
+    if (threadIdx.x == 0)
+        *out = t;
+}
+__global__ void scale_by(float *x, float s, int n)
+{
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n)
+        x[i] *= s;
+}
+static void scale_by(float *x, float s, int n, int block) /* the launcher, named as its kernel */
+{
+    scale_by<<<(n + block - 1) / block, block>>>(x, s, n);
+}
+__global__ void set_to(int *p) { *p = 1; }
+__global__ void set_to(int *p, int v) { *p = v; }
+__device__ float d_pair[2];
+__global__ void pair_kernel() { d_pair[0] += 2.0f, d_pair[1] += 3.0f; }
+__global__ void intrinsics_kernel(float *f, unsigned *u, int *pred)
+{
+    const unsigned lane = threadIdx.x;
+    const float a = __ldcs(f), b = __ldcg(f + 1);
+    if (lane == 0) {
+        __stcs(f + 2, a + b);
+        __stcg(f + 3, __frcp_rn(4.0f) + normcdff(0.0f) + norm3df(1.0f, 2.0f, 2.0f));
+        u[0] = __byte_perm(0x11223344u, 0x55667788u, 0x7351u);
+        u[1] = __funnelshift_l(0x80000001u, 0x00000003u, 4);
+        u[2] = __funnelshift_r(0x80000001u, 0x00000003u, 4);
+        u[3] = (unsigned)(__brevll(0x1ull) >> 32);
+        u[4] = __sad(-3, 5, 10u);
+        u[5] = (unsigned)__dp4a(0x01FF0203, 0x0102FF04, 5);
+    }
+    u[8 + lane] = __match_any_sync(0xffffffffu, lane % 3);
+    int all = -1;
+    const unsigned same = __match_all_sync(0xffffffffu, 42, &all);
+    const unsigned differ = __match_all_sync(0xffffffffu, lane, &pred[lane]);
+    if (lane == 0)
+        u[6] = same, u[7] = differ, pred[32] = all;
+}
+static void test_wild_idioms()
+{
+    float *x = NULL, *out = NULL;
+    CUDA_OK(cudaMallocManaged(&x, 256 * sizeof(float)));
+    CUDA_OK(cudaMallocManaged(&out, sizeof(float)));
+    for (int i = 0; i < 256; ++i)
+        x[i] = (float)(i % 7);
+    total_kernel<<<1, 256>>>(x, out);
+    CUDA_OK(cudaDeviceSynchronize());
+    float want = 0;
+    for (int i = 0; i < 256; ++i)
+        want += (float)(i % 7);
+    CHECK(*out == want, "static __shared__ block sum %g, want %g", *out, want);
+    scale_by(x, 2.0f, 256, 64);
+    CUDA_OK(cudaDeviceSynchronize());
+    CHECK(x[6] == 12.0f && x[255] == 2.0f * (255 % 7), "the kernel launched by its namesake: %g %g", x[6], x[255]);
+    int *p = NULL;
+    CUDA_OK(cudaMallocManaged(&p, 33 * sizeof(int)));
+    set_to<<<1, 1>>>(p, 7);
+    CUDA_OK(cudaDeviceSynchronize());
+    CHECK(*p == 7, "set_to(p, 7) of two overloads: %d", *p);
+    set_to<<<1, 1>>>(p);
+    CUDA_OK(cudaDeviceSynchronize());
+    CHECK(*p == 1, "set_to(p) of two overloads: %d", *p);
+
+    float *d_addr = NULL, h[2] = {3.0f, 4.0f};
+    CUDA_OK(cudaGetSymbolAddress((void **)&d_addr, d_pair));
+    CUDA_OK(cudaMemcpy(d_addr, h, sizeof h, cudaMemcpyHostToDevice));
+    pair_kernel<<<1, 1>>>();
+    CUDA_OK(cudaMemcpy(h, d_addr, sizeof h, cudaMemcpyDeviceToHost));
+    CHECK(h[0] == 5.0f && h[1] == 7.0f, "a __device__ array through cudaGetSymbolAddress: %g %g", h[0], h[1]);
+
+    cudaDeviceProp prop;
+    int engines = -1, concurrent = -1;
+    CUDA_OK(cudaGetDeviceProperties(&prop, 0));
+    CUDA_OK(cudaDeviceGetAttribute(&engines, cudaDevAttrAsyncEngineCount, 0));
+    CUDA_OK(cudaDeviceGetAttribute(&concurrent, cudaDevAttrConcurrentKernels, 0));
+    CHECK(prop.asyncEngineCount == engines && prop.concurrentKernels == concurrent,
+          "properties %d %d against attributes %d %d", prop.asyncEngineCount, prop.concurrentKernels, engines,
+          concurrent);
+
+    unsigned *u = NULL;
+    CUDA_OK(cudaMallocManaged(&u, 40 * sizeof(unsigned)));
+    x[0] = 1.5f, x[1] = 2.25f;
+    intrinsics_kernel<<<1, 32>>>(x, u, p);
+    CUDA_OK(cudaDeviceSynchronize());
+    CHECK(x[2] == 3.75f, "__ldcs + __ldcg then __stcs: %g", x[2]);
+    CHECK(std::fabs(x[3] - 3.75f) < 1e-6f, "__frcp_rn(4) + normcdff(0) + norm3df(1, 2, 2): %g, want 3.75", x[3]);
+    /* selector 0x7351: bytes 1, 5, 3, 7 of y:x = 0x33, 0x77, 0x11, 0x55, low byte first */
+    CHECK(u[0] == 0x55117733u, "__byte_perm %#x", u[0]);
+    CHECK(u[1] == 0x38u && u[2] == 0x38000000u, "__funnelshift_l %#x, _r %#x", u[1], u[2]);
+    CHECK(u[3] == 0x80000000u, "__brevll's high word %#x", u[3]);
+    CHECK(u[4] == 18u, "__sad(-3, 5, 10) %u", u[4]);
+    /* bytes (low first) 03 02 FF 01 and 04 FF 02 01: 12 - 2 - 2 + 1 + 5 */
+    CHECK(u[5] == 14u, "__dp4a %d", (int)u[5]);
+    bool match_ok = true;
+    for (unsigned lane = 0; lane < 32; ++lane) {
+        unsigned w = 0;
+        for (unsigned o = 0; o < 32; ++o)
+            w |= (o % 3 == lane % 3 ? 1u : 0u) << o;
+        match_ok = match_ok && u[8 + lane] == w && p[lane] == 0;
+    }
+    CHECK(match_ok, "__match_any_sync, or __match_all_sync's predicate on unequal values");
+    CHECK(u[6] == 0xffffffffu && p[32] == 1 && u[7] == 0u, "__match_all_sync %#x %d %#x", u[6], p[32], u[7]);
+    CUDA_OK(cudaFree(u));
+    CUDA_OK(cudaFree(p));
+    CUDA_OK(cudaFree(x));
+    CUDA_OK(cudaFree(out));
+}
+
 int main(int argc, char **argv)
 {
     int devices = 0;
@@ -563,6 +695,7 @@ int main(int argc, char **argv)
     test_textures();
     test_half();
     test_clock();
+    test_wild_idioms();
     printf("test_sim_cuda: %s (%d failures)\n", failures ? "FAIL" : "PASS", failures);
     return failures ? 1 : 0;
 }

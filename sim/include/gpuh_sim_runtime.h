@@ -86,12 +86,14 @@ template <class T> inline cudaError_t cudaMemcpyFromSymbolAsync(void *dst, const
     (void)stream;
     return cudaMemcpyFromSymbol(dst, symbol, bytes, offset, kind);
 }
-/* A __device__ variable's address and size (it is a global of the program here). */
+/* A __device__ variable's address and size (it is a global of the program
+   here; its address is device memory from then on: copies take it). */
 template <class T> inline cudaError_t cudaGetSymbolAddress(void **p, const T &symbol)
 {
     if (p == NULL)
         return gpuh_sim_impl::record_error(cudaErrorInvalidValue);
     *p = const_cast<void *>(static_cast<const void *>(&symbol));
+    gpuh_sim_impl::register_symbol(*p, sizeof(T));
     return cudaSuccess;
 }
 template <class T> inline cudaError_t cudaGetSymbolSize(size_t *size, const T &)
@@ -331,6 +333,108 @@ inline T warp_reduce(const char *what, const char *file, int line, unsigned mask
 #define __reduce_and_sync(mask, v) GPUH_IMPL_SIM_REDUCE(__reduce_and_sync, mask, v, a & b)
 #define __reduce_or_sync(mask, v) GPUH_IMPL_SIM_REDUCE(__reduce_or_sync, mask, v, a | b)
 #define __reduce_xor_sync(mask, v) GPUH_IMPL_SIM_REDUCE(__reduce_xor_sync, mask, v, a ^ b)
+
+/* ---- Warp matches (compute capability 7.0): __match_any_sync gives each
+   lane of mask the lanes of mask whose value equals its own;
+   __match_all_sync gives mask, and *pred = 1, where all are equal, else 0
+   and *pred = 0. The same rules of masks as the shuffles. */
+namespace gpuh_sim_impl {
+template <class T> inline unsigned warp_match(const char *what, const char *file, int line, unsigned mask, T v)
+{
+    unsigned same = 0;
+    for (int lane = 0; lane < 32; ++lane)
+        if (mask >> lane & 1u)
+            same |= (shfl(what, W_SHFL, file, line, mask, v, lane) == v ? 1u : 0u) << lane;
+    return same;
+}
+} /* namespace gpuh_sim_impl */
+#define __match_any_sync(mask, v) gpuh_sim_impl::warp_match("__match_any_sync", __FILE__, __LINE__, (mask), (v))
+#define __match_all_sync(mask, v, pred)                                                                                 \
+    gpuh_sim_impl::match_all(gpuh_sim_impl::warp_match("__match_all_sync", __FILE__, __LINE__, (mask), (v)), (mask), \
+                             (pred))
+namespace gpuh_sim_impl {
+inline unsigned match_all(unsigned same, unsigned mask, int *pred)
+{
+    *pred = same == mask;
+    return same == mask ? mask : 0u;
+}
+} /* namespace gpuh_sim_impl */
+
+/* ---- Loads and stores with cache hints (streaming, global-only, last use,
+   volatile; write-back, write-through): plain accesses on a CPU. */
+template <class T> inline T __ldcs(const T *p) { return *p; }
+template <class T> inline T __ldcg(const T *p) { return *p; }
+template <class T> inline T __ldca(const T *p) { return *p; }
+template <class T> inline T __ldlu(const T *p) { return *p; }
+template <class T> inline T __ldcv(const T *p) { return *p; }
+template <class T> inline void __stcs(T *p, T v) { *p = v; }
+template <class T> inline void __stcg(T *p, T v) { *p = v; }
+template <class T> inline void __stwb(T *p, T v) { *p = v; }
+template <class T> inline void __stwt(T *p, T v) { *p = v; }
+
+/* ---- Integer intrinsics (CUDA Math API, "Integer Intrinsics"). */
+/* Byte i of the result is byte s[i] of the 8 bytes y:x, s[i] the i-th nibble
+   of the selector (its low 3 bits). */
+inline unsigned __byte_perm(unsigned x, unsigned y, unsigned s)
+{
+    const unsigned long long b = (unsigned long long)y << 32 | x;
+    unsigned r = 0;
+    for (int i = 0; i < 4; ++i)
+        r |= (unsigned)(b >> 8 * (s >> 4 * i & 7u) & 0xffu) << 8 * i;
+    return r;
+}
+/* The high (left) or low (right) 32 bits of hi:lo shifted by s mod 32, or
+   by min(s, 32) for the clamped forms. */
+inline unsigned __funnelshift_l(unsigned lo, unsigned hi, unsigned s)
+{
+    return (unsigned)(((unsigned long long)hi << 32 | lo) << (s & 31u) >> 32);
+}
+inline unsigned __funnelshift_r(unsigned lo, unsigned hi, unsigned s)
+{
+    return (unsigned)(((unsigned long long)hi << 32 | lo) >> (s & 31u));
+}
+inline unsigned __funnelshift_lc(unsigned lo, unsigned hi, unsigned s)
+{
+    return s >= 32 ? lo : __funnelshift_l(lo, hi, s);
+}
+inline unsigned __funnelshift_rc(unsigned lo, unsigned hi, unsigned s)
+{
+    return s >= 32 ? hi : __funnelshift_r(lo, hi, s);
+}
+inline unsigned long long __brevll(unsigned long long x)
+{
+    return (unsigned long long)__brev((unsigned)x) << 32 | __brev((unsigned)(x >> 32));
+}
+/* |x - y| + z */
+inline unsigned __sad(int x, int y, unsigned z) { return z + (unsigned)(x > y ? (long long)x - y : (long long)y - x); }
+inline unsigned __usad(unsigned x, unsigned y, unsigned z) { return z + (x > y ? x - y : y - x); }
+/* Four 8-bit products summed into c: signed (int) or unsigned bytes. */
+inline int __dp4a(int a, int b, int c)
+{
+    for (int i = 0; i < 4; ++i)
+        c += (int)(signed char)(a >> 8 * i) * (int)(signed char)(b >> 8 * i);
+    return c;
+}
+inline unsigned __dp4a(unsigned a, unsigned b, unsigned c)
+{
+    for (int i = 0; i < 4; ++i)
+        c += (a >> 8 * i & 0xffu) * (b >> 8 * i & 0xffu);
+    return c;
+}
+
+/* ---- Float intrinsics and math functions C's library lacks. Templates, so
+   that a program's own host function of the same name wins (see rsqrtf). */
+inline float __frcp_rn(float x) { return 1.0f / x; }
+inline float __fsqrt_rn(float x) { return sqrtf(x); }
+inline float __fdiv_rn(float a, float b) { return a / b; }
+inline float __fsub_rn(float a, float b) { return a - b; }
+inline double __drcp_rn(double x) { return 1.0 / x; }
+template <class = void> inline float norm3df(float a, float b, float c) { return sqrtf(a * a + b * b + c * c); }
+template <class = void> inline float rnorm3df(float a, float b, float c) { return 1.0f / sqrtf(a * a + b * b + c * c); }
+template <class = void> inline double norm3d(double a, double b, double c) { return sqrt(a * a + b * b + c * c); }
+/* The standard normal distribution function, through erfc. */
+template <class = void> inline float normcdff(float x) { return 0.5f * erfcf(-x * 0.70710678118654752f); }
+template <class = void> inline double normcdf(double x) { return 0.5 * erfc(-x * 0.70710678118654752); }
 
 /* ---- Memory pools: gpuh_sim.h simulates created pools (MEMORY POOLS there);
    here, the device's default and current pool for programs that ask for
