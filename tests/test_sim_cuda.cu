@@ -567,9 +567,14 @@ __device__ float block_total(float v)
 }
 __global__ void total_kernel(const float *x, float *out)
 {
+    __shared__ static int arrived; /* the other order of the two */
+    if (threadIdx.x == 0)
+        arrived = 0;
+    __syncthreads();
+    atomicAdd(&arrived, 1);
     const float t = block_total(x[threadIdx.x]);
     if (threadIdx.x == 0)
-        *out = t;
+        out[0] = t, out[1] = (float)arrived;
 }
 __global__ void scale_by(float *x, float s, int n)
 {
@@ -598,6 +603,13 @@ __global__ void intrinsics_kernel(float *f, unsigned *u, int *pred)
         u[3] = (unsigned)(__brevll(0x1ull) >> 32);
         u[4] = __sad(-3, 5, 10u);
         u[5] = (unsigned)__dp4a(0x01FF0203, 0x0102FF04, 5);
+        u[40] = __uhadd(0xffffffffu, 1u), u[41] = __urhadd(1u, 2u), u[42] = (unsigned)__rhadd(-3, 0);
+        u[43] = (unsigned)__mul64hi(1ll << 62, 8);
+        u[44] = (unsigned)__double2hiint(1.0), u[45] = (unsigned)__double2loint(1.0);
+        float sp = -1, cp = -1;
+        sincospif(0.5f, &sp, &cp);
+        f[4] = (float)__hiloint2double(0x40000000, 0) + (float)__dsqrt_rn(2.25);
+        f[6] = sp, f[7] = cp;
     }
     u[8 + lane] = __match_any_sync(0xffffffffu, lane % 3);
     int all = -1;
@@ -610,7 +622,7 @@ static void test_wild_idioms()
 {
     float *x = NULL, *out = NULL;
     CUDA_OK(cudaMallocManaged(&x, 256 * sizeof(float)));
-    CUDA_OK(cudaMallocManaged(&out, sizeof(float)));
+    CUDA_OK(cudaMallocManaged(&out, 2 * sizeof(float)));
     for (int i = 0; i < 256; ++i)
         x[i] = (float)(i % 7);
     total_kernel<<<1, 256>>>(x, out);
@@ -618,7 +630,8 @@ static void test_wild_idioms()
     float want = 0;
     for (int i = 0; i < 256; ++i)
         want += (float)(i % 7);
-    CHECK(*out == want, "static __shared__ block sum %g, want %g", *out, want);
+    CHECK(out[0] == want && out[1] == 256.0f, "static __shared__ block sum %g, want %g; %g arrived", out[0], want,
+          out[1]);
     scale_by(x, 2.0f, 256, 64);
     CUDA_OK(cudaDeviceSynchronize());
     CHECK(x[6] == 12.0f && x[255] == 2.0f * (255 % 7), "the kernel launched by its namesake: %g %g", x[6], x[255]);
@@ -648,7 +661,7 @@ static void test_wild_idioms()
           concurrent);
 
     unsigned *u = NULL;
-    CUDA_OK(cudaMallocManaged(&u, 40 * sizeof(unsigned)));
+    CUDA_OK(cudaMallocManaged(&u, 48 * sizeof(unsigned)));
     x[0] = 1.5f, x[1] = 2.25f;
     intrinsics_kernel<<<1, 32>>>(x, u, p);
     CUDA_OK(cudaDeviceSynchronize());
@@ -661,6 +674,18 @@ static void test_wild_idioms()
     CHECK(u[4] == 18u, "__sad(-3, 5, 10) %u", u[4]);
     /* bytes (low first) 03 02 FF 01 and 04 FF 02 01: 12 - 2 - 2 + 1 + 5 */
     CHECK(u[5] == 14u, "__dp4a %d", (int)u[5]);
+    CHECK(u[40] == 0x80000000u && u[41] == 2u && (int)u[42] == -1, "__uhadd %#x, __urhadd %u, __rhadd %d", u[40],
+          u[41], (int)u[42]);
+    CHECK(u[43] == 2u, "__mul64hi %u", u[43]);
+    CHECK(u[44] == 0x3ff00000u && u[45] == 0u, "__double2hiint %#x, __double2loint %#x", u[44], u[45]);
+    CHECK(x[4] == 3.5f, "__hiloint2double(0x40000000, 0) + __dsqrt_rn(2.25): %g", x[4]);
+    CHECK(x[6] == 1.0f && std::fabs(x[7]) < 1e-7f, "sincospif(0.5): %g, %g", x[6], x[7]);
+#ifdef GPUH_SIM /* deprecated: nvcc warns, and the tests build with warnings as errors */
+    cudaSharedMemConfig bank = cudaSharedMemBankSizeDefault;
+    CUDA_OK(cudaDeviceSetSharedMemConfig(cudaSharedMemBankSizeEightByte));
+    CUDA_OK(cudaDeviceGetSharedMemConfig(&bank));
+    CHECK(bank == cudaSharedMemBankSizeFourByte, "shared memory banks %d", (int)bank);
+#endif
     bool match_ok = true;
     for (unsigned lane = 0; lane < 32; ++lane) {
         unsigned w = 0;

@@ -132,7 +132,19 @@ inline cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int *b
     return cudaOccupancyMaxActiveBlocksPerMultiprocessor(blocks, f, block_size, shmem);
 }
 template <class F> inline cudaError_t cudaFuncSetCacheConfig(F, int) { return cudaSuccess; }
-template <class F> inline cudaError_t cudaFuncSetSharedMemConfig(F, int) { return cudaSuccess; }
+/* Shared-memory bank sizes (deprecated in CUDA 12, still declared by 13):
+   4-byte banks, as on sm_90; a setting is accepted and changes nothing. */
+enum cudaSharedMemConfig { cudaSharedMemBankSizeDefault = 0, cudaSharedMemBankSizeFourByte = 1,
+                           cudaSharedMemBankSizeEightByte = 2 };
+template <class F> inline cudaError_t cudaFuncSetSharedMemConfig(F, enum cudaSharedMemConfig) { return cudaSuccess; }
+inline cudaError_t cudaDeviceSetSharedMemConfig(enum cudaSharedMemConfig) { return cudaSuccess; }
+inline cudaError_t cudaDeviceGetSharedMemConfig(enum cudaSharedMemConfig *config)
+{
+    if (config == NULL)
+        return gpuh_sim_impl::record_error(cudaErrorInvalidValue);
+    *config = cudaSharedMemBankSizeFourByte;
+    return cudaSuccess;
+}
 enum cudaFuncCache { cudaFuncCachePreferNone = 0, cudaFuncCachePreferShared = 1, cudaFuncCachePreferL1 = 2,
                      cudaFuncCachePreferEqual = 3 };
 inline cudaError_t cudaDeviceSetCacheConfig(enum cudaFuncCache) { return cudaSuccess; }
@@ -429,6 +441,33 @@ inline float __fsqrt_rn(float x) { return sqrtf(x); }
 inline float __fdiv_rn(float a, float b) { return a / b; }
 inline float __fsub_rn(float a, float b) { return a - b; }
 inline double __drcp_rn(double x) { return 1.0 / x; }
+inline double __dsqrt_rn(double x) { return sqrt(x); }
+/* sin(πx), cos(πx) */
+template <class = void> inline void sincospif(float x, float *s, float *c)
+{
+    *s = (float)sin(3.14159265358979323846 * x), *c = (float)cos(3.14159265358979323846 * x);
+}
+/* The halves of a double's bits, and a double from them. */
+inline int __double2hiint(double x) { return (int)(gpuh_sim_impl::to_bits(x) >> 32); }
+inline int __double2loint(double x) { return (int)(unsigned)gpuh_sim_impl::to_bits(x); }
+inline double __hiloint2double(int hi, int lo)
+{
+    return gpuh_sim_impl::from_bits<double>((unsigned long long)(unsigned)hi << 32 | (unsigned)lo);
+}
+/* Averages without overflow: (x + y) >> 1, and rounded up, (x + y + 1) >> 1. */
+inline unsigned __uhadd(unsigned x, unsigned y) { return (unsigned)(((unsigned long long)x + y) >> 1); }
+inline unsigned __urhadd(unsigned x, unsigned y) { return (unsigned)(((unsigned long long)x + y + 1) >> 1); }
+inline int __rhadd(int x, int y) { return (int)(((long long)x + y + 1) >> 1); }
+/* The high half of the signed 128-bit product, from the unsigned one. */
+inline long long __mul64hi(long long a, long long b)
+{
+    unsigned long long h = __umul64hi((unsigned long long)a, (unsigned long long)b);
+    if (a < 0)
+        h -= (unsigned long long)b;
+    if (b < 0)
+        h -= (unsigned long long)a;
+    return (long long)h;
+}
 template <class = void> inline float norm3df(float a, float b, float c) { return sqrtf(a * a + b * b + c * c); }
 template <class = void> inline float rnorm3df(float a, float b, float c) { return 1.0f / sqrtf(a * a + b * b + c * c); }
 template <class = void> inline double norm3d(double a, double b, double c) { return sqrt(a * a + b * b + c * c); }
