@@ -2524,7 +2524,8 @@ struct gpuh_impl_gemm_plan {
    bk long) and keeps it in `best` where it costs less: the waves of tiles ×
    slices blocks, each summing its slice plus GPUH_GEMM_K_OVERHEAD, then the
    bytes split-K moves (the kernel writes each slice's M × N sums, the
-   second pass reads them and writes C) and its fixed cost. S:
+   second pass reads them and writes C), its fixed cost and the second
+   pass's waits, one per batch of slices (GPUH_GEMM_REDUCE_WAIT). S:
    GPUH_GEMM_MAX_SPLITS, or, where the tiles are too few for that many
    slices to fill two waves of blocks, as many slices as do (a C of a few
    tiles and a long K then still fills the GPU). Only the slice counts that
