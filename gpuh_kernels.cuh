@@ -480,7 +480,8 @@ struct gpuh_gemm_simt_config {
    fragment buffers in registers (1: each k step's fragments are read from
    shared memory just before its mma.sync; 2: the next k step's are read
    while this one's mma.sync run). Shipped: gpuh_dgemm_big,
-   gpuh_dgemm_small ([SECTION: GEMM TUNING]). */
+   gpuh_dgemm_small, gpuh_dgemm_wide, gpuh_dgemm_wide32, gpuh_dgemm_tall
+   ([SECTION: GEMM TUNING]). */
 template <int BM_, int BN_, int BK_, int WARPS_M_, int WARPS_N_, int STAGES_, int MIN_BLOCKS_, int MMA_K_ = 8,
           int FRAGS_ = 1>
 struct gpuh_gemm_dmma_config {
@@ -2113,6 +2114,16 @@ typedef gpuh_gemm_simt_config<128, 32, 16, 4, 1, 8, 3> gpuh_sgemm_tall32;
    (256 × 64 × 8, 64 × 128 × 8 and 64 × 64 × 8, 4 warps, ncu: NOTES.md). */
 typedef gpuh_gemm_simt_config<64, 256, 8, 2, 2, 2, 2> gpuh_sgemm_wide64;
 typedef gpuh_gemm_simt_config<128, 64, 8, 2, 2, 8, 3> gpuh_sgemm_tall64;
+/* Narrow tiles of the FP64 tensor-core kernel for a C of at most 16 rows
+   (wide), 17 to 32 rows (wide32) or at most 16 columns (tall): 128 threads,
+   3 stages, 3 blocks per SM. gpuh_dgemm_small's 64-row (column) tile would
+   compute mostly rows (columns) that do not exist; on the CUDA cores the
+   float narrow tiles ran slower in double than those 64 × 64 tiles
+   (bench/results/NOTES.md). No 32-column tile: it ran slower than the
+   64 × 64 tiles at every such C measured. */
+typedef gpuh_gemm_dmma_config<16, 128, 16, 1, 4, 3, 3> gpuh_dgemm_wide;
+typedef gpuh_gemm_dmma_config<32, 128, 16, 2, 2, 3, 3> gpuh_dgemm_wide32;
+typedef gpuh_gemm_dmma_config<128, 16, 16, 4, 1, 3, 3> gpuh_dgemm_tall;
 
 /* Small tiles do less work per SM and per cycle than big ones: their
    blocks reread more of A and B per multiply-add. The launcher weighs their
@@ -2139,6 +2150,15 @@ typedef gpuh_gemm_simt_config<128, 64, 8, 2, 2, 8, 3> gpuh_sgemm_tall64;
    0.94, gpuh_sgemm_tall64 0.85 to 0.97 over the four op pairs at
    4096 × 4096 × 1024 and × 2048 on an H200; the least of them. */
 #define GPUH_GEMM_NARROW64_RATE 0.85
+/* The FP64 narrow tiles' rates, relative to gpuh_dgemm_big's: the model's
+   cost per µs of each tile forced, against that of the plan without them,
+   at C of 2 to 32 rows or columns (24 shapes, two seeds; H200,
+   bench/results/NOTES.md): gpuh_dgemm_wide 0.45 to 0.6, gpuh_dgemm_wide32
+   0.6 to 0.68, gpuh_dgemm_tall 0.16 to 0.35 (its blocks each read 128 rows
+   of A for 16 columns of C). */
+#define GPUH_GEMM_FP64_WIDE_RATE 0.5
+#define GPUH_GEMM_FP64_WIDE32_RATE 0.6
+#define GPUH_GEMM_FP64_TALL_RATE 0.25
 
 /* Split-K's costs, in the launcher's unit (multiply-adds per SM at the big
    tiles' rate): a block's fixed cost beside its share of K (its prologue,
@@ -2195,7 +2215,10 @@ typedef gpuh_gemm_simt_config<128, 64, 8, 2, 2, 8, 3> gpuh_sgemm_tall64;
    and 128 × 32, rate GPUH_GEMM_NARROW32_RATE: a C of 17 to 32 rows or
    columns in one tile, not two 16-wide ones) and W and T (64 × 256
    and 128 × 64, rate GPUH_GEMM_NARROW64_RATE: a C of up to 64 rows or
-   columns at nearly the big tiles' rate), each with S = 1 ..
+   columns at nearly the big tiles' rate); in the FP64 tensor-core ones,
+   w, u and t (16 × 128, 32 × 128 and 128 × 16, rates
+   GPUH_GEMM_FP64_WIDE_RATE, GPUH_GEMM_FP64_WIDE32_RATE and
+   GPUH_GEMM_FP64_TALL_RATE); each with S = 1 ..
    GPUH_GEMM_MAX_SPLITS, or up to two waves of blocks where its tiles are
    fewer (only the S that leave no slice empty), and cover b
    (big tiles and small strips, S = 1), and the hybrid on a and c
@@ -2566,6 +2589,15 @@ static inline void gpuh_impl_gemm_narrow(gpuh_impl_gemm_plan &best, int cover, d
         gpuh_impl_gemm_splits(best, cover, rows * cols, sms * Cfg::MIN_BLOCKS,
                               (double)(Cfg::BM * Cfg::BN * Cfg::MIN_BLOCKS) / rate, Cfg::BK, M, N, K, elem, sms);
 }
+/* 1 for a configuration of the FP64 tensor-core kernel. */
+template <typename Cfg> struct gpuh_impl_on_fp64_tc {
+    enum { value = 0 };
+};
+template <int BM_, int BN_, int BK_, int WARPS_M_, int WARPS_N_, int STAGES_, int MIN_BLOCKS_, int MMA_K_, int FRAGS_>
+struct gpuh_impl_on_fp64_tc<
+    gpuh_gemm_dmma_config<BM_, BN_, BK_, WARPS_M_, WARPS_N_, STAGES_, MIN_BLOCKS_, MMA_K_, FRAGS_> > {
+    enum { value = 1 };
+};
 template <typename A, typename B> struct gpuh_impl_same_type {
     enum { value = 0 };
 };
@@ -2676,10 +2708,14 @@ static inline gpuh_impl_gemm_plan gpuh_impl_gemm_choose(size_t M, size_t N, size
        prices them, bench/results/NOTES.md, nor the 32-wide ones, which were
        measured on whole products only) */
     if (bands) {
-        gpuh_impl_gemm_narrow<typename Set::Wide>(plan, 'w', GPUH_GEMM_NARROW_RATE, M, N, K, elem, sms);
-        gpuh_impl_gemm_narrow<typename Set::Tall>(plan, 't', GPUH_GEMM_TALL_RATE, M, N, K, elem, sms);
+        const bool fp64 = gpuh_impl_on_fp64_tc<Big>::value; /* the narrow tiles' rates are relative to Big's */
+        gpuh_impl_gemm_narrow<typename Set::Wide>(plan, 'w', fp64 ? GPUH_GEMM_FP64_WIDE_RATE : GPUH_GEMM_NARROW_RATE,
+                                                  M, N, K, elem, sms);
+        gpuh_impl_gemm_narrow<typename Set::Tall>(plan, 't', fp64 ? GPUH_GEMM_FP64_TALL_RATE : GPUH_GEMM_TALL_RATE, M,
+                                                  N, K, elem, sms);
         if (!gpuh_impl_same_type<typename Set::Wide32, Small>::value)
-            gpuh_impl_gemm_narrow<typename Set::Wide32>(plan, 'u', GPUH_GEMM_NARROW32_RATE, M, N, K, elem, sms);
+            gpuh_impl_gemm_narrow<typename Set::Wide32>(
+                plan, 'u', fp64 ? GPUH_GEMM_FP64_WIDE32_RATE : GPUH_GEMM_NARROW32_RATE, M, N, K, elem, sms);
         if (!gpuh_impl_same_type<typename Set::Tall32, Small>::value)
             gpuh_impl_gemm_narrow<typename Set::Tall32>(plan, 'v', GPUH_GEMM_NARROW32_RATE, M, N, K, elem, sms);
     }
@@ -2966,10 +3002,13 @@ cudaError_t gpuh_gemm_with(size_t M, size_t N, size_t K, T alpha, const T *d_A, 
 
 /* The default configurations per type: float on the CUDA cores, every
    cover (gpuh_impl_sgemm_covers); double on the FP64 tensor cores where this
-   build has sm_90 code, else on the CUDA cores, big and small tiles only. */
+   build has sm_90 code, big, small and narrow tiles (gpuh_impl_dgemm_covers),
+   else on the CUDA cores, big and small tiles only. */
 typedef gpuh_impl_gemm_covers<gpuh_sgemm_big, gpuh_sgemm_small, gpuh_sgemm_wide, gpuh_sgemm_tall, gpuh_sgemm_wide32,
                               gpuh_sgemm_tall32, gpuh_sgemm_wide64, gpuh_sgemm_tall64>
     gpuh_impl_sgemm_covers;
+typedef gpuh_impl_gemm_covers<gpuh_dgemm_big, gpuh_dgemm_small, gpuh_dgemm_wide, gpuh_dgemm_tall, gpuh_dgemm_wide32>
+    gpuh_impl_dgemm_covers;
 template <typename T> struct gpuh_impl_gemm_default;
 template <> struct gpuh_impl_gemm_default<float> {
     static cudaError_t run(gpuh_op op_a, gpuh_op op_b, size_t M, size_t N, size_t K, float alpha, const float *d_A,
@@ -2985,11 +3024,11 @@ template <> struct gpuh_impl_gemm_default<double> {
                            const double *d_A, size_t lda, const double *d_B, size_t ldb, double beta, double *d_C,
                            size_t ldc, cudaStream_t stream)
     {
-        /* both configurations are built in this translation unit for the same
-           architectures, so one query per call answers for the two */
+        /* the configurations are built in this translation unit for the same
+           architectures, so one query per call answers for all */
         if (gpuh_impl_dmma_ready<gpuh_dgemm_big>())
-            return gpuh_gemm_with<gpuh_dgemm_big, gpuh_dgemm_small>(op_a, op_b, M, N, K, alpha, d_A, lda, d_B, ldb,
-                                                                    beta, d_C, ldc, stream);
+            return gpuh_impl_gemm_run<gpuh_impl_dgemm_covers, double>(op_a, op_b, M, N, K, alpha, d_A, lda, d_B, ldb,
+                                                                      beta, d_C, ldc, stream);
         return gpuh_gemm_with<gpuh_dgemm_simt, gpuh_dgemm_simt>(op_a, op_b, M, N, K, alpha, d_A, lda, d_B, ldb, beta,
                                                                 d_C, ldc, stream);
     }

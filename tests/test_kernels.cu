@@ -1176,12 +1176,13 @@ template <typename T> static void test_gemm_unused_ld()
    elements before it are poisoned or random and must not change. */
 enum gemm_path {
     PATH_DEFAULT, PATH_BIG, PATH_SMALL, PATH_SIMT_DOUBLE, PATH_WIDE, PATH_TALL, PATH_WIDE32, PATH_TALL32, PATH_WIDE64,
-    PATH_TALL64, PATH_DMMA_K16, PATH_DMMA_FRAGS2
+    PATH_TALL64, PATH_DMMA_K16, PATH_DMMA_FRAGS2, PATH_DMMA_WIDE, PATH_DMMA_WIDE32, PATH_DMMA_TALL
 };
 static const char *const gemm_path_name[] = {"default",          "big tiles",          "small tiles",
                                              "CUDA-core double", "wide tiles",         "tall tiles",
                                              "wide32 tiles",     "tall32 tiles",       "wide64 tiles",
-                                             "tall64 tiles",     "FP64 m16n8k16",      "FP64 fragments x2"};
+                                             "tall64 tiles",     "FP64 m16n8k16",      "FP64 fragments x2",
+                                             "FP64 wide tiles",  "FP64 wide32 tiles",  "FP64 tall tiles"};
 /* The FP64 tensor-core kernel's other options (gpuh_gemm_dmma_config's MMA_K
    and FRAGS), which the shipped tiles do not use: two slices of 32 in flight. */
 typedef gpuh_gemm_dmma_config<64, 128, 32, 2, 2, 2, 2, 16, 1> dmma_k16;
@@ -1218,6 +1219,9 @@ static cudaError_t gemm_on_path(gemm_path path, gpuh_op oa, gpuh_op ob, size_t M
             : path == PATH_SIMT_DOUBLE ? gemm_with_one<gpuh_dgemm_simt, T>
             : path == PATH_DMMA_K16    ? gemm_with_one<dmma_k16, T>
             : path == PATH_DMMA_FRAGS2 ? gemm_with_one<dmma_frags2, T>
+            : path == PATH_DMMA_WIDE   ? gemm_with_one<gpuh_dgemm_wide, T>
+            : path == PATH_DMMA_WIDE32 ? gemm_with_one<gpuh_dgemm_wide32, T>
+            : path == PATH_DMMA_TALL   ? gemm_with_one<gpuh_dgemm_tall, T>
                                        : nullptr;
     if (f != nullptr)
         return f(oa, ob, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -1364,7 +1368,7 @@ static bool find_band_shape(Draw &draw, size_t sms, size_t (&s)[3], bool &split)
     if (std::is_same<T, float>::value)
         return find_band<gpuh_impl_sgemm_covers>(draw, sizeof(T), sms, s, split);
     if (gpuh_impl_dmma_ready<gpuh_dgemm_big>())
-        return find_band<gpuh_impl_gemm_covers<gpuh_dgemm_big, gpuh_dgemm_small> >(draw, sizeof(T), sms, s, split);
+        return find_band<gpuh_impl_dgemm_covers>(draw, sizeof(T), sms, s, split);
     return find_band<gpuh_impl_gemm_covers<gpuh_dgemm_simt, gpuh_dgemm_simt> >(draw, sizeof(T), sms, s, split);
 }
 
@@ -1382,7 +1386,7 @@ template <typename T> static void test_gemm_ops()
     if (!is_f) {
         paths.push_back(PATH_SIMT_DOUBLE);
 #ifndef GPUH_SIM
-        paths.insert(paths.end(), {PATH_DMMA_K16, PATH_DMMA_FRAGS2});
+        paths.insert(paths.end(), {PATH_DMMA_K16, PATH_DMMA_FRAGS2, PATH_DMMA_WIDE, PATH_DMMA_WIDE32, PATH_DMMA_TALL});
 #endif
     } else
         paths.insert(paths.end(), {PATH_WIDE, PATH_TALL, PATH_WIDE32, PATH_TALL32, PATH_WIDE64, PATH_TALL64});
@@ -1417,6 +1421,23 @@ template <typename T> static void test_gemm_ops()
                             wide ? "rows" : "columns", cover))
                 check_gemm_op<T>(PATH_DEFAULT, oa, ob, wide ? c : m, wide ? m : c, k, draw(0, 3), 0, 1, 0.25);
         }
+        /* a C of 2 to 16 rows, 17 to 32 rows and 2 to 16 columns that gpuh_gemm<double> plans on this device on
+           the FP64 narrow tiles (w, u, t), on the GPU only */
+        for (int w = 0; w < 3 && !is_f && !quick && gpuh_impl_dmma_ready<gpuh_dgemm_big>(); ++w) {
+            const bool tall = w == 2;
+            const size_t lo = w == 1 ? 17 : 2, hi = w == 1 ? 32 : 16;
+            size_t m = 0, c = 0, k = 0;
+            for (int tries = 0; tries < 200 && m == 0; ++tries) {
+                const size_t tm = draw(256, 12000), tc = draw(lo, hi), tk = draw(64, 2048);
+                if (gpuh_impl_gemm_choose<gpuh_impl_dgemm_covers>(tall ? tm : tc, tall ? tc : tm, tk, sizeof(T),
+                                                                  (size_t)sms)
+                        .cover == "wut"[w])
+                    m = tm, c = tc, k = tk;
+            }
+            if (TEST_ASSERT(m > 0, "no double C of %zu to %zu %s planned on cover %c", lo, hi,
+                            tall ? "columns" : "rows", "wut"[w]))
+                check_gemm_op<T>(PATH_DEFAULT, oa, ob, tall ? m : c, tall ? c : m, k, draw(0, 3), 0, 1, 0.25);
+        }
         /* a big-tile interior with ragged strips (the default's cover b), and a C this device plans as the
            hybrid (whole tile rows or columns, then the rest in a plan of its own), on the GPU only: large for the
            simulator */
@@ -1447,7 +1468,7 @@ template <typename T> static void test_gemm_ops()
             check_gemm_op<T>(path, oa, ob, draw(2, 60), draw(2, 60), kk, draw(1, 5), 1, -0.5, 1.5, sms > 1);
             n += 2;
         }
-        n += 6 + (3 + (is_f ? 4 : 0)) * !quick;
+        n += 6 + (3 + 4 * is_f + 3 * (!is_f && gpuh_impl_dmma_ready<gpuh_dgemm_big>())) * !quick;
     }
     printf("gemm<%s> with transposes: %zu shapes (NN, NT, TN, TT; each path)\n", type_name<T>(), n);
 }

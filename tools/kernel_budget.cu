@@ -32,6 +32,11 @@ static_assert(simt_smem<float, gpuh_sgemm_wide64>() <= 21504 && simt_smem<float,
               "gpuh_sgemm_wide64, gpuh_sgemm_tall64: shared memory budget");
 static_assert(gpuh_dgemm_big::SMEM <= 92160, "gpuh_dgemm_big: shared memory budget");
 static_assert(gpuh_dgemm_small::SMEM <= 61440, "gpuh_dgemm_small: shared memory budget");
+static_assert(gpuh_dgemm_wide::SMEM <= 69120 && gpuh_dgemm_tall::SMEM <= 69120 && gpuh_dgemm_wide32::SMEM <= 76800 &&
+                  gpuh_dgemm_wide::SMEM * gpuh_dgemm_wide::MIN_BLOCKS <= sm90_smem_per_sm &&
+                  gpuh_dgemm_tall::SMEM * gpuh_dgemm_tall::MIN_BLOCKS <= sm90_smem_per_sm &&
+                  gpuh_dgemm_wide32::SMEM * gpuh_dgemm_wide32::MIN_BLOCKS <= sm90_smem_per_sm,
+              "gpuh_dgemm_wide, gpuh_dgemm_wide32, gpuh_dgemm_tall: shared memory budget");
 static_assert(simt_smem<float, gpuh_sgemm_big>() * gpuh_sgemm_big::MIN_BLOCKS <= sm90_smem_per_sm &&
                   simt_smem<float, gpuh_sgemm_small>() * gpuh_sgemm_small::MIN_BLOCKS <= sm90_smem_per_sm &&
                   simt_smem<double, gpuh_dgemm_simt>() * gpuh_dgemm_simt::MIN_BLOCKS <= sm90_smem_per_sm &&
