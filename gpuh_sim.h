@@ -255,6 +255,16 @@ struct cudaMemLocation {
     int id;
 };
 
+/* Hints for managed memory (cudaMemAdvise). */
+enum cudaMemoryAdvise {
+    cudaMemAdviseSetReadMostly = 1,
+    cudaMemAdviseUnsetReadMostly = 2,
+    cudaMemAdviseSetPreferredLocation = 3,
+    cudaMemAdviseUnsetPreferredLocation = 4,
+    cudaMemAdviseSetAccessedBy = 5,
+    cudaMemAdviseUnsetAccessedBy = 6
+};
+
 enum cudaDeviceAttr {
     cudaDevAttrMaxThreadsPerBlock = 1,
     cudaDevAttrMaxBlockDimX = 2,
@@ -295,7 +305,16 @@ enum cudaDeviceAttr {
     cudaDevAttrMaxSharedMemoryPerBlockOptin = 97,
     cudaDevAttrHostRegisterSupported = 99,
     cudaDevAttrMaxBlocksPerMultiprocessor = 106,
-    cudaDevAttrMemoryPoolsSupported = 115
+    cudaDevAttrMemoryPoolsSupported = 115,
+    cudaDevAttrTexturePitchAlignment = 51,
+    cudaDevAttrStreamPrioritiesSupported = 78,
+    cudaDevAttrGlobalL1CacheSupported = 79,
+    cudaDevAttrLocalL1CacheSupported = 80,
+    cudaDevAttrCanUseHostPointerForRegisteredMem = 91,
+    cudaDevAttrDirectManagedMemAccessFromHost = 101,
+    cudaDevAttrReservedSharedMemoryPerBlock = 111,
+    cudaDevAttrNumaId = 131,
+    cudaDevAttrHostNumaId = 134
 };
 
 enum cudaFuncAttribute {
@@ -352,26 +371,55 @@ typedef struct CUstream_st *cudaStream_t;
 typedef struct CUevent_st *cudaEvent_t;
 typedef void (*cudaHostFn_t)(void *user_data);
 
+/* A device's 16-byte UUID, as cudaDeviceProp::uuid holds it. */
+typedef struct CUuuid_st {
+    char bytes[16];
+} cudaUUID_t;
+
+/* CUDA 13's fields, in its order (cooperativeMultiDeviceLaunch, removed in
+   CUDA 13, kept last for older programs); those the simulator has no value
+   for are zero. */
 struct cudaDeviceProp {
     char name[256];
+    cudaUUID_t uuid;
+    char luid[8];
+    unsigned int luidDeviceNodeMask;
     size_t totalGlobalMem, sharedMemPerBlock;
     int regsPerBlock, warpSize;
     size_t memPitch;
     int maxThreadsPerBlock, maxThreadsDim[3], maxGridSize[3];
     size_t totalConstMem;
     int major, minor;
-    size_t textureAlignment;
-    int multiProcessorCount, integrated, canMapHostMemory, concurrentKernels, asyncEngineCount, unifiedAddressing;
-    int pciBusID, pciDeviceID, pciDomainID, memoryBusWidth, l2CacheSize, persistingL2CacheMaxSize;
-    int maxThreadsPerMultiProcessor;
-    size_t sharedMemPerMultiprocessor;
-    int regsPerMultiprocessor, managedMemory, isMultiGpuBoard, pageableMemoryAccess, concurrentManagedAccess;
-    size_t sharedMemPerBlockOptin;
-    int maxBlocksPerMultiProcessor;
-    /* Fields programs print or test (zero unless set): */
-    int maxTexture1D, maxTexture2D[2], maxTexture3D[3], maxTexture1DLayered[2], maxTexture2DLayered[3];
+    size_t textureAlignment, texturePitchAlignment;
+    int multiProcessorCount, integrated, canMapHostMemory;
+    int maxTexture1D, maxTexture1DMipmap, maxTexture2D[2], maxTexture2DMipmap[2], maxTexture2DLinear[3];
+    int maxTexture2DGather[2], maxTexture3D[3], maxTexture3DAlt[3], maxTextureCubemap, maxTexture1DLayered[2];
+    int maxTexture2DLayered[3], maxTextureCubemapLayered[2];
+    int maxSurface1D, maxSurface2D[2], maxSurface3D[3], maxSurface1DLayered[2], maxSurface2DLayered[3];
+    int maxSurfaceCubemap, maxSurfaceCubemapLayered[2];
     size_t surfaceAlignment;
-    int ECCEnabled, tccDriver, computePreemptionSupported, cooperativeLaunch, cooperativeMultiDeviceLaunch;
+    int concurrentKernels, ECCEnabled, pciBusID, pciDeviceID, pciDomainID, tccDriver, asyncEngineCount;
+    int unifiedAddressing, memoryBusWidth, l2CacheSize, persistingL2CacheMaxSize, maxThreadsPerMultiProcessor;
+    int streamPrioritiesSupported, globalL1CacheSupported, localL1CacheSupported;
+    size_t sharedMemPerMultiprocessor;
+    int regsPerMultiprocessor, managedMemory, isMultiGpuBoard, multiGpuBoardGroupID, hostNativeAtomicSupported;
+    int pageableMemoryAccess, concurrentManagedAccess, computePreemptionSupported;
+    int canUseHostPointerForRegisteredMem, cooperativeLaunch;
+    size_t sharedMemPerBlockOptin;
+    int pageableMemoryAccessUsesHostPageTables, directManagedMemAccessFromHost, maxBlocksPerMultiProcessor;
+    int accessPolicyMaxWindowSize;
+    size_t reservedSharedMemPerBlock;
+    int hostRegisterSupported, sparseCudaArraySupported, hostRegisterReadOnlySupported;
+    int timelineSemaphoreInteropSupported, memoryPoolsSupported, gpuDirectRDMASupported;
+    unsigned int gpuDirectRDMAFlushWritesOptions;
+    int gpuDirectRDMAWritesOrdering;
+    unsigned int memoryPoolSupportedHandleTypes;
+    int deferredMappingCudaArraySupported, ipcEventSupported, clusterLaunch, unifiedFunctionPointers;
+    int deviceNumaConfig, deviceNumaId, mpsEnabled, hostNumaId;
+    unsigned int gpuPciDeviceID, gpuPciSubsystemID;
+    int hostNumaMultinodeIpcSupported;
+    int reserved[56];
+    int cooperativeMultiDeviceLaunch;
 };
 
 struct cudaPointerAttributes {
@@ -429,6 +477,8 @@ cudaError_t cudaMemset(void *ptr, int value, size_t bytes);
 cudaError_t cudaMemsetAsync(void *ptr, int value, size_t bytes, cudaStream_t stream);
 cudaError_t cudaMemPrefetchAsync(const void *ptr, size_t bytes, struct cudaMemLocation location, unsigned int flags,
                                  cudaStream_t stream);
+cudaError_t cudaMemAdvise(const void *ptr, size_t bytes, enum cudaMemoryAdvise advice,
+                          struct cudaMemLocation location);
 cudaError_t cudaStreamCreate(cudaStream_t *stream);
 cudaError_t cudaStreamCreateWithFlags(cudaStream_t *stream, unsigned int flags);
 cudaError_t cudaStreamCreateWithPriority(cudaStream_t *stream, unsigned int flags, int priority);
@@ -3316,7 +3366,16 @@ GPUH_IMPL_SIM_API cudaError_t cudaDeviceGetAttribute(int *value, enum cudaDevice
     case cudaDevAttrGpuOverlap:
     case cudaDevAttrHostNativeAtomicSupported:
     case cudaDevAttrComputePreemptionSupported:
-    case cudaDevAttrCooperativeLaunch: *value = 1; break;
+    case cudaDevAttrCooperativeLaunch:
+    case cudaDevAttrStreamPrioritiesSupported:
+    case cudaDevAttrGlobalL1CacheSupported:
+    case cudaDevAttrLocalL1CacheSupported:
+    case cudaDevAttrCanUseHostPointerForRegisteredMem:
+    case cudaDevAttrDirectManagedMemAccessFromHost: *value = 1; break; /* managed memory is host memory */
+    case cudaDevAttrTexturePitchAlignment: *value = 32; break;
+    case cudaDevAttrReservedSharedMemoryPerBlock: *value = 1024; break; /* sm_90's, as the occupancy calls count */
+    case cudaDevAttrNumaId:
+    case cudaDevAttrHostNumaId: *value = -1; break; /* no NUMA node */
     default: return gpuh_sim_impl::record_error(cudaErrorInvalidValue);
     }
     return cudaSuccess;
@@ -3362,6 +3421,15 @@ GPUH_IMPL_SIM_API cudaError_t cudaGetDeviceProperties(struct cudaDeviceProp *p, 
     p->surfaceAlignment = 512;
     p->computePreemptionSupported = p->cooperativeLaunch = 1;
     p->persistingL2CacheMaxSize = p->l2CacheSize / 2; /* accepted by cudaStreamSetAttribute, no effect on a CPU */
+    memcpy(p->uuid.bytes, "gpuh-sim-device", 15); /* not all zero, as no GPU's is; one per device */
+    p->uuid.bytes[15] = static_cast<char>(device + 1);
+    /* the rest as cudaDeviceGetAttribute reports them */
+    p->texturePitchAlignment = 32;
+    p->streamPrioritiesSupported = p->globalL1CacheSupported = p->localL1CacheSupported = 1;
+    p->hostNativeAtomicSupported = p->canUseHostPointerForRegisteredMem = p->directManagedMemAccessFromHost = 1;
+    p->reservedSharedMemPerBlock = 1024;
+    p->hostRegisterSupported = p->memoryPoolsSupported = 1;
+    p->deviceNumaId = p->hostNumaId = -1;
     return cudaSuccess;
 }
 GPUH_IMPL_SIM_API cudaError_t cudaDeviceGetStreamPriorityRange(int *least, int *greatest)
@@ -3590,6 +3658,30 @@ GPUH_IMPL_SIM_API cudaError_t cudaMemPrefetchAsync(const void *p, size_t bytes, 
         !gpuh_sim_impl::range_inside(a, base, p, bytes) ||
         (loc.type == cudaMemLocationTypeDevice && loc.id != 0) ||
         (loc.type != cudaMemLocationTypeDevice && loc.type != cudaMemLocationTypeHost)) {
+        gpuh_sim_impl::last_error() = cudaErrorInvalidValue;
+        return cudaErrorInvalidValue;
+    }
+    return cudaSuccess;
+}
+/* Managed memory is host memory here: advice only has its arguments checked
+   (a whole managed range; a device or the host where the advice names a
+   location: the read-mostly ones and cudaMemAdviseUnsetPreferredLocation
+   ignore it, as CUDA does). */
+GPUH_IMPL_SIM_API cudaError_t cudaMemAdvise(const void *p, size_t bytes, enum cudaMemoryAdvise advice,
+                                            struct cudaMemLocation loc)
+{
+    if (gpuh_sim_impl::sticky() != cudaSuccess)
+        return gpuh_sim_impl::record_error(gpuh_sim_impl::sticky());
+    const bool located = advice == cudaMemAdviseSetPreferredLocation || advice == cudaMemAdviseSetAccessedBy ||
+                         advice == cudaMemAdviseUnsetAccessedBy;
+    if (located && loc.type == cudaMemLocationTypeDevice && (loc.id < 0 || loc.id >= gpuh_sim_impl::device_count()))
+        return gpuh_sim_impl::record_error(cudaErrorInvalidDevice);
+    std::lock_guard<std::mutex> g(gpuh_sim_impl::runtime_state().m);
+    uintptr_t base = 0;
+    const gpuh_sim_impl::alloc_info *a = gpuh_sim_impl::find_alloc(p, &base);
+    if (a == NULL || a->type != cudaMemoryTypeManaged || !gpuh_sim_impl::range_inside(a, base, p, bytes) ||
+        advice < cudaMemAdviseSetReadMostly || advice > cudaMemAdviseUnsetAccessedBy ||
+        (located && loc.type != cudaMemLocationTypeDevice && loc.type != cudaMemLocationTypeHost)) {
         gpuh_sim_impl::last_error() = cudaErrorInvalidValue;
         return cudaErrorInvalidValue;
     }

@@ -701,6 +701,94 @@ static void test_wild_idioms()
     CUDA_OK(cudaFree(out));
 }
 
+/* ---- More of what public CUDA programs do: launches spelled as some
+   editors' formatters leave them (nvcc reads << < and >> > as <<< and >>>,
+   and a space may stand between a kernel and its template arguments), advice
+   on managed memory (CUDA 13's cudaMemAdvise), and CUDA 13's cudaDeviceProp
+   fields, which say what the attributes say. */
+template <int step>
+__global__ void add_step(int *p)
+{
+    p[threadIdx.x] += step;
+}
+static void test_wild_programs()
+{
+    int *p = NULL;
+    CUDA_OK(cudaMallocManaged(&p, 64 * sizeof(int)));
+    for (int i = 0; i < 64; ++i)
+        p[i] = i;
+    // clang-format off
+    add_step <3><< <1, 64 >> >(p);
+    add_step<4> << < 1, 32 >>> (p);
+    // clang-format on
+    CUDA_OK(cudaDeviceSynchronize());
+    CHECK(p[0] == 7 && p[31] == 38 && p[32] == 35 && p[63] == 66, "launches as << < >> >: %d %d %d %d", p[0], p[31],
+          p[32], p[63]);
+
+    cudaMemLocation device = {cudaMemLocationTypeDevice, 0}, host = {cudaMemLocationTypeHost, 0};
+    CUDA_OK(cudaMemAdvise(p, 64 * sizeof(int), cudaMemAdviseSetPreferredLocation, device));
+    CUDA_OK(cudaMemAdvise(p, 32 * sizeof(int), cudaMemAdviseSetPreferredLocation, host));
+    CUDA_OK(cudaMemAdvise(p, 64 * sizeof(int), cudaMemAdviseSetAccessedBy, device));
+    CUDA_OK(cudaMemAdvise(p, 64 * sizeof(int), cudaMemAdviseSetReadMostly, device));
+    CUDA_OK(cudaMemAdvise(p, 64 * sizeof(int), cudaMemAdviseUnsetReadMostly, device));
+    CUDA_OK(cudaMemAdvise(p, 64 * sizeof(int), cudaMemAdviseUnsetPreferredLocation, device));
+    CUDA_OK(cudaMemAdvise(p, 64 * sizeof(int), cudaMemAdviseUnsetAccessedBy, device));
+    add_step<1><<<1, 64>>>(p);
+    CUDA_OK(cudaDeviceSynchronize());
+    CHECK(p[0] == 8 && p[63] == 67, "managed memory after cudaMemAdvise: %d %d", p[0], p[63]);
+    CUDA_OK(cudaFree(p));
+
+    cudaEvent_t untimed = NULL, timed = NULL; /* cudaEventCreate with flags: the C++ API's overload */
+    float ms = 0;
+    CUDA_OK(cudaEventCreate(&untimed, cudaEventDisableTiming));
+    CUDA_OK(cudaEventCreate(&timed, cudaEventDefault));
+    CUDA_OK(cudaEventRecord(untimed));
+    CUDA_OK(cudaEventRecord(timed));
+    CUDA_OK(cudaEventSynchronize(timed));
+    CHECK(cudaEventElapsedTime(&ms, untimed, timed) == cudaErrorInvalidResourceHandle,
+          "an event made with cudaEventDisableTiming timed");
+    (void)cudaGetLastError(); /* that error, recorded */
+    CUDA_OK(cudaEventDestroy(untimed));
+    CUDA_OK(cudaEventDestroy(timed));
+
+    cudaDeviceProp prop;
+    CUDA_OK(cudaGetDeviceProperties(&prop, 0));
+    const struct {
+        cudaDeviceAttr attr;
+        long long field;
+        const char *name;
+    } same[] = {
+        {cudaDevAttrTexturePitchAlignment, (long long)prop.texturePitchAlignment, "texturePitchAlignment"},
+        {cudaDevAttrStreamPrioritiesSupported, prop.streamPrioritiesSupported, "streamPrioritiesSupported"},
+        {cudaDevAttrGlobalL1CacheSupported, prop.globalL1CacheSupported, "globalL1CacheSupported"},
+        {cudaDevAttrLocalL1CacheSupported, prop.localL1CacheSupported, "localL1CacheSupported"},
+        {cudaDevAttrHostNativeAtomicSupported, prop.hostNativeAtomicSupported, "hostNativeAtomicSupported"},
+        {cudaDevAttrCanUseHostPointerForRegisteredMem, prop.canUseHostPointerForRegisteredMem,
+         "canUseHostPointerForRegisteredMem"},
+        {cudaDevAttrDirectManagedMemAccessFromHost, prop.directManagedMemAccessFromHost,
+         "directManagedMemAccessFromHost"},
+        {cudaDevAttrReservedSharedMemoryPerBlock, (long long)prop.reservedSharedMemPerBlock,
+         "reservedSharedMemPerBlock"},
+        {cudaDevAttrHostRegisterSupported, prop.hostRegisterSupported, "hostRegisterSupported"},
+        {cudaDevAttrMemoryPoolsSupported, prop.memoryPoolsSupported, "memoryPoolsSupported"},
+        {cudaDevAttrHostNumaId, prop.hostNumaId, "hostNumaId"},
+    };
+    for (size_t k = 0; k < sizeof same / sizeof same[0]; ++k) {
+        int value = -2;
+        CUDA_OK(cudaDeviceGetAttribute(&value, same[k].attr, 0));
+        CHECK(value == same[k].field, "cudaDeviceProp::%s %lld, the attribute %d", same[k].name, same[k].field, value);
+    }
+    int priorities = -1, least = 0, greatest = 0;
+    CUDA_OK(cudaDeviceGetStreamPriorityRange(&least, &greatest));
+    priorities = least != greatest;
+    CHECK(prop.streamPrioritiesSupported == priorities, "streamPrioritiesSupported %d, priorities %d to %d",
+          prop.streamPrioritiesSupported, least, greatest);
+    bool uuid = false;
+    for (int k = 0; k < 16; ++k)
+        uuid = uuid || prop.uuid.bytes[k] != 0;
+    CHECK(uuid, "cudaDeviceProp::uuid is all zero");
+}
+
 int main(int argc, char **argv)
 {
     int devices = 0;
@@ -721,6 +809,7 @@ int main(int argc, char **argv)
     test_half();
     test_clock();
     test_wild_idioms();
+    test_wild_programs();
     printf("test_sim_cuda: %s (%d failures)\n", failures ? "FAIL" : "PASS", failures);
     return failures ? 1 : 0;
 }

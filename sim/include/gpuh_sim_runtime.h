@@ -30,6 +30,10 @@
 
 /* ---- Overloads with CUDA's default arguments (cuda_runtime.h's C++ API). */
 inline cudaError_t cudaEventRecord(cudaEvent_t event) { return cudaEventRecord(event, 0); }
+inline cudaError_t cudaEventCreate(cudaEvent_t *event, unsigned int flags)
+{
+    return cudaEventCreateWithFlags(event, flags);
+}
 inline cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t bytes, enum cudaMemcpyKind kind)
 {
     return cudaMemcpyAsync(dst, src, bytes, kind, 0);
