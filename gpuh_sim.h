@@ -836,6 +836,92 @@ static const int warpSize = 32;
     static_cast<int>(gpuh_sim_impl::warp_op(gpuh_sim_impl::W_ALL, "__all_sync", __FILE__, __LINE__, (mask), (p) != 0, 0, 32))
 /* Lanes of this thread's warp that have not exited. */
 inline unsigned __activemask();
+/* ---- volatile pointers in device code. gpuh-simcc rewrites `volatile T *`
+   in the signatures and bodies of __global__ and __device__ functions to
+   gpuh_sim_volatile_ptr<T>, through which every read and write ends the
+   thread's turn: the threads of a block then take their volatile accesses
+   in rounds, one access each, as the lanes of a converged warp execute an
+   instruction together. Warp-synchronous code from before Volta (a
+   shared-memory reduction's last 32 sums through a volatile pointer with no
+   __syncwarp, Harris, "Optimizing Parallel Reduction in CUDA") computes here
+   what it computes on a GPU that keeps the warp converged, not one lane's
+   whole sequence before the next lane's first read; a spin on a volatile
+   flag lets the other threads run. */
+namespace gpuh_sim_impl {
+inline void volatile_turn();
+}
+template <class T> struct gpuh_sim_volatile_ptr;
+template <class T> struct gpuh_sim_volatile_ref {
+    volatile T *p;
+    explicit gpuh_sim_volatile_ref(volatile T *q) : p(q) {}
+    gpuh_sim_volatile_ref(const gpuh_sim_volatile_ref &) = default;
+    operator T() const
+    {
+        gpuh_sim_impl::volatile_turn();
+        return *p;
+    }
+    const gpuh_sim_volatile_ref &operator=(const T &v) const
+    {
+        gpuh_sim_impl::volatile_turn();
+        *p = v;
+        return *this;
+    }
+    const gpuh_sim_volatile_ref &operator=(const gpuh_sim_volatile_ref &o) const { return *this = static_cast<T>(o); }
+#define GPUH_IMPL_SIM_VOLATILE_OP(op)                                                                                  \
+    template <class U> const gpuh_sim_volatile_ref &operator op##=(const U &v) const                                   \
+    {                                                                                                                  \
+        return *this = static_cast<T>(static_cast<T>(*this) op v);                                                     \
+    }
+    GPUH_IMPL_SIM_VOLATILE_OP(+)
+    GPUH_IMPL_SIM_VOLATILE_OP(-)
+    GPUH_IMPL_SIM_VOLATILE_OP(*)
+    GPUH_IMPL_SIM_VOLATILE_OP(/)
+    GPUH_IMPL_SIM_VOLATILE_OP(%)
+    GPUH_IMPL_SIM_VOLATILE_OP(&)
+    GPUH_IMPL_SIM_VOLATILE_OP(|)
+    GPUH_IMPL_SIM_VOLATILE_OP(^)
+    GPUH_IMPL_SIM_VOLATILE_OP(<<)
+    GPUH_IMPL_SIM_VOLATILE_OP(>>)
+#undef GPUH_IMPL_SIM_VOLATILE_OP
+    const gpuh_sim_volatile_ref &operator++() const { return *this += 1; }
+    const gpuh_sim_volatile_ref &operator--() const { return *this -= 1; }
+    T operator++(int) const
+    {
+        const T old = *this;
+        *this = static_cast<T>(old + 1);
+        return old;
+    }
+    T operator--(int) const
+    {
+        const T old = *this;
+        *this = static_cast<T>(old - 1);
+        return old;
+    }
+    gpuh_sim_volatile_ptr<T> operator&() const { return gpuh_sim_volatile_ptr<T>(p); }
+};
+template <class T> struct gpuh_sim_volatile_ptr {
+    volatile T *p;
+    gpuh_sim_volatile_ptr() : p(NULL) {}
+    gpuh_sim_volatile_ptr(volatile T *q) : p(q) {}
+    gpuh_sim_volatile_ptr(std::nullptr_t) : p(NULL) {}
+    template <class U> explicit gpuh_sim_volatile_ptr(U *q) : p((volatile T *)q) {} /* (volatile T *)other */
+    template <class I, class = typename std::enable_if<std::is_integral<I>::value>::type>
+    gpuh_sim_volatile_ref<T> operator[](I i) const { return gpuh_sim_volatile_ref<T>(p + i); }
+    gpuh_sim_volatile_ref<T> operator*() const { return gpuh_sim_volatile_ref<T>(p); }
+    volatile T *operator->() const { return p; }
+    operator volatile T *() const { return p; }
+    template <class I, class = typename std::enable_if<std::is_integral<I>::value>::type>
+    gpuh_sim_volatile_ptr operator+(I i) const { return gpuh_sim_volatile_ptr(p + i); }
+    template <class I, class = typename std::enable_if<std::is_integral<I>::value>::type>
+    gpuh_sim_volatile_ptr operator-(I i) const { return gpuh_sim_volatile_ptr(p - i); }
+    std::ptrdiff_t operator-(const gpuh_sim_volatile_ptr &o) const { return p - o.p; }
+    template <class I> gpuh_sim_volatile_ptr &operator+=(I i) { p += i; return *this; }
+    template <class I> gpuh_sim_volatile_ptr &operator-=(I i) { p -= i; return *this; }
+    gpuh_sim_volatile_ptr &operator++() { ++p; return *this; }
+    gpuh_sim_volatile_ptr &operator--() { --p; return *this; }
+    gpuh_sim_volatile_ptr operator++(int) { gpuh_sim_volatile_ptr old = *this; ++p; return old; }
+    gpuh_sim_volatile_ptr operator--(int) { gpuh_sim_volatile_ptr old = *this; --p; return old; }
+};
 /* ---- Memory fences, read-only loads, clocks. */
 inline void __threadfence() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
 inline void __threadfence_block() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
@@ -4327,6 +4413,18 @@ inline unsigned __activemask()
         m |= static_cast<unsigned>(b.state[base + k] != gpuh_sim_impl::T_DONE) << k;
     return m;
 }
+namespace gpuh_sim_impl {
+/* The end of a thread's turn at a volatile access (gpuh_sim_volatile_ptr):
+   the scheduler runs every other ready thread of the block once first. */
+inline void volatile_turn()
+{
+    thread_view &v = thread_state();
+    if (v.w == NULL || v.w->current == NULL)
+        return; /* not in a kernel */
+    v.w->block->state[v.lin] = T_READY;
+    to_scheduler(*v.w, v.w->current);
+}
+} // namespace gpuh_sim_impl
 inline void __nanosleep(unsigned ns)
 {
     (void)ns;

@@ -789,6 +789,76 @@ static void test_wild_programs()
     CHECK(uuid, "cudaDeviceProp::uuid is all zero");
 }
 
+/* ---- Warp-synchronous code from before Volta: the last 32 sums of a
+   shared-memory reduction through a volatile pointer, with no __syncwarp
+   (Harris, "Optimizing Parallel Reduction in CUDA", kernel 6), and a
+   statement whose lanes each read a neighbour's element before any writes
+   its own. A converged warp runs each access for all its lanes together;
+   the simulator takes volatile accesses in rounds, one per thread, to match. */
+__device__ void last_warp_sum(volatile int *s, unsigned t)
+{
+    s[t] += s[t + 32];
+    s[t] += s[t + 16];
+    s[t] += s[t + 8];
+    s[t] += s[t + 4];
+    s[t] += s[t + 2];
+    s[t] += s[t + 1];
+}
+__global__ void volatile_sum_kernel(const int *in, int *out, unsigned n)
+{
+    __shared__ int s[256];
+    const unsigned t = threadIdx.x;
+    int v = 0;
+    for (unsigned i = blockIdx.x * 256 + t; i < n; i += 256 * gridDim.x)
+        v += in[i];
+    s[t] = v;
+    __syncthreads();
+    for (unsigned h = 128; h > 32; h >>= 1) {
+        if (t < h)
+            s[t] += s[t + h];
+        __syncthreads();
+    }
+    if (t < 32)
+        last_warp_sum(s, t);
+    if (t == 0)
+        out[blockIdx.x] = s[0];
+}
+__global__ void volatile_neighbour_kernel(int *out)
+{
+    __shared__ int s[32];
+    volatile int *vs = s;
+    const int t = threadIdx.x;
+    s[t] = t * t;
+    __syncwarp();
+    vs[t] += vs[t ^ 1]; /* every lane's read of t ^ 1 comes before any lane's write */
+    __syncwarp();
+    out[t] = vs[t];
+}
+static void test_warp_synchronous()
+{
+    const unsigned n = 100003, blocks = 7;
+    int *in = NULL, *out = NULL;
+    CUDA_OK(cudaMallocManaged(&in, n * sizeof(int)));
+    CUDA_OK(cudaMallocManaged(&out, 32 * sizeof(int)));
+    std::mt19937 gen(std::random_device{}());
+    long long want = 0, got = 0;
+    for (unsigned i = 0; i < n; ++i)
+        want += in[i] = static_cast<int>(gen() % 2001) - 1000;
+    volatile_sum_kernel<<<blocks, 256>>>(in, out, n);
+    CUDA_OK(cudaDeviceSynchronize());
+    for (unsigned b = 0; b < blocks; ++b)
+        got += out[b];
+    CHECK(got == want, "volatile warp-synchronous sum %lld, want %lld", got, want);
+    volatile_neighbour_kernel<<<1, 32>>>(out);
+    CUDA_OK(cudaDeviceSynchronize());
+    int bad = 0;
+    for (int t = 0; t < 32; ++t)
+        bad += out[t] != t * t + (t ^ 1) * (t ^ 1);
+    CHECK(bad == 0, "volatile neighbour sums: %d lanes wrong (lane 1: %d, want %d)", bad, out[1], 1 + 0);
+    CUDA_OK(cudaFree(in));
+    CUDA_OK(cudaFree(out));
+}
+
 int main(int argc, char **argv)
 {
     int devices = 0;
@@ -810,6 +880,7 @@ int main(int argc, char **argv)
     test_clock();
     test_wild_idioms();
     test_wild_programs();
+    test_warp_synchronous();
     printf("test_sim_cuda: %s (%d failures)\n", failures ? "FAIL" : "PASS", failures);
     return failures ? 1 : 0;
 }
