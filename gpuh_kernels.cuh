@@ -2162,7 +2162,9 @@ typedef gpuh_gemm_dmma_config<128, 16, 16, 4, 1, 3, 3> gpuh_dgemm_tall;
 
 /* Split-K's costs, in the launcher's unit (multiply-adds per SM at the big
    tiles' rate): a block's fixed cost beside its share of K (its prologue,
-   the pipeline's fill and drain, the epilogue), as elements of K; the
+   the pipeline's fill and drain, the epilogue), as elements of K, for a
+   block alone on its SM (less where blocks share one:
+   gpuh_impl_gemm_overhead); the
    multiply-adds an SM does in the time the memory system moves one byte (an
    H200 streams about 4 TB/s and does about 20·10^12 float or double
    multiply-adds per second on the tiled kernels: 5); and the fixed cost of
@@ -2201,7 +2203,8 @@ typedef gpuh_gemm_dmma_config<128, 16, 16, 4, 1, 3, 3> gpuh_dgemm_tall;
      blocks  = tiles of the cover × S slices of K;
      waves   = ceil(blocks / (SMs · MIN_BLOCKS));
      compute = waves · BM·BN·MIN_BLOCKS / rate · (K/S rounded up to BK
-               + GPUH_GEMM_K_OVERHEAD), rate 1 for big tiles and
+               + GPUH_GEMM_K_OVERHEAD · (1 + MIN_BLOCKS) / (2·MIN_BLOCKS)),
+               rate 1 for big tiles and
                GPUH_GEMM_SMALL_RATE for small ones (they reread more);
      split   = S > 1: (2S + 1)·M·N·elem bytes (the slices written, read
                back, C written) · GPUH_GEMM_MACS_PER_BYTE / SMs
@@ -2542,11 +2545,25 @@ struct gpuh_impl_gemm_plan {
     size_t dp;
 };
 
+/* A block's fixed cost, as elements of K: GPUH_GEMM_K_OVERHEAD where it
+   runs alone on its SM; where MIN_BLOCKS blocks share one, a block's
+   prologue and epilogue overlap the others' main loops, and a wave pays
+   less of it: (1 + MIN_BLOCKS) / (2·MIN_BLOCKS) of it (48, 36 and 32 for
+   1, 2 and 3 blocks per SM), a rough fit of the costs per block measured
+   with the float tiles at K of 1 to 16 on an H200 (big tiles, 1 block per
+   SM: 46; small and 64-row tiles, 2: 32 to 36; 64-column tiles, 3: 21 to
+   28; bench/results/NOTES.md). */
+static inline double gpuh_impl_gemm_overhead(size_t min_blocks)
+{
+    return GPUH_GEMM_K_OVERHEAD * (double)(1 + min_blocks) / (double)(2 * min_blocks);
+}
+
 /* Tries splitting K in 2 .. S slices on a cover of `tiles` tiles (`slots`
    blocks at once, each doing `work` per element of K, slices a multiple of
    bk long) and keeps it in `best` where it costs less: the waves of tiles ×
-   slices blocks, each summing its slice plus GPUH_GEMM_K_OVERHEAD, then the
-   bytes split-K moves (the kernel writes each slice's M × N sums, the
+   slices blocks, each summing its slice plus its fixed cost
+   (gpuh_impl_gemm_overhead of `min_blocks` blocks per SM), then the bytes
+   split-K moves (the kernel writes each slice's M × N sums, the
    second pass reads them and writes C), its fixed cost and the second
    pass's waits, one per batch of slices (GPUH_GEMM_REDUCE_WAIT). S:
    GPUH_GEMM_MAX_SPLITS, or, where the tiles are too few for that many
@@ -2555,10 +2572,11 @@ struct gpuh_impl_gemm_plan {
    leave no slice empty are tried. */
 static inline void gpuh_impl_gemm_splits(gpuh_impl_gemm_plan &best, int cover, size_t tiles, size_t slots,
                                          double work, size_t bk, size_t M, size_t N, size_t K, size_t elem,
-                                         size_t sms)
+                                         size_t sms, size_t min_blocks)
 {
     const size_t fill = tiles > 0 ? 2 * slots / tiles : 0;
     const size_t most = fill > GPUH_GEMM_MAX_SPLITS ? fill : GPUH_GEMM_MAX_SPLITS;
+    const double overhead = gpuh_impl_gemm_overhead(min_blocks);
     size_t s, last = 0;
     for (s = 1; s <= most && K > 0; ++s) {
         const size_t chunk = gpuh_ceil_div(gpuh_ceil_div(K, s), bk) * bk, n = gpuh_ceil_div(K, chunk);
@@ -2567,7 +2585,7 @@ static inline void gpuh_impl_gemm_splits(gpuh_impl_gemm_plan &best, int cover, s
         last = n;
         if (tiles * n > GPUH_MAX_GRID_X)
             break;
-        double cost = gpuh_impl_gemm_waves(tiles * n, slots, work) * ((double)chunk + GPUH_GEMM_K_OVERHEAD);
+        double cost = gpuh_impl_gemm_waves(tiles * n, slots, work) * ((double)chunk + overhead);
         if (n > 1)
             cost += (double)(2 * n + 1) * (double)M * (double)N * (double)elem * GPUH_GEMM_MACS_PER_BYTE /
                         (double)sms + GPUH_GEMM_SPLIT_FIXED +
@@ -2587,7 +2605,8 @@ static inline void gpuh_impl_gemm_narrow(gpuh_impl_gemm_plan &best, int cover, d
     const size_t rows = gpuh_ceil_div(M, (size_t)Cfg::BM), cols = gpuh_ceil_div(N, (size_t)Cfg::BN);
     if (rows <= GPUH_MAX_GRID_X / cols)
         gpuh_impl_gemm_splits(best, cover, rows * cols, sms * Cfg::MIN_BLOCKS,
-                              (double)(Cfg::BM * Cfg::BN * Cfg::MIN_BLOCKS) / rate, Cfg::BK, M, N, K, elem, sms);
+                              (double)(Cfg::BM * Cfg::BN * Cfg::MIN_BLOCKS) / rate, Cfg::BK, M, N, K, elem, sms,
+                              Cfg::MIN_BLOCKS);
 }
 /* 1 for a configuration of the FP64 tensor-core kernel. */
 template <typename Cfg> struct gpuh_impl_on_fp64_tc {
@@ -2645,7 +2664,7 @@ static inline void gpuh_impl_gemm_bands(gpuh_impl_gemm_plan &best, int cover, si
                                         double work, size_t M, size_t N, size_t K, size_t elem, size_t sms)
 {
     const size_t tm = gpuh_ceil_div(M, bm), tn = gpuh_ceil_div(N, bn), tiles = tm * tn;
-    const double k_cost = (double)K + GPUH_GEMM_K_OVERHEAD;
+    const double k_cost = (double)K + gpuh_impl_gemm_overhead(slots / sms);
     int o;
     size_t w;
     if (K == 0 || tiles <= slots)
@@ -2684,20 +2703,21 @@ static inline gpuh_impl_gemm_plan gpuh_impl_gemm_choose(size_t M, size_t N, size
     const double small_work = (double)(s_m * s_n * Small::MIN_BLOCKS) / GPUH_GEMM_SMALL_RATE;
     const size_t strip_tiles = gpuh_ceil_div(M - mi, s_m) * gpuh_ceil_div(N, s_n) +
                                gpuh_ceil_div(mi, s_m) * gpuh_ceil_div(N - ni, s_n);
-    const double k_cost = (double)K + GPUH_GEMM_K_OVERHEAD;
+    const double k_big = (double)K + gpuh_impl_gemm_overhead(Big::MIN_BLOCKS);
+    const double k_small = (double)K + gpuh_impl_gemm_overhead(Small::MIN_BLOCKS);
     gpuh_impl_gemm_plan plan;
     plan.cover = 'a', plan.splits = 1, plan.k_chunk = K, plan.band = 0, plan.first = 0, plan.dp = 0;
-    plan.cost = gpuh_impl_gemm_waves(gpuh_ceil_div(M, b_m) * gpuh_ceil_div(N, b_n), big_slots, big_work) * k_cost;
+    plan.cost = gpuh_impl_gemm_waves(gpuh_ceil_div(M, b_m) * gpuh_ceil_div(N, b_n), big_slots, big_work) * k_big;
     if (bands && mi > 0 && ni > 0) { /* b needs at least one whole big tile */
-        const double cost_b = (gpuh_impl_gemm_waves((mi / b_m) * (ni / b_n), big_slots, big_work) +
-                               gpuh_impl_gemm_waves(strip_tiles, small_slots, small_work)) * k_cost;
+        const double cost_b = gpuh_impl_gemm_waves((mi / b_m) * (ni / b_n), big_slots, big_work) * k_big +
+                              gpuh_impl_gemm_waves(strip_tiles, small_slots, small_work) * k_small;
         if (cost_b < plan.cost)
             plan.cover = 'b', plan.cost = cost_b;
     }
     gpuh_impl_gemm_splits(plan, 'a', gpuh_ceil_div(M, b_m) * gpuh_ceil_div(N, b_n), big_slots, big_work, Big::BK, M,
-                          N, K, elem, sms);
+                          N, K, elem, sms, Big::MIN_BLOCKS);
     gpuh_impl_gemm_splits(plan, 'c', gpuh_ceil_div(M, s_m) * gpuh_ceil_div(N, s_n), small_slots, small_work,
-                          Small::BK, M, N, K, elem, sms);
+                          Small::BK, M, N, K, elem, sms, Small::MIN_BLOCKS);
     if (bands) {
         gpuh_impl_gemm_bands<Set>(plan, 'a', b_m, b_n, big_slots, big_work, M, N, K, elem, sms);
         gpuh_impl_gemm_bands<Set>(plan, 'c', s_m, s_n, small_slots, small_work, M, N, K, elem, sms);
