@@ -1,7 +1,7 @@
 # CUDA programs as people write them, on the simulator (included from the tests
 # block of CMakeLists.txt), each built by tools/gpuh-simcc as a user would:
 #   sim.cuda                 tests/test_sim_cuda.cu (label sim; the same file runs on a GPU as gpu.sim_cuda)
-#   sim.cuda.hostptr/.assert   its diagnostics: the message and the launch's error
+#   sim.cuda.hostptr/.assert/.trap   its diagnostics: the message and the launch's error
 #   sim.cdp, sim.cdp.sync    tests/test_sim_cdp.cu: launches from kernels (the same file runs on a
 #                            GPU as gpu.sim_cdp); cudaDeviceSynchronize in a kernel refused
 #   sim.bf16                 tests/test_sim_bf16.cu: <cuda_bf16.h>'s conversions and arithmetic, bit for bit
@@ -46,6 +46,8 @@ gpuh_sim_test(sim.cuda.hostptr ${sim_cuda} ARGS hostptr EXPECT
   "kernel write_kernel launched at [^\n]*test_sim_cuda.cu:[0-9]+: argument 1 is the pointer 0x[0-9a-f]+, [^\n]*illegal address.*hostptr: cudaErrorIllegalAddress")
 gpuh_sim_test(sim.cuda.assert ${sim_cuda} ARGS assert EXPECT
   "test_sim_cuda.cu:[0-9]+: [^\n]*assert_kernel[^\n]*: block: \\[1,0,0\\], thread: \\[5,0,0\\] Assertion [^\n]* failed.*assert: cudaErrorAssert")
+gpuh_sim_test(sim.cuda.trap ${sim_cuda} ARGS trap EXPECT
+  "__trap\\(\\) in kernel trap_kernel[^\n]*cudaErrorLaunchFailure.*trap: cudaErrorLaunchFailure")
 gpuh_simcc_program(sim_cdp SOURCES ${src}/tests/test_sim_cdp.cu FLAGS ${gpuh_c_warnings})
 set(sim_cdp ${CMAKE_CURRENT_BINARY_DIR}/sim_cdp${CMAKE_EXECUTABLE_SUFFIX})
 gpuh_sim_test(sim.cdp ${sim_cdp})

@@ -6,6 +6,7 @@
      test_sim_cuda            every portable case; exit 1 on a failure, 77 with no device
      test_sim_cuda hostptr    a malloc'd pointer given to a kernel (simulator: reported, launch fails)
      test_sim_cuda assert     a failing device assert(): cudaErrorAssert, block and thread printed
+     test_sim_cuda trap       __trap() in a kernel: cudaErrorLaunchFailure
    Launches from kernels (dynamic parallelism): tests/test_sim_cdp.cu. */
 #include <cassert>
 #include <chrono>
@@ -520,6 +521,14 @@ __global__ void assert_kernel(int *p)
     p[blockIdx.x * blockDim.x + threadIdx.x] = 1;
 }
 
+/* __trap(): the launch fails with cudaErrorLaunchFailure (sticky). */
+__global__ void trap_kernel(int *p)
+{
+    if (blockIdx.x == 2 && threadIdx.x == 7)
+        __trap();
+    p[blockIdx.x * blockDim.x + threadIdx.x] = 1;
+}
+
 static int diagnostic(const char *what)
 {
     if (strcmp(what, "hostptr") == 0) {
@@ -539,6 +548,14 @@ static int diagnostic(const char *what)
         cudaError_t e = cudaDeviceSynchronize();
         printf("assert: %s\n", cudaGetErrorName(e));
         return e == cudaErrorAssert ? 0 : 1;
+    }
+    if (strcmp(what, "trap") == 0) {
+        int *d;
+        cudaMalloc(&d, 4 * 32 * sizeof(int));
+        trap_kernel<<<4, 32>>>(d);
+        cudaError_t e = cudaDeviceSynchronize();
+        printf("trap: %s\n", cudaGetErrorName(e));
+        return e == cudaErrorLaunchFailure ? 0 : 1;
     }
     printf("unknown case %s\n", what);
     return 2;
@@ -859,6 +876,186 @@ static void test_warp_synchronous()
     CUDA_OK(cudaFree(out));
 }
 
+/* ---- The SIMD video intrinsics (CUDA Math API, "SIMD Intrinsics"), the
+   vector forms of __dp4a and __dp2a, and __fns, against their bitwise
+   definitions computed here lane by lane. */
+enum { SIMD_OPS = 26 };
+__global__ void simd_kernel(const unsigned *a, const unsigned *b, unsigned *out, int n)
+{
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n)
+        return;
+    const unsigned x = a[i], y = b[i];
+    unsigned *o = out + (size_t)i * SIMD_OPS;
+    o[0] = __vadd2(x, y), o[1] = __vadd4(x, y), o[2] = __vsub2(x, y), o[3] = __vsub4(x, y);
+    o[4] = __vabsdiffu2(x, y), o[5] = __vabsdiffu4(x, y), o[6] = __vabsdiffs2(x, y), o[7] = __vabsdiffs4(x, y);
+    o[8] = __vavgu2(x, y), o[9] = __vavgu4(x, y), o[10] = __vcmpeq2(x, y), o[11] = __vcmpeq4(x, y);
+    o[12] = __vmaxu4(x, y), o[13] = __vminu4(x, y), o[14] = __vsads2(x, y), o[15] = __vsads4(x, y);
+    o[16] = __vaddss4(x, y), o[17] = __vsubus2(x, y), o[18] = __vcmplts4(x, y), o[19] = __vsetgeu2(x, y);
+    o[20] = __vabsss4(x), o[21] = __vneg2(x), o[22] = __vmaxs2(x, y);
+    char4 c = make_char4((signed char)x, (signed char)(x >> 8), (signed char)(x >> 16), (signed char)(x >> 24));
+    char4 d = make_char4((signed char)y, (signed char)(y >> 8), (signed char)(y >> 16), (signed char)(y >> 24));
+    o[23] = (unsigned)__dp4a(c, d, (int)i);
+    o[24] = (unsigned)__dp2a_lo((int)x, (int)y, 7) ^ (unsigned)__dp2a_hi(x, y, 3u);
+    o[25] = __fns(x, y & 31u, (int)(y >> 8 & 15u) - 8);
+}
+/* lane l of v, B bits wide, as unsigned and as signed */
+static long long lane_u(unsigned v, int B, int l) { return v >> (l * B) & ((1u << B) - 1u); }
+static long long lane_s(unsigned v, int B, int l)
+{
+    const long long u = lane_u(v, B, l);
+    return u >= (1ll << (B - 1)) ? u - (1ll << B) : u;
+}
+template <class F> static unsigned lanes(unsigned x, unsigned y, int B, F f)
+{
+    unsigned r = 0;
+    for (int l = 0; l < 32 / B; ++l)
+        r |= ((unsigned)f(lane_u(x, B, l), lane_u(y, B, l), lane_s(x, B, l), lane_s(y, B, l), B) & ((1u << B) - 1u))
+             << (l * B);
+    return r;
+}
+static void simd_reference(unsigned x, unsigned y, int i, unsigned *o)
+{
+    typedef long long L;
+    auto add = [](L u, L v, L, L, int) { return u + v; };
+    auto sub = [](L u, L v, L, L, int) { return u - v; };
+    auto adu = [](L u, L v, L, L, int) { return u > v ? u - v : v - u; };
+    auto ads = [](L, L, L s, L t, int) { return s > t ? s - t : t - s; };
+    auto avg = [](L u, L v, L, L, int) { return (u + v + 1) / 2; };
+    auto eq = [](L u, L v, L, L, int) { return u == v ? -1ll : 0ll; };
+    auto sat = [](L v, int B) {
+        const L hi = (1ll << (B - 1)) - 1, lo = -(1ll << (B - 1));
+        return v > hi ? hi : v < lo ? lo : v;
+    };
+    o[0] = lanes(x, y, 16, add), o[1] = lanes(x, y, 8, add), o[2] = lanes(x, y, 16, sub), o[3] = lanes(x, y, 8, sub);
+    o[4] = lanes(x, y, 16, adu), o[5] = lanes(x, y, 8, adu), o[6] = lanes(x, y, 16, ads), o[7] = lanes(x, y, 8, ads);
+    o[8] = lanes(x, y, 16, avg), o[9] = lanes(x, y, 8, avg), o[10] = lanes(x, y, 16, eq), o[11] = lanes(x, y, 8, eq);
+    o[12] = lanes(x, y, 8, [](L u, L v, L, L, int) { return u > v ? u : v; });
+    o[13] = lanes(x, y, 8, [](L u, L v, L, L, int) { return u < v ? u : v; });
+    o[14] = o[15] = 0;
+    for (int l = 0; l < 2; ++l)
+        o[14] += (unsigned)std::llabs(lane_s(x, 16, l) - lane_s(y, 16, l));
+    for (int l = 0; l < 4; ++l)
+        o[15] += (unsigned)std::llabs(lane_s(x, 8, l) - lane_s(y, 8, l));
+    o[16] = lanes(x, y, 8, [&](L, L, L s, L t, int B) { return sat(s + t, B); });
+    o[17] = lanes(x, y, 16, [](L u, L v, L, L, int) { return u > v ? u - v : 0; });
+    o[18] = lanes(x, y, 8, [](L, L, L s, L t, int) { return s < t ? -1ll : 0ll; });
+    o[19] = lanes(x, y, 16, [](L u, L v, L, L, int) { return u >= v ? 1ll : 0ll; });
+    o[20] = lanes(x, 0, 8, [&](L, L, L s, L, int B) { return sat(s < 0 ? -s : s, B); });
+    o[21] = lanes(x, 0, 16, [](L, L, L s, L, int) { return -s; });
+    o[22] = lanes(x, y, 16, [](L, L, L s, L t, int) { return s > t ? s : t; });
+    int dp = i;
+    for (int l = 0; l < 4; ++l)
+        dp += (int)(lane_s(x, 8, l) * lane_s(y, 8, l));
+    o[23] = (unsigned)dp;
+    const int lo = (int)(7 + lane_s(x, 16, 0) * lane_s(y, 8, 0) + lane_s(x, 16, 1) * lane_s(y, 8, 1));
+    const unsigned hi = (unsigned)(3 + lane_u(x, 16, 0) * lane_u(y, 8, 2) + lane_u(x, 16, 1) * lane_u(y, 8, 3));
+    o[24] = (unsigned)lo ^ hi;
+    const unsigned base = y & 31u;
+    const int offset = (int)(y >> 8 & 15u) - 8;
+    unsigned found = 0xffffffffu;
+    if (offset == 0)
+        found = (x >> base & 1u) ? base : found;
+    for (int pos = (int)base, left = std::abs(offset); offset != 0 && pos >= 0 && pos < 32; pos += offset > 0 ? 1 : -1)
+        if ((x >> pos & 1u) && --left == 0) {
+            found = (unsigned)pos;
+            break;
+        }
+    o[25] = found;
+}
+static void test_simd_intrinsics()
+{
+    const int n = 4096;
+    std::vector<unsigned> a(n), b(n), out(n * SIMD_OPS), want(SIMD_OPS);
+    const unsigned edges[] = {0u, 0xffffffffu, 0x80008000u, 0x7fff7fffu, 0x80808080u, 0x7f7f7f7fu, 0x00010001u};
+    for (int i = 0; i < n; ++i) {
+        a[i] = i < 49 ? edges[i % 7] : (unsigned)rng();
+        b[i] = i < 49 ? edges[i / 7] : (unsigned)rng();
+    }
+    unsigned *d = NULL;
+    CUDA_OK(cudaMalloc(&d, (2 * n + n * SIMD_OPS) * sizeof(unsigned)));
+    CUDA_OK(cudaMemcpy(d, a.data(), n * sizeof(unsigned), cudaMemcpyHostToDevice));
+    CUDA_OK(cudaMemcpy(d + n, b.data(), n * sizeof(unsigned), cudaMemcpyHostToDevice));
+    simd_kernel<<<(n + 127) / 128, 128>>>(d, d + n, d + 2 * n, n);
+    CUDA_OK(cudaGetLastError());
+    CUDA_OK(cudaMemcpy(out.data(), d + 2 * n, out.size() * sizeof(unsigned), cudaMemcpyDeviceToHost));
+    int bad = 0;
+    for (int i = 0; i < n; ++i) {
+        simd_reference(a[i], b[i], i, want.data());
+        for (int k = 0; k < SIMD_OPS; ++k)
+            if (out[(size_t)i * SIMD_OPS + k] != want[k] && bad++ < 5)
+                printf("  SIMD op %d of (%08x, %08x): %08x, want %08x\n", k, a[i], b[i], out[(size_t)i * SIMD_OPS + k],
+                       want[k]);
+    }
+    CHECK(bad == 0, "%d SIMD, dp4a/dp2a or __fns results differ from their bitwise definitions", bad);
+    CUDA_OK(cudaFree(d));
+}
+
+/* ---- erfinv, erfcinv, normcdfinv and the modified Bessel functions I0 and
+   I1 (CUDA Math API), within their documented error: the inverses checked
+   through the host's erf/erfc, the Bessel functions against their series. */
+__global__ void special_kernel(const double *y, float *f, double *g, int n)
+{
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n)
+        return;
+    f[6 * i + 0] = erfcinvf((float)y[i]), g[6 * i + 0] = erfcinv(y[i]);
+    f[6 * i + 1] = erfinvf((float)y[i] - 1.0f), g[6 * i + 1] = erfinv(y[i] - 1.0);
+    f[6 * i + 2] = normcdfinvf((float)y[i] / 2.0f), g[6 * i + 2] = normcdfinv(y[i] / 2.0);
+    const double x = (y[i] - 1.0) * 40.0;
+    f[6 * i + 3] = cyl_bessel_i0f((float)x), g[6 * i + 3] = cyl_bessel_i0(x);
+    f[6 * i + 4] = cyl_bessel_i1f((float)x), g[6 * i + 4] = cyl_bessel_i1(x);
+}
+static double bessel_series(double x, int order)
+{
+    long double term = order == 0 ? 1.0L : x / 2.0L, sum = term;
+    for (int k = 1; k < 400; ++k)
+        term *= (long double)x * x / 4.0L / ((long double)k * (k + order)), sum += term;
+    return (double)sum;
+}
+static void test_special_functions()
+{
+    const int n = 200;
+    std::vector<double> y(n), g(6 * n);
+    std::vector<float> f(6 * n);
+    for (int i = 0; i < n; ++i)
+        y[i] = i == 0 ? 1e-30 : i == 1 ? 1e-9 : (double)(float)((i - 1) / (double)(n - 1) * 2.0 * 0.999);
+    double *yd = NULL, *gd = NULL;
+    float *fd = NULL;
+    CUDA_OK(cudaMalloc(&yd, n * sizeof(double)));
+    CUDA_OK(cudaMalloc(&gd, 6 * n * sizeof(double)));
+    CUDA_OK(cudaMalloc(&fd, 6 * n * sizeof(float)));
+    CUDA_OK(cudaMemcpy(yd, y.data(), n * sizeof(double), cudaMemcpyHostToDevice));
+    special_kernel<<<(n + 63) / 64, 64>>>(yd, fd, gd, n);
+    CUDA_OK(cudaGetLastError());
+    CUDA_OK(cudaMemcpy(f.data(), fd, f.size() * sizeof(float), cudaMemcpyDeviceToHost));
+    CUDA_OK(cudaMemcpy(g.data(), gd, g.size() * sizeof(double), cudaMemcpyDeviceToHost));
+    int bad = 0;
+    auto near = [&](double got, double want, double tol, const char *what, int i) {
+        if (!(std::fabs(got - want) <= tol * std::fabs(want) + 1e-300) && bad++ < 5)
+            printf("  %s at %d (y = %.17g): %.17g, want %.17g\n", what, i, y[i], got, want);
+    };
+    for (int i = 0; i < n; ++i) {
+        const double yf = (float)y[i];
+        if (yf > 0) {
+            near(std::erfc((double)f[6 * i + 0]), yf, 1e-5 + 1e-6 * f[6 * i] * f[6 * i], "erfcinvf", i);
+            near(std::erfc(g[6 * i + 0]), y[i], 1e-13 * (1 + 2 * g[6 * i] * g[6 * i]), "erfcinv", i);
+            near(std::erf(g[6 * i + 1]), y[i] - 1.0, 1e-13 * (1 + 2 * g[6 * i + 1] * g[6 * i + 1]), "erfinv", i);
+            near(0.5 * std::erfc(-g[6 * i + 2] / std::sqrt(2.0)), y[i] / 2.0, 1e-13 * (1 + g[6 * i + 2] * g[6 * i + 2]),
+                 "normcdfinv", i);
+        }
+        const double x = (y[i] - 1.0) * 40.0, xf = (float)x;
+        near(f[6 * i + 3], bessel_series(xf, 0), 1e-6, "cyl_bessel_i0f", i);
+        near(f[6 * i + 4], bessel_series(xf, 1), 1e-6, "cyl_bessel_i1f", i);
+        near(g[6 * i + 3], bessel_series(x, 0), 1e-14, "cyl_bessel_i0", i);
+        near(g[6 * i + 4], bessel_series(x, 1), 1e-14, "cyl_bessel_i1", i);
+    }
+    CHECK(bad == 0, "%d results of erfinv, erfcinv, normcdfinv or cyl_bessel_i0/i1 are out of tolerance", bad);
+    CUDA_OK(cudaFree(yd));
+    CUDA_OK(cudaFree(gd));
+    CUDA_OK(cudaFree(fd));
+}
+
 int main(int argc, char **argv)
 {
     int devices = 0;
@@ -881,6 +1078,8 @@ int main(int argc, char **argv)
     test_wild_idioms();
     test_wild_programs();
     test_warp_synchronous();
+    test_simd_intrinsics();
+    test_special_functions();
     printf("test_sim_cuda: %s (%d failures)\n", failures ? "FAIL" : "PASS", failures);
     return failures ? 1 : 0;
 }

@@ -2,11 +2,13 @@
    the calls real programs make beyond what gpuh itself uses (C++ overloads
    with CUDA's default arguments, device flags, limits, stream attributes and
    callbacks, peer queries of the one device, system- and block-scope
-   atomics, umin/umax). Included by the simulator's stand-in <cuda_runtime.h>;
-   semantics from the CUDA Runtime API reference. */
+   atomics, umin/umax, the SIMD video intrinsics, __dp2a, __fns, __trap, the
+   inverse error functions and cyl_bessel_i0/i1). Included by the simulator's
+   stand-in <cuda_runtime.h>; semantics from the CUDA Runtime API reference. */
 #ifndef GPUH_SIM_RUNTIME_H
 #define GPUH_SIM_RUNTIME_H
 #include "gpuh_sim.h"
+#include "gpuh_sim_texture.h" /* char4, short2 & co., which __dp4a and __dp2a take */
 
 #ifndef CUDART_CB
 #define CUDART_CB
@@ -437,6 +439,166 @@ inline unsigned __dp4a(unsigned a, unsigned b, unsigned c)
         c += (a >> 8 * i & 0xffu) * (b >> 8 * i & 0xffu);
     return c;
 }
+inline int __dp4a(char4 a, char4 b, int c)
+{
+    return c + a.x * b.x + a.y * b.y + a.z * b.z + a.w * b.w;
+}
+inline unsigned __dp4a(uchar4 a, uchar4 b, unsigned c)
+{
+    return c + (unsigned)a.x * b.x + (unsigned)a.y * b.y + (unsigned)a.z * b.z + (unsigned)a.w * b.w;
+}
+/* Two 16-bit by 8-bit products summed into c: the halves of a times bytes 0
+   and 1 (_lo) or 2 and 3 (_hi) of b; signed (int) or unsigned throughout. */
+inline int __dp2a_lo(int a, int b, int c)
+{
+    return c + (short)a * (signed char)b + (short)(a >> 16) * (signed char)(b >> 8);
+}
+inline int __dp2a_hi(int a, int b, int c)
+{
+    return c + (short)a * (signed char)(b >> 16) + (short)(a >> 16) * (signed char)(b >> 24);
+}
+inline unsigned __dp2a_lo(unsigned a, unsigned b, unsigned c)
+{
+    return c + (a & 0xffffu) * (b & 0xffu) + (a >> 16) * (b >> 8 & 0xffu);
+}
+inline unsigned __dp2a_hi(unsigned a, unsigned b, unsigned c)
+{
+    return c + (a & 0xffffu) * (b >> 16 & 0xffu) + (a >> 16) * (b >> 24);
+}
+inline int __dp2a_lo(short2 a, char4 b, int c) { return c + a.x * b.x + a.y * b.y; }
+inline int __dp2a_hi(short2 a, char4 b, int c) { return c + a.x * b.z + a.y * b.w; }
+inline unsigned __dp2a_lo(ushort2 a, uchar4 b, unsigned c) { return c + (unsigned)a.x * b.x + (unsigned)a.y * b.y; }
+inline unsigned __dp2a_hi(ushort2 a, uchar4 b, unsigned c) { return c + (unsigned)a.x * b.z + (unsigned)a.y * b.w; }
+/* The bit position of the offset-th set bit of mask counting from bit base,
+   towards the high bits (offset > 0) or the low ones (offset < 0); offset 0
+   asks whether bit base is set. 0xffffffff where there is none (PTX fns). */
+inline unsigned __fns(unsigned mask, unsigned base, int offset)
+{
+    if (offset == 0)
+        return base < 32 && (mask >> base & 1u) ? base : 0xffffffffu;
+    int left = offset > 0 ? offset : -offset, step = offset > 0 ? 1 : -1;
+    for (long long pos = base; pos >= 0 && pos < 32; pos += step)
+        if ((mask >> pos & 1u) && --left == 0)
+            return (unsigned)pos;
+    return 0xffffffffu;
+}
+
+/* ---- SIMD video intrinsics (CUDA Math API, "SIMD Intrinsics"): the name's
+   2 works on the two 16-bit halves of an unsigned int, 4 on its four bytes,
+   each lane on its own. A lane's value is read both unsigned (u) and signed
+   (s); wrapping results keep the lane's low bits. */
+namespace gpuh_sim_impl {
+template <int B, class F> inline unsigned simd_lanes(unsigned a, unsigned b, F f)
+{
+    const unsigned m = (1u << B) - 1u;
+    unsigned r = 0;
+    for (int at = 0; at < 32; at += B) {
+        const long long ua = a >> at & m, ub = b >> at & m;
+        const long long sa = ua >= (1ll << (B - 1)) ? ua - (1ll << B) : ua;
+        const long long sb = ub >= (1ll << (B - 1)) ? ub - (1ll << B) : ub;
+        r |= ((unsigned)f(ua, ub, sa, sb, B) & m) << at;
+    }
+    return r;
+}
+/* v clamped to a lane's signed or unsigned range. */
+inline long long simd_sat_s(long long v, int bits)
+{
+    const long long hi = (1ll << (bits - 1)) - 1, lo = -(1ll << (bits - 1));
+    return v < lo ? lo : v > hi ? hi : v;
+}
+inline long long simd_sat_u(long long v, int bits)
+{
+    const long long hi = (1ll << bits) - 1;
+    return v < 0 ? 0 : v > hi ? hi : v;
+}
+/* Sum of the lanes' |a - b|. */
+template <int B> inline unsigned simd_sad(unsigned a, unsigned b, bool is_signed)
+{
+    unsigned sum = 0;
+    simd_lanes<B>(a, b, [&](long long ua, long long ub, long long sa, long long sb, int) {
+        const long long d = is_signed ? sa - sb : ua - ub;
+        sum += (unsigned)(d < 0 ? -d : d);
+        return 0ll;
+    });
+    return sum;
+}
+} /* namespace gpuh_sim_impl */
+#define GPUH_IMPL_SIM_SIMD_LANE(expr)                                                                                  \
+    [](long long ua, long long ub, long long sa, long long sb, int bits) {                                             \
+        return (void)ua, (void)ub, (void)sa, (void)sb, (void)bits, (expr);                                             \
+    }
+#define GPUH_IMPL_SIM_SIMD(name, expr)                                                                                 \
+    inline unsigned name##2(unsigned a, unsigned b)                                                                    \
+    {                                                                                                                  \
+        return gpuh_sim_impl::simd_lanes<16>(a, b, GPUH_IMPL_SIM_SIMD_LANE(expr));                                     \
+    }                                                                                                                  \
+    inline unsigned name##4(unsigned a, unsigned b)                                                                    \
+    {                                                                                                                  \
+        return gpuh_sim_impl::simd_lanes<8>(a, b, GPUH_IMPL_SIM_SIMD_LANE(expr));                                      \
+    }
+/* __vcmp: all ones in a lane where x < y holds, __vset: 1 there (eq and ne
+   as 0 < (test)). */
+#define GPUH_IMPL_SIM_SIMD_CMP(op, x, y)                                                                               \
+    GPUH_IMPL_SIM_SIMD(__vcmp##op, x < y ? -1ll : 0ll)                                                                 \
+    GPUH_IMPL_SIM_SIMD(__vset##op, x < y ? 1ll : 0ll)
+GPUH_IMPL_SIM_SIMD(__vadd, ua + ub)
+GPUH_IMPL_SIM_SIMD(__vsub, ua - ub)
+GPUH_IMPL_SIM_SIMD(__vaddss, gpuh_sim_impl::simd_sat_s(sa + sb, bits))
+GPUH_IMPL_SIM_SIMD(__vsubss, gpuh_sim_impl::simd_sat_s(sa - sb, bits))
+GPUH_IMPL_SIM_SIMD(__vaddus, gpuh_sim_impl::simd_sat_u(ua + ub, bits))
+GPUH_IMPL_SIM_SIMD(__vsubus, gpuh_sim_impl::simd_sat_u(ua - ub, bits))
+GPUH_IMPL_SIM_SIMD(__vabsdiffu, ua > ub ? ua - ub : ub - ua)
+GPUH_IMPL_SIM_SIMD(__vabsdiffs, sa > sb ? sa - sb : sb - sa)
+GPUH_IMPL_SIM_SIMD(__vavgu, (ua + ub + 1) >> 1)
+GPUH_IMPL_SIM_SIMD(__vhaddu, (ua + ub) >> 1)
+GPUH_IMPL_SIM_SIMD(__vmaxu, ua > ub ? ua : ub)
+GPUH_IMPL_SIM_SIMD(__vminu, ua < ub ? ua : ub)
+GPUH_IMPL_SIM_SIMD(__vmaxs, sa > sb ? sa : sb)
+GPUH_IMPL_SIM_SIMD(__vmins, sa < sb ? sa : sb)
+GPUH_IMPL_SIM_SIMD_CMP(eq, 0, (ua == ub))
+GPUH_IMPL_SIM_SIMD_CMP(ne, 0, (ua != ub))
+GPUH_IMPL_SIM_SIMD_CMP(ltu, ua, ub)
+GPUH_IMPL_SIM_SIMD_CMP(leu, ua, ub + 1)
+GPUH_IMPL_SIM_SIMD_CMP(gtu, ub, ua)
+GPUH_IMPL_SIM_SIMD_CMP(geu, ub, ua + 1)
+GPUH_IMPL_SIM_SIMD_CMP(lts, sa, sb)
+GPUH_IMPL_SIM_SIMD_CMP(les, sa, sb + 1)
+GPUH_IMPL_SIM_SIMD_CMP(gts, sb, sa)
+GPUH_IMPL_SIM_SIMD_CMP(ges, sb, sa + 1)
+/* The one-operand forms: b is 0. */
+GPUH_IMPL_SIM_SIMD(gpuh_impl_sim_vneg, -sa)
+GPUH_IMPL_SIM_SIMD(gpuh_impl_sim_vnegss, gpuh_sim_impl::simd_sat_s(-sa, bits))
+GPUH_IMPL_SIM_SIMD(gpuh_impl_sim_vabs, sa < 0 ? -sa : sa)
+GPUH_IMPL_SIM_SIMD(gpuh_impl_sim_vabsss, gpuh_sim_impl::simd_sat_s(sa < 0 ? -sa : sa, bits))
+#undef GPUH_IMPL_SIM_SIMD_CMP
+#undef GPUH_IMPL_SIM_SIMD
+#undef GPUH_IMPL_SIM_SIMD_LANE
+inline unsigned __vneg2(unsigned a) { return gpuh_impl_sim_vneg2(a, 0); }
+inline unsigned __vneg4(unsigned a) { return gpuh_impl_sim_vneg4(a, 0); }
+inline unsigned __vnegss2(unsigned a) { return gpuh_impl_sim_vnegss2(a, 0); }
+inline unsigned __vnegss4(unsigned a) { return gpuh_impl_sim_vnegss4(a, 0); }
+inline unsigned __vabs2(unsigned a) { return gpuh_impl_sim_vabs2(a, 0); }
+inline unsigned __vabs4(unsigned a) { return gpuh_impl_sim_vabs4(a, 0); }
+inline unsigned __vabsss2(unsigned a) { return gpuh_impl_sim_vabsss2(a, 0); }
+inline unsigned __vabsss4(unsigned a) { return gpuh_impl_sim_vabsss4(a, 0); }
+inline unsigned __vsadu2(unsigned a, unsigned b) { return gpuh_sim_impl::simd_sad<16>(a, b, false); }
+inline unsigned __vsadu4(unsigned a, unsigned b) { return gpuh_sim_impl::simd_sad<8>(a, b, false); }
+inline unsigned __vsads2(unsigned a, unsigned b) { return gpuh_sim_impl::simd_sad<16>(a, b, true); }
+inline unsigned __vsads4(unsigned a, unsigned b) { return gpuh_sim_impl::simd_sad<8>(a, b, true); }
+
+/* __trap(): the kernel stops as at a fault; the launch fails with
+   cudaErrorLaunchFailure (sticky: the context is unusable afterwards, as on a GPU). */
+[[noreturn]] inline void __trap()
+{
+    if (gpuh_sim_impl::in_kernel()) {
+        char where[96];
+        gpuh_sim_impl::format_where(where, sizeof where);
+        fprintf(stderr, "gpuh sim: __trap() in kernel %s (%s); the launch fails with cudaErrorLaunchFailure\n",
+                gpuh_sim_impl::thread_state().w->job->kernel, where);
+        gpuh_sim_impl::kill_launch(cudaErrorLaunchFailure);
+    }
+    abort();
+}
 
 /* ---- Float intrinsics and math functions C's library lacks. Templates, so
    that a program's own host function of the same name wins (see rsqrtf). */
@@ -478,6 +640,88 @@ template <class = void> inline double norm3d(double a, double b, double c) { ret
 /* The standard normal distribution function, through erfc. */
 template <class = void> inline float normcdff(float x) { return 0.5f * erfcf(-x * 0.70710678118654752f); }
 template <class = void> inline double normcdf(double x) { return 0.5 * erfc(-x * 0.70710678118654752); }
+/* The inverse error functions: Newton's method in long double on erf or, in
+   the tails, on erfc (so that erfcinv of a tiny y keeps its digits), from
+   Winitzki's approximation; then rounded once to the result's type. */
+namespace gpuh_sim_impl {
+/* x with erf(x) = t (tail false, |t| < 1) or erfc(x) = t (tail true, 0 < t <= 1). */
+inline long double erf_root(long double t, bool tail)
+{
+    const long double a = 0.147L, two_over_pi_a = 2.0L / (3.14159265358979323846L * a);
+    const long double w = tail ? logl(t * (2.0L - t)) : log1pl(-t * t); /* ln(1 - z^2) */
+    const long double h = two_over_pi_a + w / 2.0L;
+    long double x = sqrtl(sqrtl(h * h - w / a) - h);
+    if (!tail && t < 0)
+        x = -x;
+    for (int i = 0; i < 60; ++i) {
+        const long double slope = 1.12837916709551257390L * expl(-x * x); /* erf'(x) */
+        const long double dx = tail ? (erfcl(x) - t) / slope : -(erfl(x) - t) / slope;
+        x += dx;
+        if (fabsl(dx) <= 1e-19L * fabsl(x))
+            break;
+    }
+    return x;
+}
+inline long double erfinv_ld(long double y)
+{
+    if (!(y >= -1.0L && y <= 1.0L))
+        return NAN;
+    if (y == 1.0L || y == -1.0L)
+        return y * INFINITY;
+    if (fabsl(y) <= 0.5L)
+        return erf_root(y, false);
+    return y > 0 ? erf_root(1.0L - y, true) : -erf_root(1.0L + y, true);
+}
+inline long double erfcinv_ld(long double y)
+{
+    if (!(y >= 0.0L && y <= 2.0L))
+        return NAN;
+    if (y == 0.0L)
+        return INFINITY;
+    if (y == 2.0L)
+        return -INFINITY;
+    if (y <= 0.5L)
+        return erf_root(y, true);
+    if (y >= 1.5L)
+        return -erf_root(2.0L - y, true);
+    return erf_root(1.0L - y, false);
+}
+/* The modified Bessel functions of the first kind of orders 0 and 1, by their
+   power series (every term positive: no cancellation) in long double. */
+inline long double bessel_i(long double x, int order)
+{
+    if (isnan(x))
+        return x;
+    const long double ax = fabsl(x), q = ax * ax / 4.0L;
+    if (isinf(ax))
+        return order == 0 || x > 0 ? INFINITY : -INFINITY;
+    long double term = order == 0 ? 1.0L : ax / 2.0L, sum = term;
+    for (int k = 1; k < 100000; ++k) {
+        term *= q / ((long double)k * (k + order));
+        sum += term;
+        if (term <= sum * 1e-21L && k > ax)
+            break;
+    }
+    return order == 1 && x < 0 ? -sum : sum;
+}
+} /* namespace gpuh_sim_impl */
+template <class = void> inline float erfinvf(float y) { return (float)gpuh_sim_impl::erfinv_ld(y); }
+template <class = void> inline double erfinv(double y) { return (double)gpuh_sim_impl::erfinv_ld(y); }
+template <class = void> inline float erfcinvf(float y) { return (float)gpuh_sim_impl::erfcinv_ld(y); }
+template <class = void> inline double erfcinv(double y) { return (double)gpuh_sim_impl::erfcinv_ld(y); }
+/* The inverse of the standard normal distribution function: -sqrt(2) erfcinv(2p). */
+template <class = void> inline float normcdfinvf(float p)
+{
+    return (float)(-1.41421356237309504880L * gpuh_sim_impl::erfcinv_ld(2.0L * p));
+}
+template <class = void> inline double normcdfinv(double p)
+{
+    return (double)(-1.41421356237309504880L * gpuh_sim_impl::erfcinv_ld(2.0L * p));
+}
+template <class = void> inline float cyl_bessel_i0f(float x) { return (float)gpuh_sim_impl::bessel_i(x, 0); }
+template <class = void> inline float cyl_bessel_i1f(float x) { return (float)gpuh_sim_impl::bessel_i(x, 1); }
+template <class = void> inline double cyl_bessel_i0(double x) { return (double)gpuh_sim_impl::bessel_i(x, 0); }
+template <class = void> inline double cyl_bessel_i1(double x) { return (double)gpuh_sim_impl::bessel_i(x, 1); }
 
 /* ---- Memory pools: gpuh_sim.h simulates created pools (MEMORY POOLS there);
    here, the device's default and current pool for programs that ask for

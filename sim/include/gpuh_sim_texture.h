@@ -217,6 +217,61 @@ static inline float1 make_float1(float x)
     float1 v = {x};
     return v;
 }
+static inline char1 make_char1(signed char x)
+{
+    char1 v = {x};
+    return v;
+}
+static inline char2 make_char2(signed char x, signed char y)
+{
+    char2 v = {x, y};
+    return v;
+}
+static inline char4 make_char4(signed char x, signed char y, signed char z, signed char w)
+{
+    char4 v = {x, y, z, w};
+    return v;
+}
+static inline uchar1 make_uchar1(unsigned char x)
+{
+    uchar1 v = {x};
+    return v;
+}
+static inline short1 make_short1(short x)
+{
+    short1 v = {x};
+    return v;
+}
+static inline short2 make_short2(short x, short y)
+{
+    short2 v = {x, y};
+    return v;
+}
+static inline short4 make_short4(short x, short y, short z, short w)
+{
+    short4 v = {x, y, z, w};
+    return v;
+}
+static inline ushort1 make_ushort1(unsigned short x)
+{
+    ushort1 v = {x};
+    return v;
+}
+static inline ushort4 make_ushort4(unsigned short x, unsigned short y, unsigned short z, unsigned short w)
+{
+    ushort4 v = {x, y, z, w};
+    return v;
+}
+static inline int1 make_int1(int x)
+{
+    int1 v = {x};
+    return v;
+}
+static inline uint1 make_uint1(unsigned int x)
+{
+    uint1 v = {x};
+    return v;
+}
 #endif
 
 namespace gpuh_sim_impl {
