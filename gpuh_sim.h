@@ -899,6 +899,17 @@ template <class T> struct gpuh_sim_volatile_ref {
     }
     gpuh_sim_volatile_ptr<T> operator&() const { return gpuh_sim_volatile_ptr<T>(p); }
 };
+/* What an access through gpuh_sim_volatile_ptr<T> gives: the turn-taking
+   reference for a scalar T; for a struct (volatile float2 *: a member read
+   or written), the plain volatile reference, as before the rewrite. */
+template <class T, bool = std::is_scalar<T>::value> struct gpuh_impl_sim_volatile_access {
+    typedef gpuh_sim_volatile_ref<T> type;
+    static type at(volatile T *p) { return type(p); }
+};
+template <class T> struct gpuh_impl_sim_volatile_access<T, false> {
+    typedef volatile T &type;
+    static type at(volatile T *p) { return *p; }
+};
 template <class T> struct gpuh_sim_volatile_ptr {
     volatile T *p;
     gpuh_sim_volatile_ptr() : p(NULL) {}
@@ -906,8 +917,11 @@ template <class T> struct gpuh_sim_volatile_ptr {
     gpuh_sim_volatile_ptr(std::nullptr_t) : p(NULL) {}
     template <class U> explicit gpuh_sim_volatile_ptr(U *q) : p((volatile T *)q) {} /* (volatile T *)other */
     template <class I, class = typename std::enable_if<std::is_integral<I>::value>::type>
-    gpuh_sim_volatile_ref<T> operator[](I i) const { return gpuh_sim_volatile_ref<T>(p + i); }
-    gpuh_sim_volatile_ref<T> operator*() const { return gpuh_sim_volatile_ref<T>(p); }
+    typename gpuh_impl_sim_volatile_access<T>::type operator[](I i) const
+    {
+        return gpuh_impl_sim_volatile_access<T>::at(p + i);
+    }
+    typename gpuh_impl_sim_volatile_access<T>::type operator*() const { return gpuh_impl_sim_volatile_access<T>::at(p); }
     volatile T *operator->() const { return p; }
     operator volatile T *() const { return p; }
     template <class I, class = typename std::enable_if<std::is_integral<I>::value>::type>

@@ -851,6 +851,15 @@ __global__ void volatile_neighbour_kernel(int *out)
     __syncwarp();
     out[t] = vs[t];
 }
+/* A volatile pointer to a struct: its members read and written as through
+   any pointer. */
+__global__ void volatile_struct_kernel(float2 *p)
+{
+    volatile float2 *v = p;
+    const int t = threadIdx.x;
+    v[t].x = v[t].x + 1.0f;
+    v[t].y = 2.0f * t;
+}
 static void test_warp_synchronous()
 {
     const unsigned n = 100003, blocks = 7;
@@ -872,6 +881,17 @@ static void test_warp_synchronous()
     for (int t = 0; t < 32; ++t)
         bad += out[t] != t * t + (t ^ 1) * (t ^ 1);
     CHECK(bad == 0, "volatile neighbour sums: %d lanes wrong (lane 1: %d, want %d)", bad, out[1], 1 + 0);
+    float2 *pairs = NULL;
+    CUDA_OK(cudaMallocManaged(&pairs, 32 * sizeof(float2)));
+    for (int t = 0; t < 32; ++t)
+        pairs[t] = make_float2(static_cast<float>(t), -1.0f);
+    volatile_struct_kernel<<<1, 32>>>(pairs);
+    CUDA_OK(cudaDeviceSynchronize());
+    bad = 0;
+    for (int t = 0; t < 32; ++t)
+        bad += pairs[t].x != static_cast<float>(t + 1) || pairs[t].y != 2.0f * t;
+    CHECK(bad == 0, "members through a volatile float2 pointer: %d wrong", bad);
+    CUDA_OK(cudaFree(pairs));
     CUDA_OK(cudaFree(in));
     CUDA_OK(cudaFree(out));
 }
