@@ -852,13 +852,23 @@ __global__ void volatile_neighbour_kernel(int *out)
     out[t] = vs[t];
 }
 /* A volatile pointer to a struct: its members read and written as through
-   any pointer. */
+   any pointer; a pointer to const volatile moved along an array. */
+__device__ float sum_of_x(const volatile float2 *p, int n)
+{
+    float s = 0.0f;
+    while (n-- > 0)
+        s += (p++)->x;
+    return s;
+}
 __global__ void volatile_struct_kernel(float2 *p)
 {
     volatile float2 *v = p;
     const int t = threadIdx.x;
     v[t].x = v[t].x + 1.0f;
     v[t].y = 2.0f * t;
+    __syncthreads();
+    if (t == 0)
+        v[0].y = sum_of_x(p, 32);
 }
 static void test_warp_synchronous()
 {
@@ -889,7 +899,7 @@ static void test_warp_synchronous()
     CUDA_OK(cudaDeviceSynchronize());
     bad = 0;
     for (int t = 0; t < 32; ++t)
-        bad += pairs[t].x != static_cast<float>(t + 1) || pairs[t].y != 2.0f * t;
+        bad += pairs[t].x != static_cast<float>(t + 1) || pairs[t].y != (t == 0 ? 528.0f : 2.0f * t);
     CHECK(bad == 0, "members through a volatile float2 pointer: %d wrong", bad);
     CUDA_OK(cudaFree(pairs));
     CUDA_OK(cudaFree(in));
