@@ -139,14 +139,17 @@ san_one() { # tool program [args...]: one run; writes its row to $build/sanitize
     shown=${errs:-?}
   fi
   [ $rc -eq 124 ] && st=FAIL shown="$shown, timed out after ${san_timeout} s"
-  printf '%-10s %-34s %-24s %-6s %s\n' "$tool" "$*" "$shown" "$st" "exit $rc, $((SECONDS - t0)) s$retried" \
+  printf '%-10s %-34s %-24s %-6s %s\n' "$tool" "$*" "$shown" "$st" "exit $rc, $((SECONDS - t0)) s$retried${SAN_ALONE:-}" \
     >"$build/sanitizer/$tool.$name.row"
+  # What the rerun below needs: a failure with errors the tool counted is the program's.
+  if [ $planted = 0 ] && [ "$st" = FAIL ] && [ "${errs:-0}" = 0 ]; then echo other; else echo "$st"; fi \
+    >"$build/sanitizer/$tool.$name.verdict"
 }
 san_rows=()
 if [ $sanitize = 1 ]; then
   t0=$SECONDS
   mkdir -p "$build/sanitizer"
-  rm -f "$build"/sanitizer/*.row "$build"/sanitizer/*.first-try.log
+  rm -f "$build"/sanitizer/*.row "$build"/sanitizer/*.verdict "$build"/sanitizer/*.first-try.log "$build"/sanitizer/*.beside-others.log
   san_jobs_list=()
   for p in "${san_programs[@]}"; do for tool in memcheck racecheck initcheck synccheck; do san_jobs_list+=("$tool $p"); done; done
   for tool in memcheck racecheck initcheck synccheck; do san_jobs_list+=("$tool planted_$tool"); done
@@ -156,6 +159,19 @@ if [ $sanitize = 1 ]; then
     san_one $j &
   done
   wait
+  # A run that failed beside the others with no error of the program counted
+  # (the device out of memory under several racecheck jobs, the tool's own
+  # internal error, a timeout) runs once more alone; its row says so, and the
+  # first log is kept as <tool>.<program>.beside-others.log.
+  for j in "${san_jobs_list[@]}"; do
+    # shellcheck disable=SC2086  # split on purpose, as above
+    set -- $j
+    f="$build/sanitizer/$1.$(echo "${*:2}" | tr ' =' '__')"
+    [ "$(cat "$f.verdict" 2>/dev/null)" = other ] || continue
+    mv "$f.log" "$f.beside-others.log"
+    # shellcheck disable=SC2086
+    SAN_ALONE=", run again alone: failed beside other jobs (see its .beside-others.log)" san_one $j
+  done
   for f in "$build"/sanitizer/*.log; do echo "==== $f"; cat "$f"; done >"$logs/sanitizer.log"
   for j in "${san_jobs_list[@]}"; do
     # shellcheck disable=SC2086  # split on purpose, as above
