@@ -28,8 +28,8 @@ while [ $# -gt 0 ]; do
   esac
   shift
 done
-cd "$(dirname "$0")/.."
-build=build-gpu
+cd "$(dirname "$0")/.." || exit 1
+build="build-gpu"
 logs=${OUT:-$build/logs}
 mkdir -p "$logs"
 rows=()
@@ -68,7 +68,7 @@ if [ $tests = 1 ]; then
   if [ "$gpus" -ge 2 ]; then multi_skip='^$'; else multi_skip='multi'; fi
   skips=$(grep "Not Run\|Skipped" "$logs/ctest.log" | grep -vc "$multi_skip")
   if [ $ctest_rc -eq 0 ] && [ "$skips" -eq 0 ]; then st=PASS; else st=FAIL; fi
-  row "ctest (all tests and examples)" $st "$summary, $skips skipped, $((SECONDS - t0)) s"
+  row "ctest (all tests and examples)" "$st" "$summary, $skips skipped, $((SECONDS - t0)) s"
   grep -E "^ *[0-9]+/[0-9]+ Test" "$logs/ctest.log"
 
   # Each example's own verdict line, read from its CTest run's output
@@ -82,7 +82,7 @@ if [ $tests = 1 ]; then
     verdict=$(grep -E "^Result = " <<<"$out" | tail -1)
     st=FAIL
     grep -qE "^ *[0-9]+/[0-9]+ Test +#[0-9]+: example\.$ex \.+ +Passed" "$logs/ctest.log" && st=PASS
-    row "example $ex" $st "${verdict:-no Result line}"
+    row "example $ex" "$st" "${verdict:-no Result line}"
   done
 fi
 
@@ -183,20 +183,20 @@ if [ $sanitize = 1 ]; then
   done
   bad=$(printf '%s\n' "${san_rows[@]}" | grep -c " FAIL ")
   [ "$bad" -eq 0 ] && st=PASS || st=FAIL
-  row "compute-sanitizer (4 tools, $san_jobs jobs)" $st "${#san_rows[@]} runs, $bad failed, $((SECONDS - t0)) s; table below"
+  row "compute-sanitizer (4 tools, $san_jobs jobs)" "$st" "${#san_rows[@]} runs, $bad failed, $((SECONDS - t0)) s; table below"
 fi
 
 if [ $bench = 1 ]; then
   t0=$SECONDS
-  OUT= GPUH_BUILD_DIR=$build bench/run.sh >"$logs/bench.log" 2>&1 && st=PASS || st=FAIL
+  OUT='' GPUH_BUILD_DIR=$build bench/run.sh >"$logs/bench.log" 2>&1 && st=PASS || st=FAIL
   cp bench/results/bench.csv bench/results/*.png "$logs"/ 2>/dev/null
-  row "bench (bench/run.sh)" $st "$((SECONDS - t0)) s, tables in bench.log"
+  row "bench (bench/run.sh)" "$st" "$((SECONDS - t0)) s, tables in bench.log"
   sed -n '/^==== tensor-core targets/,/^$/p' bench/results/bench.txt
   sed -n '/^==== targets/,$p' bench/results/bench.txt
   sed -n '/^==== targets against torch/,$p' bench/results/torch_cupy.txt
   # Example 13 against PyTorch: the same losses per step, ms per training step and the ratio.
   python3 bench/nn_torch.py --exe "$build/13_dense_network" >"$logs/nn_torch.log" 2>&1 && st=PASS || st=FAIL
-  row "bench/nn_torch.py (example 13 vs torch)" $st "losses and times in nn_torch.log"
+  row "bench/nn_torch.py (example 13 vs torch)" "$st" "losses and times in nn_torch.log"
   sed -n '/^==== losses per step/,/^worst/p;/^==== targets against torch: training/,$p' "$logs/nn_torch.log"
 fi
 
