@@ -2015,9 +2015,13 @@ __global__ void __launch_bounds__(GPUH_GEMV_BLOCK, 1) gpuh_gemv_row_kernel(const
 /* ---------------------------------------------------------------------------
    Split-K's second pass. */
 
-/* The reduce kernel's batch, in bytes of one element of each slice: a
-   thread loads 64 / sizeof(T) slices (16 float, 8 double; groups of 4
-   elements: 64 registers of float loads) before it adds them. */
+/* The reduce kernel's largest batch, in bytes of one element of each
+   slice: a thread loads up to 64 / sizeof(T) slices (16 float, 8 double;
+   groups of 4 elements: 64 registers of float loads) before it adds them.
+   Fewer slices take a batch of 2 or 4 (gpuh_impl_gemm_reduce_batch): the
+   registers of a batch of 16 would hold the kernel to 16 warps per SM, each
+   with 2 loads in flight, where a split of 2 needs all the loads in flight
+   it can get to read its slices at L2's rate. */
 #define GPUH_GEMM_REDUCE_BATCH_BYTES 64
 
 /* gpuh_gemm_split_reduce_kernel: C[i][j] = alpha·(W_0[i][j] + W_1[i][j] +
@@ -2030,14 +2034,14 @@ __global__ void __launch_bounds__(GPUH_GEMV_BLOCK, 1) gpuh_gemv_row_kernel(const
    slice where the group lies inside N), grid-stride. It loads a batch of
    slices before it adds them, so that where C is small (few threads, each
    adding tens or hundreds of slices) a thread waits for memory once per
-   batch, not once per slice. beta == 0 never reads C. Grid: any; block: any
-   (the launcher's: GPUH_GEMM_REDUCE_BLOCK, or fewer threads where that
+   batch, not once per slice (BATCH slices; the launcher's choice:
+   gpuh_impl_gemm_reduce_batch). beta == 0 never reads C. Grid: any; block:
+   any (the launcher's: GPUH_GEMM_REDUCE_BLOCK, or fewer threads where that
    spreads a small C over more SMs). */
-template <typename T>
+template <typename T, int BATCH>
 __global__ void gpuh_gemm_split_reduce_kernel(const T *work, unsigned splits, size_t M, size_t N, size_t ldw,
                                               T alpha, T beta, T *C, size_t ldc)
 {
-    enum { BATCH = GPUH_GEMM_REDUCE_BATCH_BYTES / sizeof(T) };
     const size_t groups = (N + 3) / 4, slice = M * ldw;
     for (size_t q = gpuh_global_index(); q < M * groups; q += gpuh_grid_stride()) {
         const size_t row = q / groups, c = q % groups * 4;
@@ -2072,6 +2076,26 @@ __global__ void gpuh_gemm_split_reduce_kernel(const T *work, unsigned splits, si
             if (c + j < N)
                 dst[j] = beta == T(0) ? alpha * sum[j] : alpha * sum[j] + beta * dst[j];
     }
+}
+
+/* Launches split-K's second pass over `splits` slices with the smallest
+   batch that holds them all (2, 4), or the largest one
+   (GPUH_GEMM_REDUCE_BATCH_BYTES) for more: the same order of additions, so
+   the same bits, whichever runs. */
+template <typename T>
+static inline cudaError_t gpuh_impl_gemm_reduce_batch(size_t splits, unsigned grid, unsigned block,
+                                                      cudaStream_t stream, const T *work, size_t M, size_t N,
+                                                      size_t ldw, T alpha, T beta, T *C, size_t ldc)
+{
+    if (splits <= 2)
+        return GPUH_LAUNCH((gpuh_gemm_split_reduce_kernel<T, 2>), grid, block, 0, stream, work, (unsigned)splits, M,
+                           N, ldw, alpha, beta, C, ldc);
+    if (splits <= 4)
+        return GPUH_LAUNCH((gpuh_gemm_split_reduce_kernel<T, 4>), grid, block, 0, stream, work, (unsigned)splits, M,
+                           N, ldw, alpha, beta, C, ldc);
+    enum { MOST = GPUH_GEMM_REDUCE_BATCH_BYTES / sizeof(T) };
+    return GPUH_LAUNCH((gpuh_gemm_split_reduce_kernel<T, MOST>), grid, block, 0, stream, work, (unsigned)splits, M, N,
+                       ldw, alpha, beta, C, ldc);
 }
 
 /* ===========================================================================
@@ -2870,9 +2894,8 @@ static inline cudaError_t gpuh_impl_gemm_whole(const gpuh_impl_gemm_plan &plan, 
         const size_t groups = M * ((N + 3) / 4), most = (size_t)sms * 16, per_sm = gpuh_ceil_div(groups, sms);
         const size_t block = per_sm >= GPUH_GEMM_REDUCE_BLOCK ? GPUH_GEMM_REDUCE_BLOCK : gpuh_ceil_div(per_sm, 32) * 32;
         const size_t rblocks = gpuh_ceil_div(groups, block);
-        err = GPUH_LAUNCH(gpuh_gemm_split_reduce_kernel<T>, (unsigned)(rblocks < most ? rblocks : most),
-                          (unsigned)block, 0, stream, a.work, (unsigned)splits, M, N, a.ldw, a.alpha, a.beta,
-                          d_C, a.ldc);
+        err = gpuh_impl_gemm_reduce_batch<T>(splits, (unsigned)(rblocks < most ? rblocks : most), (unsigned)block,
+                                             stream, a.work, M, N, a.ldw, a.alpha, a.beta, d_C, a.ldc);
     }
     const cudaError_t freed = cudaFreeAsync(a.work, stream);
     return err != cudaSuccess ? err : freed;

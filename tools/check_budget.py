@@ -44,7 +44,7 @@ BUDGETS = [
     (r"gpuh_gemm_dmma_kernel<gpuh_gemm_dmma_config<16, 128, 16, 1, 4, 3, 3, 8, 1>", 168, 0),  # gpuh_dgemm_wide
     (r"gpuh_gemm_dmma_kernel<gpuh_gemm_dmma_config<32, 128, 16, 2, 2, 3, 3, 8, 1>", 168, 0),  # gpuh_dgemm_wide32
     (r"gpuh_gemm_dmma_kernel<gpuh_gemm_dmma_config<128, 16, 16, 4, 1, 3, 3, 8, 1>", 168, 0),  # gpuh_dgemm_tall
-    (r"gpuh_gemm_split_reduce_kernel<", 120, 0),  # split-K's second pass: 16 float or 8 double slices of 4 in flight
+    (r"gpuh_gemm_split_reduce_kernel<", 120, 0),  # split-K's second pass: up to 16 float or 8 double slices of 4 in flight
     (r"gpuh_gemv_col_kernel<float", 104, 0),
     (r"gpuh_gemv_col_kernel<double", 128, 0),
     (r"gpuh_gemv_row_kernel<float", 72, 8448),  # s_part: 64 rows of 33 floats
