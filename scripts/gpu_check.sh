@@ -104,12 +104,15 @@ san_programs=(test_kernels test_tc_gemm test_tc_gemm_sm80 test_helpers test_stre
 # NCCL probes its kernels with cudaFuncGetAttributes, which fails by design on
 # kernels not built for this GPU: test_multi and example 14, which call NCCL.
 san_api_errors_expected=" test_helpers test_streams test_bad_input test_host test_pool test_multi 14_data_parallel "
-san_one() { # tool program [args...]: one run; writes its row to $build/sanitizer/<tool>.<name>.row
-  local tool=$1 name planted=0 t0=$SECONDS rc errs st shown
+san_base() { # tool program [args...]: the path of a run's files, less .log / .row / .verdict
+  echo "$build/sanitizer/$1.$(echo "${*:2}" | tr ' =' '__')"
+}
+san_one() { # tool program [args...]: one run; writes its row to $(san_base ...).row
+  local tool=$1 base planted=0 t0=$SECONDS rc errs st shown
+  base=$(san_base "$@")
   shift
-  name=$(echo "$*" | tr ' =' '__')
   case $1 in planted_*) planted=1 ;; esac
-  local log="$build/sanitizer/$tool.$name.log" opts=(--tool "$tool" --error-exitcode 99)
+  local log="$base.log" opts=(--tool "$tool" --error-exitcode 99)
   [ "$tool" = memcheck ] && opts+=(--leak-check full)
   case "$san_api_errors_expected" in *" $1 "*) opts+=(--report-api-errors no) ;; esac
   GPUH_TEST_QUICK=1 timeout -k 10 "$san_timeout" compute-sanitizer "${opts[@]}" "./$build/$1" "${@:2}" >"$log" 2>&1
@@ -140,10 +143,10 @@ san_one() { # tool program [args...]: one run; writes its row to $build/sanitize
   fi
   [ $rc -eq 124 ] && st=FAIL shown="$shown, timed out after ${san_timeout} s"
   printf '%-10s %-34s %-24s %-6s %s\n' "$tool" "$*" "$shown" "$st" "exit $rc, $((SECONDS - t0)) s$retried${SAN_ALONE:-}" \
-    >"$build/sanitizer/$tool.$name.row"
+    >"$base.row"
   # What the rerun below needs: a failure with errors the tool counted is the program's.
   if [ $planted = 0 ] && [ "$st" = FAIL ] && [ "${errs:-0}" = 0 ]; then echo other; else echo "$st"; fi \
-    >"$build/sanitizer/$tool.$name.verdict"
+    >"$base.verdict"
 }
 san_rows=()
 if [ $sanitize = 1 ]; then
@@ -166,7 +169,7 @@ if [ $sanitize = 1 ]; then
   for j in "${san_jobs_list[@]}"; do
     # shellcheck disable=SC2086  # split on purpose, as above
     set -- $j
-    f="$build/sanitizer/$1.$(echo "${*:2}" | tr ' =' '__')"
+    f=$(san_base "$@")
     [ "$(cat "$f.verdict" 2>/dev/null)" = other ] || continue
     mv "$f.log" "$f.beside-others.log"
     # shellcheck disable=SC2086
@@ -178,7 +181,7 @@ if [ $sanitize = 1 ]; then
     set -- $j
     tool=$1
     shift
-    f="$build/sanitizer/$tool.$(echo "$*" | tr ' =' '__').row"
+    f=$(san_base "$tool" "$@").row
     [ -f "$f" ] && san_rows+=("$(cat "$f")") || san_rows+=("$(printf '%-10s %-34s %-24s %-6s %s' "$tool" "$*" "?" FAIL "no result")")
   done
   bad=$(printf '%s\n' "${san_rows[@]}" | grep -c " FAIL ")
