@@ -553,7 +553,11 @@ curandStatus_t curandGenerateNormalDouble(curandGenerator_t gen, double *out, si
    simulator, fail with ncclInvalidUsage / ncclInvalidArgument and a message
    in ncclGetLastError; a rank left waiting more than GPUH_SIM_NCCL_TIMEOUT
    seconds (default 30) for the others fails with ncclInvalidUsage instead
-   of hanging. Idea: NCCL's API and semantics (user guide, "Collective
+   of hanging, and withdraws its call: a rank that makes the same call later
+   fails at once, and no buffer of the withdrawn call is touched. An
+   argument error inside ncclGroupStart/End (a buffer too small on one
+   device) fails the group at ncclGroupEnd with none of its calls run, as
+   NCCL does; the next collectives are unaffected. Idea: NCCL's API and semantics (user guide, "Collective
    operations", "Group calls"), run on the CPU as the rest of this file runs
    CUDA. */
 #ifdef __cplusplus
@@ -2991,10 +2995,15 @@ struct nccl_op {
     void *recv;
     size_t count;
     int type, op, root;
+    unsigned long long seq; /* its number in the clique's sequence (nccl_post) */
 };
 /* The ranks of one communicator. Each rank's calls queue in its own list;
-   a collective runs when every rank has one queued, and `done` counts those
-   that have run, so a rank's k-th call is complete once done > k. */
+   collective k runs when every rank has queued its k-th call, and `done`
+   counts the collectives settled (run, failed or abandoned), in order. A
+   rank that gives up waiting (GPUH_SIM_NCCL_TIMEOUT) withdraws its call and
+   abandons collective k: the calls of k that others queued are dropped
+   unrun, a rank that calls it later fails at once, and no buffer of an
+   abandoned call is touched (its owner may have freed it). */
 struct nccl_clique {
     std::mutex m;
     std::condition_variable cv;
@@ -3003,7 +3012,8 @@ struct nccl_clique {
     std::vector<std::deque<nccl_op>> pending;
     std::vector<unsigned long long> posted;
     unsigned long long done = 0;
-    std::map<unsigned long long, std::string> failed; /* collective number -> why */
+    std::map<unsigned long long, std::string> failed;    /* collective number -> why */
+    std::map<unsigned long long, std::string> abandoned; /* collective number -> who gave up */
 };
 struct nccl_registry {
     std::mutex m;
@@ -3064,8 +3074,15 @@ template <class T> void nccl_all_reduce(std::vector<unsigned char> &acc, const s
 inline void nccl_run_ready(nccl_clique &c)
 {
     for (;;) {
+        if (c.abandoned.count(c.done) != 0) {
+            for (int r = 0; r < c.nranks; ++r)
+                if (!c.pending[r].empty() && c.pending[r].front().seq == c.done)
+                    c.pending[r].pop_front();
+            ++c.done;
+            continue;
+        }
         for (int r = 0; r < c.nranks; ++r)
-            if (c.pending[r].empty())
+            if (c.pending[r].empty() || c.pending[r].front().seq != c.done)
                 return;
         std::vector<nccl_op> ops;
         for (int r = 0; r < c.nranks; ++r) {
@@ -3117,17 +3134,25 @@ inline void nccl_run_ready(nccl_clique &c)
         ++c.done;
     }
 }
-/* True if [p, p + bytes) lies inside one device (or managed) allocation. */
+/* True if [p, p + bytes) lies inside one device (or managed) allocation
+   (computed without forming p + bytes, which wraps for an absurd count). */
 inline bool nccl_device_range(const void *p, size_t bytes)
 {
     std::lock_guard<std::mutex> g(runtime_state().m);
     uintptr_t base = 0;
     const alloc_info *a = find_alloc(p, &base);
-    return a && a->type != cudaMemoryTypeHost && base + a->bytes >= reinterpret_cast<uintptr_t>(p) + bytes;
+    return a && a->type != cudaMemoryTypeHost && range_inside(a, base, p, bytes);
 }
+/* The calling thread's group (ncclGroupStart .. ncclGroupEnd): its calls,
+   queued at the outermost end, and the first argument error among them,
+   which fails the whole group at its end with none of its calls run (NCCL's
+   rule: an error inside a group is returned by ncclGroupEnd, which then
+   launches nothing). */
 struct nccl_group {
     int depth = 0;
     std::vector<std::pair<ncclComm_t, nccl_op>> ops;
+    ncclResult_t error = ncclSuccess;
+    std::string why;
 };
 inline nccl_group &nccl_thread_group()
 {
@@ -3135,36 +3160,66 @@ inline nccl_group &nccl_thread_group()
     return g;
 }
 /* Queues one rank's call; returns its number in the clique's sequence. */
+/* Queues one rank's call; returns its number in the clique's sequence. A
+   call of an abandoned collective is not queued (nccl_wait fails it). */
 inline unsigned long long nccl_post(ncclComm_t comm, const nccl_op &op)
 {
     nccl_clique &c = *comm->clique;
     std::lock_guard<std::mutex> g(c.m);
-    c.pending[comm->rank].push_back(op);
     const unsigned long long seq = c.posted[comm->rank]++;
+    if (c.abandoned.count(seq) == 0) {
+        c.pending[comm->rank].push_back(op);
+        c.pending[comm->rank].back().seq = seq;
+    }
     nccl_run_ready(c);
     c.cv.notify_all();
     return seq;
 }
-inline ncclResult_t nccl_wait(ncclComm_t comm, unsigned long long seq)
+typedef std::chrono::steady_clock nccl_clock;
+inline nccl_clock::time_point nccl_deadline()
+{
+    return nccl_clock::now() + std::chrono::duration_cast<nccl_clock::duration>(
+                                   std::chrono::duration<double>(nccl_timeout_s()));
+}
+/* Waits for call seq of comm's rank until deadline; on time-out the call is
+   withdrawn and its collective abandoned (see nccl_clique). */
+inline ncclResult_t nccl_wait(ncclComm_t comm, unsigned long long seq, nccl_clock::time_point deadline)
 {
     nccl_clique &c = *comm->clique;
     std::unique_lock<std::mutex> g(c.m);
-    const double limit = nccl_timeout_s();
-    if (!c.cv.wait_for(g, std::chrono::duration<double>(limit), [&] { return c.done > seq; })) {
+    const bool settled =
+        c.cv.wait_until(g, deadline, [&] { return c.done > seq || c.abandoned.count(seq) != 0; });
+    std::map<unsigned long long, std::string>::iterator ab = c.abandoned.find(seq);
+    if (ab != c.abandoned.end())
+        return nccl_fail(ncclInvalidUsage, "rank " + std::to_string(comm->rank) + ": collective " +
+                                               std::to_string(seq) + " was abandoned: " + ab->second +
+                                               "; this call is not run");
+    if (!settled) {
         std::string missing;
         for (int r = 0; r < c.nranks; ++r)
             if (c.posted[r] <= seq)
                 missing += (missing.empty() ? "" : ", ") + std::to_string(r);
-        return nccl_fail(ncclInvalidUsage, "rank " + std::to_string(comm->rank) + " waited " +
-                                               std::to_string(static_cast<int>(limit)) +
-                                               " s for ranks " + missing +
-                                               " to call the collective (one thread driving several ranks must "
+        const std::string waited = std::to_string(static_cast<int>(nccl_timeout_s())) + " s for ranks " + missing;
+        std::deque<nccl_op> &q = c.pending[comm->rank];
+        for (std::deque<nccl_op>::iterator it = q.begin(); it != q.end(); ++it)
+            if (it->seq == seq) {
+                q.erase(it);
+                break;
+            }
+        c.abandoned[seq] = "rank " + std::to_string(comm->rank) + " gave up after waiting " + waited;
+        nccl_run_ready(c);
+        c.cv.notify_all();
+        return nccl_fail(ncclInvalidUsage, "rank " + std::to_string(comm->rank) + " waited " + waited +
+                                               " to call collective " + std::to_string(seq) +
+                                               " and withdrew its call (one thread driving several ranks must "
                                                "call them between ncclGroupStart and ncclGroupEnd)");
     }
     std::map<unsigned long long, std::string>::iterator it = c.failed.find(seq);
     return it == c.failed.end() ? ncclSuccess : nccl_fail(ncclInvalidUsage, it->second);
 }
-inline ncclResult_t nccl_collective(ncclComm_t comm, const nccl_op &op, const char *name)
+/* One call's checks, before anything is queued: every argument, and the
+   bytes it spans computed without wrapping. */
+inline ncclResult_t nccl_check(ncclComm_t comm, const nccl_op &op, const char *name)
 {
     const size_t size = nccl_size(op.type);
     if (comm == NULL || comm->clique == NULL)
@@ -3176,7 +3231,14 @@ inline ncclResult_t nccl_collective(ncclComm_t comm, const nccl_op &op, const ch
         return nccl_fail(ncclInvalidArgument, std::string(name) + ": operator " + std::to_string(op.op));
     if (op.kind == 1 && (op.root < 0 || op.root >= comm->clique->nranks))
         return nccl_fail(ncclInvalidArgument, std::string(name) + ": root " + std::to_string(op.root));
-    const size_t in = op.count * size, out = op.kind == 2 ? in * comm->clique->nranks : in;
+    const size_t nranks = static_cast<size_t>(comm->clique->nranks);
+    if (op.count > SIZE_MAX / size || (op.kind == 2 && op.count * size > SIZE_MAX / nranks))
+        return nccl_fail(ncclInvalidArgument, std::string(name) + ": rank " + std::to_string(comm->rank) +
+                                                  ": count " + std::to_string(op.count) + " of " +
+                                                  std::to_string(size) + "-byte elements" +
+                                                  (op.kind == 2 ? " times " + std::to_string(nranks) + " ranks" : "") +
+                                                  " overflows size_t in bytes");
+    const size_t in = op.count * size, out = op.kind == 2 ? in * nranks : in;
     if (op.count > 0 && (!nccl_device_range(op.recv, out) ||
                          ((op.kind != 1 || op.root == comm->rank) && !nccl_device_range(op.send, in))))
         return nccl_fail(ncclInvalidArgument, std::string(name) + ": rank " + std::to_string(comm->rank) + ": the " +
@@ -3184,11 +3246,24 @@ inline ncclResult_t nccl_collective(ncclComm_t comm, const nccl_op &op, const ch
                                                   " buffer is not device memory of its size");
     if (sticky() != cudaSuccess)
         return nccl_fail(ncclUnhandledCudaError, std::string(name) + ": the CUDA context has a sticky error");
-    if (nccl_thread_group().depth > 0) {
-        nccl_thread_group().ops.push_back(std::make_pair(comm, op));
+    return ncclSuccess;
+}
+inline ncclResult_t nccl_collective(ncclComm_t comm, const nccl_op &op, const char *name)
+{
+    nccl_group &grp = nccl_thread_group();
+    const ncclResult_t r = nccl_check(comm, op, name);
+    if (r != ncclSuccess) {
+        if (grp.depth > 0 && grp.error == ncclSuccess) {
+            grp.error = r;
+            grp.why = nccl_last_error();
+        }
+        return r;
+    }
+    if (grp.depth > 0) {
+        grp.ops.push_back(std::make_pair(comm, op));
         return ncclSuccess;
     }
-    return nccl_wait(comm, nccl_post(comm, op));
+    return nccl_wait(comm, nccl_post(comm, op), nccl_deadline());
 }
 inline nccl_clique *nccl_new_clique(int nranks)
 {
@@ -4257,12 +4332,20 @@ GPUH_IMPL_SIM_API ncclResult_t ncclGroupEnd(void)
         return ncclSuccess;
     std::vector<std::pair<ncclComm_t, nccl_op>> ops;
     ops.swap(grp.ops);
+    if (grp.error != ncclSuccess) { /* an argument error in the group: none of its calls runs */
+        const ncclResult_t err = grp.error;
+        nccl_last_error() = grp.why + " (ncclGroupEnd runs none of the group's calls)";
+        grp.error = ncclSuccess;
+        grp.why.clear();
+        return err;
+    }
     std::vector<unsigned long long> seqs;
     for (size_t i = 0; i < ops.size(); ++i)
         seqs.push_back(nccl_post(ops[i].first, ops[i].second));
+    const nccl_clock::time_point deadline = nccl_deadline(); /* one time-out for the whole group */
     ncclResult_t first = ncclSuccess;
     for (size_t i = 0; i < ops.size(); ++i) {
-        ncclResult_t r = nccl_wait(ops[i].first, seqs[i]);
+        ncclResult_t r = nccl_wait(ops[i].first, seqs[i], deadline);
         if (first == ncclSuccess)
             first = r;
     }
@@ -4272,21 +4355,21 @@ GPUH_IMPL_SIM_API ncclResult_t ncclAllReduce(const void *send, void *recv, size_
                                              ncclRedOp_t op, ncclComm_t comm, cudaStream_t stream)
 {
     (void)stream; /* work runs when issued */
-    gpuh_sim_impl::nccl_op o = {0, send, recv, count, type, op, 0};
+    gpuh_sim_impl::nccl_op o = {0, send, recv, count, type, op, 0, 0};
     return gpuh_sim_impl::nccl_collective(comm, o, "ncclAllReduce");
 }
 GPUH_IMPL_SIM_API ncclResult_t ncclBroadcast(const void *send, void *recv, size_t count, ncclDataType_t type, int root,
                                              ncclComm_t comm, cudaStream_t stream)
 {
     (void)stream;
-    gpuh_sim_impl::nccl_op o = {1, send, recv, count, type, ncclSum, root};
+    gpuh_sim_impl::nccl_op o = {1, send, recv, count, type, ncclSum, root, 0};
     return gpuh_sim_impl::nccl_collective(comm, o, "ncclBroadcast");
 }
 GPUH_IMPL_SIM_API ncclResult_t ncclAllGather(const void *send, void *recv, size_t count, ncclDataType_t type,
                                              ncclComm_t comm, cudaStream_t stream)
 {
     (void)stream;
-    gpuh_sim_impl::nccl_op o = {2, send, recv, count, type, ncclSum, 0};
+    gpuh_sim_impl::nccl_op o = {2, send, recv, count, type, ncclSum, 0, 0};
     return gpuh_sim_impl::nccl_collective(comm, o, "ncclAllGather");
 }
 GPUH_IMPL_SIM_API cudaError_t cudaMemPoolCreate(cudaMemPool_t *pool, const struct cudaMemPoolProps *props)
