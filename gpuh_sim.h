@@ -485,6 +485,14 @@ cudaError_t cudaStreamCreateWithPriority(cudaStream_t *stream, unsigned int flag
 cudaError_t cudaStreamGetFlags(cudaStream_t stream, unsigned int *flags);
 cudaError_t cudaStreamGetPriority(cudaStream_t stream, int *priority);
 cudaError_t cudaStreamDestroy(cudaStream_t stream);
+/* Whether work issued to stream is being captured into a graph (the graphs
+   themselves are in the stand-in <cuda_runtime.h>, sim/include). */
+enum cudaStreamCaptureStatus {
+    cudaStreamCaptureStatusNone = 0,
+    cudaStreamCaptureStatusActive = 1,
+    cudaStreamCaptureStatusInvalidated = 2
+};
+cudaError_t cudaStreamIsCapturing(cudaStream_t stream, enum cudaStreamCaptureStatus *status);
 cudaError_t cudaStreamSynchronize(cudaStream_t stream);
 cudaError_t cudaStreamQuery(cudaStream_t stream);
 cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned int flags);
@@ -804,6 +812,8 @@ template <class F> const void *key_of(F f);
 template <class F> inline cudaError_t potential_block(int *min_grid, int *block, int limit, F blocks_at);
 inline cudaError_t symbol_copy(char *sym, size_t size, size_t offset, void *other, size_t bytes,
                                enum cudaMemcpyKind kind, bool to_symbol);
+inline cudaError_t symbol_check(char *sym, size_t size, size_t offset, void *other, size_t bytes,
+                                enum cudaMemcpyKind kind, bool to_symbol);
 inline void register_symbol(const void *sym, size_t size);
 template <class... P> inline int register_kernel(void (*kernel)(P...));
 inline cudaError_t launch_erased(const void *kernel, dim3 grid, dim3 block, void **args, size_t shmem,
@@ -1189,14 +1199,18 @@ template <class T> inline cudaError_t cudaMemcpyFromSymbol(void *dst, const T &s
 
 /* ---- The handles: streams, events, cuRAND generators, memory pools, NCCL
    communicators. */
+/* A stream and an event belong to the device current when they were made
+   (CUDA Programming Guide, "Stream and Event Behavior"). */
 struct CUstream_st {
     unsigned int flags;
     int priority;
+    int device;
 };
 struct CUevent_st {
     unsigned int flags;
     double ms;
     int recorded;
+    int device;
 };
 struct gpuh_sim_curand {
     unsigned long long seed, offset;
@@ -2034,6 +2048,8 @@ inline int lookup_or(const std::map<const void *, int> &m, const void *key, int 
 enum { SHMEM_DEFAULT = 48 * 1024, SHMEM_OPTIN = 227 * 1024, SMS_SHMEM = 228 * 1024 };
 
 inline cudaError_t check_stream(cudaStream_t s);
+inline int stream_device(cudaStream_t s);
+inline int &current_device();
 inline bool run_cooperative_if_asked(launch_job &job); /* in [SECTION: LAUNCH CHECKS] */
 
 /* CUDA's limit on how deep launches from kernels nest (a grid the host
@@ -2070,6 +2086,10 @@ inline void launch(const char *kernel, const char *file, int line, const void *k
     }
     if (check_stream(stream) != cudaSuccess) /* recorded as the last error */
         return;
+    if (!in_kernel() && stream_device(stream) != current_device()) { /* the Programming Guide's rule */
+        record_error(cudaErrorInvalidResourceHandle);
+        return;
+    }
     const uint64_t threads = static_cast<uint64_t>(block.x) * block.y * block.z;
     int max_dyn, max_threads;
     {
@@ -2211,9 +2231,25 @@ template <class F> const void *key_of(F f) { return reinterpret_cast<const void 
    the stream it will run in, instead of running. kind: CAPTURE_WORK; an event
    recorded in / waited for by the stream; an allocation or free in it
    (*ptr, bytes); CAPTURE_RELEASE, a free of *ptr outside any capture (a
-   graph's memory keeps its address for the graph's next launch). The hook
-   returns true when it took the call. */
-enum { CAPTURE_WORK, CAPTURE_EVENT_RECORD, CAPTURE_EVENT_WAIT, CAPTURE_ALLOC, CAPTURE_FREE, CAPTURE_RELEASE };
+   graph's memory keeps its address for the graph's next launch);
+   CAPTURE_UNSUPPORTED, a call that a capturing stream cannot take
+   (cudaStreamSynchronize, a peer copy): the capture is invalidated, as
+   CUDA does, and the caller returns cudaErrorStreamCaptureUnsupported;
+   CAPTURE_QUERY, whether the stream captures (nothing changes; *ptr is
+   set non-NULL when the capture is invalidated). The hook
+   returns true when it took the call (for the last two: when the stream
+   is capturing). */
+enum {
+    CAPTURE_WORK,
+    CAPTURE_EVENT_RECORD,
+    CAPTURE_EVENT_WAIT,
+    CAPTURE_ALLOC,
+    CAPTURE_FREE,
+    CAPTURE_RELEASE,
+    CAPTURE_UNSUPPORTED,
+    CAPTURE_QUERY
+};
+static const cudaError_t capture_unsupported = static_cast<cudaError_t>(900); /* cudaErrorStreamCaptureUnsupported */
 typedef std::function<void(cudaStream_t)> stream_work;
 typedef bool (*capture_fn)(int kind, cudaStream_t stream, cudaEvent_t event, stream_work *work, void **ptr,
                            size_t bytes);
@@ -2491,6 +2527,8 @@ inline cudaError_t check_stream(cudaStream_t s)
 }
 /* Whether s is one of the special handles, which point at no stream object. */
 inline bool special_stream(cudaStream_t s) { return reinterpret_cast<uintptr_t>(s) <= 4; }
+/* The device a live stream belongs to; a default stream is the current device's. */
+inline int stream_device(cudaStream_t s) { return special_stream(s) ? current_device() : s->device; }
 /* The same for an event; NULL is no event. */
 inline cudaError_t check_event(cudaEvent_t e)
 {
@@ -2702,8 +2740,14 @@ inline void register_symbol(const void *sym, size_t size)
     alloc_info info = {size, cudaMemoryTypeDevice, false};
     runtime_state().allocs[reinterpret_cast<uintptr_t>(sym)] = info;
 }
-inline cudaError_t symbol_copy(char *sym, size_t size, size_t offset, void *other, size_t bytes,
-                               enum cudaMemcpyKind kind, bool to_symbol)
+/* A symbol copy's checks: the symbol's range (offset, bytes within size),
+   the direction (to a symbol: host-to-device, device-to-device or default;
+   from one: device-to-host, device-to-device or default), then the other
+   side as cudaMemcpy checks it, the symbol being device memory: a
+   device-to-device copy needs device memory there, and memory the sim knows
+   must hold the bytes (CUDA's answer to either: cudaErrorInvalidValue). */
+inline cudaError_t symbol_check(char *sym, size_t size, size_t offset, void *other, size_t bytes,
+                                enum cudaMemcpyKind kind, bool to_symbol)
 {
     if (sticky() != cudaSuccess)
         return record_error(sticky());
@@ -2713,6 +2757,18 @@ inline cudaError_t symbol_copy(char *sym, size_t size, size_t offset, void *othe
                          kind == (to_symbol ? cudaMemcpyHostToDevice : cudaMemcpyDeviceToHost);
     if (!kind_ok)
         return record_error(cudaErrorInvalidMemcpyDirection);
+    if (bytes == 0)
+        return cudaSuccess;
+    register_symbol(sym, size);
+    return to_symbol ? copy_check(sym + offset, bytes, other, bytes, kind)
+                     : copy_check(other, bytes, sym + offset, bytes, kind);
+}
+inline cudaError_t symbol_copy(char *sym, size_t size, size_t offset, void *other, size_t bytes,
+                               enum cudaMemcpyKind kind, bool to_symbol)
+{
+    const cudaError_t err = symbol_check(sym, size, offset, other, bytes, kind, to_symbol);
+    if (err != cudaSuccess)
+        return err;
     if (to_symbol)
         memmove(sym + offset, other, bytes);
     else
@@ -3872,6 +3928,7 @@ GPUH_IMPL_SIM_API cudaError_t cudaStreamCreateWithPriority(cudaStream_t *s, unsi
     *s = new CUstream_st();
     (*s)->flags = gpuh_sim_impl::in_kernel() ? cudaStreamNonBlocking : flags;
     (*s)->priority = priority > 0 ? 0 : priority < -5 ? -5 : priority; /* clamped to the range, as CUDA does */
+    (*s)->device = gpuh_sim_impl::current_device();
     std::lock_guard<std::mutex> g(gpuh_sim_impl::runtime_state().m);
     gpuh_sim_impl::runtime_state().streams.insert(*s);
     return cudaSuccess;
@@ -3913,10 +3970,29 @@ GPUH_IMPL_SIM_API cudaError_t cudaStreamDestroy(cudaStream_t s)
     delete s;
     return cudaSuccess;
 }
+/* None unless the stand-in <cuda_runtime.h>'s graphs are in the program
+   and stream captures (Invalidated after a call the capture cannot take). */
+GPUH_IMPL_SIM_API cudaError_t cudaStreamIsCapturing(cudaStream_t s, enum cudaStreamCaptureStatus *status)
+{
+    if (status == NULL)
+        return gpuh_sim_impl::record_error(cudaErrorInvalidValue);
+    if (gpuh_sim_impl::check_stream(s) != cudaSuccess)
+        return cudaErrorInvalidResourceHandle;
+    void *invalidated = NULL;
+    *status = !gpuh_sim_impl::captured(gpuh_sim_impl::CAPTURE_QUERY, s, NULL, NULL, &invalidated)
+                  ? cudaStreamCaptureStatusNone
+              : invalidated != NULL ? cudaStreamCaptureStatusInvalidated
+                                    : cudaStreamCaptureStatusActive;
+    return cudaSuccess;
+}
+/* On a capturing stream: cudaErrorStreamCaptureUnsupported, and the capture
+   is invalidated (its cudaStreamEndCapture fails), as on a GPU. */
 GPUH_IMPL_SIM_API cudaError_t cudaStreamSynchronize(cudaStream_t s)
 {
     if (gpuh_sim_impl::check_stream(s) != cudaSuccess)
         return cudaErrorInvalidResourceHandle;
+    if (gpuh_sim_impl::captured(gpuh_sim_impl::CAPTURE_UNSUPPORTED, s, NULL, NULL))
+        return gpuh_sim_impl::record_error(gpuh_sim_impl::capture_unsupported);
     return gpuh_sim_impl::sticky();
 }
 GPUH_IMPL_SIM_API cudaError_t cudaStreamQuery(cudaStream_t s) { return cudaStreamSynchronize(s); }
@@ -3939,6 +4015,7 @@ GPUH_IMPL_SIM_API cudaError_t cudaEventCreateWithFlags(cudaEvent_t *e, unsigned 
     (*e)->flags = flags;
     (*e)->ms = 0;
     (*e)->recorded = 0;
+    (*e)->device = gpuh_sim_impl::current_device();
     std::lock_guard<std::mutex> g(gpuh_sim_impl::runtime_state().m);
     gpuh_sim_impl::runtime_state().events.insert(*e);
     return cudaSuccess;
@@ -3956,10 +4033,14 @@ GPUH_IMPL_SIM_API cudaError_t cudaEventDestroy(cudaEvent_t e)
     delete e;
     return cudaSuccess;
 }
+/* The event and the stream must belong to one device (the Programming
+   Guide's rule; cudaErrorInvalidResourceHandle otherwise). */
 GPUH_IMPL_SIM_API cudaError_t cudaEventRecord(cudaEvent_t e, cudaStream_t s)
 {
     if (gpuh_sim_impl::check_event(e) != cudaSuccess || gpuh_sim_impl::check_stream(s) != cudaSuccess)
         return cudaErrorInvalidResourceHandle;
+    if (!gpuh_sim_impl::in_kernel() && e->device != gpuh_sim_impl::stream_device(s))
+        return gpuh_sim_impl::record_error(cudaErrorInvalidResourceHandle);
     if (gpuh_sim_impl::captured(gpuh_sim_impl::CAPTURE_EVENT_RECORD, s, e, NULL))
         return cudaSuccess;
     e->ms = gpuh_sim_impl::now_ms();
@@ -3979,7 +4060,7 @@ GPUH_IMPL_SIM_API cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t start,
         return gpuh_sim_impl::record_error(cudaErrorInvalidValue);
     if (gpuh_sim_impl::check_event(start) != cudaSuccess || gpuh_sim_impl::check_event(end) != cudaSuccess)
         return cudaErrorInvalidResourceHandle;
-    if (!start->recorded || !end->recorded)
+    if (!start->recorded || !end->recorded || start->device != end->device) /* events of two devices: refused */
         return gpuh_sim_impl::record_error(cudaErrorInvalidResourceHandle);
     if ((start->flags | end->flags) & cudaEventDisableTiming)
         return gpuh_sim_impl::record_error(cudaErrorInvalidResourceHandle);
@@ -4164,10 +4245,15 @@ GPUH_IMPL_SIM_API cudaError_t cudaMemcpyPeer(void *dst, int dst_device, const vo
         return gpuh_sim_impl::record_error(cudaErrorInvalidDevice);
     return cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToDevice);
 }
+/* Under stream capture: cudaErrorStreamCaptureUnsupported, the capture
+   invalidated (an H200 with CUDA 13 answers so). */
 GPUH_IMPL_SIM_API cudaError_t cudaMemcpyPeerAsync(void *dst, int dst_device, const void *src, int src_device,
                                                   size_t bytes, cudaStream_t stream)
 {
-    (void)stream;
+    if (gpuh_sim_impl::check_stream(stream) != cudaSuccess)
+        return cudaErrorInvalidResourceHandle;
+    if (gpuh_sim_impl::captured(gpuh_sim_impl::CAPTURE_UNSUPPORTED, stream, NULL, NULL))
+        return gpuh_sim_impl::record_error(gpuh_sim_impl::capture_unsupported);
     return cudaMemcpyPeer(dst, dst_device, src, src_device, bytes);
 }
 GPUH_IMPL_SIM_API ncclResult_t ncclGetVersion(int *version)

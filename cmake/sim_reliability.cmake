@@ -36,3 +36,7 @@ if(gpuh_have_asan)
   gpuh_sim_test(sim.reliability.asan.nccl ${rel_asan} ARGS nccl ENV GPUH_SIM_DEVICES=2 GPUH_SIM_NCCL_TIMEOUT=1
                 EXPECT "nccl: PASS")
 endif()
+foreach(case symbols streams capture texture)
+  gpuh_sim_test(sim.reliability.${case} ${rel} ARGS ${case} EXPECT "${case}: PASS")
+endforeach()
+gpuh_sim_test(sim.reliability.devices ${rel} ARGS devices ENV GPUH_SIM_DEVICES=2 EXPECT "devices: PASS")

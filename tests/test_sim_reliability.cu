@@ -230,18 +230,313 @@ static void case_nccl(void)
     nccl_counts_that_wrap();
 }
 
+/* ---- symbols ------------------------------------------------------------- */
+
+__device__ float d_big[256]; /* 1024 bytes */
+__device__ int d_word;
+
+/* A symbol copy whose other side is an allocation too small for it, for
+   every kind that names device memory there, and a host pointer where the
+   kind says device: cudaErrorInvalidValue, and neither side changes. */
+static void case_symbols(void)
+{
+    std::vector<float> h(256);
+    for (int i = 0; i < 256; ++i)
+        h[i] = static_cast<float>(i) + 0.5f;
+    TEST_CUDA(cudaMemcpyToSymbol(d_big, h.data(), sizeof h[0] * 256));
+    const enum cudaMemcpyKind from_kinds[] = {cudaMemcpyDeviceToHost, cudaMemcpyDeviceToDevice, cudaMemcpyDefault};
+    const enum cudaMemcpyKind to_kinds[] = {cudaMemcpyHostToDevice, cudaMemcpyDeviceToDevice, cudaMemcpyDefault};
+    for (size_t alloc : {size_t(1), size_t(16), size_t(1000), size_t(1023)}) {
+        unsigned char *small = NULL;
+        TEST_CUDA(cudaMalloc(&small, alloc));
+        TEST_CUDA(cudaMemset(small, poison, alloc));
+        for (size_t bytes : {alloc + 1, size_t(1024)})
+            for (int async = 0; async < 2; ++async)
+                for (int k = 0; k < 3; ++k) {
+                    const cudaError_t from = async ? cudaMemcpyFromSymbolAsync(small, d_big, bytes, 0, from_kinds[k], 0)
+                                                   : cudaMemcpyFromSymbol(small, d_big, bytes, 0, from_kinds[k]);
+                    TEST_ASSERT(from == cudaErrorInvalidValue,
+                                "cudaMemcpyFromSymbol%s of %zu bytes into a %zu-byte allocation, kind %d: %s",
+                                async ? "Async" : "", bytes, alloc, from_kinds[k], cudaGetErrorName(from));
+                    const cudaError_t to = async ? cudaMemcpyToSymbolAsync(d_big, small, bytes, 0, to_kinds[k], 0)
+                                                 : cudaMemcpyToSymbol(d_big, small, bytes, 0, to_kinds[k]);
+                    TEST_ASSERT(to == cudaErrorInvalidValue,
+                                "cudaMemcpyToSymbol%s of %zu bytes from a %zu-byte allocation, kind %d: %s",
+                                async ? "Async" : "", bytes, alloc, to_kinds[k], cudaGetErrorName(to));
+                    cudaGetLastError();
+                }
+        TEST_ASSERT(all_bytes(small, alloc, poison), "a refused symbol copy wrote the %zu-byte allocation", alloc);
+        /* What fits is copied. */
+        TEST_CUDA(cudaMemcpyFromSymbol(small, d_big, alloc, 0, cudaMemcpyDeviceToDevice));
+        TEST_ASSERT(memcmp(small, h.data(), alloc) == 0, "a %zu-byte symbol copy that fits went wrong", alloc);
+        TEST_CUDA(cudaFree(small));
+    }
+    /* A host (pageable) pointer with cudaMemcpyDeviceToDevice. */
+    std::vector<float> host(256, -1.0f);
+    for (int async = 0; async < 2; ++async)
+        for (size_t bytes : {size_t(4), size_t(64), size_t(1024)}) {
+            TEST_ERR(async ? cudaMemcpyToSymbolAsync(d_big, host.data(), bytes, 0, cudaMemcpyDeviceToDevice, 0)
+                           : cudaMemcpyToSymbol(d_big, host.data(), bytes, 0, cudaMemcpyDeviceToDevice),
+                     cudaErrorInvalidValue);
+            TEST_ERR(async ? cudaMemcpyFromSymbolAsync(host.data(), d_big, bytes, 0, cudaMemcpyDeviceToDevice, 0)
+                           : cudaMemcpyFromSymbol(host.data(), d_big, bytes, 0, cudaMemcpyDeviceToDevice),
+                     cudaErrorInvalidValue);
+            cudaGetLastError();
+        }
+    TEST_ASSERT(host[0] == -1.0f && host[255] == -1.0f, "a refused copy from a symbol wrote host memory");
+    std::vector<float> back(256, 0.0f);
+    TEST_CUDA(cudaMemcpyFromSymbol(back.data(), d_big, sizeof back[0] * 256));
+    TEST_ASSERT(back == h, "a refused copy to a symbol changed it");
+    /* The symbol's own bounds, and an offset past it. */
+    volatile size_t word = sizeof(int); /* not a constant: the compiler would see the overrun itself */
+    TEST_ERR(cudaMemcpyToSymbol(d_word, h.data(), word + 1), cudaErrorInvalidValue);
+    TEST_ERR(cudaMemcpyToSymbol(d_word, h.data(), 1, word), cudaErrorInvalidValue);
+    cudaGetLastError();
+}
+
+/* ---- streams ------------------------------------------------------------- */
+
+struct copy_targets {
+    unsigned char *d2 = NULL; /* rows x pitch bytes of device memory */
+    size_t pitch = 64, rows = 4, width = 48;
+    cudaArray_t arr = NULL;    /* width x rows unsigned chars */
+    unsigned char *d_src = NULL, *d_dst = NULL;
+};
+
+static cudaError_t try_each(const copy_targets &t, cudaStream_t s, const int *value, int *out, int which,
+                            const unsigned char *h_rows)
+{
+    switch (which) {
+    case 0: return cudaMemcpyToSymbolAsync(d_word, value, sizeof(int), 0, cudaMemcpyHostToDevice, s);
+    case 1: return cudaMemcpyFromSymbolAsync(out, d_word, sizeof(int), 0, cudaMemcpyDeviceToHost, s);
+    case 2: return cudaMemset2DAsync(t.d2, t.pitch, 0x3C, t.width, t.rows, s);
+    case 3: {
+        cudaMemcpy3DParms p;
+        memset(&p, 0, sizeof p);
+        p.srcPtr = make_cudaPitchedPtr(const_cast<unsigned char *>(h_rows), t.width, t.width, t.rows);
+        p.dstPtr = make_cudaPitchedPtr(t.d2, t.pitch, t.width, t.rows);
+        p.extent = make_cudaExtent(t.width, t.rows, 1);
+        p.kind = cudaMemcpyHostToDevice;
+        return cudaMemcpy3DAsync(&p, s);
+    }
+    case 4: return cudaMemcpy2DToArrayAsync(t.arr, 0, 0, h_rows, t.width, t.width, t.rows, cudaMemcpyHostToDevice, s);
+    default: return cudaMemcpyPeerAsync(t.d_dst, 0, t.d_src, 0, 16, s);
+    }
+}
+static const char *const call_names[] = {"cudaMemcpyToSymbolAsync", "cudaMemcpyFromSymbolAsync", "cudaMemset2DAsync",
+                                         "cudaMemcpy3DAsync", "cudaMemcpy2DToArrayAsync", "cudaMemcpyPeerAsync"};
+
+static void case_streams(void)
+{
+    copy_targets t;
+    TEST_CUDA(cudaMalloc(&t.d2, t.pitch * t.rows));
+    TEST_CUDA(cudaMalloc(&t.d_src, 16));
+    TEST_CUDA(cudaMalloc(&t.d_dst, 16));
+    cudaChannelFormatDesc desc = cudaCreateChannelDesc<unsigned char>();
+    TEST_CUDA(cudaMallocArray(&t.arr, &desc, t.width, t.rows));
+    std::vector<unsigned char> h_rows(t.width * t.rows, 7);
+    int value = 11, out = 0;
+    /* A destroyed stream: every call refuses it. */
+    cudaStream_t dead = NULL;
+    TEST_CUDA(cudaStreamCreate(&dead));
+    TEST_CUDA(cudaStreamDestroy(dead));
+    for (int w = 0; w < 6; ++w) {
+        const cudaError_t e = try_each(t, dead, &value, &out, w, h_rows.data());
+        TEST_ASSERT(e == cudaErrorInvalidResourceHandle, "%s on a destroyed stream: %s", call_names[w],
+                    cudaGetErrorName(e));
+        cudaGetLastError();
+    }
+    /* Under capture: nothing runs until the graph does; the symbol copy reads
+       the host value when the graph is launched. */
+    cudaStream_t s = NULL;
+    TEST_CUDA(cudaStreamCreate(&s));
+    const int before = -5;
+    TEST_CUDA(cudaMemcpyToSymbol(d_word, &before, sizeof before));
+    TEST_CUDA(cudaMemset(t.d2, 0, t.pitch * t.rows));
+    TEST_CUDA(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal));
+    value = 0;
+    out = 0;
+    for (int w = 0; w < 5; ++w)
+        TEST_CUDA(try_each(t, s, &value, &out, w, h_rows.data()));
+    int now = 0;
+    TEST_CUDA(cudaMemcpyFromSymbol(&now, d_word, sizeof now));
+    TEST_ASSERT(now == before && out == 0, "captured symbol copies ran at capture (symbol %d, out %d)", now, out);
+    TEST_ASSERT(all_bytes(t.d2, t.pitch * t.rows, 0), "a captured cudaMemset2DAsync or cudaMemcpy3DAsync ran at capture");
+    cudaGraph_t graph = NULL;
+    cudaGraphExec_t exec = NULL;
+    TEST_CUDA(cudaStreamEndCapture(s, &graph));
+    TEST_CUDA(cudaGraphInstantiate(&exec, graph, 0));
+    for (int v : {3, -77, 123456}) {
+        value = v;
+        out = 0;
+        TEST_CUDA(cudaGraphLaunch(exec, s));
+        TEST_CUDA(cudaStreamSynchronize(s));
+        TEST_CUDA(cudaMemcpyFromSymbol(&now, d_word, sizeof now));
+        TEST_ASSERT(now == v && out == v, "graph launched with the host value %d: symbol %d, copied back %d", v, now, out);
+    }
+    std::vector<unsigned char> rows(t.pitch * t.rows), arr(t.width * t.rows);
+    TEST_CUDA(cudaMemcpy(rows.data(), t.d2, rows.size(), cudaMemcpyDeviceToHost));
+    TEST_CUDA(cudaMemcpy2DFromArray(arr.data(), t.width, t.arr, 0, 0, t.width, t.rows, cudaMemcpyDeviceToHost));
+    int bad = 0;
+    for (size_t r = 0; r < t.rows; ++r)
+        for (size_t x = 0; x < t.width; ++x)
+            bad += rows[r * t.pitch + x] != 7 || arr[r * t.width + x] != 7;
+    TEST_ASSERT(bad == 0, "%d bytes wrong after the graph's memset, 3-D copy and copy to an array", bad);
+    TEST_CUDA(cudaGraphExecDestroy(exec));
+    TEST_CUDA(cudaGraphDestroy(graph));
+    /* A peer copy under capture: cudaErrorStreamCaptureUnsupported, and the capture is invalidated. */
+    TEST_CUDA(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal));
+    TEST_ERR(try_each(t, s, &value, &out, 5, h_rows.data()), cudaErrorStreamCaptureUnsupported);
+    cudaGetLastError();
+    graph = reinterpret_cast<cudaGraph_t>(1);
+    TEST_ERR(cudaStreamEndCapture(s, &graph), cudaErrorStreamCaptureInvalidated);
+    TEST_ASSERT(graph == NULL, "an invalidated capture handed out a graph");
+    cudaGetLastError();
+    TEST_CUDA(try_each(t, s, &value, &out, 5, h_rows.data())); /* after the capture, it runs */
+    TEST_CUDA(cudaStreamDestroy(s));
+    TEST_CUDA(cudaFreeArray(t.arr));
+    TEST_CUDA(cudaFree(t.d2));
+    TEST_CUDA(cudaFree(t.d_src));
+    TEST_CUDA(cudaFree(t.d_dst));
+}
+
+/* ---- capture ------------------------------------------------------------- */
+
+__global__ void add_one_kernel(int *p) { atomicAdd(p, 1); }
+
+static void case_capture(void)
+{
+    int *d = NULL;
+    TEST_CUDA(cudaMalloc(&d, sizeof(int)));
+    TEST_CUDA(cudaMemset(d, 0, sizeof(int)));
+    cudaStream_t s = NULL;
+    TEST_CUDA(cudaStreamCreate(&s));
+    for (int query = 0; query < 2; ++query)
+        for (int before = 0; before < 3; ++before) { /* 0, 1 or 2 kernels captured first */
+            TEST_CUDA(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal));
+            for (int k = 0; k < before; ++k)
+                add_one_kernel<<<1, 1, 0, s>>>(d);
+            const cudaError_t e = query ? cudaStreamQuery(s) : cudaStreamSynchronize(s);
+            TEST_ASSERT(e == cudaErrorStreamCaptureUnsupported, "%s on a capturing stream: %s",
+                        query ? "cudaStreamQuery" : "cudaStreamSynchronize", cudaGetErrorName(e));
+            cudaStreamCaptureStatus st = cudaStreamCaptureStatusNone;
+            TEST_CUDA(cudaStreamIsCapturing(s, &st));
+            TEST_ASSERT(st == cudaStreamCaptureStatusInvalidated, "capture status %d after the failed call", st);
+            add_one_kernel<<<1, 1, 0, s>>>(d); /* into an invalidated capture: not run */
+            cudaGetLastError();
+            cudaGraph_t g = reinterpret_cast<cudaGraph_t>(1);
+            TEST_ERR(cudaStreamEndCapture(s, &g), cudaErrorStreamCaptureInvalidated);
+            TEST_ASSERT(g == NULL, "an invalidated capture handed out a graph");
+            cudaGetLastError();
+            TEST_CUDA(cudaStreamIsCapturing(s, &st));
+            TEST_ASSERT(st == cudaStreamCaptureStatusNone, "capture status %d after the capture ended", st);
+            TEST_CUDA(cudaStreamSynchronize(s)); /* outside a capture: fine */
+        }
+    int h = -1;
+    TEST_CUDA(cudaMemcpy(&h, d, sizeof h, cudaMemcpyDeviceToHost));
+    TEST_ASSERT(h == 0, "kernels of invalidated captures ran %d times", h);
+    TEST_CUDA(cudaStreamDestroy(s));
+    TEST_CUDA(cudaFree(d));
+}
+
+/* ---- devices ------------------------------------------------------------- */
+
+static void case_devices(void)
+{
+    int n = 0;
+    TEST_CUDA(cudaGetDeviceCount(&n));
+    if (!TEST_ASSERT(n >= 2, "run with GPUH_SIM_DEVICES=2 (%d devices)", n))
+        return;
+    cudaStream_t s[2];
+    cudaEvent_t e[2], e0b;
+    int *d = NULL;
+    for (int dev = 1; dev >= 0; --dev) {
+        TEST_CUDA(cudaSetDevice(dev));
+        TEST_CUDA(cudaStreamCreate(&s[dev]));
+        TEST_CUDA(cudaEventCreate(&e[dev]));
+    }
+    TEST_CUDA(cudaEventCreate(&e0b));
+    TEST_CUDA(cudaMalloc(&d, sizeof(int)));
+    TEST_CUDA(cudaMemset(d, 0, sizeof(int)));
+    for (int cur = 0; cur < 2; ++cur) {
+        const int other = 1 - cur;
+        TEST_CUDA(cudaSetDevice(cur));
+        cudaGetLastError();
+        add_one_kernel<<<1, 1, 0, s[other]>>>(d);
+        TEST_ERR(cudaGetLastError(), cudaErrorInvalidResourceHandle);
+        add_one_kernel<<<1, 1, 0, s[cur]>>>(d);
+        TEST_CUDA(cudaGetLastError());
+        TEST_ERR(cudaEventRecord(e[other], s[cur]), cudaErrorInvalidResourceHandle);
+        TEST_ERR(cudaEventRecord(e[cur], s[other]), cudaErrorInvalidResourceHandle);
+        TEST_ERR(cudaEventRecord(e[other], 0), cudaErrorInvalidResourceHandle); /* the current device's default stream */
+        cudaGetLastError();
+        TEST_CUDA(cudaEventRecord(e[cur], s[cur]));
+        TEST_CUDA(cudaEventRecord(e[cur], 0));
+        /* What the guide says succeeds across devices. */
+        int h = 0;
+        TEST_CUDA(cudaMemcpyAsync(&h, d, sizeof h, cudaMemcpyDeviceToHost, s[other]));
+        TEST_CUDA(cudaStreamWaitEvent(s[cur], e[cur], 0));
+        TEST_CUDA(cudaEventSynchronize(e[cur]));
+        TEST_CUDA(cudaStreamSynchronize(s[other]));
+    }
+    TEST_CUDA(cudaSetDevice(1));
+    TEST_CUDA(cudaEventRecord(e[1], s[1]));
+    TEST_CUDA(cudaSetDevice(0));
+    TEST_CUDA(cudaEventRecord(e[0], s[0]));
+    TEST_CUDA(cudaEventRecord(e0b, s[0]));
+    float ms = -1.0f;
+    TEST_ERR(cudaEventElapsedTime(&ms, e[0], e[1]), cudaErrorInvalidResourceHandle);
+    TEST_ERR(cudaEventElapsedTime(&ms, e[1], e[0]), cudaErrorInvalidResourceHandle);
+    cudaGetLastError();
+    TEST_CUDA(cudaEventElapsedTime(&ms, e[0], e0b));
+    int h = 0;
+    TEST_CUDA(cudaMemcpy(&h, d, sizeof h, cudaMemcpyDeviceToHost));
+    TEST_ASSERT(h == 2, "%d launches ran, 2 on streams of the current device", h);
+    for (int dev = 0; dev < 2; ++dev) {
+        TEST_CUDA(cudaStreamDestroy(s[dev]));
+        TEST_CUDA(cudaEventDestroy(e[dev]));
+    }
+    TEST_CUDA(cudaEventDestroy(e0b));
+    TEST_CUDA(cudaFree(d));
+}
+
+/* ---- texture ------------------------------------------------------------- */
+
+static void case_texture(void)
+{
+    float *d = NULL;
+    TEST_CUDA(cudaMalloc(&d, 64 * sizeof(float)));
+    for (int round = 0; round < 3; ++round) {
+        cudaResourceDesc res;
+        memset(&res, 0, sizeof res);
+        res.resType = cudaResourceTypeLinear;
+        res.res.linear.devPtr = d;
+        res.res.linear.desc = cudaCreateChannelDesc<float>();
+        res.res.linear.sizeInBytes = 64 * sizeof(float);
+        cudaTextureDesc tex;
+        memset(&tex, 0, sizeof tex);
+        cudaTextureObject_t t = 0;
+        TEST_CUDA(cudaCreateTextureObject(&t, &res, &tex, NULL));
+        for (int again = 0; again <= round; ++again) /* once, then twice more, then three times more */
+            TEST_CUDA(cudaDestroyTextureObject(t));
+    }
+    TEST_CUDA(cudaDestroyTextureObject(0));
+    TEST_CUDA(cudaFree(d));
+}
+
 int main(int argc, char **argv)
 {
     const char *which = argc > 1 ? argv[1] : "";
     struct {
         const char *name;
         void (*run)(void);
-    } cases[] = {{"nccl", case_nccl}};
+    } cases[] = {{"nccl", case_nccl},       {"symbols", case_symbols}, {"streams", case_streams},
+                 {"capture", case_capture}, {"devices", case_devices}, {"texture", case_texture}};
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i)
         if (strcmp(which, cases[i].name) == 0) {
             cases[i].run();
             return gpuh_test_summary(which);
         }
-    fprintf(stderr, "usage: %s CASE (nccl)\n", argv[0]);
+    fprintf(stderr, "usage: %s CASE (see the top of tests/test_sim_reliability.cu)\n", argv[0]);
     return 2;
 }

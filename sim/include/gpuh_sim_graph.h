@@ -46,7 +46,6 @@ enum cudaGraphNodeType {
     cudaGraphNodeTypeConditional = 13
 };
 enum cudaStreamCaptureMode { cudaStreamCaptureModeGlobal = 0, cudaStreamCaptureModeThreadLocal = 1, cudaStreamCaptureModeRelaxed = 2 };
-enum cudaStreamCaptureStatus { cudaStreamCaptureStatusNone = 0, cudaStreamCaptureStatusActive = 1, cudaStreamCaptureStatusInvalidated = 2 };
 enum cudaStreamUpdateCaptureDependenciesFlags { cudaStreamAddCaptureDependencies = 0, cudaStreamSetCaptureDependencies = 1 };
 enum cudaGraphConditionalNodeType { cudaGraphCondTypeIf = 0, cudaGraphCondTypeWhile = 1, cudaGraphCondTypeSwitch = 2 };
 enum cudaGraphExecUpdateResult {
@@ -209,6 +208,8 @@ struct graph_state {
         unsigned long long id;
         cudaStream_t origin;
         enum cudaStreamCaptureMode mode;
+        bool invalidated = false; /* a call the capture cannot take was made: EndCapture fails */
+        bool owned = false;       /* the graph is the capture's own (cudaStreamBeginCapture) */
     };
     /* a capturing stream, or an event recorded in one: the capture and the nodes next work depends on */
     struct point {
@@ -468,6 +469,20 @@ inline bool capture_work(int kind, cudaStream_t stream, cudaEvent_t event, strea
     }
     if (it == s.streams.end())
         return false;
+    if (kind == CAPTURE_QUERY) {
+        if (it->second.c->invalidated)
+            *ptr = &*it->second.c;
+        return true;
+    }
+    if (kind == CAPTURE_UNSUPPORTED) {
+        it->second.c->invalidated = true;
+        return true;
+    }
+    if (it->second.c->invalidated) { /* an invalidated capture takes work and keeps none of it */
+        if (kind == CAPTURE_ALLOC)
+            *ptr = NULL;
+        return true;
+    }
     if (kind == CAPTURE_EVENT_RECORD) {
         s.events[event] = it->second;
         return true;
@@ -528,11 +543,16 @@ inline cudaError_t cudaStreamBeginCapture(cudaStream_t stream, enum cudaStreamCa
 {
     cudaGraph_t g = new gpuh_sim_graph();
     const cudaError_t e = cudaStreamBeginCaptureToGraph(stream, g, NULL, NULL, 0, mode);
-    if (e != cudaSuccess)
+    if (e != cudaSuccess) {
         delete g;
+        return e;
+    }
+    std::lock_guard<std::recursive_mutex> lock(gpuh_sim_impl::graphs().m);
+    gpuh_sim_impl::graphs().streams[stream].c->owned = true;
     return e;
 }
-/* Ends the capture begun on stream; every stream that joined it leaves it. *graph: the graph (unless it was the caller's). */
+/* Ends the capture begun on stream; every stream that joined it leaves it. *graph: the graph (unless it was the caller's).
+   An invalidated capture (see cudaStreamSynchronize) ends with cudaErrorStreamCaptureInvalidated and *graph NULL. */
 inline cudaError_t cudaStreamEndCapture(cudaStream_t stream, cudaGraph_t *graph)
 {
     gpuh_sim_impl::graph_state &s = gpuh_sim_impl::graphs();
@@ -547,17 +567,17 @@ inline cudaError_t cudaStreamEndCapture(cudaStream_t stream, cudaGraph_t *graph)
         j = j->second.c == c ? s.streams.erase(j) : std::next(j);
     for (std::map<cudaEvent_t, gpuh_sim_impl::graph_state::point>::iterator j = s.events.begin(); j != s.events.end();)
         j = j->second.c == c ? s.events.erase(j) : std::next(j);
+    if (c->invalidated) {
+        if (c->owned)
+            delete c->graph;
+        c->graph = NULL;
+        if (graph != NULL)
+            *graph = NULL;
+        return gpuh_sim_impl::record_error(cudaErrorStreamCaptureInvalidated);
+    }
     if (graph != NULL)
         *graph = c->graph;
     c->graph = NULL;
-    return cudaSuccess;
-}
-inline cudaError_t cudaStreamIsCapturing(cudaStream_t stream, enum cudaStreamCaptureStatus *status)
-{
-    if (status == NULL)
-        return gpuh_sim_impl::record_error(cudaErrorInvalidValue);
-    std::lock_guard<std::recursive_mutex> g(gpuh_sim_impl::graphs().m);
-    *status = gpuh_sim_impl::graphs().streams.count(stream) ? cudaStreamCaptureStatusActive : cudaStreamCaptureStatusNone;
     return cudaSuccess;
 }
 /* CUDA 13's form (with the edges' data, always NULL here) and CUDA 12's. */
@@ -570,7 +590,9 @@ inline cudaError_t cudaStreamGetCaptureInfo(cudaStream_t stream, enum cudaStream
     if (status == NULL)
         return gpuh_sim_impl::record_error(cudaErrorInvalidValue);
     std::map<cudaStream_t, gpuh_sim_impl::graph_state::point>::iterator it = s.streams.find(stream);
-    *status = it == s.streams.end() ? cudaStreamCaptureStatusNone : cudaStreamCaptureStatusActive;
+    *status = it == s.streams.end()      ? cudaStreamCaptureStatusNone
+              : it->second.c->invalidated ? cudaStreamCaptureStatusInvalidated
+                                          : cudaStreamCaptureStatusActive;
     if (it == s.streams.end())
         return cudaSuccess;
     if (id != NULL)

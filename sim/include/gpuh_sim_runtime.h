@@ -76,12 +76,24 @@ template <class T> inline cudaError_t cudaHostGetDevicePointer(T **device_ptr, v
 }
 template <class T> inline cudaError_t cudaMallocAsync(T **p, size_t bytes) { return cudaMallocAsync(p, bytes, 0); }
 inline cudaError_t cudaFreeAsync(void *p) { return cudaFreeAsync(p, 0); }
+/* The stream-ordered symbol copies: the stream is checked (a destroyed one
+   is cudaErrorInvalidResourceHandle), the arguments as the synchronous copy
+   checks them, and under stream capture the copy becomes a node of the graph
+   that reads its source when the graph runs, as CUDA's memcpy node does. */
 template <class T> inline cudaError_t cudaMemcpyToSymbolAsync(T &symbol, const void *src, size_t bytes,
                                                               size_t offset = 0,
                                                               enum cudaMemcpyKind kind = cudaMemcpyHostToDevice,
                                                               cudaStream_t stream = 0)
 {
-    (void)stream; /* work runs in order when issued */
+    if (gpuh_sim_impl::check_stream(stream) != cudaSuccess)
+        return cudaErrorInvalidResourceHandle;
+    char *sym = reinterpret_cast<char *>(&symbol);
+    const cudaError_t err = gpuh_sim_impl::symbol_check(sym, sizeof(T), offset, const_cast<void *>(src), bytes, kind, true);
+    if (err != cudaSuccess)
+        return err;
+    GPUH_IMPL_SIM_CAPTURE(stream, gpuh_sim_impl::symbol_copy(sym, sizeof(T), offset, const_cast<void *>(src), bytes,
+                                                             kind, true))
+        return cudaSuccess;
     return cudaMemcpyToSymbol(symbol, src, bytes, offset, kind);
 }
 template <class T> inline cudaError_t cudaMemcpyFromSymbolAsync(void *dst, const T &symbol, size_t bytes,
@@ -89,7 +101,14 @@ template <class T> inline cudaError_t cudaMemcpyFromSymbolAsync(void *dst, const
                                                                 enum cudaMemcpyKind kind = cudaMemcpyDeviceToHost,
                                                                 cudaStream_t stream = 0)
 {
-    (void)stream;
+    if (gpuh_sim_impl::check_stream(stream) != cudaSuccess)
+        return cudaErrorInvalidResourceHandle;
+    char *sym = reinterpret_cast<char *>(const_cast<T *>(&symbol));
+    const cudaError_t err = gpuh_sim_impl::symbol_check(sym, sizeof(T), offset, dst, bytes, kind, false);
+    if (err != cudaSuccess)
+        return err;
+    GPUH_IMPL_SIM_CAPTURE(stream, gpuh_sim_impl::symbol_copy(sym, sizeof(T), offset, dst, bytes, kind, false))
+        return cudaSuccess;
     return cudaMemcpyFromSymbol(dst, symbol, bytes, offset, kind);
 }
 /* A __device__ variable's address and size (it is a global of the program

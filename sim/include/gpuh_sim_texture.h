@@ -483,6 +483,17 @@ inline void cube_face(float x, float y, float z, size_t *face, float *s, float *
     *t = (tc / ma + 1.0f) * 0.5f;
 }
 
+/* Texture and surface objects made and not destroyed: a handle destroyed
+   twice (or never made) is not freed again. */
+struct live_obj_table {
+    std::mutex m;
+    std::set<const tex_obj *> set;
+};
+inline live_obj_table &live_objs()
+{
+    static live_obj_table t;
+    return t;
+}
 inline tex_obj *new_obj(const struct cudaResourceDesc *r, const struct cudaTextureDesc *t, cudaError_t *err)
 {
     *err = cudaErrorInvalidValue;
@@ -538,7 +549,10 @@ inline tex_obj *new_obj(const struct cudaResourceDesc *r, const struct cudaTextu
         return NULL;
     }
     *err = cudaSuccess;
-    return new tex_obj(o);
+    tex_obj *made = new tex_obj(o);
+    std::lock_guard<std::mutex> g(live_objs().m);
+    live_objs().set.insert(made);
+    return made;
 }
 
 /* Copies a box of rows: height rows of width bytes, depth slices. */
@@ -714,16 +728,28 @@ static inline cudaError_t cudaMemcpy3D(const struct cudaMemcpy3DParms *p)
     gpuh_sim_impl::copy_rows(dst, dp, ds, src, sp, ss, w, h, d);
     return cudaSuccess;
 }
+/* The stream-ordered forms check their stream (a destroyed one is
+   cudaErrorInvalidResourceHandle) and, under stream capture, become nodes of
+   the graph (the parameters copied at the call, as CUDA copies them). */
 static inline cudaError_t cudaMemcpy3DAsync(const struct cudaMemcpy3DParms *p, cudaStream_t stream = 0)
 {
-    (void)stream;
+    if (gpuh_sim_impl::check_stream(stream) != cudaSuccess)
+        return cudaErrorInvalidResourceHandle;
+    if (p == NULL)
+        return gpuh_sim_impl::record_error(cudaErrorInvalidValue);
+    const struct cudaMemcpy3DParms params = *p;
+    GPUH_IMPL_SIM_CAPTURE(stream, cudaMemcpy3D(&params))
+        return cudaSuccess;
     return cudaMemcpy3D(p);
 }
 static inline cudaError_t cudaMemcpy2DToArrayAsync(cudaArray_t dst, size_t wo, size_t ho, const void *src,
                                                    size_t spitch, size_t width, size_t height,
                                                    enum cudaMemcpyKind kind, cudaStream_t stream = 0)
 {
-    (void)stream;
+    if (gpuh_sim_impl::check_stream(stream) != cudaSuccess)
+        return cudaErrorInvalidResourceHandle;
+    GPUH_IMPL_SIM_CAPTURE(stream, cudaMemcpy2DToArray(dst, wo, ho, src, spitch, width, height, kind))
+        return cudaSuccess;
     return cudaMemcpy2DToArray(dst, wo, ho, src, spitch, width, height, kind);
 }
 
@@ -765,7 +791,10 @@ static inline cudaError_t cudaMemset2D(void *ptr, size_t pitch, int value, size_
 static inline cudaError_t cudaMemset2DAsync(void *ptr, size_t pitch, int value, size_t width, size_t height,
                                             cudaStream_t stream = 0)
 {
-    (void)stream;
+    if (gpuh_sim_impl::check_stream(stream) != cudaSuccess)
+        return cudaErrorInvalidResourceHandle;
+    GPUH_IMPL_SIM_CAPTURE(stream, cudaMemset2D(ptr, pitch, value, width, height))
+        return cudaSuccess;
     return cudaMemset2D(ptr, pitch, value, width, height);
 }
 
@@ -783,9 +812,17 @@ static inline cudaError_t cudaCreateTextureObject(cudaTextureObject_t *obj, cons
     *obj = reinterpret_cast<unsigned long long>(o);
     return cudaSuccess;
 }
+/* A handle destroyed already (or 0) is cudaSuccess with nothing freed: an
+   H200 with CUDA 13 answers a second cudaDestroyTextureObject so. */
 static inline cudaError_t cudaDestroyTextureObject(cudaTextureObject_t obj)
 {
-    delete reinterpret_cast<gpuh_sim_impl::tex_obj *>(obj);
+    gpuh_sim_impl::tex_obj *o = reinterpret_cast<gpuh_sim_impl::tex_obj *>(obj);
+    {
+        std::lock_guard<std::mutex> g(gpuh_sim_impl::live_objs().m);
+        if (gpuh_sim_impl::live_objs().set.erase(o) == 0)
+            return cudaSuccess;
+    }
+    delete o;
     return cudaSuccess;
 }
 static inline cudaError_t cudaCreateSurfaceObject(cudaSurfaceObject_t *obj, const struct cudaResourceDesc *res)
