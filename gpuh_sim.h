@@ -62,7 +62,9 @@
    ============================================================================
    ENVIRONMENT (read once, at the first use; a value out of range is said on
    stderr and the default used)
-     GPUH_SIM_THREADS       CPU threads that run blocks (default: all cores; 1 .. 1024)
+     GPUH_SIM_THREADS       CPU threads that run blocks (default: all cores; 1 .. 1024; where
+                            vm.max_map_count leaves too little room for the thread stacks
+                            of large blocks, such launches use fewer, said once)
      GPUH_SIM_STACK_KB      stack of each simulated thread, KiB (default 768, 1536 under
                             ASan: CUDA's 512 KiB of local memory per thread fits; 16 .. 1048576)
      GPUH_SIM_SCHEDULE      forward (default) | reverse | random: the order the threads
@@ -70,7 +72,8 @@
      GPUH_SIM_SEED          the random schedule's seed (default: from the clock, printed)
      GPUH_SIM_REPS          at most this many timed runs in gpuh_time_median_ms, no
                             warm-up (unset: no limit)
-     GPUH_SIM_DEVICES       devices presented, all alike (default 1; 1 .. 64)
+     GPUH_SIM_DEVICES       devices presented, all alike (default 1; 1 .. 64; anything
+                            but a whole number, such as 4x, is refused)
      GPUH_SIM_NCCL_TIMEOUT  seconds a collective waits for the other ranks (default 30)
    No override macro: the simulator is set up at run time. The macros a
    program uses are GPUH_SIM (given to the compiler: gpuh.h picks this header),
@@ -114,7 +117,10 @@
               tiles up to 32, partitions, reduce, grid sync under
               cudaLaunchCooperativeKernel), textures, surfaces and CUDA
               arrays, half precision, the cuRAND device API (Philox numbers),
-              memory pools.
+              memory pools, CUDA graphs (stream capture, graphs built node by
+              node, conditional nodes, graph memory: gpuh_sim_graph.h),
+              cuda::barrier, cuda::pipeline and the pipeline primitives
+              (<cuda/barrier>, <cuda/pipeline>, <cuda_pipeline.h>).
 
    DIAGNOSTICS (a GPU gives none of these)
      divergent barrier   a thread that exits, or waits at another barrier,
@@ -166,9 +172,13 @@
      A kernel that changes the floating-point environment (fesetround)
      changes it for the simulated threads that run after it on its CPU
      worker; every launch starts from the default one.
-     Not simulated: graphs, tiles of more than 32 threads,
-     cuda::barrier/pipeline, cuBLAS and other CUDA libraries (their stand-in
-     headers stop the build with an #error naming them).
+     Not simulated: tiles of more than 32 threads, cuBLAS and other CUDA
+     libraries (their stand-in headers stop the build with an #error naming
+     them). Graphs and cuda::barrier / cuda::pipeline are simulated through
+     the stand-in headers (see "stand-ins" above), not through this header
+     alone; a graph's memory is allocated when its node is made and kept
+     for the graph's life (sim/include/gpuh_sim_graph.h says how that
+     differs from CUDA).
      Fibers switch by hand on x86-64; elsewhere through ucontext (slower).
 
    IDEAS FROM
@@ -1365,6 +1375,7 @@ struct worker {
     unsigned char *dynamic_shared;
     size_t dynamic_shared_bytes;
     void *alt_stack; /* where the fault handler runs when a fiber's stack is exhausted */
+    size_t promised; /* stacks this pool thread may map (see stack_budget) */
 };
 
 
@@ -1906,16 +1917,57 @@ inline void run_blocks(launch_job &job)
    any job that has some left, and a launch returns once its job is off the
    list and no pool thread still runs one of its blocks (the job lives in the
    launcher's frame). */
+/* Thread stacks the pool threads may map in all. Each stack is two
+   mappings (the stack and its guard), and Linux allows a process
+   vm.max_map_count of them (65530 by default): 132 CPU threads with a
+   stack for each of 1024 or even 256 threads of a block would pass it, and
+   the launch fail with cudaErrorMemoryAllocation. So a pool thread joins a
+   launch only while the stacks its blocks need fit in this budget (a quarter
+   of the mappings left to the program and the launching threads); the
+   launch then runs on fewer CPU threads, said once. */
+inline size_t stack_budget()
+{
+    static const size_t n = [] {
+        long max_maps = 65530;
+        if (FILE *f = fopen("/proc/sys/vm/max_map_count", "r")) {
+            if (fscanf(f, "%ld", &max_maps) != 1)
+                max_maps = 65530;
+            fclose(f);
+        }
+        return static_cast<size_t>(std::max<long>(max_maps / 4 * 3 / 2, 2048));
+    }();
+    return n;
+}
 struct host_thread_pool {
     std::mutex m;
     std::condition_variable wake, finished;
     std::vector<std::thread> threads;
     std::vector<launch_job *> jobs;
-    bool quit = false, short_of_threads = false;
-    launch_job *open_job() const /* under m */
+    bool quit = false, short_of_threads = false, short_of_stacks = false;
+    size_t promised = 0; /* stacks promised to pool threads (worker::promised), under m */
+    /* under m: whether the calling pool thread may run blocks of j, its stacks in the budget */
+    bool may_run(const launch_job &j)
+    {
+        worker &w = this_worker();
+        const size_t need = static_cast<size_t>(j.block.x) * j.block.y * j.block.z;
+        if (need <= w.promised)
+            return true;
+        if (promised + (need - w.promised) > stack_budget()) {
+            if (!short_of_stacks)
+                fprintf(stderr, "gpuh sim: room for %zu thread stacks (vm.max_map_count): blocks of %zu threads "
+                                "run on fewer CPU threads than the %d asked for\n",
+                        stack_budget(), need, runtime_state().threads);
+            short_of_stacks = true;
+            return false;
+        }
+        promised += need - w.promised;
+        w.promised = need;
+        return true;
+    }
+    launch_job *open_job() /* under m */
     {
         for (size_t i = 0; i < jobs.size(); ++i)
-            if (jobs[i]->next.load() < jobs[i]->blocks && jobs[i]->failed.load() == 0)
+            if (jobs[i]->next.load() < jobs[i]->blocks && jobs[i]->failed.load() == 0 && may_run(*jobs[i]))
                 return jobs[i];
         return NULL;
     }
@@ -3017,7 +3069,9 @@ inline int device_count()
 {
     static const int n = [] {
         const char *e = getenv("GPUH_SIM_DEVICES");
-        int v = e && *e ? atoi(e) : 1;
+        char *end = NULL;
+        const long asked = e && *e ? strtol(e, &end, 10) : 1;
+        int v = e && *e && *end != '\0' ? 0 : static_cast<int>(std::max(-1L, std::min(asked, 65L))); /* "4x": refused */
         if (v < 1 || v > 64) {
             fprintf(stderr, "gpuh sim: GPUH_SIM_DEVICES=%s is not 1 .. 64; using 1\n", e);
             v = 1;

@@ -40,3 +40,8 @@ foreach(case symbols streams capture texture)
   gpuh_sim_test(sim.reliability.${case} ${rel} ARGS ${case} EXPECT "${case}: PASS")
 endforeach()
 gpuh_sim_test(sim.reliability.devices ${rel} ARGS devices ENV GPUH_SIM_DEVICES=2 EXPECT "devices: PASS")
+foreach(value 4x 3.5 0x2 -1)
+  gpuh_sim_test(sim.reliability.env_devices.${value} ${rel} ARGS env_devices ENV GPUH_SIM_DEVICES=${value}
+                EXPECT "GPUH_SIM_DEVICES=${value} is not 1 \\.\\. 64; using 1.*env_devices: PASS")
+endforeach()
+gpuh_sim_test(sim.reliability.threads ${rel} ARGS threads ENV GPUH_SIM_THREADS=132 EXPECT "threads: PASS")

@@ -524,6 +524,81 @@ static void case_texture(void)
     TEST_CUDA(cudaFree(d));
 }
 
+/* ---- env_devices, threads ------------------------------------------------ */
+
+/* Run with GPUH_SIM_DEVICES set to something that is not a whole number: the
+   simulator says so (CTest checks the message) and presents one device. */
+static void case_env_devices(void)
+{
+    int n = 0;
+    TEST_CUDA(cudaGetDeviceCount(&n));
+    TEST_ASSERT(n == 1, "GPUH_SIM_DEVICES=%s gave %d devices, not the default 1", getenv("GPUH_SIM_DEVICES"), n);
+}
+
+/* The simulator's CPU threads that have run a block of fill_kernel (this
+   test is for the simulator only: a thread_local in device code counts the
+   CPU threads, which a GPU does not have). */
+__device__ unsigned d_cpu_threads;
+__device__ unsigned long long d_hold_from; /* clock64() when the first block began to wait, or 0 */
+__device__ void count_cpu_thread(void)
+{
+    static thread_local bool counted = false;
+    if (!counted) {
+        counted = true;
+        atomicAdd(&d_cpu_threads, 1u);
+    }
+}
+
+/* Every thread of every block writes its index after a barrier (so that all
+   of a block's threads, and their stacks, are live at once); thread 0 then
+   holds its block until `want` CPU threads run one at once, or 3 s after
+   the first block began to wait. */
+__global__ void fill_kernel(unsigned *out, unsigned want)
+{
+    const unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+    __shared__ unsigned s_first;
+    if (threadIdx.x == 0)
+        s_first = i;
+    __syncthreads(); /* s_first is read by every thread below */
+    out[i] = i - s_first + blockIdx.x * blockDim.x;
+    if (threadIdx.x == 0) {
+        count_cpu_thread();
+        atomicCAS(&d_hold_from, 0ull, static_cast<unsigned long long>(clock64()));
+        const unsigned long long t0 = atomicAdd(&d_hold_from, 0ull);
+        while (atomicAdd(&d_cpu_threads, 0u) < want && static_cast<unsigned long long>(clock64()) - t0 < 3000000000ull)
+            ;
+    }
+}
+
+/* Blocks of 1024 and 256 threads held until all GPUH_SIM_THREADS=132 CPU
+   threads run one each: that is more threads' stacks (two mappings each)
+   than Linux's default vm.max_map_count allows at once. Every launch must
+   still succeed (on fewer CPU threads if it must). */
+static void case_threads(void)
+{
+    const char *e = getenv("GPUH_SIM_THREADS");
+    const unsigned cpu = e ? static_cast<unsigned>(atoi(e)) : 1u;
+    for (unsigned block : {1024u, 256u, 33u}) {
+        const unsigned zero = 0, blocks = cpu + 3;
+        const unsigned long long never = 0;
+        TEST_CUDA(cudaMemcpyToSymbol(d_hold_from, &never, sizeof never));
+        const size_t n = static_cast<size_t>(block) * blocks;
+        unsigned *d = NULL;
+        TEST_CUDA(cudaMemcpyToSymbol(d_cpu_threads, &zero, sizeof zero));
+        TEST_CUDA(cudaMalloc(&d, n * sizeof(unsigned)));
+        TEST_CUDA(cudaMemset(d, 0xFF, n * sizeof(unsigned)));
+        fill_kernel<<<blocks, block>>>(d, block == 33u ? 0u : cpu);
+        TEST_CUDA(cudaGetLastError());
+        std::vector<unsigned> h(n);
+        TEST_CUDA(cudaMemcpy(h.data(), d, n * sizeof(unsigned), cudaMemcpyDeviceToHost));
+        size_t bad = 0;
+        for (size_t i = 0; i < n; ++i)
+            bad += h[i] != i;
+        TEST_ASSERT(bad == 0, "blocks of %u threads: %zu of %zu elements wrong", block, bad, n);
+        TEST_CUDA(cudaFree(d));
+    }
+}
+
 int main(int argc, char **argv)
 {
     const char *which = argc > 1 ? argv[1] : "";
@@ -531,7 +606,8 @@ int main(int argc, char **argv)
         const char *name;
         void (*run)(void);
     } cases[] = {{"nccl", case_nccl},       {"symbols", case_symbols}, {"streams", case_streams},
-                 {"capture", case_capture}, {"devices", case_devices}, {"texture", case_texture}};
+                 {"capture", case_capture}, {"devices", case_devices}, {"texture", case_texture},
+                 {"env_devices", case_env_devices}, {"threads", case_threads}};
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i)
         if (strcmp(which, cases[i].name) == 0) {
             cases[i].run();
