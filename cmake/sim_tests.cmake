@@ -114,3 +114,4 @@ target_compile_options(sim_test_tc_gemm PRIVATE ${gpuh_c_warnings})
 target_include_directories(sim_test_tc_gemm BEFORE PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/sim/include)
 gpuh_sim_test(sim.tc_gemm sim_test_tc_gemm)
 include(cmake/sim_reliability.cmake)
+include(cmake/simcc_tests.cmake) # gpuh-simcc: golden rewrites (tests/simcc) and a program its lexer must read
