@@ -3320,8 +3320,8 @@ inline ncclResult_t nccl_wait(ncclComm_t comm, unsigned long long seq, nccl_cloc
         nccl_run_ready(c);
         c.cv.notify_all();
         return nccl_fail(ncclInvalidUsage, "rank " + std::to_string(comm->rank) + " waited " + waited +
-                                               " to call collective " + std::to_string(seq) +
-                                               " and withdrew its call (one thread driving several ranks must "
+                                               " to call the collective (number " + std::to_string(seq) +
+                                               ") and withdrew its call (one thread driving several ranks must "
                                                "call them between ncclGroupStart and ncclGroupEnd)");
     }
     std::map<unsigned long long, std::string>::iterator it = c.failed.find(seq);
