@@ -9,6 +9,11 @@
        pipeline  a gpuh_pipeline_desc (sizes, pointers, streams, chunks)
        gemm      gpuh_gemm's argument checks; small valid shapes are run on
                  exact-size arrays and checked against a float64 product
+       symbol    cudaMemcpy{To,From}Symbol[Async] of any kind, offset and size,
+                 between a 256-byte global and a device allocation or host buffer
+       nccl      ncclAllReduce / ncclBroadcast / ncclAllGather on one rank, any
+                 type, operator, root and count (counts whose bytes wrap
+                 size_t included) on device allocations of any size
 
    and the rest of the input gives its arguments (a size is either small,
    near an allocation's size, or any 64-bit value, so that both the edges
@@ -335,20 +340,102 @@ void fuzz_gemm(reader &in)
         cudaFree(m[i]);
 }
 
+/* ---- symbol copies */
+unsigned char fuzz_symbol[256];
+
+void fuzz_symbol_copy(reader &in)
+{
+    const size_t alloc = 1 + static_cast<size_t>(in.bytes(2) % 1024);
+    void *d = NULL;
+    if (cudaMalloc(&d, alloc) != cudaSuccess)
+        abort();
+    region r = {reinterpret_cast<uintptr_t>(d), alloc, true};
+    const bool to = in.u8() % 2, async = in.u8() % 2, other_dev = in.u8() % 2;
+    const int kind = static_cast<int>(in.u8() % 6);
+    const size_t offset = in.size(sizeof fuzz_symbol), bytes = in.size(sizeof fuzz_symbol);
+    const size_t other_off = other_dev ? in.size(alloc) : static_cast<size_t>(in.bytes(2) % HOST_SLACK);
+    const uintptr_t other = (other_dev ? r.base : reinterpret_cast<uintptr_t>(host_buf)) + other_off;
+    const region *g = holder(&r, 1, other);
+    const bool sym_ok = offset <= sizeof fuzz_symbol && bytes <= sizeof fuzz_symbol - offset;
+    const bool kind_ok = kind == cudaMemcpyDeviceToDevice || kind == cudaMemcpyDefault ||
+                         kind == (to ? cudaMemcpyHostToDevice : cudaMemcpyDeviceToHost);
+    /* the other side: device memory where the kind says so; memory the sim knows must hold the bytes */
+    const bool other_ok = bytes == 0 || ((kind != cudaMemcpyDeviceToDevice || g != NULL) && (g == NULL || fits(g, other, bytes)));
+    const bool ok = sym_ok && kind_ok && other_ok;
+    const bool safe = g != NULL || static_cast<u128>(other_off) + bytes <= HOST_BYTES; /* a valid copy stays in host_buf */
+    if (!ok || safe) {
+        void *o = at(other);
+        const cudaMemcpyKind k = static_cast<cudaMemcpyKind>(kind);
+        const cudaError_t err = to ? (async ? cudaMemcpyToSymbolAsync(fuzz_symbol, o, bytes, offset, k, 0)
+                                            : cudaMemcpyToSymbol(fuzz_symbol, o, bytes, offset, k))
+                                   : (async ? cudaMemcpyFromSymbolAsync(o, fuzz_symbol, bytes, offset, k, 0)
+                                            : cudaMemcpyFromSymbol(o, fuzz_symbol, bytes, offset, k));
+        expect(to ? "cudaMemcpyToSymbol" : "cudaMemcpyFromSymbol", err, ok);
+    }
+    cudaFree(d);
+}
+
+/* ---- the NCCL stand-in's counts, on one rank */
+void fuzz_nccl(reader &in)
+{
+    static ncclComm_t comm = NULL;
+    if (comm == NULL && ncclCommInitAll(&comm, 1, NULL) != ncclSuccess)
+        abort();
+    void *d[2] = {NULL, NULL};
+    region r[2];
+    for (int i = 0; i < 2; ++i) {
+        const size_t bytes = 1 + static_cast<size_t>(in.bytes(2) % 4096);
+        if (cudaMalloc(&d[i], bytes) != cudaSuccess)
+            abort();
+        r[i].base = reinterpret_cast<uintptr_t>(d[i]);
+        r[i].bytes = bytes;
+        r[i].device = true;
+    }
+    const int call = static_cast<int>(in.u8() % 3), type = static_cast<int>(in.u8() % 10), op = static_cast<int>(in.u8() % 6);
+    const int root = static_cast<int>(in.u8() % 4) - 1;
+    const size_t count = in.size(r[0].bytes / 4);
+    static const size_t sizes[] = {1, 1, 4, 4, 8, 8, 0, 4, 8, 0}; /* ncclInt8 .. ncclFloat64; 6: half, not simulated */
+    const size_t size = sizes[type];
+    bool ok = size != 0 && (call != 0 || op <= ncclAvg) && (call != 1 || root == 0);
+    if (ok && count > 0)
+        ok = static_cast<u128>(count) * size <= SIZE_MAX && fits(&r[1], r[1].base, count * size) &&
+             fits(&r[0], r[0].base, count * size);
+    ncclResult_t got;
+    const ncclDataType_t t = static_cast<ncclDataType_t>(type);
+    if (call == 0)
+        got = ncclAllReduce(d[0], d[1], count, t, static_cast<ncclRedOp_t>(op), comm, 0);
+    else if (call == 1)
+        got = ncclBroadcast(d[0], d[1], count, t, root, comm, 0);
+    else
+        got = ncclAllGather(d[0], d[1], count, t, comm, 0);
+    if ((got == ncclSuccess) != ok) {
+        fprintf(stderr, "fuzz_sim_runtime: nccl call %d of %zu elements (type %d, op %d, root %d) returned %d (%s), "
+                        "but the reference says it %s\n",
+                call, count, type, op, root, static_cast<int>(got), ncclGetLastError(comm), ok ? "is valid" : "must be refused");
+        abort();
+    }
+    cudaFree(d[0]);
+    cudaFree(d[1]);
+}
+
 } /* namespace */
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     reader in = {data, size};
-    const int what = static_cast<int>(in.u8() % 6);
+    const int what = static_cast<int>(in.u8() % 8);
     if (what <= 2)
         fuzz_copy(in, what);
     else if (what == 3)
         fuzz_prefetch(in);
     else if (what == 4)
         fuzz_pipeline(in);
-    else
+    else if (what == 5)
         fuzz_gemm(in);
+    else if (what == 6)
+        fuzz_symbol_copy(in);
+    else
+        fuzz_nccl(in);
     if (cudaPeekAtLastError() != cudaSuccess || gpuh_print_allocations(NULL) != 0)
         abort(); /* nothing sticky, nothing left allocated by gpuh */
     return 0;
