@@ -3214,6 +3214,10 @@ inline void nccl_run_ready(nccl_clique &c)
             continue;
         }
         const size_t bytes = o.count * nccl_size(o.type);
+        if (bytes == 0) { /* nothing to move (the buffers may be NULL) */
+            ++c.done;
+            continue;
+        }
         if (o.kind == 0) {
             std::vector<unsigned char> acc(static_cast<const unsigned char *>(o.send),
                                            static_cast<const unsigned char *>(o.send) + bytes);

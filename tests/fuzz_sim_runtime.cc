@@ -29,6 +29,7 @@
    Seeds: tests/fuzz_seeds_sim/ (one per target, written by hand). */
 #include "gpuh.h"
 #include "gpuh_kernels.cuh"
+#include "sim/include/gpuh_sim_runtime.h" /* the stand-in <cuda_runtime.h>'s C++ forms: the Async symbol copies */
 
 #include <stdint.h>
 #include <stdio.h>
@@ -362,7 +363,8 @@ void fuzz_symbol_copy(reader &in)
     /* the other side: device memory where the kind says so; memory the sim knows must hold the bytes */
     const bool other_ok = bytes == 0 || ((kind != cudaMemcpyDeviceToDevice || g != NULL) && (g == NULL || fits(g, other, bytes)));
     const bool ok = sym_ok && kind_ok && other_ok;
-    const bool safe = g != NULL || static_cast<u128>(other_off) + bytes <= HOST_BYTES; /* a valid copy stays in host_buf */
+    /* a side the sim does not know is host memory to it: a copy judged valid runs only where that is host_buf */
+    const bool safe = g != NULL || (!other_dev && static_cast<u128>(other_off) + bytes <= HOST_BYTES);
     if (!ok || safe) {
         void *o = at(other);
         const cudaMemcpyKind k = static_cast<cudaMemcpyKind>(kind);
