@@ -76,6 +76,7 @@
 
 #include "gpuh.h"
 #include "gpuh_kernels.cuh"
+#include "gpuh/half.cuh" /* the 16-bit GEMM's types, which a compiled-mode file names itself */
 
 /* ===========================================================================
    Settings

@@ -155,7 +155,7 @@ static cudaFuncAttributes attributes(gpuh_gemm_simt_config<BM, BN, BK, WM, WN, L
 {
     cudaFuncAttributes a;
     GPUH_CHECK(cudaFuncGetAttributes(
-        &a, gpuh_gemm_simt_kernel<T, gpuh_gemm_simt_config<BM, BN, BK, WM, WN, LM, MB>, true, false, false>));
+        &a, gpuh_gemm_simt_kernel<T, gpuh_gemm_simt_config<BM, BN, BK, WM, WN, LM, MB>, false, false>));
     return a;
 }
 template <typename T, int BM, int BN, int BK, int WM, int WN, int S, int MB, int KS, int FR>
@@ -163,7 +163,7 @@ static cudaFuncAttributes attributes(gpuh_gemm_dmma_config<BM, BN, BK, WM, WN, S
 {
     cudaFuncAttributes a;
     GPUH_CHECK(cudaFuncGetAttributes(
-        &a, gpuh_gemm_dmma_kernel<gpuh_gemm_dmma_config<BM, BN, BK, WM, WN, S, MB, KS, FR>, true, false, false>));
+        &a, gpuh_gemm_dmma_kernel<gpuh_gemm_dmma_config<BM, BN, BK, WM, WN, S, MB, KS, FR>, false, false>));
     return a;
 }
 

@@ -5,11 +5,11 @@
 #                       (tools/check_no_history.py; the figures live in bench/results/NOTES.md)
 if(Python3_Interpreter_FOUND)
   add_test(NAME compile.budget
-           COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/tools/check_budget.py ${CMAKE_CUDA_COMPILER}
-                   ${CMAKE_CURRENT_SOURCE_DIR}/tools/kernel_budget.cu ${CMAKE_CURRENT_SOURCE_DIR})
+           COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/tools/check_budget.py ${CMAKE_CUDA_COMPILER}
+                   ${PROJECT_SOURCE_DIR}/tools/kernel_budget.cu ${PROJECT_SOURCE_DIR})
   set_tests_properties(compile.budget PROPERTIES LABELS compile TIMEOUT 600)
   add_test(NAME compile.no_history
-           COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/tools/check_no_history.py ${CMAKE_CURRENT_SOURCE_DIR})
+           COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/tools/check_no_history.py ${PROJECT_SOURCE_DIR})
   set_tests_properties(compile.no_history PROPERTIES LABELS compile)
 else()
   message(STATUS "gpuh: no python3, so no compile.budget or compile.no_history test")

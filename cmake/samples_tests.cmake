@@ -12,9 +12,9 @@
 #   samples.<name>           NVIDIA's cuda-samples, a regression subset vendored unedited
 #                            in tests/samples/vendored (label samples; the whole set:
 #                            tests/samples/run.sh PATH-TO-cuda-samples)
-gpuh_program(test_sim_cuda_gpu tests/test_sim_cuda.cu)
+gpuh_program(test_sim_cuda_gpu ${PROJECT_SOURCE_DIR}/tests/test_sim_cuda.cu)
 gpuh_add_test(gpu.sim_cuda gpu test_sim_cuda_gpu)
-gpuh_program(test_sim_cdp_gpu tests/test_sim_cdp.cu) # dynamic parallelism: relocatable device code (CMake links cudadevrt)
+gpuh_program(test_sim_cdp_gpu ${PROJECT_SOURCE_DIR}/tests/test_sim_cdp.cu) # dynamic parallelism: relocatable device code (CMake links cudadevrt)
 set_target_properties(test_sim_cdp_gpu PROPERTIES CUDA_SEPARABLE_COMPILATION ON)
 gpuh_add_test(gpu.sim_cdp gpu test_sim_cdp_gpu)
 
@@ -37,7 +37,7 @@ function(gpuh_simcc_program name)
   add_custom_target(build_${name} ALL DEPENDS ${exe})
 endfunction()
 
-set(src ${CMAKE_CURRENT_SOURCE_DIR})
+set(src ${PROJECT_SOURCE_DIR})
 gpuh_simcc_program(sim_cuda SOURCES ${src}/tests/test_sim_cuda.cu FLAGS ${gpuh_c_warnings})
 set(sim_cuda ${CMAKE_CURRENT_BINARY_DIR}/sim_cuda${CMAKE_EXECUTABLE_SUFFIX})
 gpuh_sim_test(sim.cuda ${sim_cuda})

@@ -19,7 +19,7 @@
 #   ctest --test-dir build -L tsan; ctest --test-dir build -L asan; ctest --test-dir build -R fuzz.sim_runtime
 option(GPUH_SANITIZER_TESTS "Build and run the tsan, asan and fuzz.sim_runtime tests (needs the simulator)" OFF)
 
-gpuh_program(test_threads tests/test_threads.cu)
+gpuh_program(test_threads HEADER_ONLY ${PROJECT_SOURCE_DIR}/tests/test_threads.cu) # gpuh_gemm's planner from several threads
 gpuh_add_test(gpu.threads gpu test_threads)
 
 if(NOT GPUH_BUILD_SIM OR NOT GPUH_SANITIZER_TESTS)
@@ -52,7 +52,7 @@ endfunction()
 set(gpuh_tsan_flags -fsanitize=thread)
 gpuh_sanitizer_works(gpuh_have_tsan -fsanitize=thread)
 if(gpuh_have_tsan)
-  gpuh_sanitized_sim_program(tsan_test_threads "${gpuh_tsan_flags}" tests/test_threads.cu)
+  gpuh_sanitized_sim_program(tsan_test_threads "${gpuh_tsan_flags}" ${PROJECT_SOURCE_DIR}/tests/test_threads.cu)
   gpuh_sanitizer_test(tsan.threads tsan tsan_test_threads "TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1")
   gpuh_sanitizer_test(tsan.threads.four tsan tsan_test_threads
                       "TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1;GPUH_SIM_THREADS=4")
@@ -64,9 +64,9 @@ set(gpuh_asan_flags -fsanitize=address,undefined -fno-sanitize-recover=undefined
 gpuh_sanitizer_works(gpuh_have_asan_ubsan -fsanitize=address,undefined)
 if(gpuh_have_asan_ubsan)
   set(gpuh_asan_env "ASAN_OPTIONS=detect_stack_use_after_return=1:detect_leaks=1;UBSAN_OPTIONS=print_stacktrace=1")
-  gpuh_sanitized_sim_program(asan_test_kernels "${gpuh_asan_flags}" tests/test_kernels.cu)
-  gpuh_sanitized_sim_program(asan_test_sim "${gpuh_asan_flags}" tests/test_sim.cu)
-  gpuh_sanitized_sim_program(asan_test_threads "${gpuh_asan_flags}" tests/test_threads.cu)
+  gpuh_sanitized_sim_program(asan_test_kernels "${gpuh_asan_flags}" ${PROJECT_SOURCE_DIR}/tests/test_kernels.cu)
+  gpuh_sanitized_sim_program(asan_test_sim "${gpuh_asan_flags}" ${PROJECT_SOURCE_DIR}/tests/test_sim.cu)
+  gpuh_sanitized_sim_program(asan_test_threads "${gpuh_asan_flags}" ${PROJECT_SOURCE_DIR}/tests/test_threads.cu)
   gpuh_sanitizer_test(asan.kernels asan asan_test_kernels "${gpuh_asan_env}")
   gpuh_sanitizer_test(asan.semantics asan asan_test_sim "${gpuh_asan_env}")
   gpuh_sanitizer_test(asan.threads asan asan_test_threads "${gpuh_asan_env};GPUH_SIM_THREADS=4")
@@ -94,13 +94,13 @@ endif()
 if(GPUH_CLANGXX AND gpuh_fuzz_sim_ok EQUAL 0)
   set(gpuh_fuzz_sim ${CMAKE_BINARY_DIR}/fuzz/fuzz_sim_runtime)
   add_custom_command(OUTPUT ${gpuh_fuzz_sim}
-    COMMAND ${GPUH_CLANGXX} ${gpuh_fuzz_sim_flags} -I${CMAKE_CURRENT_SOURCE_DIR}
-            ${CMAKE_CURRENT_SOURCE_DIR}/tests/fuzz_sim_runtime.cc -o ${gpuh_fuzz_sim} -pthread
-    DEPENDS tests/fuzz_sim_runtime.cc gpuh.h gpuh_sim.h gpuh_kernels.cuh VERBATIM)
+    COMMAND ${GPUH_CLANGXX} ${gpuh_fuzz_sim_flags} -I${PROJECT_SOURCE_DIR}
+            ${PROJECT_SOURCE_DIR}/tests/fuzz_sim_runtime.cc -o ${gpuh_fuzz_sim} -pthread
+    DEPENDS ${PROJECT_SOURCE_DIR}/tests/fuzz_sim_runtime.cc ${PROJECT_SOURCE_DIR}/gpuh.h ${PROJECT_SOURCE_DIR}/gpuh_sim.h ${PROJECT_SOURCE_DIR}/gpuh_kernels.cuh VERBATIM)
   add_custom_target(fuzz_sim_runtime ALL DEPENDS ${gpuh_fuzz_sim})
   file(MAKE_DIRECTORY ${CMAKE_BINARY_DIR}/fuzz/corpus_sim)
   add_test(NAME fuzz.sim_runtime COMMAND ${gpuh_fuzz_sim} -max_total_time=60 -print_final_stats=1
-                                         ${CMAKE_BINARY_DIR}/fuzz/corpus_sim ${CMAKE_CURRENT_SOURCE_DIR}/tests/fuzz_seeds_sim)
+                                         ${CMAKE_BINARY_DIR}/fuzz/corpus_sim ${PROJECT_SOURCE_DIR}/tests/fuzz_seeds_sim)
   # Without detect_stack_use_after_return (the asan label runs with it): the
   # fuzzer fails launches by the thousand, and each abandons fibers whose
   # fake stacks ASan cannot free from outside them, so the RSS passes

@@ -14,14 +14,17 @@ foreach(ex IN LISTS gpuh_examples)
     continue()
   endif()
   if(ex STREQUAL "07_from_c")
-    gpuh_sim_program(sim_${ex} examples/07_from_c.c examples/07_from_c_kernels.cu)
+    gpuh_sim_program(sim_${ex} ${PROJECT_SOURCE_DIR}/examples/07_from_c.c ${PROJECT_SOURCE_DIR}/examples/07_from_c_kernels.cu)
   else()
-    gpuh_sim_program(sim_${ex} examples/${ex}.cu)
+    gpuh_sim_program(sim_${ex} ${PROJECT_SOURCE_DIR}/examples/${ex}.cu)
   endif()
   set_target_properties(sim_${ex} PROPERTIES CXX_STANDARD 17) # as the .cu files are built (CUDA_STANDARD)
+  if(NOT ex STREQUAL "07_from_c") # which shows the one-file compiled mode itself
+    target_link_libraries(sim_${ex} PRIVATE gpuh_sim_kernels)
+  endif()
   target_compile_options(sim_${ex} PRIVATE ${gpuh_c_warnings})
   # GPU-sized work: quick sizes, and one timed run (GPUH_SIM_REPS) where the example times many.
-  add_test(NAME sim.example.${ex} COMMAND sim_${ex})
+  add_test(NAME sim.example.${ex} COMMAND sim_${ex} ${gpuh_example_args_${ex}})
   set_tests_properties(sim.example.${ex} PROPERTIES LABELS sim TIMEOUT 600
                        ENVIRONMENT "GPUH_TEST_QUICK=1;GPUH_SIM_REPS=1;GPUH_CHECK_LEAKS=1"
                        FAIL_REGULAR_EXPRESSION "${gpuh_leak_report}")

@@ -13,15 +13,15 @@
 #   sim.reliability.threads   gpuh_gemm under GPUH_SIM_THREADS=132
 # and sim.reliability.asan.nccl: the nccl case under AddressSanitizer (no write into a
 # freed buffer of an abandoned call), where the compiler has ASan.
-set(gpuh_rel_src ${CMAKE_CURRENT_SOURCE_DIR}/tests/test_sim_reliability.cu)
-file(GLOB_RECURSE gpuh_rel_standins CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/sim/include/*)
-set(gpuh_rel_deps ${gpuh_rel_src} ${gpuh_simcc} ${CMAKE_CURRENT_SOURCE_DIR}/gpuh_sim.h
-                  ${CMAKE_CURRENT_SOURCE_DIR}/gpuh.h ${CMAKE_CURRENT_SOURCE_DIR}/gpuh_kernels.cuh ${gpuh_rel_standins})
+set(gpuh_rel_src ${PROJECT_SOURCE_DIR}/tests/test_sim_reliability.cu)
+file(GLOB_RECURSE gpuh_rel_standins CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/sim/include/*)
+set(gpuh_rel_deps ${gpuh_rel_src} ${gpuh_simcc} ${PROJECT_SOURCE_DIR}/gpuh_sim.h
+                  ${PROJECT_SOURCE_DIR}/gpuh.h ${PROJECT_SOURCE_DIR}/gpuh_kernels.cuh ${gpuh_rel_standins})
 function(gpuh_rel_program name)
   set(exe ${CMAKE_CURRENT_BINARY_DIR}/${name}${CMAKE_EXECUTABLE_SUFFIX})
   add_custom_command(OUTPUT ${exe}
                      COMMAND ${CMAKE_COMMAND} -E env GPUH_SIMCC_CXX=${CMAKE_CXX_COMPILER}
-                             ${Python3_EXECUTABLE} ${gpuh_simcc} -I${CMAKE_CURRENT_SOURCE_DIR} -I${CMAKE_CURRENT_SOURCE_DIR}/tests
+                             ${Python3_EXECUTABLE} ${gpuh_simcc} -I${PROJECT_SOURCE_DIR} -I${PROJECT_SOURCE_DIR}/tests
                              -DGPUH_USE_NCCL ${gpuh_c_warnings} ${ARGN} ${gpuh_rel_src} -o ${exe}
                      DEPENDS ${gpuh_rel_deps} COMMENT "gpuh-simcc ${name}" VERBATIM)
   add_custom_target(build_${name} ALL DEPENDS ${exe})

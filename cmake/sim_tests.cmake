@@ -23,7 +23,7 @@ function(gpuh_sim_test name program)
 endfunction()
 
 foreach(t kernels helpers streams)
-  gpuh_sim_program(sim_test_${t} tests/test_${t}.cu)
+  gpuh_sim_program(sim_test_${t} ${PROJECT_SOURCE_DIR}/tests/test_${t}.cu)
   set_target_properties(sim_test_${t} PROPERTIES CXX_STANDARD 17)
   target_compile_options(sim_test_${t} PRIVATE ${gpuh_c_warnings})
   gpuh_sim_test(sim.${t} sim_test_${t})
@@ -32,7 +32,7 @@ endforeach()
 gpuh_sim_test(sim.kernels.reverse sim_test_kernels ENV GPUH_SIM_SCHEDULE=reverse)
 gpuh_sim_test(sim.kernels.random sim_test_kernels ENV GPUH_SIM_SCHEDULE=random)
 
-gpuh_sim_program(test_sim tests/test_sim.cu)
+gpuh_sim_program(test_sim ${PROJECT_SOURCE_DIR}/tests/test_sim.cu)
 set_target_properties(test_sim PROPERTIES CXX_STANDARD 11) # gpuh_sim.h is C++11
 target_compile_options(test_sim PRIVATE ${gpuh_c_warnings})
 gpuh_sim_test(sim.semantics test_sim)
@@ -47,21 +47,21 @@ get_filename_component(plain_dir ${plain} DIRECTORY)
 add_custom_command(OUTPUT ${plain}
                    COMMAND ${CMAKE_COMMAND} -E make_directory ${plain_dir}
                    COMMAND ${CMAKE_COMMAND} -E env GPUH_SIMCC_CXX=${CMAKE_CXX_COMPILER} ${Python3_EXECUTABLE}
-                           ${gpuh_simcc} ${gpuh_c_warnings} ${CMAKE_CURRENT_SOURCE_DIR}/tests/sim_plain.cu -o ${plain}
-                   DEPENDS tests/sim_plain.cu ${gpuh_simcc} gpuh_sim.h COMMENT "gpuh-simcc tests/sim_plain.cu" VERBATIM)
+                           ${gpuh_simcc} ${gpuh_c_warnings} ${PROJECT_SOURCE_DIR}/tests/sim_plain.cu -o ${plain}
+                   DEPENDS ${PROJECT_SOURCE_DIR}/tests/sim_plain.cu ${gpuh_simcc} ${PROJECT_SOURCE_DIR}/gpuh_sim.h COMMENT "gpuh-simcc tests/sim_plain.cu" VERBATIM)
 add_custom_target(sim_plain ALL DEPENDS ${plain})
 gpuh_sim_test(sim.simcc ${plain})
 
 # The consumer's simulator program (tests/consumer/sim_main.cu), built here too: with
 # its `leak` argument it leaves one array allocated, and the leak check must say so.
-gpuh_sim_program(sim_consumer tests/consumer/sim_main.cu)
+gpuh_sim_program(sim_consumer ${PROJECT_SOURCE_DIR}/tests/consumer/sim_main.cu)
 target_compile_options(sim_consumer PRIVATE ${gpuh_c_warnings})
 gpuh_sim_test(sim.consumer sim_consumer)
 gpuh_sim_test(sim.leak_report sim_consumer ARGS leak EXPECT
   "consumer sim: 0 wrong elements[^\n]*PASS.*${gpuh_leak_report}: 1 gpuh allocation \\(4000 bytes tracked\\) not freed:\n[^\n]*live device allocation [^\n]* of 4000 bytes from [^\n]*sim_main.cu:[0-9]+")
 set_property(TEST sim.leak_report PROPERTY FAIL_REGULAR_EXPRESSION)
 
-gpuh_sim_program(sim_broken tests/sim_broken.cu)
+gpuh_sim_program(sim_broken ${PROJECT_SOURCE_DIR}/tests/sim_broken.cu)
 target_compile_options(sim_broken PRIVATE ${gpuh_c_warnings})
 set(at "[^\n]*sim_broken.cu:[0-9]+\n")
 gpuh_sim_test(sim.diag.exit sim_broken ARGS exit EXPECT
@@ -92,7 +92,7 @@ check_cxx_source_compiles("int main() { return 0; }" gpuh_have_asan)
 unset(CMAKE_REQUIRED_FLAGS)
 unset(CMAKE_REQUIRED_LINK_OPTIONS)
 if(gpuh_have_asan)
-  gpuh_sim_program(sim_broken_asan tests/sim_broken.cu)
+  gpuh_sim_program(sim_broken_asan ${PROJECT_SOURCE_DIR}/tests/sim_broken.cu)
   target_compile_options(sim_broken_asan PRIVATE ${gpuh_c_warnings} -g -fsanitize=address -fno-omit-frame-pointer)
   target_link_options(sim_broken_asan PRIVATE -fsanitize=address)
   gpuh_sim_test(sim.asan.oob sim_broken_asan ARGS oob EXPECT
@@ -108,10 +108,10 @@ endif()
 
 # The tensor-core GEMM's test on the CPU path, with the simulator's half-precision
 # stand-ins (sim/include) found first, as gpuh-simcc finds them.
-gpuh_sim_program(sim_test_tc_gemm tests/test_tc_gemm.cu)
+gpuh_sim_program(sim_test_tc_gemm ${PROJECT_SOURCE_DIR}/tests/test_tc_gemm.cu)
 set_target_properties(sim_test_tc_gemm PROPERTIES CXX_STANDARD 17)
 target_compile_options(sim_test_tc_gemm PRIVATE ${gpuh_c_warnings})
-target_include_directories(sim_test_tc_gemm BEFORE PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/sim/include)
+target_include_directories(sim_test_tc_gemm BEFORE PRIVATE ${PROJECT_SOURCE_DIR}/sim/include)
 gpuh_sim_test(sim.tc_gemm sim_test_tc_gemm)
-include(cmake/sim_reliability.cmake)
-include(cmake/simcc_tests.cmake) # gpuh-simcc: golden rewrites (tests/simcc) and a program its lexer must read
+include(${PROJECT_SOURCE_DIR}/cmake/sim_reliability.cmake)
+include(${PROJECT_SOURCE_DIR}/cmake/simcc_tests.cmake) # gpuh-simcc: golden rewrites (tests/simcc) and a program its lexer must read

@@ -1,13 +1,14 @@
 # The compile.sim_gxx test: the README's g++ line for the simulator works as
 # written, with the three headers it says to copy and nothing else, and gives no
-# warning under -Wall -Wextra -Werror. Copies gpuh.h, gpuh_sim.h and
-# gpuh_kernels.cuh into a scratch folder, takes the line that starts with
+# warning under -Wall -Wextra -Werror. Copies gpuh.h, gpuh_sim.h,
+# gpuh_kernels.cuh and the folder gpuh/ into a scratch folder, takes the line that starts with
 # "g++ -x c++" from README.md, builds tests/consumer/readme.cu with it, and runs
 # the program.
 #   cmake -DBIN=build -DSRC=. -DCXX=g++ -P cmake/test_sim_gxx.cmake
 set(dir ${BIN}/sim-gxx)
 file(REMOVE_RECURSE ${dir})
-file(COPY ${SRC}/gpuh.h ${SRC}/gpuh_sim.h ${SRC}/gpuh_kernels.cuh ${SRC}/tests/consumer/readme.cu DESTINATION ${dir})
+file(COPY ${SRC}/gpuh.h ${SRC}/gpuh_sim.h ${SRC}/gpuh_kernels.cuh ${SRC}/gpuh ${SRC}/tests/consumer/readme.cu
+     DESTINATION ${dir})
 file(STRINGS ${SRC}/README.md line REGEX "^g\\+\\+ -x c\\+\\+ ")
 list(LENGTH line count)
 if(NOT count EQUAL 1)

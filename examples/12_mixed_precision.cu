@@ -67,7 +67,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include "gpuh.h"
-#include "gpuh_kernels.cuh" /* brings __nv_bfloat16 and __half (CUDA's headers, or the simulator's stand-ins) */
+#include "gpuh_kernels.cuh"
+#include "gpuh/half.cuh" /* __nv_bfloat16 and __half: CUDA's headers, or the simulator's stand-ins */
 
 enum precision { P_FP64, P_FP32, P_TF32, P_BF16, P_FP16, NPREC };
 static const char *const PREC_NAME[NPREC] = {"fp64", "fp32", "TF32", "bf16", "fp16"};

@@ -54,7 +54,12 @@
      all        (default) check, tutorial, digits
    Quick mode (GPUH_TEST_QUICK=1; the simulator's tests): 1024 rows in the
    tutorial run, 12 epochs of digits (accuracy ≥ 90 %).
-   Result = PASS when every check holds. */
+   Result = PASS when every check holds.
+   Build: nvcc -arch=native -DGPUH_USE_CURAND -I path/to/gpuh 13_dense_network.cu -lcurand
+   (CMake: link gpuh::random). */
+#ifndef GPUH_USE_CURAND
+#error "13_dense_network needs gpuh's cuRAND helpers: build with GPUH_USE_CURAND and link cuRAND (CMake: gpuh::random)"
+#endif
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -1542,7 +1542,7 @@ template <typename U> static void check_pack_rows(size_t rows, size_t cols, size
         return;
     TEST_CUDA(gpuh_copy_to_device(in.p, h.data(), n_in));
     poison(out.p, rows * ld_out);
-    TEST_CUDA(gpuh_impl_pack_rows(in.p + off, ld_in, rows, cols, sizeof(U), out.p, ld_out, 0));
+    TEST_CUDA(gpuh_impl_pack_rows(in.p + off, ld_in, rows, cols, out.p, ld_out, 0));
     const std::vector<U> o = download(out.p, rows * ld_out);
     size_t wrong = 0;
     for (size_t r = 0; r < rows; ++r)
@@ -1565,8 +1565,8 @@ static void test_pack_rows()
     }
     check_pack_rows<unsigned>(65535 + draw(1, 3000), draw(1, 9), draw(9, 12), draw(0, 3));
     /* nothing to copy: no launch, no error */
-    TEST_CUDA(gpuh_impl_pack_rows(nullptr, 7, 0, 5, sizeof(float), nullptr, 8, 0));
-    TEST_CUDA(gpuh_impl_pack_rows(nullptr, 7, 5, 0, sizeof(float), nullptr, 8, 0));
+    TEST_CUDA(gpuh_impl_pack_rows(static_cast<const float *>(nullptr), 7, 0, 5, nullptr, 8, 0));
+    TEST_CUDA(gpuh_impl_pack_rows(static_cast<const float *>(nullptr), 7, 5, 0, nullptr, 8, 0));
 }
 
 /* Bad arguments: each is cudaErrorInvalidValue and the detail names it. */

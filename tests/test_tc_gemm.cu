@@ -580,6 +580,15 @@ static void test_arguments()
     TEST_ASSERT(gpuh_gemm(5, 2, 13, 1.0f, a, 13, a, 2, 0.0f, cf, 2) == cudaErrorInvalidValue &&
                     strstr(gpuh_error_detail(), "d_A") != NULL,
                 "A past its allocation: %s", gpuh_error_detail());
+    /* A C wider than a grid covers (1 × (2^38 + 64), K = 0: the CUDA-core
+       path, 2^32 + 1 columns of blocks) is refused, never run on a wrapped
+       grid; C lies in memory gpuh does not track, so only the grid can refuse it. */
+    float *raw = NULL;
+    TEST_CUDA(cudaMalloc(&raw, 256));
+    const size_t wide = ((size_t)1 << 38) + 64;
+    TEST_ASSERT(gpuh_gemm(1, wide, 0, 1.0f, a, 1, a, wide, 0.0f, raw, wide) == cudaErrorInvalidValue,
+                "a C of 1 x %zu (K = 0): not refused (%s)", wide, gpuh_error_detail());
+    TEST_CUDA(cudaFree(raw));
     TEST_CUDA(gpuh_free(a));
     TEST_CUDA(gpuh_free(cf));
     TEST_CUDA(gpuh_free(x));

@@ -39,7 +39,7 @@ BUDGETS = [
     (r"gpuh_gemm_simt_kernel<float, gpuh_gemm_simt_config<128, 32, 16, 4, 1, 8, 3>", 168, 0),  # gpuh_sgemm_tall32
     (r"gpuh_gemm_simt_kernel<float, gpuh_gemm_simt_config<64, 256, 8, 2, 2, 2, 2>", 256, 0),  # gpuh_sgemm_wide64
     (r"gpuh_gemm_simt_kernel<float, gpuh_gemm_simt_config<128, 64, 8, 2, 2, 8, 3>", 168, 0),  # gpuh_sgemm_tall64
-    (r"gpuh_gemm_dmma_kernel<gpuh_gemm_dmma_config<64, 128, 16, 2, 2, 3, 2, 8, 1>", 248, 0),  # gpuh_dgemm_big
+    (r"gpuh_gemm_dmma_kernel<gpuh_gemm_dmma_config<64, 128, 16, 2, 2, 3, 2, 8, 1>", 256, 0),  # gpuh_dgemm_big: 2 blocks of 128 threads allow 255
     (r"gpuh_gemm_dmma_kernel<gpuh_gemm_dmma_config<64, 64, 16, 2, 2, 3, 3, 8, 1>", 168, 0),  # gpuh_dgemm_small
     (r"gpuh_gemm_dmma_kernel<gpuh_gemm_dmma_config<16, 128, 16, 1, 4, 3, 3, 8, 1>", 168, 0),  # gpuh_dgemm_wide
     (r"gpuh_gemm_dmma_kernel<gpuh_gemm_dmma_config<32, 128, 16, 2, 2, 3, 3, 8, 1>", 168, 0),  # gpuh_dgemm_wide32

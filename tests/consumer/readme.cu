@@ -1,6 +1,6 @@
 /* The README's first program, with a check: built by the compile.sim_gxx test
    with the README's g++ line for the simulator (see cmake/test_sim_gxx.cmake),
-   from a folder that holds only the three headers the README says to copy. */
+   from a folder that holds only the files the README says to copy. */
 #include "gpuh.h"
 #include "gpuh_kernels.cuh"
 

@@ -1,0 +1,8 @@
+/* Exit 0 when the CUDA runtime sees a device: CMakeLists.txt runs it at
+   configure time (GPUH_EXAMPLES_ON_GPU's default). */
+#include <cuda_runtime_api.h>
+int main(void)
+{
+    int n = 0;
+    return cudaGetDeviceCount(&n) == cudaSuccess && n > 0 ? 0 : 1;
+}
