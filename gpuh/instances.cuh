@@ -15,7 +15,10 @@
    topic's instances with its C entry points and sharded launchers; the
    implementation file (GPUH_KERNELS_IMPLEMENTATION) expands every part,
    and gpuh/kernels_*.cu, the sources of CMake's gpuh::kernels, one part
-   each, so that they compile in parallel.
+   each, so that they compile in parallel. Without CMake, compile those files
+   into the program (or one file of its own with GPUH_KERNELS_IMPLEMENTATION)
+   with the folder of gpuh_kernels.cuh on the include path, and define
+   GPUH_KERNELS_LIBRARY in its other files.
    =========================================================================== */
 
 #define GPUH_IMPL_MEMORY_INSTANCES(how, T)                                                                    \

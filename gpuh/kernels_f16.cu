@@ -1,10 +1,5 @@
-/* gpuh/kernels_f16.cu: one part of gpuh_kernels.cuh's compiled mode (its
-   manual, USING IT): the tensor-core gpuh_gemm for fp16 inputs, C float or
-   fp16, with their C entry points. CMake's gpuh::kernels builds every
-   gpuh/kernels_*.cu; without CMake, compile them into the program (or one file
-   with GPUH_KERNELS_IMPLEMENTATION instead) and define GPUH_KERNELS_LIBRARY in
-   its other files. The include path names the folder of gpuh_kernels.cuh, as
-   for any file that includes it. */
+/* gpuh/kernels_f16.cu, a part of the compiled mode (gpuh/instances.cuh): the
+   tensor-core gpuh_gemm for fp16 inputs, C float or fp16. */
 #include "gpuh_kernels.cuh"
 
 #if GPUH_IMPL_TC

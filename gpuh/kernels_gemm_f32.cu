@@ -1,10 +1,5 @@
-/* gpuh/kernels_gemm_f32.cu: one part of gpuh_kernels.cuh's compiled mode (its
-   manual, USING IT): gpuh_gemm, gpuh_matmul and gpuh_sharded_gemm for float,
-   with their C entry points. CMake's gpuh::kernels builds every
-   gpuh/kernels_*.cu; without CMake, compile them into the program (or one file
-   with GPUH_KERNELS_IMPLEMENTATION instead) and define GPUH_KERNELS_LIBRARY in
-   its other files. The include path names the folder of gpuh_kernels.cuh, as
-   for any file that includes it. */
+/* gpuh/kernels_gemm_f32.cu, a part of the compiled mode (gpuh/instances.cuh):
+   gpuh_gemm, gpuh_matmul and gpuh_sharded_gemm for float. */
 #include "gpuh_kernels.cuh"
 
 GPUH_IMPL_PART_GEMM(f32, float)

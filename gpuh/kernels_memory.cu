@@ -1,10 +1,6 @@
-/* gpuh/kernels_memory.cu: one part of gpuh_kernels.cuh's compiled mode (its
-   manual, USING IT): vector add and the reductions (float, double and int; dot
-   and norm2 float and double), on one device and sharded, with their C entry
-   points. CMake's gpuh::kernels builds every gpuh/kernels_*.cu; without CMake,
-   compile them into the program (or one file with GPUH_KERNELS_IMPLEMENTATION
-   instead) and define GPUH_KERNELS_LIBRARY in its other files. The include
-   path names the folder of gpuh_kernels.cuh, as for any file that includes it. */
+/* gpuh/kernels_memory.cu, a part of the compiled mode (gpuh/instances.cuh):
+   vector add and the reductions (float, double and int; dot and norm2 float
+   and double), on one device and sharded. */
 #include "gpuh_kernels.cuh"
 
 GPUH_IMPL_PART_MEMORY()
