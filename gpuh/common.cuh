@@ -42,6 +42,19 @@ template <typename Op, typename T> __device__ __forceinline__ T gpuh_block_reduc
     return v;
 }
 
+/* A launcher's error as its caller should read it: a launch on a stream that
+   is not a live stream of the current device (destroyed, or another
+   device's) fails with cudaErrorInvalidResourceHandle, and the detail then
+   names the stream and the call `fn`, not the internal kernel whose launch
+   met it. Other errors pass as they are. */
+static inline cudaError_t gpuh_impl_stream_error(cudaError_t err, const char *fn, cudaStream_t stream)
+{
+    if (err == cudaErrorInvalidResourceHandle && stream != 0)
+        return gpuh_fail(err, "%s: stream %p is not a live stream of the current device (destroyed, or another "
+                              "device's): %s", fn, (void *)stream, cudaGetErrorString(err));
+    return err;
+}
+
 /* gpuh_sum_depth: see [SECTION: REDUCTIONS]. */
 static inline size_t gpuh_sum_depth(size_t n, size_t elem_size)
 {

@@ -866,15 +866,16 @@ template <typename T>
 cudaError_t gpuh_gemm(gpuh_op op_a, gpuh_op op_b, size_t M, size_t N, size_t K, T alpha, const T *d_A, size_t lda,
                       const T *d_B, size_t ldb, T beta, T *d_C, size_t ldc, cudaStream_t stream)
 {
-    return gpuh_impl_gemm_default<T>::run(op_a, op_b, M, N, K, alpha, d_A, lda, d_B, ldb, beta, d_C, ldc, stream);
+    return gpuh_impl_stream_error(
+        gpuh_impl_gemm_default<T>::run(op_a, op_b, M, N, K, alpha, d_A, lda, d_B, ldb, beta, d_C, ldc, stream),
+        "gpuh_gemm", stream);
 }
 
 template <typename T>
 cudaError_t gpuh_gemm(size_t M, size_t N, size_t K, T alpha, const T *d_A, size_t lda, const T *d_B, size_t ldb,
                       T beta, T *d_C, size_t ldc, cudaStream_t stream)
 {
-    return gpuh_impl_gemm_default<T>::run(GPUH_OP_N, GPUH_OP_N, M, N, K, alpha, d_A, lda, d_B, ldb, beta, d_C, ldc,
-                                          stream);
+    return gpuh_gemm<T>(GPUH_OP_N, GPUH_OP_N, M, N, K, alpha, d_A, lda, d_B, ldb, beta, d_C, ldc, stream);
 }
 
 template <typename T>

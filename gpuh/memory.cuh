@@ -124,11 +124,12 @@ cudaError_t gpuh_vector_add(const T *d_a, const T *d_b, T *d_c, size_t n, cudaSt
     }
     if (blocks > GPUH_MAX_GRID_X) /* past the grid limit the loops stride */
         blocks = GPUH_MAX_GRID_X;
-    if (vectors)
-        return GPUH_LAUNCH((gpuh_vector_add_kernel<T, V>), (unsigned)blocks, GPUH_ADD_BLOCK, 0, stream, d_a, d_b,
-                           d_c, n, head);
-    return GPUH_LAUNCH((gpuh_vector_add_kernel<T, T>), (unsigned)blocks, GPUH_ADD_BLOCK, 0, stream, d_a, d_b, d_c,
-                       n, (size_t)0);
+    const cudaError_t err =
+        vectors ? GPUH_LAUNCH((gpuh_vector_add_kernel<T, V>), (unsigned)blocks, GPUH_ADD_BLOCK, 0, stream, d_a, d_b,
+                              d_c, n, head)
+                : GPUH_LAUNCH((gpuh_vector_add_kernel<T, T>), (unsigned)blocks, GPUH_ADD_BLOCK, 0, stream, d_a, d_b,
+                              d_c, n, (size_t)0);
+    return gpuh_impl_stream_error(err, "gpuh_vector_add", stream);
 }
 
 /* ---------------------------------------------------------------------------
@@ -304,16 +305,17 @@ cudaError_t gpuh_impl_reduce(const char *fn, const T *d_a, const T *d_b, size_t 
         (blocks > 1 && (err = gpuh_impl_check_extent(d_temp, GPUH_REDUCE_TEMP_BYTES, 1, fn, "d_temp")) != cudaSuccess))
         return err;
     if (n == 0) /* an empty sum, dot or norm is 0: all-zero bits in every T here */
-        return cudaMemsetAsync(d_out, 0, sizeof(T), stream);
+        return gpuh_impl_stream_error(cudaMemsetAsync(d_out, 0, sizeof(T), stream), fn, stream);
     if (blocks <= 1)
-        return gpuh_impl_reduce_pass<Op, Map, Post>(d_a, d_b, n, d_out, 1, stream);
+        return gpuh_impl_stream_error(gpuh_impl_reduce_pass<Op, Map, Post>(d_a, d_b, n, d_out, 1, stream), fn,
+                                      stream);
     if (blocks > GPUH_REDUCE_MAX_BLOCKS)
         blocks = GPUH_REDUCE_MAX_BLOCKS;
     T *d_partials = static_cast<T *>(d_temp);
     err = gpuh_impl_reduce_pass<Op, Map, gpuh_post_none>(d_a, d_b, n, d_partials, blocks, stream);
-    if (err != cudaSuccess)
-        return err;
-    return gpuh_impl_reduce_pass<Op, gpuh_map_x, Post>(d_partials, d_partials, blocks, d_out, 1, stream);
+    if (err == cudaSuccess)
+        err = gpuh_impl_reduce_pass<Op, gpuh_map_x, Post>(d_partials, d_partials, blocks, d_out, 1, stream);
+    return gpuh_impl_stream_error(err, fn, stream);
 }
 
 /* gpuh_sum, gpuh_min, gpuh_max, gpuh_dot, gpuh_norm2: see [SECTION: REDUCTIONS]. */

@@ -649,7 +649,9 @@ typename gpuh_impl_tc_types<TIn, TOut>::type gpuh_gemm(gpuh_op op_a, gpuh_op op_
 {
     static_assert(gpuh_impl_tc_shipped<TIn, TOut>::value,
                   "gpuh_gemm on the tensor cores: A and B __nv_bfloat16 or __half, C float or the same type");
-    return gpuh_impl_tc_gemm("gpuh_gemm", op_a, op_b, M, N, K, alpha, d_A, lda, d_B, ldb, beta, d_C, ldc, stream);
+    return gpuh_impl_stream_error(
+        gpuh_impl_tc_gemm("gpuh_gemm", op_a, op_b, M, N, K, alpha, d_A, lda, d_B, ldb, beta, d_C, ldc, stream),
+        "gpuh_gemm", stream);
 }
 template <typename TIn, typename TOut>
 typename gpuh_impl_tc_types<TIn, TOut>::type gpuh_gemm(size_t M, size_t N, size_t K, float alpha, const TIn *d_A,
@@ -665,8 +667,9 @@ cudaError_t gpuh_gemm_tf32(gpuh_op op_a, gpuh_op op_b, size_t M, size_t N, size_
                            cudaStream_t stream)
 {
     static_assert(gpuh_impl_same_type<T, float>::value, "gpuh_gemm_tf32: A and B are float");
-    return gpuh_impl_tc_gemm("gpuh_gemm_tf32", op_a, op_b, M, N, K, alpha, d_A, lda, d_B, ldb, beta, d_C, ldc,
-                             stream);
+    return gpuh_impl_stream_error(gpuh_impl_tc_gemm("gpuh_gemm_tf32", op_a, op_b, M, N, K, alpha, d_A, lda, d_B,
+                                                    ldb, beta, d_C, ldc, stream),
+                                  "gpuh_gemm_tf32", stream);
 }
 template <typename T>
 cudaError_t gpuh_gemm_tf32(size_t M, size_t N, size_t K, float alpha, const T *d_A, size_t lda, const T *d_B,

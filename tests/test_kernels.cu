@@ -358,6 +358,33 @@ static void test_launch_past_allocation()
     TEST_CUDA(cudaDeviceSynchronize());
 }
 
+#ifdef GPUH_SIM
+/* A launcher given a destroyed stream names the stream and the call, not the
+   internal kernel whose launch met it (on the simulator, which refuses the
+   handle; on a GPU a destroyed stream is undefined behaviour). */
+static void test_destroyed_stream()
+{
+    dev_array<float> a(4096), b(4096), c(4096), out(1);
+    dev_array<unsigned char> temp(GPUH_REDUCE_TEMP_BYTES);
+    cudaStream_t s;
+    if (!a.ok() || !b.ok() || !c.ok() || !out.ok() || !temp.ok())
+        return;
+    TEST_CUDA(cudaStreamCreate(&s));
+    TEST_CUDA(cudaStreamDestroy(s));
+    const char *why = cudaGetErrorString(cudaErrorInvalidResourceHandle);
+#define STREAM_DETAIL "%s: stream %p is not a live stream of the current device (destroyed, or another device's): %s"
+    TEST_DETAIL(gpuh_vector_add(a.p, b.p, c.p, 4096, s), cudaErrorInvalidResourceHandle, STREAM_DETAIL,
+                "gpuh_vector_add", (void *)s, why);
+    TEST_DETAIL(gpuh_sum(a.p, 4096, out.p, temp.p, s), cudaErrorInvalidResourceHandle, STREAM_DETAIL, "gpuh_sum",
+                (void *)s, why);
+    TEST_DETAIL(gpuh_gemm(64, 64, 64, 1.0f, a.p, 64, b.p, 64, 0.0f, c.p, 64, s), cudaErrorInvalidResourceHandle,
+                STREAM_DETAIL, "gpuh_gemm", (void *)s, why);
+    TEST_DETAIL(gpuh_gemm(GPUH_OP_T, GPUH_OP_N, 1, 64, 64, 1.0f, a.p, 1, b.p, 64, 0.0f, c.p, 64, s),
+                cudaErrorInvalidResourceHandle, STREAM_DETAIL, "gpuh_gemm", (void *)s, why);
+#undef STREAM_DETAIL
+}
+#endif
+
 /* An element pointer that is not aligned to its type (a precondition of
    every kernel) is refused with the argument named, not run. */
 /* Memory no kernel can reach (pageable host memory, an array already freed)
@@ -1922,6 +1949,9 @@ int main()
     test_vector_add_misaligned();
     test_launch_past_allocation();
     test_unreachable_memory();
+#ifdef GPUH_SIM
+    test_destroyed_stream();
+#endif
 
     test_reductions<float>();
     test_reductions<double>();
