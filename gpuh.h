@@ -1831,10 +1831,13 @@ GPUH_DEF cudaError_t gpuh_impl_prefetch(const void *ptr, size_t count, size_t el
 
 /* gpuh_pool: a memory pool on one device, from gpuh_pool_create. `handle` is
    the CUDA pool (usable with the runtime's cudaMemPool* calls); `device` the
-   device its memory lives on. All zero: no pool. */
+   device its memory lives on; `serial` tells this pool from any other gpuh
+   has made, a later one the driver gives the same handle included. All
+   zero: no pool. */
 typedef struct gpuh_pool {
     cudaMemPool_t handle;
     int device;
+    unsigned long long serial;
 } gpuh_pool;
 
 /* gpuh_pool_stats: what gpuh_pool_memory_stats reports, in bytes, named as
@@ -1850,6 +1853,185 @@ typedef struct gpuh_pool_stats {
    reserved until gpuh_empty_cache, as PyTorch's caching allocator does. */
 #define GPUH_POOL_KEEP_ALL SIZE_MAX
 
+/* What gpuh knows of its pools, per process under the lock (see State): the
+   pools made and not destroyed, by handle and serial, and every block
+   gpuh_pool_alloc handed out and gpuh_pool_free has not taken back, with the
+   serial of its pool. A pool is known by its serial because the driver may
+   give a new pool the handle of a destroyed one: a copy of the destroyed
+   gpuh_pool must not reach the new pool. The blocks are kept because
+   cudaFreeAsync frees any device memory, a pool's or not: gpuh_pool_free
+   refuses memory that is not this pool's before the driver sees it, and
+   still frees memory of a pool destroyed since (CUDA keeps it valid until
+   freed). Blocks sit in an open-addressing table (linear probing, a power of
+   two slots, at most half full), so a free costs the same with thousands
+   live. Both arrays are given back when no pool and no block is left. */
+typedef struct gpuh_impl_pool_live {
+    cudaMemPool_t handle;
+    unsigned long long serial;
+} gpuh_impl_pool_live;
+typedef struct gpuh_impl_pool_block {
+    uintptr_t address;         /* 0: an empty slot */
+    unsigned long long serial; /* of the pool it came from */
+} gpuh_impl_pool_block;
+typedef struct gpuh_impl_pool_state {
+    unsigned long long last_serial; /* serials start at 1; 0 is no pool */
+    gpuh_impl_pool_live *pools;
+    size_t pool_count, pool_room;
+    gpuh_impl_pool_block *blocks;
+    size_t block_count, block_slots;
+} gpuh_impl_pool_state;
+
+GPUH_IMPL_SHARED gpuh_impl_pool_state gpuh_impl_pool_v;
+
+/* CUDA's error for a call a capturing stream cannot take. The simulator
+   names it only where its graphs are in the program (elsewhere nothing
+   captures, so the value is never returned); C converts the number. */
+#if !defined(GPUH_SIM) || defined(cudaErrorStreamCaptureUnsupported)
+#define GPUH_IMPL_CAPTURE_REFUSED cudaErrorStreamCaptureUnsupported
+#elif defined(__cplusplus)
+#define GPUH_IMPL_CAPTURE_REFUSED gpuh_sim_impl::capture_unsupported
+#else
+#define GPUH_IMPL_CAPTURE_REFUSED 900
+#endif
+
+/* The index of the live pool (handle, serial), or pool_count if there is
+   none. Lock held. */
+GPUH_DEF size_t gpuh_impl_pool_find(cudaMemPool_t handle, unsigned long long serial)
+{
+    gpuh_impl_pool_state *s = &gpuh_impl_pool_v;
+    size_t i;
+    for (i = 0; i < s->pool_count; ++i)
+        if (s->pools[i].serial == serial && s->pools[i].handle == handle)
+            break;
+    return i;
+}
+
+/* 1 if the pool with this serial is live. Lock held. */
+GPUH_DEF int gpuh_impl_pool_serial_live(unsigned long long serial)
+{
+    size_t i;
+    for (i = 0; i < gpuh_impl_pool_v.pool_count; ++i)
+        if (gpuh_impl_pool_v.pools[i].serial == serial)
+            return 1;
+    return 0;
+}
+
+/* Gives both arrays back once nothing is in them. Lock held. */
+GPUH_DEF void gpuh_impl_pool_tidy(void)
+{
+    gpuh_impl_pool_state *s = &gpuh_impl_pool_v;
+    if (s->pool_count != 0 || s->block_count != 0)
+        return;
+    free(s->pools);
+    free(s->blocks);
+    s->pools = NULL;
+    s->blocks = NULL;
+    s->pool_room = s->block_slots = 0;
+}
+
+/* Adds the live pool (handle, serial); 0 when there is no host memory for it. Lock held. */
+GPUH_DEF int gpuh_impl_pool_add(cudaMemPool_t handle, unsigned long long serial)
+{
+    gpuh_impl_pool_state *s = &gpuh_impl_pool_v;
+    if (s->pool_count == s->pool_room) {
+        const size_t room = s->pool_room ? 2 * s->pool_room : 8;
+        void *mem = realloc(s->pools, room * sizeof *s->pools);
+        if (mem == NULL)
+            return 0;
+        memcpy(&s->pools, &mem, sizeof mem);
+        s->pool_room = room;
+    }
+    s->pools[s->pool_count].handle = handle;
+    s->pools[s->pool_count].serial = serial;
+    ++s->pool_count;
+    return 1;
+}
+
+/* The slot a block at `address` would start its probe from (Fibonacci hashing
+   of the address without its low bits, which alignment makes all zero). */
+GPUH_DEF size_t gpuh_impl_pool_home(uintptr_t address, size_t slots)
+{
+    unsigned long long h = address >> 4;
+    h *= 0x9E3779B97F4A7C15ull;
+    return (h >> 32) & (slots - 1);
+}
+
+/* The slot holding `address`, or the empty slot where it would go; the table
+   has slots (the caller checks block_slots first). Lock held. */
+GPUH_DEF size_t gpuh_impl_pool_slot(uintptr_t address)
+{
+    const gpuh_impl_pool_state *s = &gpuh_impl_pool_v;
+    size_t i = gpuh_impl_pool_home(address, s->block_slots);
+    while (s->blocks[i].address != 0 && s->blocks[i].address != address)
+        i = (i + 1) & (s->block_slots - 1);
+    return i;
+}
+
+/* The slot of the block at `address`, or block_slots if there is none. Lock held. */
+GPUH_DEF size_t gpuh_impl_pool_block_find(uintptr_t address)
+{
+    size_t i;
+    if (gpuh_impl_pool_v.block_slots == 0 || address == 0)
+        return gpuh_impl_pool_v.block_slots;
+    i = gpuh_impl_pool_slot(address);
+    return gpuh_impl_pool_v.blocks[i].address == address ? i : gpuh_impl_pool_v.block_slots;
+}
+
+/* Records the block at `address` as the pool `serial`'s; 0 when there is no
+   host memory for a larger table. Lock held. */
+GPUH_DEF int gpuh_impl_pool_block_add(uintptr_t address, unsigned long long serial)
+{
+    gpuh_impl_pool_state *s = &gpuh_impl_pool_v;
+    size_t i;
+    if (2 * (s->block_count + 1) > s->block_slots) {
+        const size_t slots = s->block_slots ? 2 * s->block_slots : 64;
+        gpuh_impl_pool_block *old = s->blocks;
+        const size_t old_slots = s->block_slots;
+        void *mem = calloc(slots, sizeof *s->blocks);
+        if (mem == NULL)
+            return 0;
+        memcpy(&s->blocks, &mem, sizeof mem);
+        s->block_slots = slots;
+        for (i = 0; i < old_slots; ++i)
+            if (old[i].address != 0)
+                s->blocks[gpuh_impl_pool_slot(old[i].address)] = old[i];
+        free(old);
+    }
+    i = gpuh_impl_pool_slot(address);
+    if (s->blocks[i].address == 0)
+        ++s->block_count;
+    s->blocks[i].address = address;
+    s->blocks[i].serial = serial;
+    return 1;
+}
+
+/* Empties slot i, moving back the blocks after it whose probe passed it, so
+   that every probe still reaches its block without tombstones (Knuth, TAOCP
+   vol. 3, 6.4, Algorithm R). Lock held. */
+GPUH_DEF void gpuh_impl_pool_block_drop(size_t i)
+{
+    gpuh_impl_pool_state *s = &gpuh_impl_pool_v;
+    const size_t mask = s->block_slots - 1;
+    size_t j = i;
+    s->blocks[i].address = 0;
+    --s->block_count;
+    for (;;) {
+        size_t home;
+        j = (j + 1) & mask;
+        if (s->blocks[j].address == 0)
+            break;
+        home = gpuh_impl_pool_home(s->blocks[j].address, s->block_slots);
+        /* The block at j may fill the hole at i unless its home lies
+           cyclically in (i, j]. */
+        if (i <= j ? (home <= i || home > j) : (home <= i && home > j)) {
+            s->blocks[i] = s->blocks[j];
+            s->blocks[j].address = 0;
+            i = j;
+        }
+    }
+    gpuh_impl_pool_tidy();
+}
+
 /* gpuh_pool_create(&pool, device, release_threshold): a new memory pool for
    `device` (cudaMemPoolCreate, pinned device memory) that keeps up to
    `release_threshold` bytes reserved across synchronisations (beyond that,
@@ -1858,13 +2040,14 @@ typedef struct gpuh_pool_stats {
    *pool is all zero. Errors: cudaErrorInvalidValue (pool NULL),
    cudaErrorNoDevice and the like (no device: the detail says why),
    cudaErrorInvalidDevice (device out of range), cudaErrorNotSupported (the
-   device has no memory pools), cudaMemPoolCreate's. Idea: PyTorch's
+   device has no memory pools), cudaErrorMemoryAllocation (no host memory for
+   gpuh's table of pools), cudaMemPoolCreate's. Idea: PyTorch's
    per-device caching allocator; cudaMemPoolCreate + cudaMemPoolAttrReleaseThreshold. */
 GPUH_DEF cudaError_t gpuh_pool_create(gpuh_pool *pool, int device, size_t release_threshold)
 {
     struct cudaMemPoolProps props;
-    unsigned long long threshold = release_threshold;
-    int n = 0, supported = 0;
+    unsigned long long threshold = release_threshold, serial;
+    int n = 0, supported = 0, added;
     cudaError_t err;
     if (pool == NULL)
         return gpuh_fail(cudaErrorInvalidValue, "gpuh_pool_create: pool is NULL");
@@ -1900,30 +2083,99 @@ GPUH_DEF cudaError_t gpuh_pool_create(gpuh_pool *pool, int device, size_t releas
         pool->handle = NULL;
         return gpuh_fail(err, "gpuh_pool_create: release threshold %zu bytes refused", release_threshold);
     }
+    GPUH_IMPL_LOCK();
+    serial = ++gpuh_impl_pool_v.last_serial;
+    added = gpuh_impl_pool_add(pool->handle, serial);
+    GPUH_IMPL_UNLOCK();
+    if (!added) {
+        cudaMemPoolDestroy(pool->handle);
+        pool->handle = NULL;
+        return gpuh_fail(cudaErrorMemoryAllocation, "gpuh_pool_create: no host memory for gpuh's table of pools");
+    }
     pool->device = device;
+    pool->serial = serial;
     return cudaSuccess;
 }
 
-/* gpuh_pool_destroy(&pool): destroys the pool and zeroes *pool; NULL or a
-   zeroed pool is a no-op. Memory still allocated from it stays valid until
-   freed, after which the driver releases it (cudaMemPoolDestroy's rule).
-   Errors: cudaMemPoolDestroy's. */
-GPUH_DEF cudaError_t gpuh_pool_destroy(gpuh_pool *pool)
+/* The refusal of a pool that is not live: destroyed (this is a copy kept past
+   gpuh_pool_destroy, which zeroes the pool it is given), or filled in by
+   hand rather than by gpuh_pool_create. */
+GPUH_DEF cudaError_t gpuh_impl_pool_gone(const char *fn, const gpuh_pool *pool)
 {
-    cudaError_t err;
-    if (pool == NULL || pool->handle == NULL)
-        return cudaSuccess;
-    err = cudaMemPoolDestroy(pool->handle);
-    memset(pool, 0, sizeof *pool);
-    return err;
+    return gpuh_fail(cudaErrorInvalidValue,
+                     "%s: the pool (handle %p, serial %llu) was destroyed: a copy kept past gpuh_pool_destroy, "
+                     "or not made by gpuh_pool_create",
+                     fn, (const void *)pool->handle, pool->serial);
 }
 
+/* cudaSuccess if `pool` is a live pool of gpuh_pool_create; else its detail. */
 GPUH_DEF cudaError_t gpuh_impl_pool_check(const char *fn, const gpuh_pool *pool)
 {
+    int live;
     if (pool == NULL)
         return gpuh_fail(cudaErrorInvalidValue, "%s: pool is NULL", fn);
     if (pool->handle == NULL)
         return gpuh_fail(cudaErrorInvalidValue, "%s: the pool has no CUDA pool (not created, or destroyed)", fn);
+    GPUH_IMPL_LOCK();
+    live = gpuh_impl_pool_find(pool->handle, pool->serial) < gpuh_impl_pool_v.pool_count;
+    GPUH_IMPL_UNLOCK();
+    return live ? cudaSuccess : gpuh_impl_pool_gone(fn, pool);
+}
+
+/* gpuh_pool_destroy(&pool): destroys the pool and zeroes *pool; NULL or a
+   zeroed pool is a no-op. Memory still allocated from it stays valid until
+   freed with gpuh_pool_free (the zeroed pool will do), after which the
+   driver releases it (cudaMemPoolDestroy's rule). Errors:
+   cudaErrorInvalidValue (a copy of a pool destroyed already, or one not
+   made by gpuh_pool_create: *pool is left as it was, and so is any pool the
+   driver has given the same handle since), cudaMemPoolDestroy's. */
+GPUH_DEF cudaError_t gpuh_pool_destroy(gpuh_pool *pool)
+{
+    cudaError_t err;
+    size_t i;
+    int live;
+    if (pool == NULL || pool->handle == NULL)
+        return cudaSuccess;
+    GPUH_IMPL_LOCK();
+    i = gpuh_impl_pool_find(pool->handle, pool->serial);
+    live = i < gpuh_impl_pool_v.pool_count;
+    if (live)
+        gpuh_impl_pool_v.pools[i] = gpuh_impl_pool_v.pools[--gpuh_impl_pool_v.pool_count];
+    gpuh_impl_pool_tidy();
+    GPUH_IMPL_UNLOCK();
+    if (!live)
+        return gpuh_impl_pool_gone("gpuh_pool_destroy", pool);
+    err = cudaMemPoolDestroy(pool->handle);
+    memset(pool, 0, sizeof *pool);
+    if (err != cudaSuccess) {
+        cudaGetLastError();
+        return gpuh_fail(err, "gpuh_pool_destroy: cudaMemPoolDestroy failed");
+    }
+    return cudaSuccess;
+}
+
+/* cudaSuccess if `stream` is a valid stream that is not capturing a graph.
+   A pool's alloc or free cannot be captured: the graph would take or give
+   back the memory at each of its launches, behind the pool's bookkeeping
+   (and CUDA refuses such a graph only at its launch). `what` begins the
+   detail ("gpuh_pool_alloc at f.cu:12"). */
+GPUH_DEF cudaError_t gpuh_impl_pool_stream_check(const char *what, cudaStream_t stream)
+{
+    enum cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
+    cudaError_t err = cudaStreamIsCapturing(stream, &status);
+    int status_number;
+    if (err != cudaSuccess) {
+        cudaGetLastError();
+        if (err == cudaErrorInvalidResourceHandle)
+            return gpuh_fail(err, "%s: stream %p is not a valid stream (destroyed?)", what, (const void *)stream);
+        return gpuh_fail(err, "%s: cudaStreamIsCapturing(stream %p) failed", what, (const void *)stream);
+    }
+    status_number = status;
+    if (status != cudaStreamCaptureStatusNone)
+        return gpuh_fail(GPUH_IMPL_CAPTURE_REFUSED,
+                         "%s: stream %p is capturing a graph (capture status %d), and pool memory cannot be "
+                         "captured: allocate before the capture begins and free after it ends",
+                         what, (const void *)stream, status_number);
     return cudaSuccess;
 }
 
@@ -1933,25 +2185,38 @@ GPUH_DEF cudaError_t gpuh_impl_pool_alloc(const gpuh_pool *pool, void *out_ptr, 
     void *p = NULL;
     size_t bytes = 0, free_b = 0, total_b = 0;
     unsigned long long reserved = 0;
+    char what[256];
     cudaError_t err;
+    int recorded;
     if (out_ptr == NULL)
         return gpuh_fail(cudaErrorInvalidValue, "gpuh_pool_alloc at %s:%d: the output pointer is NULL", file, line);
     memcpy(out_ptr, &p, sizeof p);
     if ((err = gpuh_impl_pool_check("gpuh_pool_alloc", pool)) != cudaSuccess ||
         (err = gpuh_impl_bytes("gpuh_pool_alloc", count, elem_size, &bytes)) != cudaSuccess || bytes == 0)
         return err;
+    snprintf(what, sizeof what, "gpuh_pool_alloc at %s:%d", file, line);
+    if ((err = gpuh_impl_pool_stream_check(what, stream)) != cudaSuccess)
+        return err;
     if ((err = cudaMallocFromPoolAsync(&p, bytes, pool->handle, stream)) != cudaSuccess) {
         cudaGetLastError();
         if (err == cudaErrorInvalidResourceHandle)
-            return gpuh_fail(err, "gpuh_pool_alloc at %s:%d: stream %p is not a valid stream (destroyed?)", file,
-                             line, (const void *)stream);
+            return gpuh_fail(err, "%s: stream %p is not a valid stream (destroyed?)", what, (const void *)stream);
         cudaMemPoolGetAttribute(pool->handle, cudaMemPoolAttrReservedMemCurrent, &reserved);
         cudaMemGetInfo(&free_b, &total_b);
         cudaGetLastError();
         return gpuh_fail(err,
-                         "gpuh_pool_alloc at %s:%d: could not allocate %zu bytes (%zu elements of %zu bytes) "
+                         "%s: could not allocate %zu bytes (%zu elements of %zu bytes) "
                          "from the pool of device %d (%llu bytes reserved; the device has %zu bytes free of %zu)",
-                         file, line, bytes, count, elem_size, pool->device, reserved, free_b, total_b);
+                         what, bytes, count, elem_size, pool->device, reserved, free_b, total_b);
+    }
+    GPUH_IMPL_LOCK();
+    recorded = gpuh_impl_pool_block_add(gpuh_impl_address(p), pool->serial);
+    GPUH_IMPL_UNLOCK();
+    if (!recorded) {
+        cudaFreeAsync(p, stream);
+        cudaGetLastError();
+        return gpuh_fail(cudaErrorMemoryAllocation, "%s: no host memory to record the block (%zu bytes)", what,
+                         bytes);
     }
     memcpy(out_ptr, &p, sizeof p);
     return cudaSuccess;
@@ -1961,31 +2226,82 @@ GPUH_DEF cudaError_t gpuh_impl_pool_alloc(const gpuh_pool *pool, void *out_ptr, 
    elements of *d_ptr's type from `pool` (a gpuh_pool *), usable by work on
    `stream` enqueued after this call (other streams: after an event recorded
    on `stream`); NULL when count is 0. Memory the pool holds is reused
-   without a driver allocation. Errors: cudaErrorInvalidValue (a NULL pool
-   or output pointer, a pool not created, count × element size overflowing
-   size_t), cudaErrorMemoryAllocation (the detail gives the bytes asked for,
-   the pool's reserved bytes and the device's free memory), the stream's
-   errors. Idea: cudaMallocFromPoolAsync; torch.empty on a CUDA device. */
+   without a driver allocation. Not on a stream that is capturing a graph.
+   Errors: cudaErrorInvalidValue (a NULL pool or output pointer, a pool not
+   created or destroyed, count × element size overflowing size_t),
+   cudaErrorStreamCaptureUnsupported (`stream` is capturing; the capture is
+   left as it was), cudaErrorMemoryAllocation (the detail gives the bytes
+   asked for, the pool's reserved bytes and the device's free memory), the
+   stream's errors. Idea: cudaMallocFromPoolAsync; torch.empty on a CUDA device. */
 #define gpuh_pool_alloc(pool, d_pptr, count, stream)                                               \
     gpuh_impl_pool_alloc((pool), (d_pptr), (count), sizeof **(d_pptr), (stream), __FILE__, __LINE__)
 
 /* gpuh_pool_free(pool, d_ptr, stream): gives memory from gpuh_pool_alloc
-   back to the pool once `stream` reaches this point (cudaFreeAsync): work
+   back to `pool` once `stream` reaches this point (cudaFreeAsync): work
    enqueued on `stream` before it may still use it, work after it must not.
-   NULL is a no-op. A pointer freed twice, or not from a pool, is undefined
-   on the GPU, as with cudaFreeAsync (the simulator refuses it).
-   Errors: cudaErrorInvalidValue (a NULL or uncreated pool; a pointer the
-   runtime refuses, named in the detail), the stream's errors. */
+   NULL is a no-op. After gpuh_pool_destroy, memory of the destroyed pool is
+   freed through the zeroed pool destroy left (or a copy of the pool kept
+   from before). Memory of another pool, of no pool (gpuh_device_array's,
+   cudaMalloc's), or freed already is refused before the driver sees it, and
+   left as it was for its owner to free. Not on a stream that is capturing
+   a graph. Errors: cudaErrorInvalidValue (a NULL, uncreated or destroyed
+   pool; a pointer that is not this pool's: both named in the detail),
+   cudaErrorStreamCaptureUnsupported (`stream` is capturing), the stream's
+   errors. Idea: cudaFreeAsync; the ownership check of PyTorch's allocator
+   ("invalid device pointer"). */
 GPUH_DEF cudaError_t gpuh_pool_free(const gpuh_pool *pool, void *d_ptr, cudaStream_t stream)
 {
+    const uintptr_t address = gpuh_impl_address(d_ptr);
+    unsigned long long owner = 0;
+    int found, owner_live = 0, pool_live = 0;
+    size_t i;
     cudaError_t err;
     if (d_ptr == NULL)
         return cudaSuccess;
-    if ((err = gpuh_impl_pool_check("gpuh_pool_free", pool)) != cudaSuccess)
+    if (pool == NULL)
+        return gpuh_fail(cudaErrorInvalidValue, "gpuh_pool_free: pool is NULL");
+    if ((err = gpuh_impl_pool_stream_check("gpuh_pool_free", stream)) != cudaSuccess)
         return err;
+    /* The block leaves the table before the driver frees it, so that two
+       threads freeing it at once cannot both reach cudaFreeAsync. */
+    GPUH_IMPL_LOCK();
+    i = gpuh_impl_pool_block_find(address);
+    found = i < gpuh_impl_pool_v.block_slots;
+    if (found) {
+        owner = gpuh_impl_pool_v.blocks[i].serial;
+        owner_live = gpuh_impl_pool_serial_live(owner);
+    }
+    if (pool->handle != NULL)
+        pool_live = gpuh_impl_pool_find(pool->handle, pool->serial) < gpuh_impl_pool_v.pool_count;
+    /* This pool's block (the pool live, or a copy of it kept past its
+       destruction), or a destroyed pool's block given with the zeroed pool. */
+    if (found && ((pool->handle != NULL && owner == pool->serial) || (pool->handle == NULL && !owner_live)))
+        gpuh_impl_pool_block_drop(i);
+    else
+        i = SIZE_MAX;
+    GPUH_IMPL_UNLOCK();
+    if (i == SIZE_MAX) {
+        if (pool->handle == NULL)
+            return gpuh_fail(cudaErrorInvalidValue,
+                             "gpuh_pool_free: the pool has no CUDA pool (not created, or destroyed)");
+        if (!pool_live)
+            return gpuh_impl_pool_gone("gpuh_pool_free", pool);
+        if (found)
+            return gpuh_fail(cudaErrorInvalidValue,
+                             "gpuh_pool_free: d_ptr %p is not from this pool (serial %llu) but from pool %llu%s; "
+                             "left as it was",
+                             d_ptr, pool->serial, owner, owner_live ? "" : ", destroyed since");
+        return gpuh_fail(cudaErrorInvalidValue,
+                         "gpuh_pool_free: d_ptr %p is not from this pool (not from a pool, or freed twice?); "
+                         "left as it was",
+                         d_ptr);
+    }
     if ((err = cudaFreeAsync(d_ptr, stream)) != cudaSuccess) {
         cudaGetLastError();
-        return gpuh_fail(err, "gpuh_pool_free: cudaFreeAsync refused %p (not from a pool, or freed twice?)", d_ptr);
+        GPUH_IMPL_LOCK();
+        gpuh_impl_pool_block_add(address, owner); /* not freed: still the pool's */
+        GPUH_IMPL_UNLOCK();
+        return gpuh_fail(err, "gpuh_pool_free: cudaFreeAsync refused d_ptr %p", d_ptr);
     }
     return cudaSuccess;
 }

@@ -7,7 +7,7 @@
 #   sim.reliability.streams   stream-ordered copies and sets: their stream checked, captured
 #   sim.reliability.capture   synchronising a capturing stream invalidates the capture
 #   sim.reliability.devices   streams and events tied to their device (2 devices)
-#   sim.reliability.pool      gpuh_pool_*: stale handles, foreign memory, destroyed pools, capture
+#   sim.reliability.pool      gpuh_pool_alloc/_free refused under capture; pool calls from 8 threads
 #   sim.reliability.texture   a texture object destroyed twice
 #   sim.reliability.env_devices  GPUH_SIM_DEVICES=4x refused
 #   sim.reliability.threads   gpuh_gemm under GPUH_SIM_THREADS=132
@@ -36,7 +36,7 @@ if(gpuh_have_asan)
   gpuh_sim_test(sim.reliability.asan.nccl ${rel_asan} ARGS nccl ENV GPUH_SIM_DEVICES=2 GPUH_SIM_NCCL_TIMEOUT=1
                 EXPECT "nccl: PASS")
 endif()
-foreach(case symbols streams capture texture)
+foreach(case symbols streams capture pool texture)
   gpuh_sim_test(sim.reliability.${case} ${rel} ARGS ${case} EXPECT "${case}: PASS")
 endforeach()
 gpuh_sim_test(sim.reliability.devices ${rel} ARGS devices ENV GPUH_SIM_DEVICES=2 EXPECT "devices: PASS")

@@ -1,7 +1,10 @@
 /* test_pool.cu - gpuh's memory pool (gpuh_pool_*, gpuh_empty_cache): memory
    reused across steps without growth, returned by the trim, PyTorch's
-   counters, and the errors with their details. Runs on a GPU (label gpu) and
-   on the CPU simulator (label sim). */
+   counters, the errors with their details, and hostile use: stale handles,
+   memory of no pool or another pool, memory freed after its pool's destroy,
+   pool calls under stream capture (GPU only here: the simulator's graphs
+   come with gpuh-simcc, so tests/test_sim_reliability.cu's pool case has
+   them there). Runs on a GPU (label gpu) and on the CPU simulator (label sim). */
 #include "gpuh_test.h"
 
 static unsigned long long rng;
@@ -121,17 +124,14 @@ static void test_reuse_and_trim(void)
     TEST_CUDA(gpuh_pool_destroy(&pool));
     TEST_ASSERT(pool.handle == NULL, "gpuh_pool_destroy leaves the handle set");
     TEST_CUDA(gpuh_pool_destroy(&pool)); /* a second time: a no-op */
-#ifdef GPUH_SIM
-    /* A copy of the destroyed pool still holds its handle: CUDA's behaviour
-       is undefined there; the simulator refuses it. */
+    /* A copy of the destroyed pool still holds its handle: gpuh refuses it
+       before the driver sees it (test_stale_handle: also when a new pool
+       has that handle). */
     gpuh_pool stale = copy;
     unsigned int *d_stale = NULL;
     TEST_ERR(gpuh_pool_alloc(&stale, &d_stale, 16, s), cudaErrorInvalidValue);
     TEST_ERR(gpuh_pool_destroy(&stale), cudaErrorInvalidValue);
-    cudaGetLastError();
-#else
-    (void)copy;
-#endif
+    TEST_ERR(cudaGetLastError(), cudaSuccess);
     gpuh_stream_destroy(&s);
 }
 
@@ -211,13 +211,14 @@ static void test_errors(void)
     TEST_CUDA(gpuh_pool_alloc(&pool, &d, 0, 0)); /* count 0: NULL, nothing reserved */
     TEST_ASSERT(d == NULL, "count 0 gave %p", (void *)d);
     TEST_CUDA(gpuh_pool_free(&pool, NULL, 0));
-#ifdef GPUH_SIM
-    /* The simulator refuses a second free of a pool block (a GPU's behaviour is undefined). */
+    /* A second free of a pool block is refused before the driver sees it
+       (cudaFreeAsync's behaviour there is undefined). */
     TEST_CUDA(gpuh_pool_alloc(&pool, &d, 100, 0));
     TEST_CUDA(gpuh_pool_free(&pool, d, 0));
     gpuh_test_clear_detail();
     TEST_ERR(gpuh_pool_free(&pool, d, 0), cudaErrorInvalidValue);
     TEST_CONTAINS(gpuh_error_detail(), "not from a pool, or freed twice?");
+#ifdef GPUH_SIM
     {   /* Counters to the byte: allocated as asked for, reserved in blocks of 512 bytes. */
         float *a = NULL, *b = NULL;
         TEST_CUDA(gpuh_empty_cache(&pool));
@@ -234,6 +235,224 @@ static void test_errors(void)
     TEST_CUDA(gpuh_pool_destroy(&pool));
 }
 
+/* The detail of a refused pool that gpuh_pool_destroy destroyed. */
+static const char *gone_fmt = "%s: the pool (handle %p, serial %llu) was destroyed: a copy kept past "
+                              "gpuh_pool_destroy, or not made by gpuh_pool_create";
+
+/* A copy of a destroyed pool is refused with a detail saying so, also when
+   the driver has given a new pool the same handle: nothing is charged to the
+   new pool, and destroying the copy leaves the new pool alive. */
+static void test_stale_handle(void)
+{
+    enum { TRIES = 64 };
+    gpuh_pool old, stale, made[TRIES];
+    gpuh_pool_stats st;
+    float *d = NULL;
+    int n = 0, reused = -1, i;
+    if (!TEST_CUDA(gpuh_pool_create(&old, 0, GPUH_POOL_KEEP_ALL)))
+        return;
+    stale = old;
+    TEST_CUDA(gpuh_pool_destroy(&old));
+    TEST_DETAIL(gpuh_pool_alloc(&stale, &d, 16, 0), cudaErrorInvalidValue, gone_fmt, "gpuh_pool_alloc",
+                (void *)stale.handle, stale.serial);
+    TEST_ASSERT(d == NULL, "a refused gpuh_pool_alloc left %p", (void *)d);
+    TEST_DETAIL(gpuh_pool_memory_stats(&stale, &st), cudaErrorInvalidValue, gone_fmt, "gpuh_pool_memory_stats",
+                (void *)stale.handle, stale.serial);
+    TEST_DETAIL(gpuh_pool_free(&stale, &st, 0), cudaErrorInvalidValue, gone_fmt, "gpuh_pool_free",
+                (void *)stale.handle, stale.serial);
+    /* New pools, kept alive so that each takes another handle, until one
+       has the destroyed pool's. */
+    for (n = 0; n < TRIES && reused < 0; ++n) {
+        if (!TEST_CUDA(gpuh_pool_create(&made[n], 0, GPUH_POOL_KEEP_ALL)))
+            break;
+        TEST_ASSERT(made[n].serial != stale.serial, "a new pool has the destroyed pool's serial %llu", stale.serial);
+        if (made[n].handle == stale.handle)
+            reused = n;
+    }
+    if (reused >= 0) {
+        gpuh_pool *fresh = &made[reused];
+        printf("pool: pool %d made after a destroy has the destroyed pool's handle %p\n", reused + 1,
+               (void *)stale.handle);
+        TEST_DETAIL(gpuh_pool_alloc(&stale, &d, 16, 0), cudaErrorInvalidValue, gone_fmt, "gpuh_pool_alloc",
+                    (void *)stale.handle, stale.serial);
+        TEST_DETAIL(gpuh_pool_reset_peak(&stale), cudaErrorInvalidValue, gone_fmt, "gpuh_pool_reset_peak",
+                    (void *)stale.handle, stale.serial);
+        TEST_DETAIL(gpuh_empty_cache(&stale), cudaErrorInvalidValue, gone_fmt, "gpuh_empty_cache",
+                    (void *)stale.handle, stale.serial);
+        TEST_DETAIL(gpuh_pool_destroy(&stale), cudaErrorInvalidValue, gone_fmt, "gpuh_pool_destroy",
+                    (void *)stale.handle, stale.serial);
+        stats_now(fresh, &st);
+        TEST_ASSERT(st.allocated_bytes == 0 && st.reserved_bytes == 0,
+                    "the new pool was charged for the stale copy: allocated %zu, reserved %zu", st.allocated_bytes,
+                    st.reserved_bytes);
+        /* Still alive after the copy's destroy was refused. */
+        TEST_CUDA(gpuh_pool_alloc(fresh, &d, 16, 0));
+        stats_now(fresh, &st);
+        TEST_ASSERT(st.allocated_bytes == 16 * sizeof(float), "the new pool: allocated %zu for 64 bytes",
+                    st.allocated_bytes);
+        TEST_DETAIL(gpuh_pool_free(&stale, d, 0), cudaErrorInvalidValue, gone_fmt, "gpuh_pool_free",
+                    (void *)stale.handle, stale.serial);
+        TEST_CUDA(gpuh_pool_free(fresh, d, 0));
+    } else {
+        printf("pool: no new pool took the destroyed pool's handle in %d tries; checked without reuse only\n", n);
+    }
+#if defined(GPUH_SIM) && !defined(__SANITIZE_ADDRESS__)
+    /* The simulator's handle is a heap object: the allocator hands the freed
+       one out again, which is the case this test is for (not under ASan,
+       whose quarantine holds freed memory back). */
+    TEST_ASSERT(reused >= 0, "no new pool took the destroyed handle %p in %d tries", (void *)stale.handle, n);
+#endif
+    for (i = 0; i < n; ++i)
+        TEST_CUDA(gpuh_pool_destroy(&made[i]));
+}
+
+/* Memory of no pool (gpuh_device_array's) and of another pool is refused by
+   gpuh_pool_free, and left for its owner to use and free. */
+static void test_foreign_memory(void)
+{
+    const size_t n = 1000;
+    gpuh_pool pool, other;
+    gpuh_pool_stats st;
+    unsigned int *d_plain = NULL, *d_other = NULL, probe = 0;
+    if (!TEST_CUDA(gpuh_pool_create(&pool, 0, GPUH_POOL_KEEP_ALL)) ||
+        !TEST_CUDA(gpuh_pool_create(&other, 0, GPUH_POOL_KEEP_ALL)))
+        return;
+    TEST_CUDA(gpuh_device_array(&d_plain, n));
+    TEST_DETAIL(gpuh_pool_free(&pool, d_plain, 0), cudaErrorInvalidValue,
+                "gpuh_pool_free: d_ptr %p is not from this pool (not from a pool, or freed twice?); left as it was",
+                (void *)d_plain);
+    /* Still the owner's: a kernel writes it, and gpuh_free frees it. */
+    GPUH_LAUNCH(stamp_kernel, 4, 256, 0, 0, d_plain, n, 7u);
+    TEST_CUDA(gpuh_check_launch());
+    TEST_CUDA(cudaMemcpy(&probe, d_plain + n - 1, sizeof probe, cudaMemcpyDeviceToHost));
+    TEST_ASSERT(probe == 7u + (unsigned int)(n - 1), "memory refused by gpuh_pool_free reads back %u", probe);
+    TEST_CUDA(gpuh_free(d_plain));
+
+    TEST_CUDA(gpuh_pool_alloc(&other, &d_other, n, 0));
+    TEST_DETAIL(gpuh_pool_free(&pool, d_other, 0), cudaErrorInvalidValue,
+                "gpuh_pool_free: d_ptr %p is not from this pool (serial %llu) but from pool %llu; left as it was",
+                (void *)d_other, pool.serial, other.serial);
+    stats_now(&other, &st);
+    TEST_ASSERT(st.allocated_bytes == n * sizeof(unsigned int), "the owner pool counts %zu after the refusal",
+                st.allocated_bytes);
+    stats_now(&pool, &st);
+    TEST_ASSERT(st.allocated_bytes == 0, "the refusing pool counts %zu", st.allocated_bytes);
+    TEST_CUDA(gpuh_pool_free(&other, d_other, 0));
+    TEST_CUDA(cudaDeviceSynchronize());
+    stats_now(&other, &st);
+    TEST_ASSERT(st.allocated_bytes == 0, "the owner pool counts %zu after its own free", st.allocated_bytes);
+    TEST_CUDA(gpuh_pool_destroy(&pool));
+    TEST_CUDA(gpuh_pool_destroy(&other));
+}
+
+/* Memory outlives its pool's gpuh_pool_destroy and is freed through the
+   zeroed pool (or a copy kept from before), once; a live pool's counters do
+   not move, and the live pool cannot free it. */
+static void test_free_after_destroy(void)
+{
+    const size_t n = (size_t)4 << 20; /* 16 MiB */
+    gpuh_pool pool, copy, live;
+    gpuh_pool_stats before, after;
+    unsigned int *d_big = NULL, *d_small = NULL, *d_live = NULL, probe = 0;
+    size_t free0 = 0, free1 = 0, total = 0;
+    const unsigned int tag = (unsigned int)gpuh_test_next(&rng);
+    TEST_CUDA(cudaDeviceSynchronize());
+    TEST_CUDA(cudaMemGetInfo(&free0, &total));
+    if (!TEST_CUDA(gpuh_pool_create(&pool, 0, 0)) || !TEST_CUDA(gpuh_pool_create(&live, 0, GPUH_POOL_KEEP_ALL)))
+        return;
+    TEST_CUDA(gpuh_pool_alloc(&pool, &d_big, n, 0));
+    TEST_CUDA(gpuh_pool_alloc(&pool, &d_small, 33, 0));
+    TEST_CUDA(gpuh_pool_alloc(&live, &d_live, 100, 0));
+    copy = pool;
+    TEST_CUDA(gpuh_pool_destroy(&pool));
+    TEST_ASSERT(pool.handle == NULL && pool.serial == 0, "gpuh_pool_destroy left handle %p serial %llu",
+                (void *)pool.handle, pool.serial);
+    /* Valid until freed: a kernel writes it after the destroy. */
+    GPUH_LAUNCH(stamp_kernel, 1024, 256, 0, 0, d_big, n, tag);
+    TEST_CUDA(gpuh_check_launch());
+    TEST_CUDA(cudaMemcpy(&probe, d_big + n - 1, sizeof probe, cudaMemcpyDeviceToHost));
+    TEST_ASSERT(probe == tag + (unsigned int)(n - 1), "memory of the destroyed pool reads back %u", probe);
+    stats_now(&live, &before);
+    TEST_DETAIL(gpuh_pool_free(&live, d_big, 0), cudaErrorInvalidValue,
+                "gpuh_pool_free: d_ptr %p is not from this pool (serial %llu) but from pool %llu, destroyed since; "
+                "left as it was",
+                (void *)d_big, live.serial, copy.serial);
+    TEST_CUDA(gpuh_pool_free(&pool, d_big, 0));  /* the zeroed pool gpuh_pool_destroy left */
+    TEST_CUDA(gpuh_pool_free(&copy, d_small, 0)); /* a copy from before the destroy */
+    TEST_DETAIL(gpuh_pool_free(&pool, d_big, 0), cudaErrorInvalidValue,
+                "gpuh_pool_free: the pool has no CUDA pool (not created, or destroyed)");
+    TEST_DETAIL(gpuh_pool_free(&copy, d_small, 0), cudaErrorInvalidValue, gone_fmt, "gpuh_pool_free",
+                (void *)copy.handle, copy.serial);
+    TEST_CUDA(cudaDeviceSynchronize());
+    stats_now(&live, &after);
+    TEST_ASSERT(after.allocated_bytes == before.allocated_bytes && after.reserved_bytes == before.reserved_bytes &&
+                    after.allocated_bytes == 100 * sizeof(unsigned int),
+                "the live pool's counters moved with the destroyed pool's frees: allocated %zu -> %zu, reserved "
+                "%zu -> %zu",
+                before.allocated_bytes, after.allocated_bytes, before.reserved_bytes, after.reserved_bytes);
+    TEST_CUDA(gpuh_pool_free(&live, d_live, 0));
+    TEST_CUDA(gpuh_pool_destroy(&live));
+    TEST_CUDA(cudaDeviceSynchronize());
+    TEST_CUDA(cudaMemGetInfo(&free1, &total));
+#ifdef GPUH_SIM
+    /* The destroyed pool's memory went back to the device with its last free
+       (on a GPU the driver releases it on its own schedule). */
+    TEST_ASSERT(free1 == free0, "device memory free: %zu before the pools, %zu after", free0, free1);
+#else
+    printf("pool: device memory free %zu before the pools, %zu after the destroyed pool's last free\n", free0,
+           free1);
+#endif
+}
+
+#if !defined(GPUH_SIM) || defined(cudaErrorStreamCaptureUnsupported)
+/* A pool's alloc or free on a capturing stream is refused at the call, and
+   the capture goes on (here, to a graph that launches and runs). */
+static void test_capture(void)
+{
+    gpuh_pool pool;
+    gpuh_pool_stats st;
+    cudaStream_t s = NULL;
+    cudaGraph_t graph = NULL;
+    cudaGraphExec_t exec = NULL;
+    cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
+    unsigned int *d = (unsigned int *)&st, *d_out = NULL, probe = 0;
+    if (!TEST_CUDA(gpuh_pool_create(&pool, 0, GPUH_POOL_KEEP_ALL)))
+        return;
+    TEST_CUDA(gpuh_stream_create(&s, cudaStreamNonBlocking, 0));
+    TEST_CUDA(gpuh_pool_alloc(&pool, &d_out, 64, s));
+    TEST_CUDA(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal));
+    TEST_DETAIL(gpuh_pool_alloc(&pool, &d, 64, s), cudaErrorStreamCaptureUnsupported,
+                "gpuh_pool_alloc at %s:%d: stream %p is capturing a graph (capture status 1), and pool memory cannot "
+                "be captured: allocate before the capture begins and free after it ends",
+                __FILE__, __LINE__ - 2, (void *)s);
+    TEST_ASSERT(d == NULL, "a refused gpuh_pool_alloc left %p", (void *)d);
+    TEST_DETAIL(gpuh_pool_free(&pool, d_out, s), cudaErrorStreamCaptureUnsupported,
+                "gpuh_pool_free: stream %p is capturing a graph (capture status 1), and pool memory cannot be "
+                "captured: allocate before the capture begins and free after it ends",
+                (void *)s);
+    TEST_CUDA(cudaStreamIsCapturing(s, &status));
+    TEST_ASSERT(status == cudaStreamCaptureStatusActive, "capture status %d after the refusals", (int)status);
+    GPUH_LAUNCH(stamp_kernel, 1, 64, 0, s, d_out, 64, 5u);
+    TEST_CUDA(cudaStreamEndCapture(s, &graph));
+    stats_now(&pool, &st);
+    TEST_ASSERT(st.allocated_bytes == 64 * sizeof(unsigned int), "allocated %zu after the capture",
+                st.allocated_bytes);
+    if (graph != NULL && TEST_CUDA(cudaGraphInstantiate(&exec, graph, 0))) {
+        TEST_CUDA(cudaGraphLaunch(exec, s));
+        TEST_CUDA(cudaMemcpyAsync(&probe, d_out + 63, sizeof probe, cudaMemcpyDeviceToHost, s));
+        TEST_CUDA(cudaStreamSynchronize(s));
+        TEST_ASSERT(probe == 5u + 63u, "the captured kernel wrote %u", probe);
+        TEST_CUDA(cudaGraphExecDestroy(exec));
+    }
+    if (graph != NULL)
+        TEST_CUDA(cudaGraphDestroy(graph));
+    TEST_CUDA(gpuh_pool_free(&pool, d_out, s)); /* outside the capture: fine */
+    TEST_CUDA(cudaStreamSynchronize(s));
+    TEST_CUDA(gpuh_pool_destroy(&pool));
+    gpuh_stream_destroy(&s);
+}
+#endif
+
 int main(void)
 {
     GPUH_TEST_REQUIRE_DEVICE();
@@ -241,6 +460,12 @@ int main(void)
     test_reuse_and_trim();
     test_release_threshold();
     test_errors();
+    test_stale_handle();
+    test_foreign_memory();
+    test_free_after_destroy();
+#if !defined(GPUH_SIM) || defined(cudaErrorStreamCaptureUnsupported)
+    test_capture();
+#endif
     TEST_CUDA(cudaDeviceSynchronize());
     return gpuh_test_summary("test_pool");
 }

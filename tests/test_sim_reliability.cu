@@ -16,8 +16,10 @@
      capture   cudaStreamSynchronize / cudaStreamQuery on a capturing stream
                fail and invalidate the capture
      devices   streams and events belong to the device current when made
-     pool      gpuh_pool_*: stale handles, memory from no pool, memory of a
-               destroyed pool, pool allocation under capture
+     pool      gpuh_pool_alloc / gpuh_pool_free on a capturing stream are
+               refused at the call and the capture goes on (tests/test_pool.cu
+               has the rest of the pool's hostile use: its simulator build has
+               no graphs); pool calls from several host threads at once
      texture   destroying a texture object twice
      env_devices  GPUH_SIM_DEVICES=4x is refused (prints the refusal; the
                program checks that one device is presented)
@@ -500,6 +502,130 @@ static void case_devices(void)
     TEST_CUDA(cudaFree(d));
 }
 
+/* ---- pool ---------------------------------------------------------------- */
+
+__global__ void pool_stamp_kernel(unsigned int *g_out, unsigned int n, unsigned int tag)
+{
+    const unsigned int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n)
+        g_out[i] = tag + i;
+}
+
+/* A pool allocation captured into a graph would fail only at the graph's
+   launch: gpuh_pool_alloc refuses it at the call, gpuh_pool_free likewise,
+   and the capture stays active, so the graph still builds and runs. */
+static void pool_capture(void)
+{
+    gpuh_pool pool;
+    gpuh_pool_stats st;
+    cudaStream_t s = NULL;
+    cudaGraph_t graph = NULL;
+    cudaGraphExec_t exec = NULL;
+    cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
+    unsigned int *d = reinterpret_cast<unsigned int *>(&st), *d_out = NULL, probe = 0;
+    if (!TEST_CUDA(gpuh_pool_create(&pool, 0, GPUH_POOL_KEEP_ALL)))
+        return;
+    TEST_CUDA(cudaStreamCreate(&s));
+    TEST_CUDA(gpuh_pool_alloc(&pool, &d_out, 64, s));
+    for (int mode = 0; mode < 2; ++mode) {
+        TEST_CUDA(cudaStreamBeginCapture(s, mode ? cudaStreamCaptureModeGlobal : cudaStreamCaptureModeThreadLocal));
+        const int line = __LINE__ + 1;
+        TEST_ERR(gpuh_pool_alloc(&pool, &d, 64, s), cudaErrorStreamCaptureUnsupported);
+        char want[512];
+        snprintf(want, sizeof want,
+                 "gpuh_pool_alloc at %s:%d: stream %p is capturing a graph (capture status 1), and pool memory "
+                 "cannot be captured: allocate before the capture begins and free after it ends",
+                 __FILE__, line, static_cast<void *>(s));
+        TEST_ASSERT(strcmp(gpuh_error_detail(), want) == 0, "detail \"%s\", expected \"%s\"", gpuh_error_detail(),
+                    want);
+        TEST_ASSERT(d == NULL, "a refused gpuh_pool_alloc left %p", static_cast<void *>(d));
+        TEST_DETAIL(gpuh_pool_free(&pool, d_out, s), cudaErrorStreamCaptureUnsupported,
+                    "gpuh_pool_free: stream %p is capturing a graph (capture status 1), and pool memory cannot be "
+                    "captured: allocate before the capture begins and free after it ends",
+                    static_cast<void *>(s));
+        TEST_CUDA(cudaStreamIsCapturing(s, &status));
+        TEST_ASSERT(status == cudaStreamCaptureStatusActive, "capture status %d after the refusals",
+                    static_cast<int>(status));
+        pool_stamp_kernel<<<1, 64, 0, s>>>(d_out, 64, 5u + static_cast<unsigned int>(mode));
+        TEST_CUDA(cudaStreamEndCapture(s, &graph));
+        TEST_CUDA(gpuh_pool_memory_stats(&pool, &st));
+        TEST_ASSERT(st.allocated_bytes == 64 * sizeof(unsigned int), "allocated %zu after the capture",
+                    st.allocated_bytes);
+        if (graph != NULL && TEST_CUDA(cudaGraphInstantiate(&exec, graph, 0))) {
+            TEST_CUDA(cudaGraphLaunch(exec, s));
+            TEST_CUDA(cudaMemcpyAsync(&probe, d_out + 63, sizeof probe, cudaMemcpyDeviceToHost, s));
+            TEST_CUDA(cudaStreamSynchronize(s));
+            TEST_ASSERT(probe == 5u + static_cast<unsigned int>(mode) + 63u, "the captured kernel wrote %u", probe);
+            TEST_CUDA(cudaGraphExecDestroy(exec));
+        }
+        if (graph != NULL)
+            TEST_CUDA(cudaGraphDestroy(graph));
+        graph = NULL;
+    }
+    TEST_CUDA(gpuh_pool_free(&pool, d_out, s)); /* outside the capture: fine */
+    TEST_CUDA(cudaStreamSynchronize(s));
+    TEST_CUDA(gpuh_pool_destroy(&pool));
+    TEST_CUDA(cudaStreamDestroy(s));
+}
+
+/* Host threads each make a pool, allocate from it and from one shared pool,
+   try to free their own blocks through the shared pool (refused) and through
+   a copy of a pool another thread destroyed (refused), then free them; the
+   shared table of pools and blocks must come out of it exact. */
+static void pool_threads(void)
+{
+    enum { THREADS = 8, ROUNDS = 200, BLOCKS = 6 };
+    gpuh_pool shared, gone;
+    if (!TEST_CUDA(gpuh_pool_create(&shared, 0, GPUH_POOL_KEEP_ALL)) ||
+        !TEST_CUDA(gpuh_pool_create(&gone, 0, GPUH_POOL_KEEP_ALL)))
+        return;
+    const gpuh_pool stale = gone;
+    TEST_CUDA(gpuh_pool_destroy(&gone));
+    std::atomic<int> wrong(0);
+    std::vector<std::thread> threads;
+    for (int t = 0; t < THREADS; ++t)
+        threads.push_back(std::thread([&, t]() {
+            gpuh_pool own;
+            if (gpuh_pool_create(&own, 0, 0) != cudaSuccess) {
+                ++wrong;
+                return;
+            }
+            for (int r = 0; r < ROUNDS; ++r) {
+                float *mine[BLOCKS], *ours[BLOCKS];
+                for (int b = 0; b < BLOCKS; ++b) {
+                    const size_t n = 1 + static_cast<size_t>((t * 131 + r * 17 + b * 7) % 3000);
+                    wrong += gpuh_pool_alloc(&own, &mine[b], n, 0) != cudaSuccess;
+                    wrong += gpuh_pool_alloc(&shared, &ours[b], n, 0) != cudaSuccess;
+                }
+                wrong += gpuh_pool_free(&shared, mine[0], 0) != cudaErrorInvalidValue;
+                wrong += strstr(gpuh_error_detail(), "is not from this pool") == NULL;
+                wrong += gpuh_pool_free(&stale, mine[1], 0) != cudaErrorInvalidValue;
+                wrong += strstr(gpuh_error_detail(), "was destroyed") == NULL;
+                wrong += gpuh_pool_free(&own, ours[0], 0) != cudaErrorInvalidValue;
+                for (int b = BLOCKS - 1; b >= 0; --b) {
+                    wrong += gpuh_pool_free(&own, mine[b], 0) != cudaSuccess;
+                    wrong += gpuh_pool_free(&shared, ours[b], 0) != cudaSuccess;
+                }
+            }
+            gpuh_pool_stats st;
+            wrong += gpuh_pool_memory_stats(&own, &st) != cudaSuccess || st.allocated_bytes != 0;
+            wrong += gpuh_pool_destroy(&own) != cudaSuccess;
+        }));
+    for (size_t i = 0; i < threads.size(); ++i)
+        threads[i].join();
+    TEST_ASSERT(wrong.load() == 0, "%d wrong results from %d threads of %d rounds", wrong.load(), THREADS, ROUNDS);
+    gpuh_pool_stats st;
+    TEST_CUDA(gpuh_pool_memory_stats(&shared, &st));
+    TEST_ASSERT(st.allocated_bytes == 0, "the shared pool counts %zu after every block was freed", st.allocated_bytes);
+    TEST_CUDA(gpuh_pool_destroy(&shared));
+}
+
+static void case_pool(void)
+{
+    pool_capture();
+    pool_threads();
+}
+
 /* ---- texture ------------------------------------------------------------- */
 
 static void case_texture(void)
@@ -606,7 +732,8 @@ int main(int argc, char **argv)
         const char *name;
         void (*run)(void);
     } cases[] = {{"nccl", case_nccl},       {"symbols", case_symbols}, {"streams", case_streams},
-                 {"capture", case_capture}, {"devices", case_devices}, {"texture", case_texture},
+                 {"capture", case_capture}, {"devices", case_devices}, {"pool", case_pool},
+                 {"texture", case_texture},
                  {"env_devices", case_env_devices}, {"threads", case_threads}};
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i)
         if (strcmp(which, cases[i].name) == 0) {
