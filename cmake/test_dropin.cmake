@@ -4,28 +4,28 @@
 # header-only, and in the compiled mode (every file but one defines
 # GPUH_KERNELS_LIBRARY; gpuh/kernels_memory.cu compiles the kernels it needs),
 # each for one architecture, then run (exit 77, no device, counts as built).
-#   cmake -DBIN=build -DSRC=. -DNVCC=nvcc [-DARCH=sm_90a] -P cmake/test_dropin.cmake
+#   cmake -DBIN=build -DSRC=. -DNVCC=nvcc [-DARCH=compute_75] -P cmake/test_dropin.cmake
 if(NOT ARCH)
-  set(ARCH sm_90a)
+  set(ARCH compute_75) # PTX alone: the quickest build that runs on every GPU since Turing
 endif()
 set(dir ${BIN}/dropin)
 file(REMOVE_RECURSE ${dir})
 file(COPY ${SRC}/gpuh.h ${SRC}/gpuh_kernels.cuh ${SRC}/gpuh ${SRC}/tests/dropin/main.cu DESTINATION ${dir}/include)
 set(flags -O2 -arch=${ARCH} -I ${dir}/include -Xcompiler=-Wall,-Wextra --Werror all-warnings)
-set(steps
-  "header-only|${NVCC}|${flags}|${dir}/include/main.cu|-o|${dir}/header_only"
-  "compiled mode, the kernels|${NVCC}|${flags}|-c|${dir}/include/gpuh/kernels_memory.cu|-o|${dir}/kernels_memory.o"
-  "compiled mode, the program|${NVCC}|${flags}|-DGPUH_KERNELS_LIBRARY|${dir}/include/main.cu|${dir}/kernels_memory.o|-o|${dir}/compiled")
-foreach(entry IN LISTS steps)
-  string(REPLACE "|" ";" step "${entry}")
-  list(POP_FRONT step what)
-  string(REPLACE ";" " " shown "${step}")
-  message("+ ${what}: ${shown}")
-  execute_process(COMMAND ${step} RESULT_VARIABLE rc)
+# step(what, args...): runs nvcc with the flags and args, shown first; fails the test if it fails.
+function(step what)
+  list(JOIN flags " " shown_flags)
+  list(JOIN ARGN " " shown)
+  message("+ ${what}: ${NVCC} ${shown_flags} ${shown}")
+  execute_process(COMMAND ${NVCC} ${flags} ${ARGN} RESULT_VARIABLE rc)
   if(NOT rc EQUAL 0)
     message(FATAL_ERROR "${what} failed (${rc})")
   endif()
-endforeach()
+endfunction()
+step("header-only" ${dir}/include/main.cu -o ${dir}/header_only)
+step("compiled mode, the kernels" -c ${dir}/include/gpuh/kernels_memory.cu -o ${dir}/kernels_memory.o)
+step("compiled mode, the program" -DGPUH_KERNELS_LIBRARY ${dir}/include/main.cu ${dir}/kernels_memory.o
+     -o ${dir}/compiled)
 # The compiled-mode program must hold no kernel of gpuh's own beside the library's.
 execute_process(COMMAND ${NVCC} ${flags} -DGPUH_KERNELS_LIBRARY -c ${dir}/include/main.cu -o ${dir}/main.o
                 RESULT_VARIABLE rc)
