@@ -19,7 +19,7 @@
 #   ctest --test-dir build -L tsan; ctest --test-dir build -L asan; ctest --test-dir build -R fuzz.sim_runtime
 option(GPUH_SANITIZER_TESTS "Build and run the tsan, asan and fuzz.sim_runtime tests (needs the simulator)" OFF)
 
-gpuh_program(test_threads HEADER_ONLY ${PROJECT_SOURCE_DIR}/tests/test_threads.cu) # gpuh_gemm's planner from several threads
+gpuh_program(test_threads ${PROJECT_SOURCE_DIR}/tests/test_threads.cu)
 gpuh_add_test(gpu.threads gpu test_threads)
 
 if(NOT GPUH_BUILD_SIM OR NOT GPUH_SANITIZER_TESTS)

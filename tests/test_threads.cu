@@ -20,6 +20,12 @@
    GPUH_TEST_QUICK=1 runs fewer rounds. */
 #include "gpuh_test.h"
 #include "gpuh_kernels.cuh"
+/* gpuh_gemm's planner, which this test calls itself: its headers, in either
+   mode (with GPUH_KERNELS_LIBRARY they add the planner and compile no kernel:
+   gpuh_gemm's instances come from the library, by their extern templates). */
+#include "gpuh/gemm_kernels.cuh"
+#include "gpuh/gemm_tuning.cuh"
+#include "gpuh/gemm_dispatch.cuh"
 
 #include <atomic>
 #include <mutex>
