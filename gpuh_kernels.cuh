@@ -34,9 +34,10 @@
       CMake's gpuh::kernels target is this mode ready-made: a library whose
       sources split the instances by topic, so that they build in parallel,
       and which adds GPUH_KERNELS_LIBRARY to every file that links it.
-      gpuh_gemm_with, gpuh_sharded_* and the kernels themselves stay
-      templates a file compiles itself; it must then not define
-      GPUH_KERNELS_LIBRARY.
+      gpuh_gemm_with and the kernels themselves stay templates a file
+      compiles itself; it must then not define GPUH_KERNELS_LIBRARY. A file
+      of the compiled mode that names __nv_bfloat16 or __half includes
+      gpuh/half.cuh for them.
    2. From C, call the typed entry points declared below (gpuh_vector_add_f32,
       gpuh_sum_f64, gpuh_gemm_f32, ...); their definitions come from the
       one GPUH_KERNELS_IMPLEMENTATION file, or from gpuh::kernels. Link a C
@@ -58,8 +59,9 @@
    its dispatch (tc_kernels.cuh, tc_sm80.cuh, tc_sm90.cuh, tc_dispatch.cuh);
    the sharded kernels (sharded.cuh); what every file gets (common.cuh: the
    warp and block reductions' bodies); and the instances of the compiled
-   mode with the C entry points (instances.cuh). <cuda.h> and the
-   half-precision headers are included by the tensor-core files alone.
+   mode with the C entry points (instances.cuh), whose parts
+   gpuh/kernels_*.cu compile one each. <cuda.h> and the half-precision
+   headers (half.cuh) are included by the tensor-core files alone.
 
    The warp and block reductions (gpuh_warp_reduce, gpuh_block_reduce, with
    the operators gpuh_op_sum / _min / _max) are public too, for your own
