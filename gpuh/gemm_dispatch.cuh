@@ -527,8 +527,8 @@ static inline gpuh_impl_gemm_plan gpuh_impl_gemm_choose(size_t M, size_t N, size
     }
     /* the narrow tiles: a C of few rows or columns (the 32- and 64-wide
        ones only where they are configurations of their own; the 16-wide
-       ones not for the rest of a band, where they ran slower than the model
-       prices them, bench/results/NOTES.md, nor the 32-wide ones, which were
+       ones not for the rest of a band, where the model overprices their
+       rate, bench/results/NOTES.md, nor the 32-wide ones, which were
        measured on whole products only) */
     if (bands) {
         const bool fp64 = gpuh_impl_on_fp64_tc<Big>::value; /* the narrow tiles' rates are relative to Big's */

@@ -380,7 +380,8 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS)
     /* Moved along N unless B's rows run along N (op(B) = B, 16-byte loads)
        and an origin of N - BN would break their alignment. Not along M when
        op(A) = Aᵀ: moved there, gpuh_sgemm_big's kernels spilled (16-byte
-       loads) or ran slower (element loads) as ptxas built them. */
+       loads) or lost rate (element loads) as ptxas built them
+       (bench/results/NOTES.md). */
     const size_t m0 = gpuh_impl_simt_origin((size_t)tm * BM, BM, g.M, !TA);
     const size_t n0 = gpuh_impl_simt_origin((size_t)tn * BN, BN, g.N, !p.vec || TB || g.N % 4 == 0);
     const size_t K = out.k_end, k_begin = out.k_begin;
@@ -391,9 +392,8 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS)
 
     /* The next slice, on its way to shared memory. Each load precedes its
        store, so the zeros are never read; with them ptxas schedules the
-       256 × 128 kernel better (1.5 % faster at 2048³ to 8192³ on an H200:
-       bench/results/NOTES.md), and g++'s flow analysis of the simulator's
-       build has nothing to warn about. */
+       256 × 128 kernel better (bench/results/NOTES.md), and g++'s flow
+       analysis of the simulator's build has nothing to warn about. */
     T r_a[Cfg::A_LOADS][4] = {}, r_b[Cfg::B_LOADS][4] = {};
     T acc[TM][TN];
 #pragma unroll

@@ -27,9 +27,9 @@ typedef gpuh_gemm_simt_config<64, 64, 16, 2, 4, 8, 2> gpuh_dgemm_simt;    /* dou
 typedef gpuh_gemm_simt_config<16, 128, 16, 1, 2, 2, 4> gpuh_sgemm_wide;
 typedef gpuh_gemm_simt_config<128, 16, 16, 2, 1, 16, 4> gpuh_sgemm_tall;
 /* Narrow tiles for a C of 17 to 32 rows (wide32) or columns (tall32): 128
-   threads of 8 × 4 (4 × 8) per thread, 3 blocks per SM (with 4, ptxas
-   spilled the element-load variants at 128 registers, and they ran slower
-   where it did not: bench/results/NOTES.md). Two 16-wide tiles would cover
+   threads of 8 × 4 (4 × 8) per thread, 3 blocks per SM (at 4, a thread's
+   128 registers made ptxas spill the element-load path:
+   bench/results/NOTES.md). Two 16-wide tiles would cover
    such a C with each reading all of A (B); cuBLAS runs 32 × 128 × 8 tiles
    at a C of 20 rows (20 × 5530 × 7006, ncu:
    bench/results/gemm_ncu_cublas.txt). */
@@ -39,9 +39,8 @@ typedef gpuh_gemm_simt_config<128, 32, 16, 4, 1, 8, 3> gpuh_sgemm_tall32;
    128 threads and slices of 8 of K (with 16 ptxas spills). wide64: 64 ×
    256, 16 × 8 per thread, 128 accumulators as in the big tiles, so the
    same work per shared load, 2 blocks per SM. tall64: 128 × 64, 8 × 8 per
-   thread, 3 blocks per SM, which ran faster at such shapes than 256 × 64
-   tiles of 16 × 8 (and the 64 × 128 twin slower than wide64:
-   bench/results/NOTES.md). cuBLAS runs tiles of these proportions there
+   thread, 3 blocks per SM, which beat 256 × 64 tiles of 16 × 8 at such
+   shapes (as wide64 beat its 64 × 128 twin: bench/results/NOTES.md). cuBLAS runs tiles of these proportions there
    (256 × 64 × 8, 64 × 128 × 8 and 64 × 64 × 8, 4 warps, ncu: NOTES.md). */
 typedef gpuh_gemm_simt_config<64, 256, 8, 2, 2, 2, 2> gpuh_sgemm_wide64;
 typedef gpuh_gemm_simt_config<128, 64, 8, 2, 2, 8, 3> gpuh_sgemm_tall64;
@@ -49,9 +48,9 @@ typedef gpuh_gemm_simt_config<128, 64, 8, 2, 2, 8, 3> gpuh_sgemm_tall64;
    (wide), 17 to 32 rows (wide32) or at most 16 columns (tall): 128 threads,
    3 stages, 3 blocks per SM. gpuh_dgemm_small's 64-row (column) tile would
    compute mostly rows (columns) that do not exist; on the CUDA cores the
-   float narrow tiles ran slower in double than those 64 × 64 tiles
-   (bench/results/NOTES.md). No 32-column tile: it ran slower than the
-   64 × 64 tiles at every such C measured. */
+   float narrow tiles lost to those 64 × 64 tiles in double
+   (bench/results/NOTES.md). No 32-column tile: the 64 × 64 tiles beat it
+   at every such C measured. */
 typedef gpuh_gemm_dmma_config<16, 128, 16, 1, 4, 3, 3> gpuh_dgemm_wide;
 typedef gpuh_gemm_dmma_config<32, 128, 16, 2, 2, 3, 3> gpuh_dgemm_wide32;
 typedef gpuh_gemm_dmma_config<128, 16, 16, 4, 1, 3, 3> gpuh_dgemm_tall;
