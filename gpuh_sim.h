@@ -123,11 +123,20 @@
               (<cuda/barrier>, <cuda/pipeline>, <cuda_pipeline.h>).
 
    DIAGNOSTICS (a GPU gives none of these)
-     divergent barrier   a thread that exits, or waits at another barrier,
-                         while others wait at __syncthreads() or a warp
-                         operation: printed with kernel, block and thread,
-                         and the launch fails with cudaErrorLaunchFailure
-                         (sticky, as after a GPU fault).
+     divergent barrier   threads that wait at __syncthreads() or a warp
+                         operation while a thread still running waits at
+                         another one: printed with kernel, block and both
+                         threads, and the launch fails with
+                         cudaErrorLaunchFailure (sticky, as after a GPU fault).
+     barrier after exit  threads that exited no longer hold a barrier back,
+                         as on a GPU since Volta (PTX: barriers and the .sync
+                         warp operations wait for the non-exited threads): a
+                         __syncthreads() or warp operation that every thread
+                         still running reaches goes on without the exited
+                         ones, with a warning naming kernel, block and call
+                         (once per kernel and call). A shuffle reading an
+                         exited lane gets the reader's own value (undefined
+                         on a GPU); a ballot counts exited lanes as 0.
      warp misuse         a shuffle whose width is not a power of two from 1
                          to 32: printed likewise, the launch fails the same way.
      host pointer        a kernel argument that points into no allocation,
@@ -1641,6 +1650,101 @@ inline const char *op_name(int op)
 }
 
 inline bool release_converged(block_state &b); /* in [SECTION: LAUNCH CHECKS] */
+inline void finish_warp_op(block_state &b, int base, unsigned eff); /* in [SECTION: BARRIERS AND WARPS] */
+
+/* Says once per kernel and call site that a barrier or warp operation went
+   on without threads that had exited. */
+inline void warn_released(const launch_job &job, const call_site &s, bool warp, unsigned mask, int exited, int of)
+{
+    static std::mutex m;
+    static std::set<std::string> said;
+    char key[512];
+    snprintf(key, sizeof key, "%s\n%s:%d", job.kernel, s.file, s.line);
+    {
+        std::lock_guard<std::mutex> g(m);
+        if (!said.insert(key).second)
+            return;
+    }
+    const thread_view &v = thread_state();
+    if (warp)
+        fprintf(stderr,
+                "gpuh sim: warning: in kernel %s (launched at %s:%d), block (%u, %u, %u): %s(0x%08x, ...) at %s:%d "
+                "went on without %d exited lane%s of its mask (as on a GPU since Volta; a value read from an "
+                "exited lane is undefined); said once for this call\n",
+                job.kernel, job.file, job.line, v.bid.x, v.bid.y, v.bid.z, s.what, mask, s.file, s.line, exited,
+                exited == 1 ? "" : "s");
+    else
+        fprintf(stderr,
+                "gpuh sim: warning: in kernel %s (launched at %s:%d), block (%u, %u, %u): %s() at %s:%d went on "
+                "without %d of the block's %d threads, which had exited (as on a GPU since Volta: exited threads "
+                "no longer hold a barrier back); said once for this barrier\n",
+                job.kernel, job.file, job.line, v.bid.x, v.bid.y, v.bid.z, s.what, s.file, s.line, exited, of);
+}
+
+/* Nobody can run: releases what waits only for threads that have exited, as
+   a GPU since Volta does. A __syncthreads() that every thread still running
+   waits at goes on (its count, and and or over those threads); a warp
+   operation that every lane of its mask still running waits at goes on
+   without the exited lanes. Threads that wait at different barriers, or for
+   a thread that waits elsewhere, are left for report_divergence. */
+inline bool release_past_exits(worker &w, block_state &b)
+{
+    bool any = false;
+    int first = -1, running = 0;
+    for (int i = 0; i < b.n; ++i)
+        if (b.state[i] != T_DONE) {
+            ++running;
+            if (first < 0)
+                first = i;
+        }
+    if (first >= 0 && b.state[first] == T_BARRIER) {
+        const call_site s = b.barrier_at[first];
+        bool same = b.state[0] != T_DONE || !same_text(s.what, "grid_group::sync"); /* thread 0 waits for the grid */
+        int votes = 0;
+        for (int i = first; i < b.n && same; ++i)
+            if (b.state[i] != T_DONE) {
+                same = b.state[i] == T_BARRIER && b.barrier_at[i].line == s.line &&
+                       same_text(b.barrier_at[i].what, s.what) && same_text(b.barrier_at[i].file, s.file);
+                votes += b.vote[i] != 0;
+            }
+        if (same) {
+            warn_released(*w.job, s, false, 0, b.n - running, b.n);
+            b.at_barrier = 0;
+            b.barrier_result = votes;
+            for (int i = first; i < b.n; ++i)
+                if (b.state[i] == T_BARRIER)
+                    b.state[i] = T_READY;
+            return true;
+        }
+    }
+    for (int base = 0; base < b.n; base += 32) {
+        const int lanes = std::min(32, b.n - base);
+        unsigned exited = 0;
+        for (int k = 0; k < lanes; ++k)
+            exited |= static_cast<unsigned>(b.state[base + k] == T_DONE) << k;
+        if (exited == 0)
+            continue;
+        for (int k = 0; k < lanes; ++k) {
+            const lane_op &a = b.lane[base + k];
+            if (b.state[base + k] != T_WARP || a.op > W_ALL)
+                continue;
+            const unsigned exists = lanes == 32 ? 0xffffffffu : (1u << lanes) - 1u;
+            const unsigned eff = a.mask & exists & ~exited;
+            bool same = (a.mask & exited) != 0;
+            for (int j = 0; j < lanes && same; ++j)
+                if (eff >> j & 1u)
+                    same = b.state[base + j] == T_WARP && b.lane[base + j].op == a.op &&
+                           b.lane[base + j].mask == a.mask;
+            if (same) {
+                warn_released(*w.job, a.where, true, a.mask, __builtin_popcount(a.mask & exists & exited), 0);
+                finish_warp_op(b, base, eff);
+                any = true;
+                break;
+            }
+        }
+    }
+    return any;
+}
 
 /* Nobody can run, yet the block is not done: a thread waits for one that has
    exited or waits elsewhere. Prints which, with block and thread indices. */
@@ -1664,15 +1768,17 @@ inline void report_divergence(worker &w, block_state &b)
         hi = std::min(lo + 32, b.n);
         mask = b.lane[waiter].mask;
     }
-    for (int i = lo; i < hi && other < 0; ++i) {
-        if (warp && !(mask >> (i - lo) & 1u))
-            continue;
-        const bool same = warp ? b.state[i] == T_WARP && b.lane[i].op == b.lane[waiter].op && b.lane[i].mask == mask
-                               : b.state[i] == T_BARRIER && b.barrier_at[i].line == s.line &&
-                                     same_text(b.barrier_at[i].file, s.file);
-        if (!same)
-            other = i;
-    }
+    for (int pass = 0; pass < 2 && other < 0; ++pass) /* one still running is the cause; then one exited */
+        for (int i = lo; i < hi && other < 0; ++i) {
+            if ((warp && !(mask >> (i - lo) & 1u)) || (pass == 0) == (b.state[i] == T_DONE))
+                continue;
+            const bool same = warp ? b.state[i] == T_WARP && b.lane[i].op == b.lane[waiter].op &&
+                                         b.lane[i].mask == mask
+                                   : b.state[i] == T_BARRIER && b.barrier_at[i].line == s.line &&
+                                         same_text(b.barrier_at[i].file, s.file);
+            if (!same)
+                other = i;
+        }
     int k = warp ? snprintf(msg, sizeof msg,
                             "gpuh sim: divergent barrier in kernel %s (launched at %s:%d), block (%u, %u, %u):\n"
                             "gpuh sim:   %s (warp %d, lane %d) waits at %s(0x%08x, ...) at %s:%d\n",
@@ -1759,6 +1865,8 @@ inline cudaError_t run_block(worker &w, launch_job &job, uint64_t linear)
             return cudaSuccess;
         if (!ran) {
             if (release_converged(b)) /* coalesced_threads(): who got there is the group */
+                continue;
+            if (release_past_exits(w, b))
                 continue;
             report_divergence(w, b);
             reset_runners(w, b);
@@ -2412,39 +2520,48 @@ inline uint64_t warp_op(int op, const char *what, const char *file, int line, un
     b.warp_arrived[warp] |= 1u << lane;
     if ((b.warp_arrived[warp] & eff) == eff) {
         bool same = true;
-        uint64_t ballot = 0;
         for (int k = 0; k < lanes; ++k)
-            if (eff >> k & 1u) {
+            if (eff >> k & 1u)
                 same = same && b.lane[base + k].op == op && b.lane[base + k].mask == mask;
-                ballot |= static_cast<uint64_t>(b.lane[base + k].value != 0) << k;
-            }
-        if (same) {
-            for (int k = 0; k < lanes; ++k) {
-                if (!(eff >> k & 1u))
-                    continue;
-                lane_op &o = b.lane[base + k];
-                const int wd = o.width, seg = k / wd * wd;
-                int src = k;
-                switch (op) {
-                case W_SHFL: src = seg + ((o.param % wd) + wd) % wd; break;
-                case W_UP: src = k - seg >= o.param ? k - o.param : k; break;
-                case W_DOWN: src = k - seg + o.param < wd ? k + o.param : k; break;
-                case W_XOR: src = (k ^ o.param) < seg + wd ? k ^ o.param : k; break;
-                default: break;
-                }
-                if (src >= lanes || !(eff >> src & 1u))
-                    src = k; /* an inactive source: undefined on a GPU; the lane's own value here */
-                o.result = op == W_BALLOT ? ballot
-                         : op == W_ANY    ? (ballot != 0)
-                         : op == W_ALL    ? (ballot == eff)
-                                          : b.lane[base + src].value;
-                b.state[base + k] = T_READY;
-            }
-            b.warp_arrived[warp] &= ~eff;
-        }
+        if (same)
+            finish_warp_op(b, base, eff);
     }
     to_scheduler(w, w.current);
     return l.result;
+}
+
+/* Gives every lane of eff (all waiting at one warp operation, of the warp
+   starting at thread base) its result and lets it run on. Lanes outside eff
+   (not in the mask, or exited) give nothing: a ballot counts them as 0. */
+inline void finish_warp_op(block_state &b, int base, unsigned eff)
+{
+    const int lanes = std::min(32, b.n - base);
+    uint64_t ballot = 0;
+    for (int k = 0; k < lanes; ++k)
+        if (eff >> k & 1u)
+            ballot |= static_cast<uint64_t>(b.lane[base + k].value != 0) << k;
+    for (int k = 0; k < lanes; ++k) {
+        if (!(eff >> k & 1u))
+            continue;
+        lane_op &o = b.lane[base + k];
+        const int op = o.op, wd = o.width, seg = k / wd * wd;
+        int src = k;
+        switch (op) {
+        case W_SHFL: src = seg + ((o.param % wd) + wd) % wd; break;
+        case W_UP: src = k - seg >= o.param ? k - o.param : k; break;
+        case W_DOWN: src = k - seg + o.param < wd ? k + o.param : k; break;
+        case W_XOR: src = (k ^ o.param) < seg + wd ? k ^ o.param : k; break;
+        default: break;
+        }
+        if (src >= lanes || !(eff >> src & 1u))
+            src = k; /* an inactive or exited source: undefined on a GPU; the lane's own value here */
+        o.result = op == W_BALLOT ? ballot
+                 : op == W_ANY    ? (ballot != 0)
+                 : op == W_ALL    ? (ballot == eff)
+                                  : b.lane[base + src].value;
+        b.state[base + k] = T_READY;
+    }
+    b.warp_arrived[base / 32] &= ~eff;
 }
 
 template <class T> inline uint64_t to_bits(T v)

@@ -2,11 +2,15 @@
    simulator's diagnostics firing (CTest matches what they print).
 
        sim_broken exit       a thread returns early while the others wait at
-                             __syncthreads(): "divergent barrier", the block
-                             and both threads named; the launch fails with
-                             cudaErrorLaunchFailure, sticky until cudaDeviceReset
+                             __syncthreads(): they go on, as on a GPU since
+                             Volta, with a warning naming kernel and barrier;
+                             then threads exit while the rest wait at two
+                             different barriers: "divergent barrier", the block
+                             and both waiting threads named; the launch fails
+                             with cudaErrorLaunchFailure, sticky until cudaDeviceReset
        sim_broken barriers   two halves of a block wait at different __syncthreads()
-       sim_broken warp       a lane exits before a __shfl_down_sync over the full warp
+       sim_broken warp       a lane exits before a __shfl_down_sync over the full
+                             warp: the others go on without it, with a warning
        sim_broken race       a missing __syncthreads(): each thread reads the
                              shared value its left neighbour wrote; right under
                              GPUH_SIM_SCHEDULE=forward, wrong under reverse/random
@@ -41,9 +45,12 @@ __global__ void early_exit_kernel(int *g_out)
     g_out[blockIdx.x * 32 + threadIdx.x] = s_x[31 - threadIdx.x];
 }
 
-/* Threads 0..15 and 16..31 wait at two different barriers. */
-__global__ void two_barriers_kernel(int *g_out)
+/* Threads below `exiting` return; the others, below 16 and from 16 on, wait
+   at two different barriers, which no GPU allows, exited threads or not. */
+__global__ void two_barriers_kernel(int *g_out, unsigned exiting)
 {
+    if (threadIdx.x < exiting)
+        return;
     if (threadIdx.x < 16) {
         g_out[threadIdx.x] = 1;
         __syncthreads();
@@ -109,9 +116,16 @@ __global__ void deep_stack_kernel(int *g_out)
 
 static int run_exit(void)
 {
-    int *d = NULL; /* cudaMalloc, not gpuh's ledger: cudaDeviceReset below frees it */
+    int *d = NULL, h[4 * 32]; /* cudaMalloc, not gpuh's ledger: cudaDeviceReset below frees it */
     TEST_CUDA(cudaMalloc(&d, 4 * 32 * sizeof(int)));
-    early_exit_kernel<<<4, 32>>>(d);
+    TEST_CUDA(cudaMemset(d, 0xAB, 4 * 32 * sizeof(int)));
+    early_exit_kernel<<<4, 32>>>(d); /* block 2's barrier goes on without thread 5 */
+    TEST_CUDA(cudaGetLastError());
+    TEST_CUDA(cudaMemcpy(h, d, sizeof h, cudaMemcpyDeviceToHost));
+    for (int i = 0; i < 4 * 32; ++i)
+        if (i != 2 * 32 + 5 && i != 2 * 32 + 26) /* thread 5 wrote nothing, thread 26 read its slot */
+            TEST_ASSERT(h[i] == 31 - i % 32, "element %d: %d", i, h[i]);
+    two_barriers_kernel<<<1, 32>>>(d, 4); /* threads 0..3 exit, the rest split */
     /* A failed kernel is sticky, as after a fault on a GPU: every call reports it. */
     TEST_ERR(cudaGetLastError(), cudaErrorLaunchFailure);
     TEST_ERR(cudaGetLastError(), cudaErrorLaunchFailure);
@@ -120,24 +134,37 @@ static int run_exit(void)
     TEST_ERR(cudaMalloc(&again, 4), cudaErrorLaunchFailure);
     TEST_CUDA(cudaDeviceReset()); /* a new context: allocations gone, error cleared */
     TEST_CUDA(cudaMalloc(&d, 4 * 32 * sizeof(int)));
-    early_exit_kernel<<<2, 32>>>(d); /* blocks 0 and 1 are fine */
+    early_exit_kernel<<<2, 32>>>(d); /* blocks 0 and 1 have no early exit */
     TEST_CUDA(cudaGetLastError());
     TEST_CUDA(cudaFree(d));
     return gpuh_test_summary("sim_broken exit");
 }
 
-/* One block of 32 threads of two_barriers_kernel (warp = 0) or warp_exit_kernel (warp = 1). */
-static int run_one_block(int warp, const char *name)
+/* One block of 32 threads of two_barriers_kernel: the launch fails. */
+static int run_barriers(void)
 {
     int *d = NULL;
     TEST_CUDA(cudaMalloc(&d, 32 * sizeof(int)));
-    if (warp)
-        warp_exit_kernel<<<1, 32>>>(d);
-    else
-        two_barriers_kernel<<<1, 32>>>(d);
+    two_barriers_kernel<<<1, 32>>>(d, 0);
     TEST_ERR(cudaGetLastError(), cudaErrorLaunchFailure);
     TEST_CUDA(cudaDeviceReset()); /* frees d */
-    return gpuh_test_summary(name);
+    return gpuh_test_summary("sim_broken barriers");
+}
+
+/* One warp of warp_exit_kernel: the 31 lanes left shuffle without lane 7. */
+static int run_warp(void)
+{
+    int *d = NULL, h[32];
+    TEST_CUDA(cudaMalloc(&d, 32 * sizeof(int)));
+    TEST_CUDA(cudaMemset(d, 0xAB, sizeof h));
+    warp_exit_kernel<<<1, 32>>>(d);
+    TEST_CUDA(cudaGetLastError());
+    TEST_CUDA(cudaMemcpy(h, d, sizeof h, cudaMemcpyDeviceToHost));
+    for (int t = 0; t < 32; ++t) /* lane 6 read exited lane 7: undefined; lane 31 keeps its own value */
+        if (t != 6 && t != 7)
+            TEST_ASSERT(h[t] == (t == 31 ? 62 : 2 * t + 1), "lane %d: %d", t, h[t]);
+    TEST_CUDA(cudaFree(d));
+    return gpuh_test_summary("sim_broken warp");
 }
 
 static int run_race(void)
@@ -236,8 +263,6 @@ static int run_threads(void)
     return gpuh_test_summary("sim_broken threads");
 }
 
-static int run_barriers(void) { return run_one_block(0, "sim_broken barriers"); }
-static int run_warp(void) { return run_one_block(1, "sim_broken warp"); }
 
 int main(int argc, char **argv)
 {

@@ -1,7 +1,8 @@
 /* test_sim.cu - the CPU simulator's semantics (gpuh_sim.h), checked against
    plain C expectations: warp shuffles (all four kinds, with widths), votes,
    __syncthreads_count/_and/_or, atomics contended by many blocks, a
-   spin-wait with __nanosleep on another thread of the block, the
+   spin-wait with __nanosleep on another thread of the block, barriers and
+   warp operations after some threads have exited, the
    launch-configuration errors of CUDA 13 (none sticky), and the host
    runtime's memory (device, managed, pinned, registered, stream-ordered),
    stream, event and host-function calls, absurd sizes (range checks that
@@ -260,6 +261,87 @@ static void test_handoff(void)
     for (int b = 0; b < blocks; ++b)
         TEST_ASSERT(h[b] == b + 1, "block %d: thread 0 saw flag %d", b, h[b]);
     gpuh_free(d);
+}
+
+/* Threads from `live` on return at once; the others run a prefix sum whose
+   barriers they reach without them (a list-ranking loop does the same). Since
+   Volta exited threads no longer hold a barrier back (PTX ISA: barriers wait
+   for the non-exited threads), so the loop finishes on a GPU.
+   g_out[t] = 0 + 1 + ... + t, g_out[blockDim.x + t] = __syncthreads_count(1). */
+__global__ void barrier_after_exit_kernel(int *g_out, int live)
+{
+    __shared__ int s_sum[128];
+    const int t = static_cast<int>(threadIdx.x);
+    if (t >= live)
+        return;
+    s_sum[t] = t;
+    for (int step = 1; step < live; step *= 2) {
+        __syncthreads(); /* every sum of the last step is written */
+        const int add = t >= step ? s_sum[t - step] : 0;
+        __syncthreads(); /* every thread has read before anyone adds */
+        s_sum[t] += add;
+    }
+    const int arrived = __syncthreads_count(1);
+    g_out[t] = s_sum[t];
+    g_out[blockDim.x + t] = arrived;
+}
+
+/* Lanes from 20 on exit; the 20 left use warp operations whose mask still
+   names the exited lanes. PTX ISA: shfl.sync and vote.sync wait for the
+   non-exited threads of the mask, and a ballot sets bits of those only.
+   Sources stay among the live lanes (a value from an exited lane is undefined).
+   g_out[3 * lane + {0, 1, 2}] = xor-1 neighbour's value, ballot, all. */
+__global__ void warp_after_exit_kernel(const int *g_in, int *g_out)
+{
+    const int lane = static_cast<int>(threadIdx.x);
+    if (lane >= 20)
+        return;
+    const int v = g_in[lane];
+    g_out[3 * lane] = __shfl_xor_sync(0xffffffffu, v, 1);
+    g_out[3 * lane + 1] = static_cast<int>(__ballot_sync(0xffffffffu, 1));
+    g_out[3 * lane + 2] = __all_sync(0xffffffffu, v >= 0);
+}
+
+static void test_barrier_after_exit(unsigned long long *rng)
+{
+    const int n = 128, live = 100;
+    int h[2 * n], *d = NULL;
+    TEST_CUDA(gpuh_device_array(&d, 2 * n));
+    TEST_CUDA(cudaMemset(d, 0xAB, 2 * n * sizeof(int)));
+    barrier_after_exit_kernel<<<2, n>>>(d, live);
+    TEST_CUDA(gpuh_check_launch());
+    TEST_CUDA(gpuh_copy_to_host(h, d, 2 * n));
+    int bad = 0, count = 0;
+    for (int t = 0; t < live; ++t) {
+        bad += h[t] != t * (t + 1) / 2;
+        count += h[n + t] != live;
+    }
+    TEST_ASSERT(bad == 0, "barriers after %d of %d threads exited: %d of %d prefix sums wrong", n - live, n, bad, live);
+    TEST_ASSERT(count == 0, "__syncthreads_count(1) after exits: %d threads did not get %d (thread 0 got %d)", count,
+                live, h[n]);
+    gpuh_free(d);
+
+    int h_in[32], h_out[3 * 32], *d_in = NULL, *d_out = NULL;
+    for (int i = 0; i < 32; ++i)
+        h_in[i] = static_cast<int>(gpuh_test_next(rng) % 1000);
+    TEST_CUDA(gpuh_to_device(&d_in, h_in, 32));
+    TEST_CUDA(gpuh_device_array(&d_out, 3 * 32));
+    TEST_CUDA(cudaMemset(d_out, 0xAB, 3 * 32 * sizeof(int)));
+    warp_after_exit_kernel<<<1, 32>>>(d_in, d_out);
+    TEST_CUDA(gpuh_check_launch());
+    TEST_CUDA(gpuh_copy_to_host(h_out, d_out, 3 * 32));
+    int shfl = 0, ballot = 0, all = 0;
+    for (int lane = 0; lane < 20; ++lane) {
+        shfl += h_out[3 * lane] != h_in[lane ^ 1];
+        ballot += h_out[3 * lane + 1] != 0x000fffff;
+        all += h_out[3 * lane + 2] != 1;
+    }
+    TEST_ASSERT(shfl == 0, "__shfl_xor_sync(0xffffffff) with 12 lanes exited: %d of 20 lanes wrong", shfl);
+    TEST_ASSERT(ballot == 0, "__ballot_sync(0xffffffff, 1) with lanes 20..31 exited: %d of 20 lanes wrong (lane 0: 0x%08x)",
+                ballot, static_cast<unsigned>(h_out[1]));
+    TEST_ASSERT(all == 0, "__all_sync(0xffffffff) with 12 lanes exited: %d of 20 lanes wrong", all);
+    gpuh_free(d_in);
+    gpuh_free(d_out);
 }
 
 __global__ void noop_kernel(int *g_x)
@@ -590,6 +672,7 @@ int main(void)
     test_block_votes(&rng);
     test_atomics(&rng);
     test_handoff();
+    test_barrier_after_exit(&rng);
     test_launch_errors();
     test_runtime();
     test_absurd_sizes();
