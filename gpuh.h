@@ -119,6 +119,22 @@
                                    kernel, grid, block, shmem_bytes, file, line)
      gpuh_check_launch()           cudaGetLastError (+ cudaDeviceSynchronize under GPUH_DEBUG_SYNC)
      gpuh_report_error(err, expr, file, line)   what GPUH_CHECK prints (void)
+   Other CUDA libraries' status (each compiled only when its library's header was
+   included before gpuh.h, or gpuh.h is included again after it; same report and
+   GPUH_ON_ERROR as GPUH_CHECK; idea: the CUDA samples' helper_cuda.h)
+     GPUH_CHECK_CUBLAS(expr)       cublasStatus_t    name + message: cublasGetStatusName/String
+     GPUH_CHECK_CUFFT(expr)        cufftResult       name + message: gpuh's table (cuFFT has none)
+     GPUH_CHECK_CURAND(expr)       curandStatus_t    gpuh's table (also on the simulator)
+     GPUH_CHECK_CUSPARSE(expr)     cusparseStatus_t  cusparseGetErrorName/String
+     GPUH_CHECK_CUSOLVER(expr)     cusolverStatus_t  gpuh's table (cusolver_common.h)
+     GPUH_CHECK_CU(expr)           CUresult (driver API, cuda.h)   cuGetErrorName/String
+     GPUH_CHECK_NVRTC(expr)        nvrtcResult       nvrtcGetErrorString
+     GPUH_CHECK_NCCL(expr)         ncclResult_t      gpuh's names, ncclGetErrorString and
+                                   ncclGetLastError (also on the simulator)
+     gpuh_cublas_status_name(s), gpuh_cufft_, _curand_, _cusparse_, _cusolver_, _cu_, _nvrtc_,
+     gpuh_nccl_status_name(s)      the status's enumerator name (const char *, never NULL)
+     gpuh_report_status(library, code, name, message, expr, file, line)   their report, for
+                                   a library of your own (void)
    Devices
      gpuh_device_count(&reason)    number of devices; 0 and a reason if none (int)
      GPUH_SIM_TWIN_HINT("name")    "its simulator twin runs on the CPU: build/sim_name ..." (a string
@@ -547,6 +563,78 @@ GPUH_DEF cudaError_t gpuh_check_launch(void)
 
 /* GPUH_CHECK_LAUNCH(): GPUH_CHECK(gpuh_check_launch()), for a raw <<< >>> launch. */
 #define GPUH_CHECK_LAUNCH() GPUH_CHECK(gpuh_check_launch())
+
+/* gpuh_report_status(library, code, name, message, expr, file, line): what the
+   GPUH_CHECK_<LIBRARY> macros print for a failed status of another CUDA
+   library, through GPUH_LOG, in GPUH_CHECK's layout: file:line, the
+   expression, the status's name with the library and the status's number
+   (code), and the library's message when it has one (message NULL or ""
+   prints none). name NULL prints "an unknown status". gpuh's own detail is
+   printed when gpuh recorded one (gpuh_fail), then forgotten, as GPUH_CHECK
+   does. For a library gpuh has no macro for, call it from your own. Idea: the
+   CUDA samples' helper_cuda.h, whose checkCudaErrors names each library's enum. */
+GPUH_DEF void gpuh_report_status(const char *library, long long code, const char *name, const char *message,
+                                 const char *expr, const char *file, int line)
+{
+    fflush(stdout); /* keep the program's own output in order before the report */
+    GPUH_LOG("gpuh: %s:%d: %s\ngpuh:   failed with %s (%s status %lld)%s%s\n", file, line, expr,
+             name != NULL ? name : "an unknown status", library, code,
+             message != NULL && message[0] != '\0' ? ": " : "", message != NULL ? message : "");
+    if (gpuh_impl_thread_v.detail_error != cudaSuccess && gpuh_impl_thread_v.detail[0] != '\0')
+        GPUH_LOG("gpuh:   %s\n", gpuh_impl_thread_v.detail);
+    gpuh_clear_error_detail();
+}
+
+/* The GPUH_CHECK_<LIBRARY> macros' shape: `type` the library's status type,
+   `ok` its success value, report(status, text, file, line) its report; text
+   is the expression as written (#expr in the public macro, before its
+   arguments' macros, NULL and the like, are expanded). */
+#define GPUH_IMPL_CHECK_STATUS(type, ok, report, expr, text)                              \
+    do {                                                                                  \
+        type gpuh_impl_status = (expr);                                                   \
+        if (gpuh_impl_status != (ok)) {                                                   \
+            report(gpuh_impl_status, text, __FILE__, __LINE__);                           \
+            GPUH_ON_ERROR;                                                                \
+        }                                                                                 \
+    } while (0)
+
+/* One status of a library without a name function of its own: its number,
+   its enumerator's name, and what the library's reference says it means. */
+typedef struct gpuh_impl_status_entry {
+    int code;
+    const char *name, *message;
+} gpuh_impl_status_entry;
+
+/* The entry of `code` in a table of n, or NULL. */
+GPUH_DEF const gpuh_impl_status_entry *gpuh_impl_status_find(const gpuh_impl_status_entry *table, size_t n,
+                                                            int code)
+{
+    size_t i;
+    for (i = 0; i < n; ++i)
+        if (table[i].code == code)
+            return &table[i];
+    return NULL;
+}
+
+/* The name of `code` in a table of n, or `unknown`. */
+GPUH_DEF const char *gpuh_impl_status_name_in(const gpuh_impl_status_entry *table, size_t n, int code,
+                                              const char *unknown)
+{
+    const gpuh_impl_status_entry *e = gpuh_impl_status_find(table, n, code);
+    return e != NULL ? e->name : unknown;
+}
+
+/* gpuh_report_status for `code` of a table of n: its name, and `message`
+   where the library has its own (else the table's). */
+GPUH_DEF void gpuh_impl_report_in(const char *library, const gpuh_impl_status_entry *table, size_t n, int code,
+                                  const char *message, const char *expr, const char *file, int line)
+{
+    const gpuh_impl_status_entry *e = gpuh_impl_status_find(table, n, code);
+    if (message == NULL && e != NULL)
+        message = e->message;
+    gpuh_report_status(library, code, e != NULL ? e->name : NULL, message, expr, file, line);
+}
+#define GPUH_IMPL_COUNT(table) (sizeof(table) / sizeof((table)[0]))
 
 GPUH_DEF cudaError_t gpuh_check_block(dim3 block); /* LAUNCH GEOMETRY, below */
 
@@ -4149,6 +4237,249 @@ GPUH_DEF cudaError_t gpuh_random_u32(unsigned int *d, size_t n, unsigned long lo
 #endif
 
 #endif /* GPUH_H */
+
+/* ===========================================================================
+   OTHER CUDA LIBRARIES' STATUS
+   Outside GPUH_H's guard, each part under its own: a part is compiled when
+   its library's header came first (its include guard is seen), so gpuh.h
+   still links with cudart alone. Including gpuh.h again after a library's
+   header adds that library's part. See "Errors" in API.
+   =========================================================================== */
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- cuBLAS (cublas_v2.h or cublas.h: both include cublas_api.h) ---- */
+#if defined(CUBLAS_API_H_) && !defined(GPUH_CHECK_CUBLAS)
+/* gpuh_cublas_status_name(status): the enumerator's name, e.g.
+   "CUBLAS_STATUS_INVALID_VALUE" (cuBLAS's own cublasGetStatusName). */
+GPUH_DEF const char *gpuh_cublas_status_name(cublasStatus_t status)
+{
+    return cublasGetStatusName(status);
+}
+GPUH_DEF void gpuh_impl_report_cublas(cublasStatus_t status, const char *expr, const char *file, int line)
+{
+    gpuh_report_status("cuBLAS", status, cublasGetStatusName(status), cublasGetStatusString(status), expr, file,
+                       line);
+}
+/* GPUH_CHECK_CUBLAS(expr): GPUH_CHECK for a cublasStatus_t. */
+#define GPUH_CHECK_CUBLAS(expr) \
+    GPUH_IMPL_CHECK_STATUS(cublasStatus_t, CUBLAS_STATUS_SUCCESS, gpuh_impl_report_cublas, expr, #expr)
+#endif
+
+/* ---- cuFFT (cufft.h): no name function of its own, so gpuh's table, whose
+   messages say what cuFFT's API reference says each result means ---- */
+#if defined(_CUFFT_H_) && !defined(GPUH_CHECK_CUFFT)
+static const gpuh_impl_status_entry gpuh_impl_cufft_statuses[] = {
+    {0, "CUFFT_SUCCESS", "the operation succeeded"},
+    {1, "CUFFT_INVALID_PLAN", "the plan handle is not a valid plan"},
+    {2, "CUFFT_ALLOC_FAILED", "cuFFT could not allocate GPU or CPU memory"},
+    {3, "CUFFT_INVALID_TYPE", "the transform type is not supported"},
+    {4, "CUFFT_INVALID_VALUE", "a pointer or parameter is invalid"},
+    {5, "CUFFT_INTERNAL_ERROR", "a driver or internal cuFFT error"},
+    {6, "CUFFT_EXEC_FAILED", "the transform failed to run on the GPU"},
+    {7, "CUFFT_SETUP_FAILED", "the cuFFT library failed to initialise"},
+    {8, "CUFFT_INVALID_SIZE", "a transform size is not supported (zero, negative, too large)"},
+    {9, "CUFFT_UNALIGNED_DATA", "the data are not aligned as the transform needs"},
+    {11, "CUFFT_INVALID_DEVICE", "the plan was made on another device than the current one"},
+    {13, "CUFFT_NO_WORKSPACE", "no work area was given before the transform ran"},
+    {14, "CUFFT_NOT_IMPLEMENTED", "the feature is not implemented"},
+    {16, "CUFFT_NOT_SUPPORTED", "the operation is not supported for these parameters"},
+    {17, "CUFFT_MISSING_DEPENDENCY", "a library cuFFT needs is missing"},
+    {18, "CUFFT_NVRTC_FAILURE", "cuFFT's run-time compilation (NVRTC) failed"},
+    {19, "CUFFT_NVJITLINK_FAILURE", "cuFFT's run-time linking (nvJitLink) failed"},
+    {20, "CUFFT_NVSHMEM_FAILURE", "cuFFT's NVSHMEM call failed"}};
+/* gpuh_cufft_status_name(result): "CUFFT_INVALID_PLAN" & co.; "an unknown
+   cuFFT result" for a number the table does not hold. */
+GPUH_DEF const char *gpuh_cufft_status_name(cufftResult result)
+{
+    return gpuh_impl_status_name_in(gpuh_impl_cufft_statuses, GPUH_IMPL_COUNT(gpuh_impl_cufft_statuses), result, "an unknown cuFFT result");
+}
+GPUH_DEF void gpuh_impl_report_cufft(cufftResult result, const char *expr, const char *file, int line)
+{
+    gpuh_impl_report_in("cuFFT", gpuh_impl_cufft_statuses, GPUH_IMPL_COUNT(gpuh_impl_cufft_statuses), result, NULL, expr, file, line);
+}
+/* GPUH_CHECK_CUFFT(expr): GPUH_CHECK for a cufftResult. */
+#define GPUH_CHECK_CUFFT(expr) \
+    GPUH_IMPL_CHECK_STATUS(cufftResult, CUFFT_SUCCESS, gpuh_impl_report_cufft, expr, #expr)
+#endif
+
+/* ---- cuRAND (curand.h; on the simulator, gpuh_sim.h's stand-in) ---- */
+#if (defined(CURAND_H_) || defined(GPUH_SIM)) && !defined(GPUH_CHECK_CURAND)
+static const gpuh_impl_status_entry gpuh_impl_curand_statuses[] = {
+    {0, "CURAND_STATUS_SUCCESS", "no error"},
+    {100, "CURAND_STATUS_VERSION_MISMATCH", "the header and the linked library are of different versions"},
+    {101, "CURAND_STATUS_NOT_INITIALIZED", "the generator was never created"},
+    {102, "CURAND_STATUS_ALLOCATION_FAILED", "memory could not be allocated"},
+    {103, "CURAND_STATUS_TYPE_ERROR", "the generator is of the wrong type for the call"},
+    {104, "CURAND_STATUS_OUT_OF_RANGE", "an argument is out of range"},
+    {105, "CURAND_STATUS_LENGTH_NOT_MULTIPLE", "the count is not a multiple of the dimension (or odd, for normal numbers)"},
+    {106, "CURAND_STATUS_DOUBLE_PRECISION_REQUIRED", "the GPU has no double precision"},
+    {201, "CURAND_STATUS_LAUNCH_FAILURE", "a cuRAND kernel failed to launch"},
+    {202, "CURAND_STATUS_PREEXISTING_FAILURE", "an earlier kernel launch had already failed"},
+    {203, "CURAND_STATUS_INITIALIZATION_FAILED", "CUDA failed to initialise"},
+    {204, "CURAND_STATUS_ARCH_MISMATCH", "the GPU does not support the feature asked for"},
+    {999, "CURAND_STATUS_INTERNAL_ERROR", "an internal cuRAND error"}};
+/* gpuh_curand_status_name(status): "CURAND_STATUS_TYPE_ERROR" & co.; "an
+   unknown cuRAND status" for a number the table does not hold. */
+GPUH_DEF const char *gpuh_curand_status_name(curandStatus_t status)
+{
+    return gpuh_impl_status_name_in(gpuh_impl_curand_statuses, GPUH_IMPL_COUNT(gpuh_impl_curand_statuses), status, "an unknown cuRAND status");
+}
+GPUH_DEF void gpuh_impl_report_curand(curandStatus_t status, const char *expr, const char *file, int line)
+{
+    gpuh_impl_report_in("cuRAND", gpuh_impl_curand_statuses, GPUH_IMPL_COUNT(gpuh_impl_curand_statuses), status, NULL, expr, file, line);
+}
+/* GPUH_CHECK_CURAND(expr): GPUH_CHECK for a curandStatus_t. */
+#define GPUH_CHECK_CURAND(expr) \
+    GPUH_IMPL_CHECK_STATUS(curandStatus_t, CURAND_STATUS_SUCCESS, gpuh_impl_report_curand, expr, #expr)
+#endif
+
+/* ---- cuSPARSE (cusparse.h) ---- */
+#if defined(CUSPARSE_H_) && !defined(GPUH_CHECK_CUSPARSE)
+/* gpuh_cusparse_status_name(status): "CUSPARSE_STATUS_INVALID_VALUE" & co.
+   (cuSPARSE's own cusparseGetErrorName). */
+GPUH_DEF const char *gpuh_cusparse_status_name(cusparseStatus_t status)
+{
+    return cusparseGetErrorName(status);
+}
+GPUH_DEF void gpuh_impl_report_cusparse(cusparseStatus_t status, const char *expr, const char *file, int line)
+{
+    gpuh_report_status("cuSPARSE", status, cusparseGetErrorName(status), cusparseGetErrorString(status), expr, file,
+                       line);
+}
+/* GPUH_CHECK_CUSPARSE(expr): GPUH_CHECK for a cusparseStatus_t. */
+#define GPUH_CHECK_CUSPARSE(expr) \
+    GPUH_IMPL_CHECK_STATUS(cusparseStatus_t, CUSPARSE_STATUS_SUCCESS, gpuh_impl_report_cusparse, expr, #expr)
+#endif
+
+/* ---- cuSOLVER (cusolverDn.h & co.: all include cusolver_common.h): no name
+   function of its own, so gpuh's table, from cuSOLVER's API reference ---- */
+#if defined(CUSOLVER_COMMON_H_) && !defined(GPUH_CHECK_CUSOLVER)
+static const gpuh_impl_status_entry gpuh_impl_cusolver_statuses[] = {
+    {0, "CUSOLVER_STATUS_SUCCESS", "the operation completed successfully"},
+    {1, "CUSOLVER_STATUS_NOT_INITIALIZED", "the handle was not created (cusolver*Create)"},
+    {2, "CUSOLVER_STATUS_ALLOC_FAILED", "resources could not be allocated"},
+    {3, "CUSOLVER_STATUS_INVALID_VALUE", "an unsupported value or parameter was passed (a negative size, ...)"},
+    {4, "CUSOLVER_STATUS_ARCH_MISMATCH", "the device lacks a feature the function needs"},
+    {5, "CUSOLVER_STATUS_MAPPING_ERROR", "a texture or memory mapping failed"},
+    {6, "CUSOLVER_STATUS_EXECUTION_FAILED", "a kernel failed to run on the GPU"},
+    {7, "CUSOLVER_STATUS_INTERNAL_ERROR", "an internal cuSOLVER operation failed"},
+    {8, "CUSOLVER_STATUS_MATRIX_TYPE_NOT_SUPPORTED", "the matrix type is not supported by this function"},
+    {9, "CUSOLVER_STATUS_NOT_SUPPORTED", "the parameter combination is not supported"},
+    {10, "CUSOLVER_STATUS_ZERO_PIVOT", "a zero pivot was met"},
+    {11, "CUSOLVER_STATUS_INVALID_LICENSE", "the licence is invalid"},
+    {12, "CUSOLVER_STATUS_IRS_PARAMS_NOT_INITIALIZED", "the iterative-refinement parameters were not created"},
+    {13, "CUSOLVER_STATUS_IRS_PARAMS_INVALID", "the iterative-refinement parameters are invalid"},
+    {14, "CUSOLVER_STATUS_IRS_PARAMS_INVALID_PREC", "the iterative-refinement precisions are invalid"},
+    {15, "CUSOLVER_STATUS_IRS_PARAMS_INVALID_REFINE", "the iterative-refinement solver is invalid"},
+    {16, "CUSOLVER_STATUS_IRS_PARAMS_INVALID_MAXITER", "the iterative-refinement iteration limit is invalid"},
+    {20, "CUSOLVER_STATUS_IRS_INTERNAL_ERROR", "an internal error of iterative refinement"},
+    {21, "CUSOLVER_STATUS_IRS_NOT_SUPPORTED", "iterative refinement does not support this case"},
+    {22, "CUSOLVER_STATUS_IRS_OUT_OF_RANGE", "an iterative-refinement value is out of range"},
+    {23, "CUSOLVER_STATUS_IRS_NRHS_NOT_SUPPORTED_FOR_REFINE_GMRES", "GMRES refinement takes one right-hand side"},
+    {25, "CUSOLVER_STATUS_IRS_INFOS_NOT_INITIALIZED", "the iterative-refinement information was not created"},
+    {26, "CUSOLVER_STATUS_IRS_INFOS_NOT_DESTROYED", "the iterative-refinement information was not destroyed"},
+    {30, "CUSOLVER_STATUS_IRS_MATRIX_SINGULAR", "the matrix is singular"},
+    {31, "CUSOLVER_STATUS_INVALID_WORKSPACE", "the workspace is too small or was not allocated"}};
+/* gpuh_cusolver_status_name(status): "CUSOLVER_STATUS_INVALID_VALUE" & co.;
+   "an unknown cuSOLVER status" for a number the table does not hold. */
+GPUH_DEF const char *gpuh_cusolver_status_name(cusolverStatus_t status)
+{
+    return gpuh_impl_status_name_in(gpuh_impl_cusolver_statuses, GPUH_IMPL_COUNT(gpuh_impl_cusolver_statuses), status, "an unknown cuSOLVER status");
+}
+GPUH_DEF void gpuh_impl_report_cusolver(cusolverStatus_t status, const char *expr, const char *file, int line)
+{
+    gpuh_impl_report_in("cuSOLVER", gpuh_impl_cusolver_statuses, GPUH_IMPL_COUNT(gpuh_impl_cusolver_statuses), status, NULL, expr, file, line);
+}
+/* GPUH_CHECK_CUSOLVER(expr): GPUH_CHECK for a cusolverStatus_t. */
+#define GPUH_CHECK_CUSOLVER(expr) \
+    GPUH_IMPL_CHECK_STATUS(cusolverStatus_t, CUSOLVER_STATUS_SUCCESS, gpuh_impl_report_cusolver, expr, #expr)
+#endif
+
+/* ---- the driver API (cuda.h; link libcuda: CMake CUDA::cuda_driver) ---- */
+#if defined(__cuda_cuda_h__) && !defined(GPUH_SIM) && !defined(GPUH_CHECK_CU)
+/* gpuh_cu_status_name(result): "CUDA_ERROR_INVALID_VALUE" & co. (the
+   driver's cuGetErrorName, which needs no cuInit); "an unknown CUresult"
+   for a number the driver does not know. */
+GPUH_DEF const char *gpuh_cu_status_name(CUresult result)
+{
+    const char *name = NULL;
+    return cuGetErrorName(result, &name) == CUDA_SUCCESS && name != NULL ? name : "an unknown CUresult";
+}
+GPUH_DEF void gpuh_impl_report_cu(CUresult result, const char *expr, const char *file, int line)
+{
+    const char *name = NULL, *message = NULL;
+    if (cuGetErrorName(result, &name) != CUDA_SUCCESS)
+        name = NULL;
+    if (cuGetErrorString(result, &message) != CUDA_SUCCESS)
+        message = NULL;
+    gpuh_report_status("driver API", result, name, message, expr, file, line);
+}
+/* GPUH_CHECK_CU(expr): GPUH_CHECK for a CUresult of the driver API. */
+#define GPUH_CHECK_CU(expr) GPUH_IMPL_CHECK_STATUS(CUresult, CUDA_SUCCESS, gpuh_impl_report_cu, expr, #expr)
+#endif
+
+/* ---- NVRTC (nvrtc.h; link libnvrtc: CMake CUDA::nvrtc) ---- */
+#if defined(__NVRTC_H__) && !defined(GPUH_CHECK_NVRTC)
+/* gpuh_nvrtc_status_name(result): "NVRTC_ERROR_COMPILATION" & co.
+   (nvrtcGetErrorString, which returns the enumerator's name). */
+GPUH_DEF const char *gpuh_nvrtc_status_name(nvrtcResult result)
+{
+    return nvrtcGetErrorString(result);
+}
+GPUH_DEF void gpuh_impl_report_nvrtc(nvrtcResult result, const char *expr, const char *file, int line)
+{
+    gpuh_report_status("NVRTC", result, nvrtcGetErrorString(result),
+                       result == NVRTC_ERROR_COMPILATION ? "the program did not compile: nvrtcGetProgramLog has the "
+                                                           "compiler's messages"
+                                                         : NULL,
+                       expr, file, line);
+}
+/* GPUH_CHECK_NVRTC(expr): GPUH_CHECK for an nvrtcResult. */
+#define GPUH_CHECK_NVRTC(expr) \
+    GPUH_IMPL_CHECK_STATUS(nvrtcResult, NVRTC_SUCCESS, gpuh_impl_report_nvrtc, expr, #expr)
+#endif
+
+/* ---- NCCL (nccl.h; on the simulator, gpuh_sim.h's stand-in) ---- */
+#if (defined(NCCL_H_) || defined(GPUH_SIM)) && !defined(GPUH_CHECK_NCCL)
+static const gpuh_impl_status_entry gpuh_impl_nccl_statuses[] = {
+    {0, "ncclSuccess", NULL},
+    {1, "ncclUnhandledCudaError", NULL},
+    {2, "ncclSystemError", NULL},
+    {3, "ncclInternalError", NULL},
+    {4, "ncclInvalidArgument", NULL},
+    {5, "ncclInvalidUsage", NULL},
+    {6, "ncclRemoteError", NULL},
+    {7, "ncclInProgress", NULL}};
+/* gpuh_nccl_status_name(result): "ncclInvalidArgument" & co. (NCCL has a
+   message function, ncclGetErrorString, but none for names); "an unknown
+   ncclResult_t" for a number the table does not hold. */
+GPUH_DEF const char *gpuh_nccl_status_name(ncclResult_t result)
+{
+    return gpuh_impl_status_name_in(gpuh_impl_nccl_statuses, GPUH_IMPL_COUNT(gpuh_impl_nccl_statuses), result, "an unknown ncclResult_t");
+}
+/* The report adds ncclGetLastError(NULL), NCCL's own sentence on the last
+   failure in this process (NCCL 2.13 and later, and the simulator). */
+GPUH_DEF void gpuh_impl_report_nccl(ncclResult_t result, const char *expr, const char *file, int line)
+{
+    const char *last = NULL;
+#if defined(GPUH_SIM) || (defined(NCCL_VERSION_CODE) && NCCL_VERSION_CODE >= 21300)
+    last = ncclGetLastError(NULL);
+#endif
+    gpuh_impl_report_in("NCCL", gpuh_impl_nccl_statuses, GPUH_IMPL_COUNT(gpuh_impl_nccl_statuses), result,
+                        ncclGetErrorString(result), expr, file, line);
+    if (last != NULL && last[0] != '\0')
+        GPUH_LOG("gpuh:   NCCL's last error: %s\n", last);
+}
+/* GPUH_CHECK_NCCL(expr): GPUH_CHECK for an ncclResult_t. */
+#define GPUH_CHECK_NCCL(expr) \
+    GPUH_IMPL_CHECK_STATUS(ncclResult_t, ncclSuccess, gpuh_impl_report_nccl, expr, #expr)
+#endif
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
 
 /*
 ------------------------------------------------------------------------------
