@@ -53,6 +53,11 @@
                        through NCCL (include path of nccl.h; link CMake's
                        gpuh::nccl or -lnccl); undefined, they return
                        cudaErrorNotSupported saying so.  default: undefined
+   GPUH_NVTX           1: NVTX ranges in a "gpuh" domain around gpuh's calls
+                       that do GPU work or wait (see NOTES); 0: none.
+                                                       default: 1 where
+                       <nvtx3/nvToolsExt.h> is found (CUDA's include folder),
+                       0 without it and on the simulator
    GPUH_MAX_DEVICES    most devices in a gpuh_devices set.   default: 16
    GPUH_LEDGER_CAPACITY  live allocations the ledger tracks by name and size
                        (more still work, but are counted as untracked).
@@ -217,6 +222,12 @@
      gpuh_nccl_id_create/_write/_read(&id, ...)    the id ranks share (file, pipe)
      gpuh_comm_init(&comm, &id, nranks, rank, device), gpuh_comm_destroy(&comm)
      gpuh_comm_all_reduce/_broadcast/_all_gather(&comm, ..., stream)   one process per device
+   NVTX ranges (GPUH_NVTX; no-ops when 0 and on the simulator)
+     gpuh_nvtx_push(name), gpuh_nvtx_pushf(fmt, ...), gpuh_nvtx_pop()   a range of your own
+                                   in the "gpuh" domain (void)
+     GPUH_NVTX_RANGE(name), GPUH_NVTX_RANGEF(fmt, ...)   a range over a C++ scope
+                                   (gpuh_nvtx_scope); C++ only
+     GPUH_NVTX_NAME_BYTES          a formatted name's bytes, its zero included: 128
    Random inputs
      gpuh_random_seed()                          GPUH_SEED, or fresh from the clock (no cuRAND needed)
    Random inputs (GPUH_USE_CURAND)
@@ -250,6 +261,24 @@
    cudaPointerGetAttributes (host memory where device memory belongs, or the
    reverse, is refused), and refuse an element pointer off its type's
    alignment. The cost is a ledger scan and one attribute query per side.
+
+   NVTX ranges: with GPUH_NVTX on, each gpuh call that does GPU work or
+   waits opens a range named after itself in the "gpuh" domain: the copies
+   (gpuh_copy_to_host & co., gpuh_to_device, gpuh_copy_peer), gpuh_prefetch_async,
+   gpuh_pipeline with one range per chunk inside it ("gpuh_pipeline chunk 3"),
+   gpuh_stream_sync, gpuh_devices_sync, gpuh_event_elapsed_ms,
+   gpuh_timer_elapsed_ms, gpuh_time_median_ms, the shard copies and
+   gpuh_shards_gather, the collectives, the random fills, and in
+   gpuh_kernels.cuh the launchers (vector add, the reductions, the sharded
+   calls, the tensor-core GEMM with its M x N x K). A call refused for its
+   arguments still opens and closes its range. NVTX3 is header-only: it
+   loads a tool's library at the first range only when one is attached
+   (Nsight Systems, Nsight Compute with --nvtx, or NVTX_INJECTION64_PATH);
+   otherwise a range costs a load and a branch per push and pop. Its loader
+   calls dlopen, which is in the C library since glibc 2.34 (add -ldl on an
+   older one). See them with nsys profile, or select one in Nsight Compute:
+   ncu --nvtx --nvtx-include "gpuh@gpuh_pipeline chunk 1/" ./prog
+   (domain@range, the trailing slash for a push/pop range).
 
    Threads: see CONVENTIONS. Two threads that fail at once each read their
    own detail; a thread that only launches sees its own launches in
@@ -288,6 +317,28 @@
 #endif
 #if defined(GPUH_USE_CURAND) && !defined(GPUH_SIM)
 #include <curand.h>
+#endif
+/* GPUH_NVTX: 1 where NVTX3's header-only API is found (CUDA's include folder
+   has nvtx3/), 0 on the simulator; -DGPUH_NVTX=0 turns the ranges off. */
+#ifndef GPUH_NVTX
+#if defined(GPUH_SIM)
+#define GPUH_NVTX 0
+#elif defined(__has_include)
+#if __has_include(<nvtx3/nvToolsExt.h>)
+#define GPUH_NVTX 1
+#else
+#define GPUH_NVTX 0
+#endif
+#else
+#define GPUH_NVTX 0
+#endif
+#endif
+#if GPUH_NVTX && defined(GPUH_SIM)
+#undef GPUH_NVTX
+#define GPUH_NVTX 0 /* no profiler sees the simulator's work: the ranges are no-ops there */
+#endif
+#if GPUH_NVTX
+#include <nvtx3/nvToolsExt.h>
 #endif
 
 #ifndef GPUH_DEF
@@ -635,6 +686,130 @@ GPUH_DEF void gpuh_impl_report_in(const char *library, const gpuh_impl_status_en
     gpuh_report_status(library, code, e != NULL ? e->name : NULL, message, expr, file, line);
 }
 #define GPUH_IMPL_COUNT(table) (sizeof(table) / sizeof((table)[0]))
+
+/* ===========================================================================
+   NVTX RANGES
+   A range in the "gpuh" domain around each gpuh call that does GPU work or
+   waits for it (copies, prefetches, each pipeline chunk and the pipeline,
+   stream and device synchronisation, event waits, timing, shard copies and
+   gathers, collectives, random fills; the kernels' launchers in
+   gpuh_kernels.cuh), so Nsight Systems and Nsight Compute (--nvtx) show gpuh's
+   calls under their names. Allocation, geometry and handle calls get none:
+   they are too short for a range to tell anything. NVTX3 is header-only (no
+   library to link); with no tool attached a range costs a load and a branch
+   in each of push and pop. Idea: CCCL's "CCCL" domain with one range per
+   algorithm call, libcudf's CUDF_FUNC_RANGE.
+   =========================================================================== */
+
+#define GPUH_NVTX_NAME_BYTES 128 /* a formatted range name's bytes, its zero included */
+
+#if GPUH_NVTX
+/* The domain, created at the first range (under the ledger's lock, so one
+   per process). */
+GPUH_IMPL_SHARED nvtxDomainHandle_t gpuh_impl_nvtx_domain_v;
+
+GPUH_DEF nvtxDomainHandle_t gpuh_impl_nvtx_domain(void)
+{
+    nvtxDomainHandle_t d = gpuh_impl_nvtx_domain_v;
+    if (d == NULL) {
+        GPUH_IMPL_LOCK();
+        if (gpuh_impl_nvtx_domain_v == NULL)
+            gpuh_impl_nvtx_domain_v = nvtxDomainCreateA("gpuh");
+        d = gpuh_impl_nvtx_domain_v;
+        GPUH_IMPL_UNLOCK();
+    }
+    return d;
+}
+#endif
+
+/* gpuh_nvtx_push(name): opens a range called `name` (copied by the tool; may
+   be freed after the call) in the "gpuh" domain on the calling thread;
+   gpuh_nvtx_pop() closes the innermost one. Ranges nest; every push needs
+   its pop on the same thread. For your own code next to gpuh's. No-ops when
+   GPUH_NVTX is 0 (and on the simulator). */
+GPUH_DEF void gpuh_nvtx_push(const char *name)
+{
+#if GPUH_NVTX
+    nvtxEventAttributes_t a;
+    memset(&a, 0, sizeof a);
+    a.version = NVTX_VERSION;
+    a.size = NVTX_EVENT_ATTRIB_STRUCT_SIZE;
+    a.messageType = NVTX_MESSAGE_TYPE_ASCII;
+    a.message.ascii = name;
+    nvtxDomainRangePushEx(gpuh_impl_nvtx_domain(), &a);
+#else
+    (void)name;
+#endif
+}
+
+GPUH_DEF void gpuh_nvtx_pop(void)
+{
+#if GPUH_NVTX
+    nvtxDomainRangePop(gpuh_impl_nvtx_domain());
+#endif
+}
+
+/* gpuh_nvtx_pushf(fmt, ...): gpuh_nvtx_push of a printf-formatted name (up
+   to GPUH_NVTX_NAME_BYTES - 1 characters, longer ones are cut), e.g.
+   gpuh_nvtx_pushf("gpuh_gemm f32 %dx%dx%d", M, N, K). */
+GPUH_DEF void gpuh_nvtx_pushf(const char *fmt, ...)
+#if defined(__GNUC__) || defined(__clang__)
+    __attribute__((format(printf, 1, 2)))
+#endif
+    ;
+
+/* gpuh_nvtx_push of fmt formatted with args. */
+GPUH_DEF void gpuh_impl_nvtx_pushv(const char *fmt, va_list args)
+{
+#if GPUH_NVTX
+    char name[GPUH_NVTX_NAME_BYTES];
+    vsnprintf(name, sizeof name, fmt, args);
+    gpuh_nvtx_push(name);
+#else
+    (void)fmt;
+    (void)args;
+#endif
+}
+
+GPUH_DEF void gpuh_nvtx_pushf(const char *fmt, ...)
+{
+    va_list args;
+    va_start(args, fmt);
+    gpuh_impl_nvtx_pushv(fmt, args);
+    va_end(args);
+}
+
+#ifdef __cplusplus
+extern "C++" {
+enum gpuh_impl_nvtx_format { GPUH_IMPL_NVTX_FORMAT };
+/* gpuh_nvtx_scope: a range over a C++ scope, pushed when it is made and
+   popped when it goes out of scope (every return path included); made by
+   GPUH_NVTX_RANGE(name) and GPUH_NVTX_RANGEF(fmt, ...). C++ only. */
+struct gpuh_nvtx_scope {
+    explicit gpuh_nvtx_scope(const char *name) { gpuh_nvtx_push(name); }
+    gpuh_nvtx_scope(gpuh_impl_nvtx_format, const char *fmt, ...)
+    {
+        va_list args;
+        va_start(args, fmt);
+        gpuh_impl_nvtx_pushv(fmt, args);
+        va_end(args);
+    }
+    ~gpuh_nvtx_scope() { gpuh_nvtx_pop(); }
+
+  private:
+    gpuh_nvtx_scope(const gpuh_nvtx_scope &);            /* one pop per push: not copyable */
+    gpuh_nvtx_scope &operator=(const gpuh_nvtx_scope &);
+};
+}
+#define GPUH_IMPL_CAT2(a, b) a##b
+#define GPUH_IMPL_CAT(a, b) GPUH_IMPL_CAT2(a, b)
+/* GPUH_NVTX_RANGE(name): a range named `name` from here to the end of the
+   enclosing C++ scope; GPUH_NVTX_RANGEF(fmt, ...) the same with a
+   printf-formatted name. One statement, e.g. the first line of a launcher. */
+#define GPUH_NVTX_RANGE(name) gpuh_nvtx_scope GPUH_IMPL_CAT(gpuh_impl_nvtx_range_, __LINE__)(name)
+#define GPUH_NVTX_RANGEF(...) \
+    gpuh_nvtx_scope GPUH_IMPL_CAT(gpuh_impl_nvtx_range_, __LINE__)(GPUH_IMPL_NVTX_FORMAT, __VA_ARGS__)
+#endif
 
 GPUH_DEF cudaError_t gpuh_check_block(dim3 block); /* LAUNCH GEOMETRY, below */
 
@@ -1619,9 +1794,9 @@ GPUH_DEF cudaError_t gpuh_impl_alloc(const char *fn, int kind, void *out_ptr, si
    reverse: arguments swapped, or the helper of the other direction), are
    refused with a detail instead of the runtime's bare cudaErrorInvalidValue
    (or, on a GPU, a copy past the allocation). */
-GPUH_DEF cudaError_t gpuh_impl_copy(const char *fn, void *dst, size_t dst_elem, const void *src,
-                                    size_t src_elem, size_t align, size_t count, enum cudaMemcpyKind kind,
-                                    int async, cudaStream_t stream)
+GPUH_DEF cudaError_t gpuh_impl_copy_unranged(const char *fn, void *dst, size_t dst_elem, const void *src,
+                                             size_t src_elem, size_t align, size_t count, enum cudaMemcpyKind kind,
+                                             int async, cudaStream_t stream)
 {
     /* device to device (a peer copy: cudaMemcpyDefault) wants device memory on both sides */
     const int dst_device = kind != cudaMemcpyDeviceToHost, src_device = kind != cudaMemcpyHostToDevice;
@@ -1644,6 +1819,18 @@ GPUH_DEF cudaError_t gpuh_impl_copy(const char *fn, void *dst, size_t dst_elem, 
                                       src_device ? GPUH_IMPL_WANT_DEVICE : GPUH_IMPL_WANT_HOST)) != cudaSuccess)
         return err;
     return async ? cudaMemcpyAsync(dst, src, bytes, kind, stream) : cudaMemcpy(dst, src, bytes, kind);
+}
+
+/* gpuh_impl_copy: the call above in an NVTX range (NVTX RANGES). */
+GPUH_DEF cudaError_t gpuh_impl_copy(const char *fn, void *dst, size_t dst_elem, const void *src,
+                                    size_t src_elem, size_t align, size_t count, enum cudaMemcpyKind kind,
+                                    int async, cudaStream_t stream)
+{
+    cudaError_t err;
+    gpuh_nvtx_push(fn);
+    err = gpuh_impl_copy_unranged(fn, dst, dst_elem, src, src_elem, align, count, kind, async, stream);
+    gpuh_nvtx_pop();
+    return err;
 }
 
 /* Call sites that have warned about pageable memory (gpuh_impl_warn_pageable):
@@ -1844,8 +2031,8 @@ GPUH_DEF cudaError_t gpuh_free(void *ptr)
     return cudaSuccess;
 }
 
-GPUH_DEF cudaError_t gpuh_impl_prefetch(const void *ptr, size_t count, size_t elem_size, size_t align, int device,
-                                        cudaStream_t stream)
+GPUH_DEF cudaError_t gpuh_impl_prefetch_unranged(const void *ptr, size_t count, size_t elem_size, size_t align, int device,
+                                                 cudaStream_t stream)
 {
     size_t bytes = 0;
     cudaError_t err = gpuh_impl_bytes("gpuh_prefetch_async", count, elem_size, &bytes);
@@ -1881,6 +2068,17 @@ GPUH_DEF cudaError_t gpuh_impl_prefetch(const void *ptr, size_t count, size_t el
         return gpuh_fail(err, "gpuh_prefetch_async: cudaMemPrefetchAsync(%p, %zu bytes, device %d): %s", ptr, bytes,
                          device, cudaGetErrorString(err));
     return cudaSuccess;
+}
+
+/* gpuh_impl_prefetch: the call above in an NVTX range (NVTX RANGES). */
+GPUH_DEF cudaError_t gpuh_impl_prefetch(const void *ptr, size_t count, size_t elem_size, size_t align, int device,
+                                        cudaStream_t stream)
+{
+    cudaError_t err;
+    gpuh_nvtx_push("gpuh_prefetch_async");
+    err = gpuh_impl_prefetch_unranged(ptr, count, elem_size, align, device, stream);
+    gpuh_nvtx_pop();
+    return err;
 }
 
 /* gpuh_prefetch_async(m_ptr, count, device, stream): migrates the first
@@ -2535,7 +2733,7 @@ GPUH_DEF cudaError_t gpuh_impl_elapsed(cudaEvent_t start, cudaEvent_t stop, floa
    Errors: cudaErrorInvalidValue (NULL, not created),
    cudaErrorInvalidResourceHandle (not started and stopped: the detail says
    so), and those of the work timed (a kernel fault surfaces here). */
-GPUH_DEF cudaError_t gpuh_timer_elapsed_ms(gpuh_timer *t, float *ms)
+GPUH_DEF cudaError_t gpuh_impl_timer_elapsed_ms(gpuh_timer *t, float *ms)
 {
     if (t == NULL || ms == NULL || t->stop == NULL)
         return gpuh_fail(cudaErrorInvalidValue, "gpuh_timer_elapsed_ms: %s",
@@ -2543,6 +2741,16 @@ GPUH_DEF cudaError_t gpuh_timer_elapsed_ms(gpuh_timer *t, float *ms)
     return gpuh_impl_elapsed(t->start, t->stop, ms,
                              "gpuh_timer_elapsed_ms: the timer was not started and stopped (gpuh_timer_start, "
                              "gpuh_timer_stop) before this call");
+}
+
+/* gpuh_timer_elapsed_ms: the call above in an NVTX range (NVTX RANGES). */
+GPUH_DEF cudaError_t gpuh_timer_elapsed_ms(gpuh_timer *t, float *ms)
+{
+    cudaError_t err;
+    gpuh_nvtx_push("gpuh_timer_elapsed_ms");
+    err = gpuh_impl_timer_elapsed_ms(t, ms);
+    gpuh_nvtx_pop();
+    return err;
 }
 
 /* The work gpuh_time_median_ms times: enqueue it on `stream`, return its error. */
@@ -2554,8 +2762,8 @@ typedef cudaError_t (*gpuh_work_fn)(void *ctx, cudaStream_t stream);
    Errors: cudaErrorInvalidValue (fn or median_ms NULL, warmup < 0, reps
    outside 1..GPUH_MAX_REPS), the first error fn returns, and the events'.
    Idea: the median-of-repetitions method of triton.testing.do_bench. */
-GPUH_DEF cudaError_t gpuh_time_median_ms(gpuh_work_fn fn, void *ctx, cudaStream_t stream, int warmup,
-                                         int reps, float *median_ms)
+GPUH_DEF cudaError_t gpuh_impl_time_median_ms(gpuh_work_fn fn, void *ctx, cudaStream_t stream, int warmup,
+                                              int reps, float *median_ms)
 {
     float times[GPUH_MAX_REPS];
     gpuh_timer t;
@@ -2589,6 +2797,17 @@ GPUH_DEF cudaError_t gpuh_time_median_ms(gpuh_work_fn fn, void *ctx, cudaStream_
     }
     *median_ms = reps % 2 ? times[reps / 2] : 0.5f * (times[reps / 2 - 1] + times[reps / 2]);
     return cudaSuccess;
+}
+
+/* gpuh_time_median_ms: the call above in an NVTX range (NVTX RANGES). */
+GPUH_DEF cudaError_t gpuh_time_median_ms(gpuh_work_fn fn, void *ctx, cudaStream_t stream, int warmup,
+                                         int reps, float *median_ms)
+{
+    cudaError_t err;
+    gpuh_nvtx_push("gpuh_time_median_ms");
+    err = gpuh_impl_time_median_ms(fn, ctx, stream, warmup, reps, median_ms);
+    gpuh_nvtx_pop();
+    return err;
 }
 
 /* ===========================================================================
@@ -2649,7 +2868,7 @@ GPUH_DEF cudaError_t gpuh_stream_destroy(cudaStream_t *stream)
    finished (cudaStreamSynchronize). Errors: those of the work waited for; the
    detail says they are asynchronous (from an earlier copy or kernel, on this
    stream or, for a sticky error, any). */
-GPUH_DEF cudaError_t gpuh_stream_sync(cudaStream_t stream)
+GPUH_DEF cudaError_t gpuh_impl_stream_sync(cudaStream_t stream)
 {
     const void *s = stream;
     cudaError_t err = cudaStreamSynchronize(stream);
@@ -2661,6 +2880,16 @@ GPUH_DEF cudaError_t gpuh_stream_sync(cudaStream_t stream)
                          "stream, or on any if it is sticky), not from the synchronisation",
                          s);
     return cudaSuccess;
+}
+
+/* gpuh_stream_sync: the call above in an NVTX range (NVTX RANGES). */
+GPUH_DEF cudaError_t gpuh_stream_sync(cudaStream_t stream)
+{
+    cudaError_t err;
+    gpuh_nvtx_push("gpuh_stream_sync");
+    err = gpuh_impl_stream_sync(stream);
+    gpuh_nvtx_pop();
+    return err;
 }
 
 /* gpuh_event_create(&event, flags): a new event. flags: any of
@@ -2723,7 +2952,7 @@ GPUH_DEF cudaError_t gpuh_stream_wait_event(cudaStream_t stream, cudaEvent_t eve
    (a NULL argument); cudaErrorInvalidResourceHandle (an event created with
    cudaEventDisableTiming, or never recorded: the detail says so); those of
    the work waited for. */
-GPUH_DEF cudaError_t gpuh_event_elapsed_ms(cudaEvent_t start, cudaEvent_t stop, float *ms)
+GPUH_DEF cudaError_t gpuh_impl_event_elapsed_ms(cudaEvent_t start, cudaEvent_t stop, float *ms)
 {
     if (start == NULL || stop == NULL || ms == NULL)
         return gpuh_fail(cudaErrorInvalidValue, "gpuh_event_elapsed_ms: %s is NULL",
@@ -2731,6 +2960,16 @@ GPUH_DEF cudaError_t gpuh_event_elapsed_ms(cudaEvent_t start, cudaEvent_t stop, 
     return gpuh_impl_elapsed(start, stop, ms,
                              "gpuh_event_elapsed_ms: both events must be created with timing (not "
                              "cudaEventDisableTiming) and recorded");
+}
+
+/* gpuh_event_elapsed_ms: the call above in an NVTX range (NVTX RANGES). */
+GPUH_DEF cudaError_t gpuh_event_elapsed_ms(cudaEvent_t start, cudaEvent_t stop, float *ms)
+{
+    cudaError_t err;
+    gpuh_nvtx_push("gpuh_event_elapsed_ms");
+    err = gpuh_impl_event_elapsed_ms(start, stop, ms);
+    gpuh_nvtx_pop();
+    return err;
 }
 
 /* ===========================================================================
@@ -2960,7 +3199,7 @@ GPUH_DEF cudaError_t gpuh_impl_pipeline_unstage(const gpuh_pipeline_desc *d, gpu
 }
 
 /* Enqueues chunk i on stream i mod k: inputs in, the launcher, outputs out. */
-GPUH_DEF cudaError_t gpuh_impl_pipeline_chunk(const gpuh_pipeline_desc *d, gpuh_impl_pipe *p, size_t i)
+GPUH_DEF cudaError_t gpuh_impl_pipeline_chunk_unranged(const gpuh_pipeline_desc *d, gpuh_impl_pipe *p, size_t i)
 {
     const size_t s = i % p->k, first = i * p->chunk;
     const size_t count = p->n - first < p->chunk ? p->n - first : p->chunk;
@@ -3012,6 +3251,16 @@ GPUH_DEF cudaError_t gpuh_impl_pipeline_chunk(const gpuh_pipeline_desc *d, gpuh_
         return gpuh_fail(err, "gpuh_pipeline: the output copy of chunk %zu on stream %zu failed: %s", i, s,
                          cudaGetErrorString(err));
     return cudaSuccess;
+}
+
+/* gpuh_impl_pipeline_chunk: the call above in an NVTX range (NVTX RANGES). */
+GPUH_DEF cudaError_t gpuh_impl_pipeline_chunk(const gpuh_pipeline_desc *d, gpuh_impl_pipe *p, size_t i)
+{
+    cudaError_t err;
+    gpuh_nvtx_pushf("gpuh_pipeline chunk %zu", i);
+    err = gpuh_impl_pipeline_chunk_unranged(d, p, i);
+    gpuh_nvtx_pop();
+    return err;
 }
 
 /* Every chunk, then the last k chunks' outputs, then the chunk records. */
@@ -3096,7 +3345,7 @@ GPUH_DEF cudaError_t gpuh_impl_pipeline_free(gpuh_impl_pipe *p)
    small for ceil(n / chunk) records; a byte count beyond size_t); the first
    error of the launcher (its own detail kept after the chunk's), a copy or an
    allocation. On every path all it made is freed before it returns. */
-GPUH_DEF cudaError_t gpuh_pipeline(const gpuh_pipeline_desc *desc)
+GPUH_DEF cudaError_t gpuh_impl_pipeline(const gpuh_pipeline_desc *desc)
 {
     gpuh_impl_pipe p;
     cudaError_t err, freed;
@@ -3107,6 +3356,16 @@ GPUH_DEF cudaError_t gpuh_pipeline(const gpuh_pipeline_desc *desc)
         err = gpuh_impl_pipeline_run(desc, &p);
     freed = gpuh_impl_pipeline_free(&p);
     return err != cudaSuccess ? err : freed;
+}
+
+/* gpuh_pipeline: the call above in an NVTX range (NVTX RANGES). */
+GPUH_DEF cudaError_t gpuh_pipeline(const gpuh_pipeline_desc *desc)
+{
+    cudaError_t err;
+    gpuh_nvtx_push("gpuh_pipeline");
+    err = gpuh_impl_pipeline(desc);
+    gpuh_nvtx_pop();
+    return err;
 }
 
 /* ===========================================================================
@@ -3405,7 +3664,7 @@ GPUH_DEF cudaError_t gpuh_devices_run(const gpuh_devices *set, gpuh_device_step 
 /* gpuh_devices_sync: waits until every device's stream of the set is idle.
    Errors: cudaErrorInvalidValue (an empty set), else the first device's
    error, named with its device (it comes from work enqueued earlier). */
-GPUH_DEF cudaError_t gpuh_devices_sync(const gpuh_devices *set)
+GPUH_DEF cudaError_t gpuh_impl_devices_sync(const gpuh_devices *set)
 {
     cudaError_t err = gpuh_impl_set_check("gpuh_devices_sync", set), first = cudaSuccess;
     int i, prev = 0;
@@ -3422,6 +3681,16 @@ GPUH_DEF cudaError_t gpuh_devices_sync(const gpuh_devices *set)
     }
     cudaSetDevice(prev);
     return first;
+}
+
+/* gpuh_devices_sync: the call above in an NVTX range (NVTX RANGES). */
+GPUH_DEF cudaError_t gpuh_devices_sync(const gpuh_devices *set)
+{
+    cudaError_t err;
+    gpuh_nvtx_push("gpuh_devices_sync");
+    err = gpuh_impl_devices_sync(set);
+    gpuh_nvtx_pop();
+    return err;
 }
 
 /* gpuh_shards_rows / gpuh_shards_elems(sh, i): the rows, and elements, that
@@ -3498,8 +3767,8 @@ GPUH_DEF void *gpuh_impl_elem_at(void *base, size_t elem, size_t elem_size)
 /* Copies between the host array h (the whole array) and every shard, each on
    its device's stream, then waits for all of them. to_device: 1 host ->
    shards, 0 shards -> host (for replicated shards, shard 0 only). */
-GPUH_DEF cudaError_t gpuh_impl_shards_copy(const char *fn, gpuh_shards *sh, const gpuh_devices *set, void *h,
-                                           size_t h_elem, int to_device)
+GPUH_DEF cudaError_t gpuh_impl_shards_copy_unranged(const char *fn, gpuh_shards *sh, const gpuh_devices *set, void *h,
+                                                    size_t h_elem, int to_device)
 {
     cudaError_t err;
     int i, prev = 0, last;
@@ -3532,6 +3801,17 @@ GPUH_DEF cudaError_t gpuh_impl_shards_copy(const char *fn, gpuh_shards *sh, cons
     cudaSetDevice(prev);
     if (err == cudaSuccess)
         err = gpuh_devices_sync(set);
+    return err;
+}
+
+/* gpuh_impl_shards_copy: the call above in an NVTX range (NVTX RANGES). */
+GPUH_DEF cudaError_t gpuh_impl_shards_copy(const char *fn, gpuh_shards *sh, const gpuh_devices *set, void *h,
+                                           size_t h_elem, int to_device)
+{
+    cudaError_t err;
+    gpuh_nvtx_push(fn);
+    err = gpuh_impl_shards_copy_unranged(fn, sh, set, h, h_elem, to_device);
+    gpuh_nvtx_pop();
     return err;
 }
 
@@ -3601,12 +3881,23 @@ GPUH_DEF cudaError_t gpuh_impl_shards_to_device(const char *fn, gpuh_shards *sh,
 #define gpuh_shards_copy_to_host(h_dst, sh, set)                                                                 \
     gpuh_impl_shards_copy("gpuh_shards_copy_to_host", (sh), (set), (h_dst), sizeof *(h_dst), 0)
 
-GPUH_DEF cudaError_t gpuh_impl_shards_copy_from(const char *fn, gpuh_shards *sh, const gpuh_devices *set,
-                                                const void *h, size_t h_elem)
+GPUH_DEF cudaError_t gpuh_impl_shards_copy_from_unranged(const char *fn, gpuh_shards *sh, const gpuh_devices *set,
+                                                         const void *h, size_t h_elem)
 {
     void *hv = NULL;
     memcpy(&hv, &h, sizeof hv); /* read only */
     return gpuh_impl_shards_copy(fn, sh, set, hv, h_elem, 1);
+}
+
+/* gpuh_impl_shards_copy_from: the call above in an NVTX range (NVTX RANGES). */
+GPUH_DEF cudaError_t gpuh_impl_shards_copy_from(const char *fn, gpuh_shards *sh, const gpuh_devices *set,
+                                                const void *h, size_t h_elem)
+{
+    cudaError_t err;
+    gpuh_nvtx_push(fn);
+    err = gpuh_impl_shards_copy_from_unranged(fn, sh, set, h, h_elem);
+    gpuh_nvtx_pop();
+    return err;
 }
 
 /* gpuh_shards_free: frees every shard (each on its device); the shards are
@@ -3651,7 +3942,7 @@ GPUH_DEF cudaError_t gpuh_shards_free(gpuh_shards *sh)
    index out of range, d_dst NULL with a non-empty array, too small a gpuh
    array, or host memory), the copies',
    named with the device. Idea: an all-gather onto one device. */
-GPUH_DEF cudaError_t gpuh_shards_gather(const gpuh_shards *sh, const gpuh_devices *set, int index, void *d_dst)
+GPUH_DEF cudaError_t gpuh_impl_shards_gather(const gpuh_shards *sh, const gpuh_devices *set, int index, void *d_dst)
 {
     cudaError_t err = gpuh_impl_set_check("gpuh_shards_gather", set);
     int i, prev = 0;
@@ -3683,6 +3974,16 @@ GPUH_DEF cudaError_t gpuh_shards_gather(const gpuh_shards *sh, const gpuh_device
     }
     cudaSetDevice(prev);
     return err == cudaSuccess ? gpuh_devices_sync(set) : err;
+}
+
+/* gpuh_shards_gather: the call above in an NVTX range (NVTX RANGES). */
+GPUH_DEF cudaError_t gpuh_shards_gather(const gpuh_shards *sh, const gpuh_devices *set, int index, void *d_dst)
+{
+    cudaError_t err;
+    gpuh_nvtx_push("gpuh_shards_gather");
+    err = gpuh_impl_shards_gather(sh, set, index, d_dst);
+    gpuh_nvtx_pop();
+    return err;
 }
 
 /* ---- Collectives (NCCL) --------------------------------------------------
@@ -3851,9 +4152,9 @@ GPUH_DEF cudaError_t gpuh_devices_init_nccl(gpuh_devices *set)
 }
 
 /* The set's collective: every device's call in one NCCL group. */
-GPUH_DEF cudaError_t gpuh_impl_set_collective(const char *fn, int kind, const gpuh_devices *set, void *const *send,
-                                              void *const *recv, size_t count, gpuh_dtype dtype, gpuh_reduce_op op,
-                                              int root)
+GPUH_DEF cudaError_t gpuh_impl_set_collective_unranged(const char *fn, int kind, const gpuh_devices *set, void *const *send,
+                                                       void *const *recv, size_t count, gpuh_dtype dtype, gpuh_reduce_op op,
+                                                       int root)
 {
     cudaError_t err = gpuh_impl_set_check(fn, set);
     int i;
@@ -3889,6 +4190,18 @@ GPUH_DEF cudaError_t gpuh_impl_set_collective(const char *fn, int kind, const gp
         cudaSetDevice(prev);
     }
 #endif
+    return err;
+}
+
+/* gpuh_impl_set_collective: the call above in an NVTX range (NVTX RANGES). */
+GPUH_DEF cudaError_t gpuh_impl_set_collective(const char *fn, int kind, const gpuh_devices *set, void *const *send,
+                                              void *const *recv, size_t count, gpuh_dtype dtype, gpuh_reduce_op op,
+                                              int root)
+{
+    cudaError_t err;
+    gpuh_nvtx_push(fn);
+    err = gpuh_impl_set_collective_unranged(fn, kind, set, send, recv, count, dtype, op, root);
+    gpuh_nvtx_pop();
     return err;
 }
 
@@ -4037,9 +4350,9 @@ GPUH_DEF cudaError_t gpuh_comm_destroy(gpuh_comm *comm)
     return err;
 }
 
-GPUH_DEF cudaError_t gpuh_impl_comm_collective(const char *fn, int kind, const gpuh_comm *comm, const void *send,
-                                               void *recv, size_t count, gpuh_dtype dtype, gpuh_reduce_op op, int root,
-                                               cudaStream_t stream)
+GPUH_DEF cudaError_t gpuh_impl_comm_collective_unranged(const char *fn, int kind, const gpuh_comm *comm, const void *send,
+                                                        void *recv, size_t count, gpuh_dtype dtype, gpuh_reduce_op op, int root,
+                                                        cudaStream_t stream)
 {
     cudaError_t err = gpuh_impl_collective_args(fn, dtype, op, count);
     if (err != cudaSuccess)
@@ -4065,6 +4378,18 @@ GPUH_DEF cudaError_t gpuh_impl_comm_collective(const char *fn, int kind, const g
 #else
     (void)stream;
 #endif
+    return err;
+}
+
+/* gpuh_impl_comm_collective: the call above in an NVTX range (NVTX RANGES). */
+GPUH_DEF cudaError_t gpuh_impl_comm_collective(const char *fn, int kind, const gpuh_comm *comm, const void *send,
+                                               void *recv, size_t count, gpuh_dtype dtype, gpuh_reduce_op op, int root,
+                                               cudaStream_t stream)
+{
+    cudaError_t err;
+    gpuh_nvtx_push(fn);
+    err = gpuh_impl_comm_collective_unranged(fn, kind, comm, send, recv, count, dtype, op, root, stream);
+    gpuh_nvtx_pop();
     return err;
 }
 
@@ -4155,8 +4480,8 @@ GPUH_DEF curandStatus_t gpuh_impl_generate(curandGenerator_t gen, void *at, size
 /* One generator per call: creation costs ~0.1 ms, negligible for inputs.
    Normal variates come in pairs (Box-Muller), so for odd n the last one comes
    from a second, offset draw of two into a small scratch buffer. */
-GPUH_DEF cudaError_t gpuh_impl_random(const char *fn, void *d, size_t n, size_t elem_size, int dist,
-                                      double mean, double stddev, unsigned long long seed, cudaStream_t stream)
+GPUH_DEF cudaError_t gpuh_impl_random_unranged(const char *fn, void *d, size_t n, size_t elem_size, int dist,
+                                               double mean, double stddev, unsigned long long seed, cudaStream_t stream)
 {
     curandGenerator_t gen;
     curandStatus_t st;
@@ -4202,6 +4527,17 @@ GPUH_DEF cudaError_t gpuh_impl_random(const char *fn, void *d, size_t n, size_t 
     curandDestroyGenerator(gen);
     cudaFree(scratch);
     return err != cudaSuccess ? err : gpuh_impl_curand(fn, st);
+}
+
+/* gpuh_impl_random: the call above in an NVTX range (NVTX RANGES). */
+GPUH_DEF cudaError_t gpuh_impl_random(const char *fn, void *d, size_t n, size_t elem_size, int dist,
+                                      double mean, double stddev, unsigned long long seed, cudaStream_t stream)
+{
+    cudaError_t err;
+    gpuh_nvtx_push(fn);
+    err = gpuh_impl_random_unranged(fn, d, n, elem_size, dist, mean, stddev, seed, stream);
+    gpuh_nvtx_pop();
+    return err;
 }
 
 /* gpuh_random_uniform_f32 / _f64: n uniform values in (0, 1] into d. */

@@ -104,6 +104,7 @@ __global__ void __launch_bounds__(GPUH_ADD_BLOCK)
 template <typename T>
 cudaError_t gpuh_vector_add(const T *d_a, const T *d_b, T *d_c, size_t n, cudaStream_t stream)
 {
+    GPUH_NVTX_RANGE("gpuh_vector_add");
     typedef typename gpuh_vec16<T>::type V;
     const size_t head = gpuh_impl_head(d_a, n);
     const int vectors = gpuh_impl_head(d_b, n) == head && gpuh_impl_head(d_c, n) == head;
@@ -277,6 +278,7 @@ template <typename Op, typename Map, typename Post, typename T>
 cudaError_t gpuh_impl_reduce(const char *fn, const T *d_a, const T *d_b, size_t n, T *d_out, void *d_temp,
                              cudaStream_t stream)
 {
+    GPUH_NVTX_RANGE(fn);
     typedef typename gpuh_vec16<T>::type V;
     const size_t per_block = GPUH_REDUCE_BLOCK * GPUH_REDUCE_UNROLL * (sizeof(V) / sizeof(T));
     size_t blocks = gpuh_ceil_div(n, per_block);

@@ -74,6 +74,7 @@ template <typename Step> cudaError_t gpuh_impl_on_each(const char *fn, const gpu
 template <typename T>
 cudaError_t gpuh_sharded_vector_add(const gpuh_devices *set, const gpuh_shards *a, const gpuh_shards *b, gpuh_shards *c)
 {
+    GPUH_NVTX_RANGE("gpuh_sharded_vector_add");
     const char *fn = "gpuh_sharded_vector_add";
     cudaError_t err = gpuh_impl_set_check(fn, set);
     if (err != cudaSuccess || (err = gpuh_impl_shards_fit(fn, set, a, "a", sizeof(T), NULL)) != cudaSuccess ||
@@ -133,6 +134,7 @@ template <int kind, typename T>
 cudaError_t gpuh_impl_sharded_reduce(const char *fn, const gpuh_devices *set, const gpuh_shards *x,
                                      const gpuh_shards *y, T *h_result)
 {
+    GPUH_NVTX_RANGE(fn);
     typedef typename gpuh_impl_wide<T>::type W;
     cudaError_t err = gpuh_impl_set_check(fn, set);
     const bool order = kind == GPUH_IMPL_MIN || kind == GPUH_IMPL_MAX;
@@ -215,6 +217,7 @@ template <typename T>
 cudaError_t gpuh_sharded_gemm(const gpuh_devices *set, size_t M, size_t N, size_t K, T alpha, const gpuh_shards *A,
                               const gpuh_shards *B, T beta, gpuh_shards *C)
 {
+    GPUH_NVTX_RANGEF("gpuh_sharded_gemm %zux%zux%zu", M, N, K);
     const char *fn = "gpuh_sharded_gemm";
     cudaError_t err = gpuh_impl_set_check(fn, set);
     int i;

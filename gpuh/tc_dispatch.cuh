@@ -610,6 +610,7 @@ static inline cudaError_t gpuh_impl_tc_gemm(const char *fn, gpuh_op op_a, gpuh_o
                                             float alpha, const TIn *d_A, size_t lda, const TIn *d_B, size_t ldb,
                                             float beta, TOut *d_C, size_t ldc, cudaStream_t stream)
 {
+    GPUH_NVTX_RANGEF("%s %zux%zux%zu", fn, M, N, K);
     cudaError_t err = gpuh_impl_gemm_check(fn, op_a, op_b, M, N, K, d_A, lda, d_B, ldb, d_C, ldc, sizeof(TIn));
     /* C again with its own element size (K = 0: only C is looked at) */
     if (err == cudaSuccess && sizeof(TOut) != sizeof(TIn))
