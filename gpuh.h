@@ -58,6 +58,11 @@
                                                        default: 1 where
                        <nvtx3/nvToolsExt.h> is found (CUDA's include folder),
                        0 without it and on the simulator
+   GPUH_USE_NVRTC      if defined, declares gpuh_module_* (kernels compiled from
+                       source at run time; link NVRTC: CMake gpuh::nvrtc, or
+                       -lnvrtc; no libcuda needed).    default: undefined
+   GPUH_MODULE_CACHE_CAPACITY  compiled images gpuh_module keeps in memory.
+                                                       default: 64
    GPUH_MAX_DEVICES    most devices in a gpuh_devices set.   default: 16
    GPUH_LEDGER_CAPACITY  live allocations the ledger tracks by name and size
                        (more still work, but are counted as untracked).
@@ -228,6 +233,15 @@
      GPUH_NVTX_RANGE(name), GPUH_NVTX_RANGEF(fmt, ...)   a range over a C++ scope
                                    (gpuh_nvtx_scope); C++ only
      GPUH_NVTX_NAME_BYTES          a formatted name's bytes, its zero included: 128
+   Run-time compilation (GPUH_USE_NVRTC; PyCUDA SourceModule, CuPy RawModule)
+     gpuh_source_module(&m, source, options, n)   compile + load, source in extern "C" (PyCUDA)
+     gpuh_module_compile(&m, &desc)   the same from a gpuh_module_desc: options, name
+                                   expressions (templates), extern_c; cached by a hash in
+                                   memory and in $GPUH_MODULE_CACHE_DIR
+     gpuh_module_function(m, name, &k)   a kernel by name or name expression (gpuh_kernel)
+     gpuh_module_launch(&k, grid, block, shmem, stream, args, n)   args: gpuh_arg[], GPUH_ARG(x);
+                                   count and sizes checked against the kernel's parameters
+     gpuh_module_log(m), gpuh_module_destroy(&m)
    Random inputs
      gpuh_random_seed()                          GPUH_SEED, or fresh from the clock (no cuRAND needed)
    Random inputs (GPUH_USE_CURAND)
@@ -261,6 +275,20 @@
    cudaPointerGetAttributes (host memory where device memory belongs, or the
    reverse, is refused), and refuse an element pointer off its type's
    alignment. The cost is a ledger scan and one attribute query per side.
+
+   Run-time compilation: gpuh_module_compile keeps each compiled image in
+   memory (GPUH_MODULE_CACHE_CAPACITY of them, the oldest replaced first),
+   keyed by a 64-bit FNV-1a hash of the source, the options, the name
+   expressions, extern_c and the device's architecture, and, when the
+   environment variable GPUH_MODULE_CACHE_DIR names a folder, in files
+   gpuh-module-<hash>.bin there, read by later processes. Nothing checks a
+   file's image beyond its key: clear the folder when NVRTC or the driver
+   changes. Headers a source includes are not in the key either: a change to
+   them needs a new -D option or a cleared cache. The default architecture
+   is the current device's (-arch=sm_XY, a cubin); an -arch option of the
+   caller's is used as given (compute_XY gives PTX, which the driver
+   compiles at load). On the simulator the same calls compile the source with
+   gpuh-simcc and the host C++ compiler (see sim/include/gpuh_sim_nvrtc.h).
 
    NVTX ranges: with GPUH_NVTX on, each gpuh call that does GPU work or
    waits opens a range named after itself in the "gpuh" domain: the copies
@@ -339,6 +367,10 @@
 #endif
 #if GPUH_NVTX
 #include <nvtx3/nvToolsExt.h>
+#endif
+#if defined(GPUH_USE_NVRTC) && !defined(GPUH_SIM)
+#include <cuda.h> /* the driver API's types (its calls come through cudart: no libcuda to link) */
+#include <nvrtc.h>
 #endif
 
 #ifndef GPUH_DEF
@@ -4567,6 +4599,835 @@ GPUH_DEF cudaError_t gpuh_random_u32(unsigned int *d, size_t n, unsigned long lo
 }
 
 #endif /* GPUH_USE_CURAND */
+
+/* ===========================================================================
+   RUN-TIME COMPILATION (GPUH_USE_NVRTC)
+   Kernels compiled from a source string while the program runs, as PyCUDA's
+   SourceModule / get_function and CuPy's RawKernel / RawModule do: NVRTC
+   compiles, the driver API loads and launches. The driver's functions come
+   through cudart's cudaGetDriverEntryPointByVersion, so a program links
+   NVRTC and cudart (CMake: gpuh::nvrtc) and no libcuda: without a driver it
+   starts and gets an error, as cudart's calls do. On the simulator the same
+   calls compile the source on the host (sim/include/gpuh_sim_nvrtc.h).
+   =========================================================================== */
+#ifdef GPUH_USE_NVRTC
+
+#define GPUH_MODULE_MAX_ARGS 64     /* most arguments a gpuh_module_launch passes */
+#define GPUH_MODULE_MAX_NAMES 64    /* most name expressions of one module */
+#define GPUH_MODULE_NAME_BYTES 128  /* a gpuh_kernel's name, its zero included */
+#ifndef GPUH_MODULE_CACHE_CAPACITY
+#define GPUH_MODULE_CACHE_CAPACITY 64 /* compiled images kept in memory (the oldest goes first) */
+#endif
+
+/* gpuh_module_desc: what gpuh_module_compile compiles. Zero-initialise it
+   and set source; every other field has a default. */
+typedef struct gpuh_module_desc {
+    const char *source;                  /* CUDA C++ source, zero-terminated (required) */
+    const char *name;                    /* its file name in the compile log; NULL: "gpuh_module.cu" */
+    const char *const *options;          /* NVRTC options: "-DN=1024", "-I<dir>", "-std=c++17",
+                                            "--use_fast_math", "-arch=sm_90" (default: the
+                                            current device's real architecture) */
+    int num_options;
+    const char *const *name_expressions; /* kernels to find by a C++ name: "scale<float>", "ns::k" */
+    int num_name_expressions;            /* at most GPUH_MODULE_MAX_NAMES */
+    int extern_c;                        /* 1: wrap the source in extern "C" { } (PyCUDA's default),
+                                            so kernels are found by their plain names; no templates */
+} gpuh_module_desc;
+
+/* gpuh_module: a compiled, loaded module (opaque: use the functions below). */
+typedef struct gpuh_module {
+    void *handle;     /* the CUmodule (on the simulator, the loaded library) */
+    int device;       /* the device it was loaded for */
+    unsigned long long key;
+    char *names;      /* num_names pairs "expression\0lowered name\0" */
+    int num_names;
+    char *log;        /* NVRTC's log of the compile ("" when the image came from the cache) */
+} gpuh_module;
+
+/* gpuh_kernel: one kernel of a module, as gpuh_module_function fills it. */
+typedef struct gpuh_kernel {
+    void *handle;                               /* the CUfunction (on the simulator, its launcher) */
+    int device;
+    int num_params;                             /* -1 where the driver cannot say */
+    size_t param_bytes[GPUH_MODULE_MAX_ARGS];   /* each parameter's size in bytes */
+    char name[GPUH_MODULE_NAME_BYTES];          /* as asked for (error reports, NVTX range) */
+} gpuh_kernel;
+
+/* gpuh_arg: one kernel argument: the address of its value and its size in
+   bytes. GPUH_ARG(x) makes one from an lvalue, in an initialiser:
+       gpuh_arg args[] = {GPUH_ARG(d_a), GPUH_ARG(d_b), GPUH_ARG(n)}; */
+typedef struct gpuh_arg {
+    const void *value;
+    size_t bytes;
+} gpuh_arg;
+#define GPUH_ARG(x) {&(x), sizeof(x)}
+
+/* gpuh_module_compile(&module, &desc): compiles desc->source with NVRTC for
+   the current device (or desc's -arch), loads it and returns it in *module
+   (NULL on error). The compiled image is cached in memory by a 64-bit hash
+   of the source, options, name expressions, extern_c and the architecture,
+   and, where the environment variable GPUH_MODULE_CACHE_DIR names a folder,
+   on disk there (files gpuh-module-<hash>.bin), so a second compile of the
+   same program, in this process or a later one, loads without NVRTC.
+   Errors: cudaErrorInvalidValue (module, desc or source NULL, a negative or
+   missing list, more than GPUH_MODULE_MAX_NAMES names, an option NVRTC
+   refuses, a name expression that names nothing), cudaErrorInvalidSource
+   (the source did not compile: the detail has NVRTC's log from its start,
+   file(line): error: ...), the runtime's and the driver's (no device, an
+   image the device cannot run). Idea: PyCUDA's SourceModule, CuPy's
+   RawModule (name_expressions) and their caches; NVRTC's guide. */
+GPUH_DEF cudaError_t gpuh_module_compile(gpuh_module **module, const gpuh_module_desc *desc);
+
+/* gpuh_source_module(&module, source, options, num_options): PyCUDA's
+   SourceModule(source, options): gpuh_module_compile with the source
+   wrapped in extern "C" { }, so that gpuh_module_function finds "add" by
+   its name. options may be NULL when num_options is 0. */
+GPUH_DEF cudaError_t gpuh_source_module(gpuh_module **module, const char *source, const char *const *options,
+                                        int num_options);
+
+/* gpuh_module_function(module, name, &kernel): finds the kernel `name` (an
+   extern "C" name, or one of the module's name expressions) and fills
+   *kernel, with its parameters' sizes where the driver reports them.
+   Errors: cudaErrorInvalidValue (a NULL argument, a name longer than
+   GPUH_MODULE_NAME_BYTES - 1), cudaErrorSymbolNotFound (no such kernel: the
+   detail says how kernels are named). Idea: PyCUDA's get_function. */
+GPUH_DEF cudaError_t gpuh_module_function(const gpuh_module *module, const char *name, gpuh_kernel *kernel);
+
+/* gpuh_module_launch(&kernel, grid, block, shmem_bytes, stream, args,
+   num_args): launches the kernel on grid x block threads with shmem_bytes
+   of dynamic shared memory on stream, args[i] its i-th argument, checked
+   against the kernel's parameters: their number and each one's size (an
+   int passed where a size_t belongs is refused, not read past). Records the
+   launch for error reports as GPUH_LAUNCH does and returns the launch's
+   error. Errors: cudaErrorInvalidValue (a NULL kernel or argument, a count
+   or a size that differ from the kernel's, the current device is not the
+   kernel's), cudaErrorInvalidConfiguration (grid or block beyond CUDA's
+   limits), the driver's. Idea: PyCUDA's function call with block= and
+   grid=, CuPy's RawKernel call; cuLaunchKernel. */
+#define gpuh_module_launch(kernel, grid, block, shmem_bytes, stream, args, num_args) \
+    gpuh_impl_module_launch((kernel), (grid), (block), (shmem_bytes), (stream), (args), (num_args), __FILE__, __LINE__)
+GPUH_DEF cudaError_t gpuh_impl_module_launch(const gpuh_kernel *kernel, dim3 grid, dim3 block, size_t shmem_bytes,
+                                             cudaStream_t stream, const gpuh_arg *args, int num_args,
+                                             const char *file, int line);
+
+/* gpuh_module_log(module): NVRTC's log of the module's compile (warnings),
+   "" if there was none or the image came from a cache (const char *). */
+GPUH_DEF const char *gpuh_module_log(const gpuh_module *module)
+{
+    return module != NULL && module->log != NULL ? module->log : "";
+}
+
+/* gpuh_module_destroy(&module): unloads the module and frees it; sets
+   *module to NULL; NULL or *module NULL is a no-op. Kernels found in it
+   must not be launched afterwards. */
+GPUH_DEF cudaError_t gpuh_module_destroy(gpuh_module **module);
+
+/* ---- implementation: what the GPU and the simulator share ---- */
+
+/* A copy of n bytes of s, zero-terminated, or NULL when out of memory. */
+GPUH_DEF char *gpuh_impl_copy_bytes(const void *s, size_t n)
+{
+    void *m = malloc(n + 1);
+    char *c = NULL;
+    if (m == NULL)
+        return NULL;
+    memcpy(&c, &m, sizeof m);
+    if (n > 0)
+        memcpy(c, s, n);
+    c[n] = '\0';
+    return c;
+}
+
+/* FNV-1a, 64 bits, over n bytes, from h. */
+GPUH_DEF unsigned long long gpuh_impl_fnv1a(unsigned long long h, const void *p, size_t n)
+{
+    const unsigned char *b;
+    size_t i;
+    memcpy(&b, &p, sizeof b);
+    for (i = 0; i < n; ++i) {
+        h ^= b[i];
+        h *= 1099511628211ULL;
+    }
+    return h;
+}
+
+GPUH_DEF unsigned long long gpuh_impl_fnv1a_str(unsigned long long h, const char *s)
+{
+    return gpuh_impl_fnv1a(h, s, strlen(s) + 1); /* the zero keeps "ab","c" apart from "a","bc" */
+}
+
+/* gpuh_module_compile's argument checks. */
+GPUH_DEF cudaError_t gpuh_impl_module_desc_check(gpuh_module **module, const gpuh_module_desc *desc)
+{
+    int i;
+    if (module == NULL)
+        return gpuh_fail(cudaErrorInvalidValue, "gpuh_module_compile: module (the output) is NULL");
+    *module = NULL;
+    if (desc == NULL || desc->source == NULL)
+        return gpuh_fail(cudaErrorInvalidValue, "gpuh_module_compile: %s is NULL",
+                         desc == NULL ? "desc" : "desc->source");
+    if (desc->num_options < 0 || (desc->num_options > 0 && desc->options == NULL))
+        return gpuh_fail(cudaErrorInvalidValue, "gpuh_module_compile: desc->num_options is %d and options is %s",
+                         desc->num_options, desc->options == NULL ? "NULL" : "set");
+    if (desc->num_name_expressions < 0 || desc->num_name_expressions > GPUH_MODULE_MAX_NAMES ||
+        (desc->num_name_expressions > 0 && desc->name_expressions == NULL))
+        return gpuh_fail(cudaErrorInvalidValue,
+                         "gpuh_module_compile: desc->num_name_expressions is %d (0 to %d, with name_expressions set)",
+                         desc->num_name_expressions, GPUH_MODULE_MAX_NAMES);
+    for (i = 0; i < desc->num_options; ++i)
+        if (desc->options[i] == NULL)
+            return gpuh_fail(cudaErrorInvalidValue, "gpuh_module_compile: desc->options[%d] is NULL", i);
+    for (i = 0; i < desc->num_name_expressions; ++i)
+        if (desc->name_expressions[i] == NULL)
+            return gpuh_fail(cudaErrorInvalidValue, "gpuh_module_compile: desc->name_expressions[%d] is NULL", i);
+    return cudaSuccess;
+}
+
+/* The cache key of a compile for `arch` (e.g. "sm_90"). */
+GPUH_DEF unsigned long long gpuh_impl_module_key(const gpuh_module_desc *desc, const char *arch)
+{
+    unsigned long long h = 14695981039346656037ULL;
+    int i;
+    h = gpuh_impl_fnv1a_str(h, desc->source);
+    for (i = 0; i < desc->num_options; ++i)
+        h = gpuh_impl_fnv1a_str(h, desc->options[i]);
+    h = gpuh_impl_fnv1a_str(h, "\001names");
+    for (i = 0; i < desc->num_name_expressions; ++i)
+        h = gpuh_impl_fnv1a_str(h, desc->name_expressions[i]);
+    h = gpuh_impl_fnv1a_str(h, desc->extern_c ? "\001extern C" : "\001C++");
+    return gpuh_impl_fnv1a_str(h, arch);
+}
+
+/* 1 if one of the options names an architecture itself. */
+GPUH_DEF int gpuh_impl_module_has_arch(const gpuh_module_desc *desc)
+{
+    int i;
+    for (i = 0; i < desc->num_options; ++i)
+        if (strncmp(desc->options[i], "-arch", 5) == 0 || strncmp(desc->options[i], "--gpu-architecture", 18) == 0)
+            return 1;
+    return 0;
+}
+
+/* The source as compiled: wrapped in extern "C" { } when desc asks. */
+GPUH_DEF char *gpuh_impl_module_source(const gpuh_module_desc *desc)
+{
+    static const char head[] = "extern \"C\" {\n", tail[] = "\n}\n";
+    const size_t n = strlen(desc->source);
+    char *s;
+    if (!desc->extern_c)
+        return gpuh_impl_copy_bytes(desc->source, n);
+    s = gpuh_impl_copy_bytes(head, sizeof head - 1 + n + sizeof tail - 1);
+    if (s != NULL) {
+        memcpy(s + sizeof head - 1, desc->source, n);
+        memcpy(s + sizeof head - 1 + n, tail, sizeof tail);
+    }
+    return s;
+}
+
+/* The lowered name of `name` among the module's name expressions, or name. */
+GPUH_DEF const char *gpuh_impl_module_lowered(const gpuh_module *m, const char *name)
+{
+    const char *p = m->names;
+    int i;
+    for (i = 0; p != NULL && i < m->num_names; ++i) {
+        const char *lowered = p + strlen(p) + 1;
+        if (strcmp(p, name) == 0)
+            return lowered;
+        p = lowered + strlen(lowered) + 1;
+    }
+    return name;
+}
+
+/* gpuh_module_function's and the launch's argument checks. */
+GPUH_DEF cudaError_t gpuh_impl_module_function_check(const gpuh_module *module, const char *name, gpuh_kernel *kernel)
+{
+    if (module == NULL || name == NULL || kernel == NULL)
+        return gpuh_fail(cudaErrorInvalidValue, "gpuh_module_function: %s is NULL",
+                         module == NULL ? "module" : name == NULL ? "name" : "kernel (the output)");
+    memset(kernel, 0, sizeof *kernel);
+    if (strlen(name) >= GPUH_MODULE_NAME_BYTES)
+        return gpuh_fail(cudaErrorInvalidValue, "gpuh_module_function: the name is %zu characters (at most %d)",
+                         strlen(name), GPUH_MODULE_NAME_BYTES - 1);
+    memcpy(kernel->name, name, strlen(name) + 1);
+    kernel->device = module->device;
+    kernel->num_params = -1;
+    return cudaSuccess;
+}
+
+GPUH_DEF cudaError_t gpuh_impl_module_not_found(const gpuh_module *module, const char *name)
+{
+    return gpuh_fail(cudaErrorSymbolNotFound,
+                     "gpuh_module_function: no kernel \"%s\" in the module: a kernel is found by its extern \"C\" "
+                     "name (gpuh_source_module and desc.extern_c wrap the source in extern \"C\") or by one of "
+                     "the module's name expressions (%d given)",
+                     name, module->num_names);
+}
+
+GPUH_DEF cudaError_t gpuh_impl_module_args_check(const gpuh_kernel *k, const gpuh_arg *args, int num_args,
+                                                 const char *file, int line)
+{
+    int i;
+    if (k == NULL || k->handle == NULL)
+        return gpuh_fail(cudaErrorInvalidValue, "gpuh_module_launch at %s:%d: the kernel is %s", file, line,
+                         k == NULL ? "NULL" : "not filled in (gpuh_module_function)");
+    if (num_args < 0 || num_args > GPUH_MODULE_MAX_ARGS || (num_args > 0 && args == NULL))
+        return gpuh_fail(cudaErrorInvalidValue,
+                         "gpuh_module_launch of %s at %s:%d: num_args is %d (0 to %d) and args is %s", k->name,
+                         file, line, num_args, GPUH_MODULE_MAX_ARGS, args == NULL ? "NULL" : "set");
+    if (k->num_params >= 0 && num_args != k->num_params)
+        return gpuh_fail(cudaErrorInvalidValue, "gpuh_module_launch of %s at %s:%d: %d arguments given, the kernel "
+                                                "takes %d",
+                         k->name, file, line, num_args, k->num_params);
+    for (i = 0; i < num_args; ++i) {
+        if (args[i].value == NULL)
+            return gpuh_fail(cudaErrorInvalidValue, "gpuh_module_launch of %s at %s:%d: args[%d].value is NULL",
+                             k->name, file, line, i);
+        if (k->num_params >= 0 && args[i].bytes != k->param_bytes[i])
+            return gpuh_fail(cudaErrorInvalidValue,
+                             "gpuh_module_launch of %s at %s:%d: argument %d is %zu bytes but the kernel's "
+                             "parameter %d is %zu bytes (an int where a size_t or a pointer belongs?)",
+                             k->name, file, line, i, args[i].bytes, i, k->param_bytes[i]);
+    }
+    return cudaSuccess;
+}
+
+GPUH_DEF gpuh_impl_dims gpuh_impl_dims_from(dim3 d)
+{
+    gpuh_impl_dims r;
+    r.x = d.x;
+    r.y = d.y;
+    r.z = d.z;
+    return r;
+}
+
+/* The in-memory cache: images by key, under the ledger's lock. */
+typedef struct gpuh_impl_module_image {
+    unsigned long long key;
+    char *image, *names; /* the image; the name pairs as gpuh_module keeps them */
+    size_t bytes, names_bytes;
+    int num_names;
+} gpuh_impl_module_image;
+GPUH_IMPL_SHARED gpuh_impl_module_image gpuh_impl_module_cache_v[GPUH_MODULE_CACHE_CAPACITY];
+GPUH_IMPL_SHARED size_t gpuh_impl_module_cache_next_v;
+
+/* Copies of the cached image of `key` into *img (1), or 0 if none. */
+GPUH_DEF int gpuh_impl_module_cache_get(unsigned long long key, gpuh_impl_module_image *img)
+{
+    size_t i;
+    int found = 0;
+    GPUH_IMPL_LOCK();
+    for (i = 0; i < GPUH_MODULE_CACHE_CAPACITY && !found; ++i) {
+        const gpuh_impl_module_image *e = &gpuh_impl_module_cache_v[i];
+        if (e->image != NULL && e->key == key) {
+            *img = *e;
+            img->image = gpuh_impl_copy_bytes(e->image, e->bytes);
+            img->names = gpuh_impl_copy_bytes(e->names, e->names_bytes);
+            found = img->image != NULL && img->names != NULL;
+            if (!found) {
+                free(img->image);
+                free(img->names);
+            }
+        }
+    }
+    GPUH_IMPL_UNLOCK();
+    return found;
+}
+
+/* Keeps a copy of img, in place of the oldest when the cache is full. */
+GPUH_DEF void gpuh_impl_module_cache_put(const gpuh_impl_module_image *img)
+{
+    gpuh_impl_module_image copy = *img;
+    copy.image = gpuh_impl_copy_bytes(img->image, img->bytes);
+    copy.names = gpuh_impl_copy_bytes(img->names, img->names_bytes);
+    if (copy.image == NULL || copy.names == NULL) {
+        free(copy.image);
+        free(copy.names);
+        return;
+    }
+    GPUH_IMPL_LOCK();
+    {
+        gpuh_impl_module_image *e = &gpuh_impl_module_cache_v[gpuh_impl_module_cache_next_v++ % GPUH_MODULE_CACHE_CAPACITY];
+        free(e->image);
+        free(e->names);
+        *e = copy;
+    }
+    GPUH_IMPL_UNLOCK();
+}
+
+/* The disk cache's file for key in GPUH_MODULE_CACHE_DIR, or 0 when the
+   variable is unset or empty. Format: "gpuh-module 1\n", the key, the
+   name pairs' count and bytes, the image's bytes (each a %llu line), then
+   the name pairs and the image. */
+GPUH_DEF int gpuh_impl_module_cache_path(unsigned long long key, char *path, size_t size)
+{
+    const char *dir = getenv("GPUH_MODULE_CACHE_DIR");
+    if (dir == NULL || dir[0] == '\0')
+        return 0;
+    {
+        const int n = snprintf(path, size, "%s/gpuh-module-%016llx.bin", dir, key);
+        size_t written;
+        if (n < 0)
+            return 0;
+        written = n;
+        return written < size;
+    }
+}
+
+GPUH_DEF int gpuh_impl_module_disk_get(unsigned long long key, gpuh_impl_module_image *img)
+{
+    char path[4096];
+    unsigned long long k = 0;
+    int num = 0;
+    size_t nb = 0, b = 0;
+    FILE *f;
+    int ok = 0;
+    if (!gpuh_impl_module_cache_path(key, path, sizeof path) || (f = fopen(path, "rb")) == NULL)
+        return 0;
+    if (fscanf(f, "gpuh-module 1\n%llu\n%d\n%zu\n%zu\n", &k, &num, &nb, &b) == 4 && k == key && num >= 0 &&
+        num <= GPUH_MODULE_MAX_NAMES && nb < 1073741824u && b < 2147483648u) {
+        img->key = key;
+        img->num_names = 0;
+        img->names_bytes = nb;
+        img->bytes = b;
+        img->names = gpuh_impl_copy_bytes("", nb);
+        img->image = gpuh_impl_copy_bytes("", b);
+        ok = img->names != NULL && img->image != NULL && fread(img->names, 1, nb, f) == nb &&
+             fread(img->image, 1, b, f) == b;
+        if (ok)
+            img->num_names = num;
+        else {
+            free(img->names);
+            free(img->image);
+        }
+    }
+    fclose(f);
+    return ok;
+}
+
+/* Writes img to the disk cache (a temporary file renamed into place, so a
+   reader never sees half a file); quietly nothing where it cannot. */
+GPUH_DEF void gpuh_impl_module_disk_put(const gpuh_impl_module_image *img)
+{
+    char path[4096], tmp[4160];
+    FILE *f;
+    int ok;
+    if (!gpuh_impl_module_cache_path(img->key, path, sizeof path))
+        return;
+    void *self = &f;     /* with the clock, a name no other writer uses at the same time */
+    const double ticks = clock();
+    snprintf(tmp, sizeof tmp, "%s.%p.%.0f.tmp", path, self, ticks);
+    if ((f = fopen(tmp, "wb")) == NULL)
+        return;
+    ok = fprintf(f, "gpuh-module 1\n%llu\n%d\n%zu\n%zu\n", img->key, img->num_names, img->names_bytes,
+                 img->bytes) > 0 &&
+         fwrite(img->names, 1, img->names_bytes, f) == img->names_bytes &&
+         fwrite(img->image, 1, img->bytes, f) == img->bytes;
+    ok = fclose(f) == 0 && ok;
+    if (!ok || rename(tmp, path) != 0)
+        remove(tmp);
+}
+
+#ifdef GPUH_SIM
+#include "gpuh_sim_nvrtc.h" /* the simulator's gpuh_module_compile & co.: the host compiler and dlopen */
+#else
+
+/* The driver API's calls gpuh_module makes, found once through cudart. */
+typedef CUresult(CUDAAPI *gpuh_impl_cu_load_fn)(CUmodule *, const void *);
+typedef CUresult(CUDAAPI *gpuh_impl_cu_get_function_fn)(CUfunction *, CUmodule, const char *);
+typedef CUresult(CUDAAPI *gpuh_impl_cu_unload_fn)(CUmodule);
+typedef CUresult(CUDAAPI *gpuh_impl_cu_launch_fn)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned,
+                                                  unsigned, unsigned, CUstream, void **, void **);
+typedef CUresult(CUDAAPI *gpuh_impl_cu_param_info_fn)(CUfunction, size_t, size_t *, size_t *);
+typedef CUresult(CUDAAPI *gpuh_impl_cu_error_name_fn)(CUresult, const char **);
+typedef struct gpuh_impl_cu_api {
+    int loaded; /* 0: not yet; 1: every call found; -1: not available (err says why) */
+    cudaError_t err;
+    gpuh_impl_cu_load_fn load;
+    gpuh_impl_cu_get_function_fn get_function;
+    gpuh_impl_cu_unload_fn unload;
+    gpuh_impl_cu_launch_fn launch;
+    gpuh_impl_cu_param_info_fn param_info; /* NULL before CUDA 12.4's driver: no parameter checks */
+    gpuh_impl_cu_error_name_fn error_name;
+} gpuh_impl_cu_api;
+GPUH_IMPL_SHARED gpuh_impl_cu_api gpuh_impl_cu_api_v;
+
+/* The address of the driver's `symbol` (as of CUDA `version`) into *fn, or an error. */
+GPUH_DEF cudaError_t gpuh_impl_cu_entry(const char *symbol, unsigned version, void *fn)
+{
+    void *p = NULL;
+    enum cudaDriverEntryPointQueryResult found = cudaDriverEntryPointSymbolNotFound;
+    cudaError_t err = cudaGetDriverEntryPointByVersion(symbol, &p, version, cudaEnableDefault, &found);
+    if (err == cudaSuccess && (found != cudaDriverEntryPointSuccess || p == NULL))
+        err = cudaErrorSymbolNotFound;
+    memcpy(fn, &p, sizeof p); /* a function's address from a void *, without a cast */
+    return err;
+}
+
+GPUH_DEF const gpuh_impl_cu_api *gpuh_impl_cu(cudaError_t *err)
+{
+    gpuh_impl_cu_api *a = &gpuh_impl_cu_api_v;
+    GPUH_IMPL_LOCK();
+    if (a->loaded == 0) {
+        cudaError_t e = gpuh_impl_cu_entry("cuModuleLoadData", 12000, &a->load);
+        if (e == cudaSuccess)
+            e = gpuh_impl_cu_entry("cuModuleGetFunction", 12000, &a->get_function);
+        if (e == cudaSuccess)
+            e = gpuh_impl_cu_entry("cuModuleUnload", 12000, &a->unload);
+        if (e == cudaSuccess)
+            e = gpuh_impl_cu_entry("cuLaunchKernel", 12000, &a->launch);
+        if (e == cudaSuccess)
+            e = gpuh_impl_cu_entry("cuGetErrorName", 12000, &a->error_name);
+        if (e == cudaSuccess && gpuh_impl_cu_entry("cuFuncGetParamInfo", 12040, &a->param_info) != cudaSuccess)
+            a->param_info = NULL;
+        a->err = e;
+        a->loaded = e == cudaSuccess ? 1 : -1;
+    }
+    *err = a->err;
+    GPUH_IMPL_UNLOCK();
+    return a->loaded == 1 ? a : NULL;
+}
+
+/* cudaError_t for a CUresult, the detail naming the driver's call and error. */
+GPUH_DEF cudaError_t gpuh_impl_cu_fail(const gpuh_impl_cu_api *a, CUresult r, const char *fn, const char *call)
+{
+    const char *name = NULL;
+    cudaError_t err;
+    switch (r) {
+    case CUDA_ERROR_INVALID_VALUE: err = cudaErrorInvalidValue; break;
+    case CUDA_ERROR_OUT_OF_MEMORY: err = cudaErrorMemoryAllocation; break;
+    case CUDA_ERROR_NOT_INITIALIZED: err = cudaErrorInitializationError; break;
+    case CUDA_ERROR_NO_DEVICE: err = cudaErrorNoDevice; break;
+    case CUDA_ERROR_INVALID_CONTEXT: err = cudaErrorDeviceUninitialized; break;
+    case CUDA_ERROR_INVALID_IMAGE: err = cudaErrorInvalidKernelImage; break;
+    case CUDA_ERROR_NO_BINARY_FOR_GPU: err = cudaErrorNoKernelImageForDevice; break;
+    case CUDA_ERROR_INVALID_PTX: err = cudaErrorInvalidPtx; break;
+    case CUDA_ERROR_UNSUPPORTED_PTX_VERSION: err = cudaErrorUnsupportedPtxVersion; break;
+    case CUDA_ERROR_NOT_FOUND: err = cudaErrorSymbolNotFound; break;
+    case CUDA_ERROR_INVALID_HANDLE: err = cudaErrorInvalidResourceHandle; break;
+    case CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES: err = cudaErrorLaunchOutOfResources; break;
+    case CUDA_ERROR_ILLEGAL_ADDRESS: err = cudaErrorIllegalAddress; break;
+    case CUDA_ERROR_LAUNCH_FAILED: err = cudaErrorLaunchFailure; break;
+    default: err = cudaErrorUnknown; break;
+    }
+    if (a->error_name(r, &name) != CUDA_SUCCESS || name == NULL)
+        name = "an unknown CUresult";
+    return gpuh_fail(err, "%s: %s failed with %s (driver API status %d)", fn, call, name, r);
+}
+
+/* cudaError_t for a failed NVRTC call. */
+GPUH_DEF cudaError_t gpuh_impl_nvrtc_fail(nvrtcResult r, const char *call)
+{
+    const cudaError_t err = r == NVRTC_ERROR_OUT_OF_MEMORY ? cudaErrorMemoryAllocation
+                            : r == NVRTC_ERROR_INVALID_OPTION || r == NVRTC_ERROR_NAME_EXPRESSION_NOT_VALID ||
+                                      r == NVRTC_ERROR_INVALID_INPUT
+                                ? cudaErrorInvalidValue
+                                : cudaErrorUnknown;
+    return gpuh_fail(err, "gpuh_module_compile: %s failed with %s", call, nvrtcGetErrorString(r));
+}
+
+/* The program's log (a new string; "" if none), or NULL when out of memory. */
+GPUH_DEF char *gpuh_impl_nvrtc_log(nvrtcProgram prog)
+{
+    size_t bytes = 0;
+    char *log;
+    if (nvrtcGetProgramLogSize(prog, &bytes) != NVRTC_SUCCESS || bytes == 0)
+        return gpuh_impl_copy_bytes("", 0);
+    log = gpuh_impl_copy_bytes("", bytes);
+    if (log != NULL && nvrtcGetProgramLog(prog, log) != NVRTC_SUCCESS)
+        log[0] = '\0';
+    return log;
+}
+
+/* Compiles desc for arch into *img (image and name pairs) and *log. */
+GPUH_DEF cudaError_t gpuh_impl_nvrtc_compile(const gpuh_module_desc *desc, const char *arch_option,
+                                             gpuh_impl_module_image *img, char **log)
+{
+    const char *opts[GPUH_MODULE_MAX_ARGS + 1];
+    nvrtcProgram prog = NULL;
+    nvrtcResult r;
+    char *source = gpuh_impl_module_source(desc);
+    int i, n = 0;
+    size_t names_bytes = 0, bytes = 0;
+    cudaError_t err = cudaSuccess;
+    *log = NULL;
+    if (desc->num_options > GPUH_MODULE_MAX_ARGS) {
+        free(source);
+        return gpuh_fail(cudaErrorInvalidValue, "gpuh_module_compile: %d options (at most %d)", desc->num_options,
+                         GPUH_MODULE_MAX_ARGS);
+    }
+    for (i = 0; i < desc->num_options; ++i)
+        opts[n++] = desc->options[i];
+    if (arch_option != NULL)
+        opts[n++] = arch_option;
+    if (source == NULL)
+        return gpuh_fail(cudaErrorMemoryAllocation, "gpuh_module_compile: no memory for the source");
+    r = nvrtcCreateProgram(&prog, source, desc->name != NULL ? desc->name : "gpuh_module.cu", 0, NULL, NULL);
+    free(source);
+    if (r != NVRTC_SUCCESS)
+        return gpuh_impl_nvrtc_fail(r, "nvrtcCreateProgram");
+    for (i = 0; i < desc->num_name_expressions && err == cudaSuccess; ++i)
+        if ((r = nvrtcAddNameExpression(prog, desc->name_expressions[i])) != NVRTC_SUCCESS)
+            err = gpuh_impl_nvrtc_fail(r, "nvrtcAddNameExpression");
+    if (err == cudaSuccess) {
+        r = nvrtcCompileProgram(prog, n, opts);
+        *log = gpuh_impl_nvrtc_log(prog);
+        if (r == NVRTC_ERROR_COMPILATION)
+            err = gpuh_fail(cudaErrorInvalidSource, "gpuh_module_compile: %s did not compile: %s",
+                            desc->name != NULL ? desc->name : "gpuh_module.cu", *log != NULL ? *log : "");
+        else if (r != NVRTC_SUCCESS)
+            err = gpuh_fail(r == NVRTC_ERROR_INVALID_OPTION ? cudaErrorInvalidValue : cudaErrorUnknown,
+                            "gpuh_module_compile: nvrtcCompileProgram failed with %s: %s", nvrtcGetErrorString(r),
+                            *log != NULL ? *log : "");
+    }
+    /* the name pairs: each expression, then the name NVRTC lowered it to */
+    for (i = 0; i < desc->num_name_expressions && err == cudaSuccess; ++i) {
+        const char *lowered = NULL;
+        if ((r = nvrtcGetLoweredName(prog, desc->name_expressions[i], &lowered)) != NVRTC_SUCCESS)
+            err = gpuh_fail(cudaErrorInvalidValue, "gpuh_module_compile: the name expression \"%s\" names no "
+                                                   "kernel of the source (%s)",
+                            desc->name_expressions[i], nvrtcGetErrorString(r));
+        else
+            names_bytes += strlen(desc->name_expressions[i]) + strlen(lowered) + 2;
+    }
+    img->names = err == cudaSuccess ? gpuh_impl_copy_bytes("", names_bytes) : NULL;
+    img->names_bytes = names_bytes;
+    img->num_names = desc->num_name_expressions;
+    for (i = 0, names_bytes = 0; i < desc->num_name_expressions && img->names != NULL; ++i) {
+        const char *lowered = NULL;
+        const size_t e = strlen(desc->name_expressions[i]) + 1;
+        nvrtcGetLoweredName(prog, desc->name_expressions[i], &lowered);
+        memcpy(img->names + names_bytes, desc->name_expressions[i], e);
+        memcpy(img->names + names_bytes + e, lowered, strlen(lowered) + 1);
+        names_bytes += e + strlen(lowered) + 1;
+    }
+    /* a real architecture gives a cubin; a virtual one (compute_XX) PTX */
+    if (err == cudaSuccess && img->names != NULL) {
+        if (nvrtcGetCUBINSize(prog, &bytes) == NVRTC_SUCCESS && bytes > 0) {
+            img->image = gpuh_impl_copy_bytes("", bytes);
+            if (img->image != NULL && (r = nvrtcGetCUBIN(prog, img->image)) != NVRTC_SUCCESS)
+                err = gpuh_impl_nvrtc_fail(r, "nvrtcGetCUBIN");
+        } else if ((r = nvrtcGetPTXSize(prog, &bytes)) == NVRTC_SUCCESS) {
+            img->image = gpuh_impl_copy_bytes("", bytes);
+            if (img->image != NULL && (r = nvrtcGetPTX(prog, img->image)) != NVRTC_SUCCESS)
+                err = gpuh_impl_nvrtc_fail(r, "nvrtcGetPTX");
+        } else {
+            img->image = NULL;
+            err = gpuh_impl_nvrtc_fail(r, "nvrtcGetPTXSize");
+        }
+        img->bytes = bytes;
+        if (err == cudaSuccess && img->image == NULL)
+            err = gpuh_fail(cudaErrorMemoryAllocation, "gpuh_module_compile: no memory for the %zu-byte image", bytes);
+    } else if (err == cudaSuccess) {
+        err = gpuh_fail(cudaErrorMemoryAllocation, "gpuh_module_compile: no memory for the names");
+    }
+    nvrtcDestroyProgram(&prog);
+    if (err != cudaSuccess) {
+        free(img->names);
+        if (img->names != NULL)
+            free(img->image);
+        img->names = img->image = NULL;
+    }
+    return err;
+}
+
+/* gpuh_module_compile without its NVTX range. */
+GPUH_DEF cudaError_t gpuh_impl_module_compile(gpuh_module **module, const gpuh_module_desc *desc)
+{
+    const gpuh_impl_cu_api *a;
+    gpuh_impl_module_image img;
+    char arch[32], arch_option[48], *log = NULL;
+    int dev = 0, major = 0, minor = 0;
+    CUmodule cm = NULL;
+    CUresult r;
+    void *mem;
+    gpuh_module *m = NULL;
+    int own_arch;
+    cudaError_t err = gpuh_impl_module_desc_check(module, desc);
+    if (err != cudaSuccess)
+        return err;
+    own_arch = gpuh_impl_module_has_arch(desc);
+    /* the current device (its primary context made current: cudaSetDevice
+       does that), unless the options name the architecture; then a source
+       compiles, or fails with its log, even where there is no device */
+    if ((err = cudaGetDevice(&dev)) != cudaSuccess || (err = cudaSetDevice(dev)) != cudaSuccess ||
+        (err = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev)) != cudaSuccess ||
+        (err = cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev)) != cudaSuccess) {
+        if (!own_arch)
+            return gpuh_fail(err, "gpuh_module_compile: no current device: %s", cudaGetErrorString(err));
+        cudaGetLastError(); /* not sticky: the compile goes on */
+    }
+    snprintf(arch, sizeof arch, "sm_%d%d", major, minor);
+    snprintf(arch_option, sizeof arch_option, "-arch=%s", arch);
+    memset(&img, 0, sizeof img);
+    img.key = gpuh_impl_module_key(desc, own_arch ? "" : arch);
+    if (!gpuh_impl_module_cache_get(img.key, &img)) {
+        if (gpuh_impl_module_disk_get(img.key, &img)) {
+            gpuh_impl_module_cache_put(&img);
+        } else {
+            err = gpuh_impl_nvrtc_compile(desc, own_arch ? NULL : arch_option, &img, &log);
+            if (err != cudaSuccess) {
+                free(log);
+                return err;
+            }
+            gpuh_impl_module_cache_put(&img);
+            gpuh_impl_module_disk_put(&img);
+        }
+    }
+    if ((a = gpuh_impl_cu(&err)) == NULL) {
+        free(img.image);
+        free(img.names);
+        free(log);
+        return gpuh_fail(err, "gpuh_module_compile: the source compiled, but the driver API's calls are not "
+                              "available through cudaGetDriverEntryPointByVersion (%s): is an NVIDIA driver "
+                              "installed?",
+                         cudaGetErrorName(err));
+    }
+    if ((r = a->load(&cm, img.image)) != CUDA_SUCCESS)
+        err = gpuh_impl_cu_fail(a, r, "gpuh_module_compile", "cuModuleLoadData");
+    free(img.image);
+    mem = err == cudaSuccess ? calloc(1, sizeof *m) : NULL;
+    if (err == cudaSuccess && mem == NULL) {
+        a->unload(cm);
+        err = gpuh_fail(cudaErrorMemoryAllocation, "gpuh_module_compile: no memory for the module");
+    }
+    if (err != cudaSuccess) {
+        free(img.names);
+        free(log);
+        return err;
+    }
+    memcpy(&m, &mem, sizeof mem);
+    m->handle = cm;
+    m->device = dev;
+    m->key = img.key;
+    m->names = img.names;
+    m->num_names = img.num_names;
+    m->log = log;
+    *module = m;
+    return cudaSuccess;
+}
+
+GPUH_DEF cudaError_t gpuh_module_function(const gpuh_module *module, const char *name, gpuh_kernel *kernel)
+{
+    const gpuh_impl_cu_api *a;
+    CUfunction f = NULL;
+    CUmodule cm;
+    CUresult r;
+    int i;
+    cudaError_t err = gpuh_impl_module_function_check(module, name, kernel);
+    if (err != cudaSuccess)
+        return err;
+    if ((a = gpuh_impl_cu(&err)) == NULL)
+        return gpuh_fail(err, "gpuh_module_function: the driver API is not available");
+    memcpy(&cm, &module->handle, sizeof cm);
+    r = a->get_function(&f, cm, gpuh_impl_module_lowered(module, name));
+    if (r == CUDA_ERROR_NOT_FOUND)
+        return gpuh_impl_module_not_found(module, name);
+    if (r != CUDA_SUCCESS)
+        return gpuh_impl_cu_fail(a, r, "gpuh_module_function", "cuModuleGetFunction");
+    kernel->handle = f;
+    if (a->param_info != NULL) { /* the parameters, until the driver says there are no more */
+        for (i = 0; i < GPUH_MODULE_MAX_ARGS; ++i) {
+            size_t offset = 0, bytes = 0;
+            if (a->param_info(f, i, &offset, &bytes) != CUDA_SUCCESS)
+                break;
+            kernel->param_bytes[i] = bytes;
+        }
+        kernel->num_params = i < GPUH_MODULE_MAX_ARGS ? i : -1;
+    }
+    return cudaSuccess;
+}
+
+GPUH_DEF cudaError_t gpuh_impl_module_launch_unranged(const gpuh_kernel *kernel, dim3 grid, dim3 block,
+                                                      size_t shmem_bytes, cudaStream_t stream, const gpuh_arg *args,
+                                                      int num_args, const char *file, int line)
+{
+    const gpuh_impl_cu_api *a;
+    void *params[GPUH_MODULE_MAX_ARGS];
+    CUfunction f;
+    CUresult r;
+    int i, dev = -1;
+    cudaError_t err = gpuh_impl_module_args_check(kernel, args, num_args, file, line);
+    if (err != cudaSuccess)
+        return err;
+    if ((a = gpuh_impl_cu(&err)) == NULL)
+        return gpuh_fail(err, "gpuh_module_launch: the driver API is not available");
+    if ((err = cudaGetDevice(&dev)) != cudaSuccess || dev != kernel->device)
+        return gpuh_fail(cudaErrorInvalidValue, "gpuh_module_launch of %s at %s:%d: the current device is %d, the "
+                                                "kernel's module was loaded on device %d",
+                         kernel->name, file, line, dev, kernel->device);
+    if (shmem_bytes > 4294967295u)
+        return gpuh_fail(cudaErrorInvalidValue, "gpuh_module_launch of %s at %s:%d: %zu bytes of shared memory",
+                         kernel->name, file, line, shmem_bytes);
+    if (gpuh_impl_launch_begin(kernel->name, gpuh_impl_dims_from(grid), gpuh_impl_dims_from(block), shmem_bytes,
+                               file, line) != cudaSuccess)
+        return cudaErrorInvalidConfiguration;
+    for (i = 0; i < num_args; ++i)
+        memcpy(&params[i], &args[i].value, sizeof params[i]); /* cuLaunchKernel's void ** reads them only */
+    memcpy(&f, &kernel->handle, sizeof f);
+    r = a->launch(f, grid.x, grid.y, grid.z, block.x, block.y, block.z, shmem_bytes, stream,
+                  num_args > 0 ? params : NULL, NULL);
+    if (r != CUDA_SUCCESS) {
+        err = gpuh_impl_cu_fail(a, r, "gpuh_module_launch", "cuLaunchKernel");
+        return gpuh_impl_launch_end(err);
+    }
+    return cudaSuccess;
+}
+
+GPUH_DEF cudaError_t gpuh_module_destroy(gpuh_module **module)
+{
+    const gpuh_impl_cu_api *a;
+    cudaError_t err = cudaSuccess;
+    CUmodule cm;
+    if (module == NULL || *module == NULL)
+        return cudaSuccess;
+    if ((a = gpuh_impl_cu(&err)) != NULL) {
+        CUresult r;
+        memcpy(&cm, &(*module)->handle, sizeof cm);
+        if ((r = a->unload(cm)) != CUDA_SUCCESS)
+            err = gpuh_impl_cu_fail(a, r, "gpuh_module_destroy", "cuModuleUnload");
+    }
+    free((*module)->names);
+    free((*module)->log);
+    free(*module);
+    *module = NULL;
+    return err;
+}
+#endif /* GPUH_SIM */
+
+/* What the GPU and the simulator share again: the ranges, the short form. */
+GPUH_DEF cudaError_t gpuh_module_compile(gpuh_module **module, const gpuh_module_desc *desc)
+{
+    cudaError_t err;
+    gpuh_nvtx_push("gpuh_module_compile");
+    err = gpuh_impl_module_compile(module, desc);
+    gpuh_nvtx_pop();
+    return err;
+}
+
+GPUH_DEF cudaError_t gpuh_impl_module_launch(const gpuh_kernel *kernel, dim3 grid, dim3 block, size_t shmem_bytes,
+                                             cudaStream_t stream, const gpuh_arg *args, int num_args,
+                                             const char *file, int line)
+{
+    cudaError_t err;
+    gpuh_nvtx_push(kernel != NULL ? kernel->name : "gpuh_module_launch");
+    err = gpuh_impl_module_launch_unranged(kernel, grid, block, shmem_bytes, stream, args, num_args, file, line);
+    gpuh_nvtx_pop();
+    return err;
+}
+
+GPUH_DEF cudaError_t gpuh_source_module(gpuh_module **module, const char *source, const char *const *options,
+                                        int num_options)
+{
+    gpuh_module_desc desc;
+    memset(&desc, 0, sizeof desc);
+    desc.source = source;
+    desc.options = options;
+    desc.num_options = num_options;
+    desc.extern_c = 1;
+    return gpuh_module_compile(module, &desc);
+}
+
+#endif /* GPUH_USE_NVRTC */
 
 #ifdef __cplusplus
 } /* extern "C" */
