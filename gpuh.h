@@ -287,8 +287,8 @@
    them needs a new -D option or a cleared cache. The default architecture
    is the current device's (-arch=sm_XY, a cubin); an -arch option of the
    caller's is used as given (compute_XY gives PTX, which the driver
-   compiles at load). On the simulator the same calls compile the source with
-   gpuh-simcc and the host C++ compiler (see sim/include/gpuh_sim_nvrtc.h).
+   compiles at load). The simulator has no gpuh_module
+   (sim/include/gpuh_sim_nvrtc.h stops a build that asks for it).
 
    NVTX ranges: with GPUH_NVTX on, each gpuh call that does GPU work or
    waits opens a range named after itself in the "gpuh" domain: the copies
@@ -4607,10 +4607,12 @@ GPUH_DEF cudaError_t gpuh_random_u32(unsigned int *d, size_t n, unsigned long lo
    compiles, the driver API loads and launches. The driver's functions come
    through cudart's cudaGetDriverEntryPointByVersion, so a program links
    NVRTC and cudart (CMake: gpuh::nvrtc) and no libcuda: without a driver it
-   starts and gets an error, as cudart's calls do. On the simulator the same
-   calls compile the source on the host (sim/include/gpuh_sim_nvrtc.h).
+   starts and gets an error, as cudart's calls do. The simulator does not
+   have them: sim/include/gpuh_sim_nvrtc.h stops the build and says why.
    =========================================================================== */
-#ifdef GPUH_USE_NVRTC
+#if defined(GPUH_USE_NVRTC) && defined(GPUH_SIM)
+#include "gpuh_sim_nvrtc.h" /* the simulator's gpuh_module: see that file */
+#elif defined(GPUH_USE_NVRTC)
 
 #define GPUH_MODULE_MAX_ARGS 64     /* most arguments a gpuh_module_launch passes */
 #define GPUH_MODULE_MAX_NAMES 64    /* most name expressions of one module */
@@ -4722,7 +4724,7 @@ GPUH_DEF const char *gpuh_module_log(const gpuh_module *module)
    must not be launched afterwards. */
 GPUH_DEF cudaError_t gpuh_module_destroy(gpuh_module **module);
 
-/* ---- implementation: what the GPU and the simulator share ---- */
+/* ---- implementation: the checks, the key, the caches ---- */
 
 /* A copy of n bytes of s, zero-terminated, or NULL when out of memory. */
 GPUH_DEF char *gpuh_impl_copy_bytes(const void *s, size_t n)
@@ -5027,9 +5029,6 @@ GPUH_DEF void gpuh_impl_module_disk_put(const gpuh_impl_module_image *img)
         remove(tmp);
 }
 
-#ifdef GPUH_SIM
-#include "gpuh_sim_nvrtc.h" /* the simulator's gpuh_module_compile & co.: the host compiler and dlopen */
-#else
 
 /* The driver API's calls gpuh_module makes, found once through cudart. */
 typedef CUresult(CUDAAPI *gpuh_impl_cu_load_fn)(CUmodule *, const void *);
@@ -5040,7 +5039,7 @@ typedef CUresult(CUDAAPI *gpuh_impl_cu_launch_fn)(CUfunction, unsigned, unsigned
 typedef CUresult(CUDAAPI *gpuh_impl_cu_param_info_fn)(CUfunction, size_t, size_t *, size_t *);
 typedef CUresult(CUDAAPI *gpuh_impl_cu_error_name_fn)(CUresult, const char **);
 typedef struct gpuh_impl_cu_api {
-    int loaded; /* 0: not yet; 1: every call found; -1: not available (err says why) */
+    int loaded; /* 0: not looked for; 1: every call found; -1: not available (err says why) */
     cudaError_t err;
     gpuh_impl_cu_load_fn load;
     gpuh_impl_cu_get_function_fn get_function;
@@ -5392,9 +5391,8 @@ GPUH_DEF cudaError_t gpuh_module_destroy(gpuh_module **module)
     *module = NULL;
     return err;
 }
-#endif /* GPUH_SIM */
 
-/* What the GPU and the simulator share again: the ranges, the short form. */
+/* The ranges, the short form. */
 GPUH_DEF cudaError_t gpuh_module_compile(gpuh_module **module, const gpuh_module_desc *desc)
 {
     cudaError_t err;
