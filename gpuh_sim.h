@@ -91,7 +91,21 @@
               cache-hint loads and stores (plain accesses),
               clock64 and clock (cycles at the reported 1 GHz clock rate),
               __nanosleep, assert (a failed one fails the launch with
-              cudaErrorAssert), vector types, the math and bit intrinsics.
+              cudaErrorAssert), every vector type of CUDA's
+              vector_types.h (with make_*, sizes and alignments), every
+              intrinsic of the Math API (single, double, integer, type
+              casts; half precision in cuda_fp16.h), its named roundings
+              (_rn, _rz, _ru, _rd) exact.
+     conversions  float to integer as a GPU converts: out of range
+              saturates to the type's limit, NaN gives 0 (PTX's cvt; x86
+              gives 0x80000000 or wraps), in the conversion intrinsics
+              (__float2int_rz & co.) and in each explicit cast to an
+              integer type that gpuh-simcc sees in device code ((int)x,
+              static_cast<unsigned>(x): gpuh_sim_int_convert). An implicit
+              one (unsigned u = x;) it cannot see: it gives x86's value.
+              Build with -fsanitize=float-cast-overflow to find those:
+              UBSan reports each with file, line and value, and the
+              simulator adds the kernel, block and thread.
      launches from kernels (dynamic parallelism), with CUDA 12's rules:
               a child grid runs after every block of its parent grid, and
               before the parent's launch is complete; children of one
@@ -719,6 +733,7 @@ enum cudaComputeMode {
 #include <mutex>
 #include <thread>
 #include <type_traits>
+#include <limits>
 #include <vector>
 #include <set>
 #include <system_error>
@@ -775,33 +790,42 @@ enum cudaComputeMode {
 /* Each CPU worker runs one block at a time, so a thread_local is one block's shared memory. */
 #define __shared__ static thread_local
 
-/* Vector types with CUDA's sizes and alignments. */
-struct alignas(8) float2 { float x, y; };
-struct float3 { float x, y, z; };
-struct alignas(16) float4 { float x, y, z, w; };
-struct alignas(16) double2 { double x, y; };
-struct alignas(8) int2 { int x, y; };
-struct int3 { int x, y, z; };
-struct alignas(16) int4 { int x, y, z, w; };
-struct alignas(8) uint2 { unsigned int x, y; };
-struct alignas(16) uint4 { unsigned int x, y, z, w; };
-struct alignas(16) longlong2 { long long x, y; };
-struct alignas(4) uchar4 { unsigned char x, y, z, w; };
-inline float2 make_float2(float x, float y) { float2 v = {x, y}; return v; }
-inline float3 make_float3(float x, float y, float z) { float3 v = {x, y, z}; return v; }
-inline float4 make_float4(float x, float y, float z, float w) { float4 v = {x, y, z, w}; return v; }
-inline double2 make_double2(double x, double y) { double2 v = {x, y}; return v; }
-inline int2 make_int2(int x, int y) { int2 v = {x, y}; return v; }
-inline int3 make_int3(int x, int y, int z) { int3 v = {x, y, z}; return v; }
-inline int4 make_int4(int x, int y, int z, int w) { int4 v = {x, y, z, w}; return v; }
-inline uint2 make_uint2(unsigned x, unsigned y) { uint2 v = {x, y}; return v; }
-inline uint3 make_uint3(unsigned x, unsigned y, unsigned z) { uint3 v = {x, y, z}; return v; }
-inline uint4 make_uint4(unsigned x, unsigned y, unsigned z, unsigned w) { uint4 v = {x, y, z, w}; return v; }
-inline uchar4 make_uchar4(unsigned char x, unsigned char y, unsigned char z, unsigned char w)
-{
-    uchar4 v = {x, y, z, w};
-    return v;
-}
+/* Vector types: every one of CUDA's vector_types.h, with its make_*
+   function, size and alignment (2 and 4 components aligned to their size,
+   as CUDA's __builtin_align__ does; 1 and 3 to their component; CUDA 13's
+   4-wide 64-bit types also as _16a and _32a, aligned to 16 and 32 bytes).
+   uint3 is in the C part above, with dim3. */
+#define GPUH_IMPL_SIM_VEC1(V, T)                                                                                       \
+    struct V##1 { T x; };                                                                                              \
+    inline V##1 make_##V##1(T x) { V##1 v = {x}; return v; }
+#define GPUH_IMPL_SIM_VEC2(V, T)                                                                                       \
+    struct alignas(2 * sizeof(T)) V##2 { T x, y; };                                                                    \
+    inline V##2 make_##V##2(T x, T y) { V##2 v = {x, y}; return v; }
+#define GPUH_IMPL_SIM_VEC3_TYPE(V, T) struct V##3 { T x, y, z; };
+#define GPUH_IMPL_SIM_VEC3_MAKE(V, T) inline V##3 make_##V##3(T x, T y, T z) { V##3 v = {x, y, z}; return v; }
+#define GPUH_IMPL_SIM_VEC4_AS(name, T, align)                                                                          \
+    struct alignas(align) name { T x, y, z, w; };                                                                      \
+    inline name make_##name(T x, T y, T z, T w) { name v = {x, y, z, w}; return v; }
+#define GPUH_IMPL_SIM_VEC(V, T)                                                                                        \
+    GPUH_IMPL_SIM_VEC1(V, T) GPUH_IMPL_SIM_VEC2(V, T) GPUH_IMPL_SIM_VEC3_TYPE(V, T) GPUH_IMPL_SIM_VEC3_MAKE(V, T)      \
+    GPUH_IMPL_SIM_VEC4_AS(V##4, T, 4 * sizeof(T) < 16 ? 4 * sizeof(T) : 16)
+#define GPUH_IMPL_SIM_VEC_WIDE(V, T)                                                                                   \
+    GPUH_IMPL_SIM_VEC(V, T) GPUH_IMPL_SIM_VEC4_AS(V##4_16a, T, 16) GPUH_IMPL_SIM_VEC4_AS(V##4_32a, T, 32)
+GPUH_IMPL_SIM_VEC(char, signed char)
+GPUH_IMPL_SIM_VEC(uchar, unsigned char)
+GPUH_IMPL_SIM_VEC(short, short)
+GPUH_IMPL_SIM_VEC(ushort, unsigned short)
+GPUH_IMPL_SIM_VEC(int, int)
+GPUH_IMPL_SIM_VEC1(uint, unsigned int)
+GPUH_IMPL_SIM_VEC2(uint, unsigned int)
+GPUH_IMPL_SIM_VEC3_MAKE(uint, unsigned int)
+GPUH_IMPL_SIM_VEC4_AS(uint4, unsigned int, 16)
+GPUH_IMPL_SIM_VEC(float, float)
+GPUH_IMPL_SIM_VEC_WIDE(long, long)
+GPUH_IMPL_SIM_VEC_WIDE(ulong, unsigned long)
+GPUH_IMPL_SIM_VEC_WIDE(longlong, long long)
+GPUH_IMPL_SIM_VEC_WIDE(ulonglong, unsigned long long)
+GPUH_IMPL_SIM_VEC_WIDE(double, double)
 
 /* The simulator's side of the built-in variables (a thread_local view each
    CPU worker updates as it switches simulated threads), and the helpers the
@@ -949,6 +973,15 @@ template <class T> struct gpuh_sim_volatile_ptr {
     gpuh_sim_volatile_ptr(volatile T *q) : p(q) {}
     gpuh_sim_volatile_ptr(std::nullptr_t) : p(NULL) {}
     template <class U> explicit gpuh_sim_volatile_ptr(U *q) : p((volatile T *)q) {} /* (volatile T *)other */
+    template <class U>
+    explicit gpuh_sim_volatile_ptr(const gpuh_sim_volatile_ptr<U> &q) : p((volatile T *)q.p) {} /* another's */
+    /* The casts nvcc takes on a volatile pointer: (int *)p, (const char *)p,
+       (void *)p, and to an integer, (uintptr_t)p; a bool tests it. */
+    template <class U> explicit operator U *() const { return (U *)p; }
+    template <class I, class = typename std::enable_if<std::is_integral<I>::value>::type> explicit operator I() const
+    {
+        return (I)(uintptr_t)p;
+    }
     template <class I, class = typename std::enable_if<std::is_integral<I>::value>::type>
     typename gpuh_impl_sim_volatile_access<T>::type operator[](I i) const
     {
@@ -1014,37 +1047,149 @@ template <class T, class U> inline T atomicAnd(T *a, U v) { return __atomic_fetc
 template <class T, class U> inline T atomicOr(T *a, U v) { return __atomic_fetch_or(a, static_cast<T>(v), __ATOMIC_SEQ_CST); }
 template <class T, class U> inline T atomicXor(T *a, U v) { return __atomic_fetch_xor(a, static_cast<T>(v), __ATOMIC_SEQ_CST); }
 
-/* ---- Math, conversion and bit intrinsics. */
-inline float __fmaf_rn(float a, float b, float c) { return fmaf(a, b, c); }
-inline double __fma_rn(double a, double b, double c) { return fma(a, b, c); }
-inline float __fadd_rn(float a, float b) { return a + b; }
-inline float __fmul_rn(float a, float b) { return a * b; }
-inline double __dadd_rn(double a, double b) { return a + b; }
-inline double __dmul_rn(double a, double b) { return a * b; }
+/* ---- Math, conversion and bit intrinsics: every intrinsic of the CUDA Math
+   API's single, double and type-cast sections (half precision: cuda_fp16.h).
+   The fast approximate forms (__expf, __sinf, ...) compute the accurate
+   function: a result is within the GPU's stated error of them. A rounding
+   suffix is honoured: _rn to nearest even, _rz toward zero, _ru up, _rd down
+   (the operation runs under that rounding mode of the CPU). */
+namespace gpuh_sim_impl {
+/* The CPU's rounding mode set to `mode` (FE_*) for the scope's life. */
+struct rounding_scope {
+    int old;
+    explicit rounding_scope(int mode) : old(fegetround()) { fesetround(mode); }
+    ~rounding_scope() { fesetround(old); }
+};
+/* An empty asm that says it may change x in memory: an operation on x
+   cannot be computed before it, nor its result after a later pin. This keeps
+   the operation inside the rounding scope, which the compiler does not know
+   of (it assumes the default mode and may fold or move floating point). */
+inline void pin() {}
+template <class T, class... R> inline void pin(T &x, R &...rest)
+{
+    asm volatile("" : "+m"(x));
+    pin(rest...);
+}
+/* An integral-valued v as the integer type I, as a GPU's cvt does: out of
+   range saturates to I's limits, NaN gives 0. */
+template <class I> inline I saturate_to(double v)
+{
+    if (v != v)
+        return 0;
+    if (v <= static_cast<double>(std::numeric_limits<I>::min()))
+        return std::numeric_limits<I>::min();
+    if (v >= ldexp(1.0, std::numeric_limits<I>::digits)) /* max + 1, exactly */
+        return std::numeric_limits<I>::max();
+    return static_cast<I>(v);
+}
+} /* namespace gpuh_sim_impl */
+/* Arithmetic in a named rounding: GPUH_IMPL_SIM_ROUNDINGS(name, T, params,
+   names, expr) makes name_rn, _rz, _ru and _rd from one expression. */
+#define GPUH_IMPL_SIM_ROUNDED(name, T, params, names, mode, expr)                                                      \
+    inline T name params                                                                                               \
+    {                                                                                                                  \
+        gpuh_sim_impl::rounding_scope in_mode(mode);                                                                   \
+        gpuh_sim_impl::pin names;                                                                                      \
+        T r = expr;                                                                                                    \
+        gpuh_sim_impl::pin(r);                                                                                         \
+        return r;                                                                                                      \
+    }
+#define GPUH_IMPL_SIM_ROUNDINGS(name, T, params, names, expr)                                                          \
+    GPUH_IMPL_SIM_ROUNDED(name##_rn, T, params, names, FE_TONEAREST, expr)                                             \
+    GPUH_IMPL_SIM_ROUNDED(name##_rz, T, params, names, FE_TOWARDZERO, expr)                                            \
+    GPUH_IMPL_SIM_ROUNDED(name##_ru, T, params, names, FE_UPWARD, expr)                                                \
+    GPUH_IMPL_SIM_ROUNDED(name##_rd, T, params, names, FE_DOWNWARD, expr)
+/* One type's arithmetic: the names of its add, sub, mul, div, rcp, sqrt and
+   fma intrinsics, then the type and its C library's sqrt and fma. */
+#define GPUH_IMPL_SIM_ROUNDED_ARITH(add, sub, mul, div, rcp, sqrt_name, fma_name, T, sqrt_fn, fma_fn)                  \
+    GPUH_IMPL_SIM_ROUNDINGS(add, T, (T a, T b), (a, b), a + b)                                                         \
+    GPUH_IMPL_SIM_ROUNDINGS(sub, T, (T a, T b), (a, b), a - b)                                                         \
+    GPUH_IMPL_SIM_ROUNDINGS(mul, T, (T a, T b), (a, b), a * b)                                                         \
+    GPUH_IMPL_SIM_ROUNDINGS(div, T, (T a, T b), (a, b), a / b)                                                         \
+    GPUH_IMPL_SIM_ROUNDINGS(rcp, T, (T a), (a), T(1) / a)                                                              \
+    GPUH_IMPL_SIM_ROUNDINGS(sqrt_name, T, (T a), (a), sqrt_fn(a))                                                      \
+    GPUH_IMPL_SIM_ROUNDINGS(fma_name, T, (T a, T b, T c), (a, b, c), fma_fn(a, b, c))
+GPUH_IMPL_SIM_ROUNDED_ARITH(__fadd, __fsub, __fmul, __fdiv, __frcp, __fsqrt, __fmaf, float, sqrtf, fmaf)
+GPUH_IMPL_SIM_ROUNDED_ARITH(__dadd, __dsub, __dmul, __ddiv, __drcp, __dsqrt, __fma, double, sqrt, fma)
+GPUH_IMPL_SIM_ROUNDINGS(__fmaf_ieee, float, (float a, float b, float c), (a, b, c), fmaf(a, b, c))
+/* Integer to floating point: the conversion rounds in the mode. */
+GPUH_IMPL_SIM_ROUNDINGS(__int2float, float, (int a), (a), static_cast<float>(a))
+GPUH_IMPL_SIM_ROUNDINGS(__uint2float, float, (unsigned int a), (a), static_cast<float>(a))
+GPUH_IMPL_SIM_ROUNDINGS(__ll2float, float, (long long a), (a), static_cast<float>(a))
+GPUH_IMPL_SIM_ROUNDINGS(__ull2float, float, (unsigned long long a), (a), static_cast<float>(a))
+GPUH_IMPL_SIM_ROUNDINGS(__ll2double, double, (long long a), (a), static_cast<double>(a))
+GPUH_IMPL_SIM_ROUNDINGS(__ull2double, double, (unsigned long long a), (a), static_cast<double>(a))
+GPUH_IMPL_SIM_ROUNDINGS(__double2float, float, (double a), (a), static_cast<float>(a))
+inline double __int2double_rn(int a) { return a; }
+inline double __uint2double_rn(unsigned int a) { return a; }
+/* Floating point to integer: rounded in the named way, then saturated as a
+   GPU's cvt saturates (out of range: the type's limit; NaN: 0). */
+#define GPUH_IMPL_SIM_TO_INT(name, F, I)                                                                               \
+    inline I name##_rn(F x) { return gpuh_sim_impl::saturate_to<I>(nearbyint(static_cast<double>(x))); }             \
+    inline I name##_rz(F x) { return gpuh_sim_impl::saturate_to<I>(trunc(static_cast<double>(x))); }                 \
+    inline I name##_ru(F x) { return gpuh_sim_impl::saturate_to<I>(ceil(static_cast<double>(x))); }                  \
+    inline I name##_rd(F x) { return gpuh_sim_impl::saturate_to<I>(floor(static_cast<double>(x))); }
+GPUH_IMPL_SIM_TO_INT(__float2int, float, int)
+GPUH_IMPL_SIM_TO_INT(__float2uint, float, unsigned int)
+GPUH_IMPL_SIM_TO_INT(__float2ll, float, long long)
+GPUH_IMPL_SIM_TO_INT(__float2ull, float, unsigned long long)
+GPUH_IMPL_SIM_TO_INT(__double2int, double, int)
+GPUH_IMPL_SIM_TO_INT(__double2uint, double, unsigned int)
+GPUH_IMPL_SIM_TO_INT(__double2ll, double, long long)
+GPUH_IMPL_SIM_TO_INT(__double2ull, double, unsigned long long)
+#undef GPUH_IMPL_SIM_TO_INT
+namespace gpuh_sim_impl {
+/* The value a read of an X gives: T for a volatile reference to T. */
+template <class X> struct value_of {
+    typedef X type;
+};
+template <class T> struct value_of<gpuh_sim_volatile_ref<T>> {
+    typedef T type;
+};
+template <class I, class X> inline I int_conversion(const X &x, std::true_type)
+{
+    return saturate_to<I>(trunc(static_cast<double>(static_cast<typename value_of<X>::type>(x))));
+}
+template <class I, class X> inline I int_conversion(const X &x, std::false_type) { return (I)x; }
+} /* namespace gpuh_sim_impl */
+/* gpuh_sim_int_convert<I>(x): x converted to the integer type I as device
+   code converts it. gpuh-simcc writes each explicit cast to an integer type
+   in device code, (int)x or static_cast<int>(x), as this: a floating-point x
+   saturates (out of range: I's limit; NaN: 0, as PTX's cvt.rzi does; x86
+   gives 0x80000000 or a wrapped value instead), anything else converts as
+   the C cast does. */
+template <class I, class X> inline I gpuh_sim_int_convert(X &&x)
+{
+    typedef typename gpuh_sim_impl::value_of<typename std::decay<X>::type>::type V;
+    return gpuh_sim_impl::int_conversion<I>(x, std::is_floating_point<V>());
+}
+/* The fast approximate forms, and those C's library lacks. */
 inline float __fdividef(float a, float b) { return a / b; }
 inline float __expf(float x) { return expf(x); }
+inline float __exp10f(float x) { return exp10f(x); }
 inline float __logf(float x) { return logf(x); }
+inline float __log2f(float x) { return log2f(x); }
+inline float __log10f(float x) { return log10f(x); }
 inline float __sinf(float x) { return sinf(x); }
 inline float __cosf(float x) { return cosf(x); }
+inline float __tanf(float x) { return tanf(x); }
+inline float __tanhf(float x) { return tanhf(x); }
+inline void __sincosf(float x, float *s, float *c) { *s = sinf(x), *c = cosf(x); }
 inline float __powf(float a, float b) { return powf(a, b); }
-inline float __saturatef(float x) { return x < 0.0f ? 0.0f : x > 1.0f ? 1.0f : x; }
+inline float __saturatef(float x) { return x < 0.0f ? 0.0f : x > 1.0f ? 1.0f : x == x ? x : 0.0f; }
+inline float __frsqrt_rn(float x) { return 1.0f / sqrtf(x); }
 /* Templates, so that host code may define its own (as cuda-samples'
    helper_math.h does where nvcc's __CUDACC__ is not defined): a
    non-template function of the same signature is a different function and
    wins the call. */
 template <class = void> inline float rsqrtf(float x) { return 1.0f / sqrtf(x); }
 template <class = void> inline double rsqrt(double x) { return 1.0 / sqrt(x); }
-inline float __frsqrt_rn(float x) { return 1.0f / sqrtf(x); }
 inline unsigned __float_as_uint(float x) { return gpuh_sim_impl::from_bits<unsigned>(gpuh_sim_impl::to_bits(x)); }
 inline int __float_as_int(float x) { return gpuh_sim_impl::from_bits<int>(gpuh_sim_impl::to_bits(x)); }
 inline float __uint_as_float(unsigned x) { return gpuh_sim_impl::from_bits<float>(x); }
 inline float __int_as_float(int x) { return gpuh_sim_impl::from_bits<float>(gpuh_sim_impl::to_bits(x)); }
 inline long long __double_as_longlong(double x) { return gpuh_sim_impl::from_bits<long long>(gpuh_sim_impl::to_bits(x)); }
 inline double __longlong_as_double(long long x) { return gpuh_sim_impl::from_bits<double>(gpuh_sim_impl::to_bits(x)); }
-inline int __float2int_rn(float x) { return static_cast<int>(nearbyintf(x)); }
-inline int __float2int_rz(float x) { return static_cast<int>(x); }
-inline int __double2int_rn(double x) { return static_cast<int>(nearbyint(x)); }
-inline float __int2float_rn(int x) { return static_cast<float>(x); }
 inline int __popc(unsigned x) { return __builtin_popcount(x); }
 inline int __popcll(unsigned long long x) { return __builtin_popcountll(x); }
 inline int __clz(int x) { return x == 0 ? 32 : __builtin_clz(static_cast<unsigned>(x)); }
@@ -4827,6 +4972,20 @@ extern "C" __attribute__((weak, noreturn)) void __assert_fail(const char *expr, 
     }
     fprintf(stderr, "%s:%u: %s: Assertion `%s' failed.\n", file, line, func, expr);
     abort();
+}
+
+/* UndefinedBehaviorSanitizer's hook, called as it reports (a float out of an
+   integer type's range under -fsanitize=float-cast-overflow, among others):
+   in a kernel, the simulator names the kernel, block and thread, which
+   UBSan's report (file, line and value) lacks. Never called without UBSan. */
+extern "C" __attribute__((weak)) void __ubsan_on_report(void)
+{
+    if (gpuh_sim_impl::in_kernel()) {
+        char where[96];
+        gpuh_sim_impl::format_where(where, sizeof where);
+        fprintf(stderr, "gpuh sim: UBSan report in kernel %s (%s)\n", gpuh_sim_impl::thread_state().w->job->kernel,
+                where);
+    }
 }
 #endif /* __cplusplus */
 

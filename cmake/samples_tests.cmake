@@ -7,6 +7,8 @@
 #   sim.bf16                 tests/test_sim_bf16.cu: <cuda_bf16.h>'s conversions and arithmetic, bit for bit
 #   sim.arch[.reverse]       tests/test_sim_arch.cu: __CUDA_ARCH__ as nvcc's passes see it, warp
 #                            reductions, cuda::barrier, cuda::pipeline, the pipeline primitives
+#   sim.surface              tests/test_sim_surface.cu: every vector type, every Math API intrinsic,
+#                            volatile qualifiers and casts (the same file runs on a GPU as gpu.sim_surface)
 #   sim.graphs               tests/test_sim_graphs.cu: CUDA graphs (capture, explicit, conditional, memory)
 #   sim.simcc.c              a C main (compiled as C) with its kernels in a .cu file
 #   samples.<name>           NVIDIA's cuda-samples, a regression subset vendored unedited
@@ -14,6 +16,8 @@
 #                            tests/samples/run.sh PATH-TO-cuda-samples)
 gpuh_program(test_sim_cuda_gpu ${PROJECT_SOURCE_DIR}/tests/test_sim_cuda.cu)
 gpuh_add_test(gpu.sim_cuda gpu test_sim_cuda_gpu)
+gpuh_program(test_sim_surface_gpu ${PROJECT_SOURCE_DIR}/tests/test_sim_surface.cu HEADER_ONLY)
+gpuh_add_test(gpu.sim_surface gpu test_sim_surface_gpu)
 gpuh_program(test_sim_cdp_gpu ${PROJECT_SOURCE_DIR}/tests/test_sim_cdp.cu) # dynamic parallelism: relocatable device code (CMake links cudadevrt)
 set_target_properties(test_sim_cdp_gpu PROPERTIES CUDA_SEPARABLE_COMPILATION ON)
 gpuh_add_test(gpu.sim_cdp gpu test_sim_cdp_gpu)
@@ -64,6 +68,10 @@ gpuh_simcc_program(sim_arch SOURCES ${src}/tests/test_sim_arch.cu FLAGS -I${src}
 gpuh_sim_test(sim.arch ${CMAKE_CURRENT_BINARY_DIR}/sim_arch${CMAKE_EXECUTABLE_SUFFIX} EXPECT "test_sim_arch: PASS")
 gpuh_sim_test(sim.arch.reverse ${CMAKE_CURRENT_BINARY_DIR}/sim_arch${CMAKE_EXECUTABLE_SUFFIX} ENV GPUH_SIM_SCHEDULE=reverse
               EXPECT "test_sim_arch: PASS")
+
+# What device code names: vector types, the Math API's intrinsics, volatile qualifiers.
+gpuh_simcc_program(sim_surface SOURCES ${src}/tests/test_sim_surface.cu FLAGS -I${src}/tests ${gpuh_c_warnings})
+gpuh_sim_test(sim.surface ${CMAKE_CURRENT_BINARY_DIR}/sim_surface${CMAKE_EXECUTABLE_SUFFIX} EXPECT "test_sim_surface: PASS")
 
 # CUDA graphs: stream capture, graphs built by hand, conditional nodes, graph memory.
 gpuh_simcc_program(sim_graphs SOURCES ${src}/tests/test_sim_graphs.cu FLAGS -I${src} ${gpuh_c_warnings})

@@ -9,6 +9,8 @@
 #                              past exited threads with a warning (tests/sim_broken.cu)
 #   sim.schedule.*             a missing barrier hidden in forward order, exposed in reverse/random
 #   sim.asan.oob               an out-of-bounds write caught by ASan, kernel/block/thread named
+#   sim.asan.cast              (ASan build, with UBSan's float-cast-overflow) an implicit
+#                              float-to-unsigned conversion out of range reported, kernel/block/thread named
 #   sim.diag.width/dynshm/stack/threads  warp shuffle width 0, dynamic shared memory not asked
 #                              for, a stack overflow, GPUH_SIM_THREADS=100000: each named
 #   sim.consumer, .leak_report tests/consumer/sim_main.cu; a leak it makes on purpose is reported
@@ -94,11 +96,14 @@ unset(CMAKE_REQUIRED_FLAGS)
 unset(CMAKE_REQUIRED_LINK_OPTIONS)
 if(gpuh_have_asan)
   gpuh_sim_program(sim_broken_asan ${PROJECT_SOURCE_DIR}/tests/sim_broken.cu)
-  target_compile_options(sim_broken_asan PRIVATE ${gpuh_c_warnings} -g -fsanitize=address -fno-omit-frame-pointer)
-  target_link_options(sim_broken_asan PRIVATE -fsanitize=address)
+  target_compile_options(sim_broken_asan PRIVATE ${gpuh_c_warnings} -g -fsanitize=address,float-cast-overflow
+                         -fno-omit-frame-pointer)
+  target_link_options(sim_broken_asan PRIVATE -fsanitize=address,float-cast-overflow)
   gpuh_sim_test(sim.asan.oob sim_broken_asan ARGS oob EXPECT
     "heap-buffer-overflow.*oob_kernel.*the fault above happened in kernel oob_kernel \\(launched at [^)]*\\), block \\(3, 0, 0\\), thread \\(8, 0, 0\\)")
   gpuh_sim_test(sim.asan.diag sim_broken_asan ARGS exit EXPECT "went on without 1 of the block's 32 threads.*divergent barrier in kernel two_barriers_kernel.*sim_broken exit: PASS")
+  gpuh_sim_test(sim.asan.cast sim_broken_asan ARGS cast EXPECT
+    "UBSan report in kernel implicit_cast_kernel \\(block \\(0, 0, 0\\), thread \\(2, 0, 0\\)\\).*outside the range of representable values of type 'unsigned int'.*sim_broken cast: PASS")
   gpuh_sim_test(sim.asan.dynshm sim_broken_asan ARGS dynshm EXPECT
     "AddressSanitizer: SEGV.*the fault above happened in kernel dyn_write_kernel")
   gpuh_sim_test(sim.asan.stack sim_broken_asan ARGS stack ENV GPUH_SIM_STACK_KB=64 EXPECT

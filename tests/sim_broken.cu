@@ -25,6 +25,11 @@
                              the launch fails with cudaErrorIllegalAddress
        sim_broken stack      a thread's locals overflow its stack (run with a small
                              GPUH_SIM_STACK_KB): the kernel and GPUH_SIM_STACK_KB named
+       sim_broken cast       a float out of range converted to unsigned implicitly,
+                             where gpuh-simcc cannot see it: x86's answer, not
+                             the GPU's saturation; built with
+                             -fsanitize=float-cast-overflow, UBSan reports it
+                             and the sim names kernel, block and thread
        sim_broken threads    a few launches, run with an absurd GPUH_SIM_THREADS:
                              clamped with a message, not an uncaught exception
    Simulator only: build with tools/gpuh-simcc (CMake: sim_broken, sim_broken_asan). */
@@ -189,6 +194,32 @@ static int run_race(void)
     return gpuh_test_summary("sim_broken race");
 }
 
+/* Thread 2 converts 2^32 to unsigned without a cast: a GPU saturates it (UINT_MAX). */
+__global__ void implicit_cast_kernel(const float *g_in, unsigned *g_out)
+{
+    const float x = g_in[threadIdx.x];
+    const unsigned u = x;
+    g_out[threadIdx.x] = u;
+}
+
+static int run_cast(void)
+{
+    const float h_in[4] = {0.0f, 1.0f, 4294967296.0f, 3.0f};
+    unsigned h_out[4];
+    float *d_in = NULL;
+    unsigned *d_out = NULL;
+    TEST_CUDA(gpuh_to_device(&d_in, h_in, 4));
+    TEST_CUDA(gpuh_device_array(&d_out, 4));
+    fflush(stdout);
+    implicit_cast_kernel<<<1, 4>>>(d_in, d_out);
+    TEST_CUDA(gpuh_check_launch());
+    TEST_CUDA(gpuh_copy_to_host(h_out, d_out, 4));
+    printf("cast: 2^32 converted implicitly gives %u here (a GPU gives 4294967295)\n", h_out[2]);
+    gpuh_free(d_in);
+    gpuh_free(d_out);
+    return gpuh_test_summary("sim_broken cast");
+}
+
 static int run_oob(void)
 {
     const size_t n = 200; /* 4 blocks of 64: i = 200 is block 3, thread 8 */
@@ -271,11 +302,11 @@ int main(int argc, char **argv)
         int (*run)(void);
     } cases[] = {{"exit", run_exit},   {"barriers", run_barriers}, {"warp", run_warp},   {"race", run_race},
                  {"oob", run_oob},     {"width", run_width},       {"dynshm", run_dynshm}, {"stack", run_stack},
-                 {"threads", run_threads}};
+                 {"threads", run_threads}, {"cast", run_cast}};
     const char *what = argc > 1 ? argv[1] : "";
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; ++k)
         if (strcmp(what, cases[k].name) == 0)
             return cases[k].run();
-    fprintf(stderr, "usage: sim_broken exit|barriers|warp|race|oob|width|dynshm|stack|threads\n");
+    fprintf(stderr, "usage: sim_broken exit|barriers|warp|race|oob|width|dynshm|stack|threads|cast\n");
     return 2;
 }

@@ -2,7 +2,8 @@
    plain C expectations: warp shuffles (all four kinds, with widths), votes,
    __syncthreads_count/_and/_or, atomics contended by many blocks, a
    spin-wait with __nanosleep on another thread of the block, barriers and
-   warp operations after some threads have exited, the
+   warp operations after some threads have exited, explicit float-to-integer
+   casts out of range (saturating, as PTX's cvt.rzi), the
    launch-configuration errors of CUDA 13 (none sticky), and the host
    runtime's memory (device, managed, pinned, registered, stream-ordered),
    stream, event and host-function calls, absurd sizes (range checks that
@@ -19,6 +20,8 @@
    Inputs are fresh random numbers (GPUH_SEED repeats a run); outputs are
    poisoned before every launch. */
 #include "gpuh_test.h"
+#include <climits>
+#include <limits>
 #include <thread>
 #include <vector>
 
@@ -342,6 +345,57 @@ static void test_barrier_after_exit(unsigned long long *rng)
     TEST_ASSERT(all == 0, "__all_sync(0xffffffff) with 12 lanes exited: %d of 20 lanes wrong", all);
     gpuh_free(d_in);
     gpuh_free(d_out);
+}
+
+/* Explicit conversions of floats out of the integer type's range. PTX's
+   cvt.rzi (what (int)x and static_cast compile to) saturates: a value above
+   the range gives the type's maximum, below it the minimum, NaN gives 0. A
+   sort that pads its keys with 2^32 relies on it. Thread t converts g_in[t]. */
+__global__ void saturating_casts_kernel(const float *g_in, unsigned *g_u, int *g_i, long long *g_ll, int n)
+{
+    const int t = static_cast<int>(threadIdx.x);
+    if (t >= n)
+        return;
+    const float x = g_in[t];
+    g_u[t] = (unsigned)x;
+    g_i[t] = static_cast<int>(x);
+    g_ll[t] = (long long)(x * x);
+}
+
+static void test_saturating_casts(void)
+{
+    const int n = 6;
+    const float nan = std::numeric_limits<float>::quiet_NaN();
+    const float h_in[n] = {4294967296.0f, -1.0f, 3e9f, -3e9f, nan, 123.75f};
+    const unsigned want_u[n] = {0xffffffffu, 0u, 3000000000u, 0u, 0u, 123u};
+    const int want_i[n] = {INT_MAX, -1, INT_MAX, INT_MIN, 0, 123};
+    const long long want_ll[n] = {LLONG_MAX, 1, 9000000202358128640ll, 9000000202358128640ll, 0, 15314}; /* 3e9f squared, in float */
+    unsigned h_u[n];
+    int h_i[n];
+    long long h_ll[n];
+    float *d_in = NULL;
+    unsigned *d_u = NULL;
+    int *d_i = NULL;
+    long long *d_ll = NULL;
+    TEST_CUDA(gpuh_to_device(&d_in, h_in, n));
+    TEST_CUDA(gpuh_device_array(&d_u, n));
+    TEST_CUDA(gpuh_device_array(&d_i, n));
+    TEST_CUDA(gpuh_device_array(&d_ll, n));
+    saturating_casts_kernel<<<1, 32>>>(d_in, d_u, d_i, d_ll, n);
+    TEST_CUDA(gpuh_check_launch());
+    TEST_CUDA(gpuh_copy_to_host(h_u, d_u, n));
+    TEST_CUDA(gpuh_copy_to_host(h_i, d_i, n));
+    TEST_CUDA(gpuh_copy_to_host(h_ll, d_ll, n));
+    for (int t = 0; t < n; ++t) {
+        TEST_ASSERT(h_u[t] == want_u[t], "(unsigned)%g = %u, want %u", h_in[t], h_u[t], want_u[t]);
+        TEST_ASSERT(h_i[t] == want_i[t], "static_cast<int>(%g) = %d, want %d", h_in[t], h_i[t], want_i[t]);
+        TEST_ASSERT(h_ll[t] == want_ll[t], "(long long)(%g * %g) = %lld, want %lld", h_in[t], h_in[t], h_ll[t],
+                    want_ll[t]);
+    }
+    gpuh_free(d_in);
+    gpuh_free(d_u);
+    gpuh_free(d_i);
+    gpuh_free(d_ll);
 }
 
 __global__ void noop_kernel(int *g_x)
@@ -673,6 +727,7 @@ int main(void)
     test_atomics(&rng);
     test_handoff();
     test_barrier_after_exit(&rng);
+    test_saturating_casts();
     test_launch_errors();
     test_runtime();
     test_absurd_sizes();

@@ -177,6 +177,11 @@ template <class T, class F> inline T lowp_atomic(T *addr, F f)
 /* GPUH_IMPL_SIM_LOWP_OPS(T, T2): the intrinsics and operators CUDA declares
    alike for a 16-bit float type T and its pair T2 (members x, y; a
    constructor T2(T, T)). Each result is rounded once (see the top). */
+/* The unordered comparison op of each half of a pair (1 or 0 in each half),
+   and of both halves (bool). */
+#define GPUH_IMPL_SIM_LOWP_UNORDERED2(T, T2, op)                                                                 \
+    inline T2 __h##op##2(T2 a, T2 b) { return gpuh_impl_sim_pair_cmp(__h##op, a, b); }                           \
+    inline bool __hb##op##2(T2 a, T2 b) { return __h##op(a.x, b.x) && __h##op(a.y, b.y); }
 #define GPUH_IMPL_SIM_LOWP_OPS(T, T2)                                                                            \
     inline T __hadd(T a, T b) { return gpuh_sim_impl::lowp_of<T>(gpuh_sim_impl::odd_sum(gpuh_sim_impl::lowp_val(a), gpuh_sim_impl::lowp_val(b))); }              \
     inline T __hsub(T a, T b) { return gpuh_sim_impl::lowp_of<T>(gpuh_sim_impl::odd_sum(gpuh_sim_impl::lowp_val(a), -gpuh_sim_impl::lowp_val(b))); }             \
@@ -263,6 +268,32 @@ template <class T, class F> inline T lowp_atomic(T *addr, F f)
     inline T2 h2log(T2 a) { return gpuh_impl_sim_pair(hlog, a); }                                                \
     inline T2 h2floor(T2 a) { return gpuh_impl_sim_pair(hfloor, a); }                                            \
     inline T2 h2ceil(T2 a) { return gpuh_impl_sim_pair(hceil, a); }                                              \
+    inline T2 h2exp2(T2 a) { return gpuh_impl_sim_pair(hexp2, a); }                                              \
+    inline T2 h2exp10(T2 a) { return gpuh_impl_sim_pair(hexp10, a); }                                            \
+    inline T2 h2log2(T2 a) { return gpuh_impl_sim_pair(hlog2, a); }                                              \
+    inline T2 h2log10(T2 a) { return gpuh_impl_sim_pair(hlog10, a); }                                            \
+    inline T2 h2sin(T2 a) { return gpuh_impl_sim_pair(hsin, a); }                                                \
+    inline T2 h2cos(T2 a) { return gpuh_impl_sim_pair(hcos, a); }                                                \
+    inline T2 h2tanh(T2 a) { return gpuh_impl_sim_pair(htanh, a); }                                              \
+    inline T2 h2rsqrt(T2 a) { return gpuh_impl_sim_pair(hrsqrt, a); }                                            \
+    inline T2 h2rcp(T2 a) { return gpuh_impl_sim_pair(hrcp, a); }                                                \
+    inline T2 h2trunc(T2 a) { return gpuh_impl_sim_pair(htrunc, a); }                                            \
+    inline T2 h2rint(T2 a) { return gpuh_impl_sim_pair(hrint, a); }                                              \
+    inline T2 __hsub2_sat(T2 a, T2 b) { return gpuh_impl_sim_pair(__hsub_sat, a, b); }                           \
+    inline T2 __hfma2_sat(T2 a, T2 b, T2 c) { return T2(__hfma_sat(a.x, b.x, c.x), __hfma_sat(a.y, b.y, c.y)); } \
+    inline T2 __hmax2_nan(T2 a, T2 b) { return gpuh_impl_sim_pair(__hmax_nan, a, b); }                           \
+    inline T2 __hmin2_nan(T2 a, T2 b) { return gpuh_impl_sim_pair(__hmin_nan, a, b); }                           \
+    /* complex a * b + c, (x, y) as (real, imaginary) */                                                         \
+    GPUH_IMPL_SIM_LOWP_UNORDERED2(T, T2, equ)                                                                    \
+    GPUH_IMPL_SIM_LOWP_UNORDERED2(T, T2, neu)                                                                    \
+    GPUH_IMPL_SIM_LOWP_UNORDERED2(T, T2, ltu)                                                                    \
+    GPUH_IMPL_SIM_LOWP_UNORDERED2(T, T2, leu)                                                                    \
+    GPUH_IMPL_SIM_LOWP_UNORDERED2(T, T2, gtu)                                                                    \
+    GPUH_IMPL_SIM_LOWP_UNORDERED2(T, T2, geu)                                                                    \
+    inline T2 __hcmadd(T2 a, T2 b, T2 c)                                                                         \
+    {                                                                                                            \
+        return T2(__hfma(a.x, b.x, __hfma(__hneg(a.y), b.y, c.x)), __hfma(a.x, b.y, __hfma(a.y, b.x, c.y)));     \
+    }                                                                                                            \
     inline T2 __heq2(T2 a, T2 b) { return gpuh_impl_sim_pair_cmp(__heq, a, b); }                                 \
     inline T2 __hne2(T2 a, T2 b) { return gpuh_impl_sim_pair_cmp(__hne, a, b); }                                 \
     inline T2 __hlt2(T2 a, T2 b) { return gpuh_impl_sim_pair_cmp(__hlt, a, b); }                                 \

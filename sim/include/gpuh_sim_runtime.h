@@ -8,7 +8,6 @@
 #ifndef GPUH_SIM_RUNTIME_H
 #define GPUH_SIM_RUNTIME_H
 #include "gpuh_sim.h"
-#include "gpuh_sim_texture.h" /* char4, short2 & co., which __dp4a and __dp2a take */
 
 #ifndef CUDART_CB
 #define CUDART_CB
@@ -621,12 +620,6 @@ inline unsigned __vsads4(unsigned a, unsigned b) { return gpuh_sim_impl::simd_sa
 
 /* ---- Float intrinsics and math functions C's library lacks. Templates, so
    that a program's own host function of the same name wins (see rsqrtf). */
-inline float __frcp_rn(float x) { return 1.0f / x; }
-inline float __fsqrt_rn(float x) { return sqrtf(x); }
-inline float __fdiv_rn(float a, float b) { return a / b; }
-inline float __fsub_rn(float a, float b) { return a - b; }
-inline double __drcp_rn(double x) { return 1.0 / x; }
-inline double __dsqrt_rn(double x) { return sqrt(x); }
 /* sin(πx), cos(πx) */
 template <class = void> inline void sincospif(float x, float *s, float *c)
 {
@@ -639,9 +632,10 @@ inline double __hiloint2double(int hi, int lo)
 {
     return gpuh_sim_impl::from_bits<double>((unsigned long long)(unsigned)hi << 32 | (unsigned)lo);
 }
-/* Averages without overflow: (x + y) >> 1, and rounded up, (x + y + 1) >> 1. */
+/* Averages without overflow: (x + y) >> 1 (rounded down), and rounded up, (x + y + 1) >> 1. */
 inline unsigned __uhadd(unsigned x, unsigned y) { return (unsigned)(((unsigned long long)x + y) >> 1); }
 inline unsigned __urhadd(unsigned x, unsigned y) { return (unsigned)(((unsigned long long)x + y + 1) >> 1); }
+inline int __hadd(int x, int y) { return (int)(((long long)x + y) >> 1); }
 inline int __rhadd(int x, int y) { return (int)(((long long)x + y + 1) >> 1); }
 /* The high half of the signed 128-bit product, from the unsigned one. */
 inline long long __mul64hi(long long a, long long b)
