@@ -145,6 +145,8 @@
      gpuh_nccl_status_name(s)      the status's enumerator name (const char *, never NULL)
      gpuh_report_status(library, code, name, message, expr, file, line)   their report, for
                                    a library of your own (void)
+     GPUH_CHECK_STATUS(expr)       any of these statuses or a cudaError_t, by expr's type
+                                   (C++ overloads, C11 _Generic; not in C99)
    Devices
      gpuh_device_count(&reason)    number of devices; 0 and a reason if none (int)
      GPUH_SIM_TWIN_HINT("name")    "its simulator twin runs on the CPU: build/sim_name ..." (a string
@@ -680,6 +682,76 @@ GPUH_DEF void gpuh_report_status(const char *library, long long code, const char
             GPUH_ON_ERROR;                                                                \
         }                                                                                 \
     } while (0)
+
+/* gpuh_impl_failed_<lib>(status, text, file, line): 1 (after the report) if
+   status is a failure, else 0: what GPUH_CHECK_STATUS calls for each type.
+   GPUH_IMPL_STATUS_FORMS(type, ok, lib) makes one for a library's part from
+   its gpuh_impl_report_<lib>, and in C++ the gpuh_impl_failed overload. */
+GPUH_DEF int gpuh_impl_failed_cuda(cudaError_t err, const char *text, const char *file, int line)
+{
+    if (err == cudaSuccess)
+        return 0;
+    gpuh_report_error(err, text, file, line);
+    return 1;
+}
+#ifdef __cplusplus
+#define GPUH_IMPL_STATUS_OVERLOAD(type, lib)                                                        \
+    extern "C++" {                                                                                 \
+    static inline int gpuh_impl_failed(type status, const char *text, const char *file, int line) \
+    {                                                                                              \
+        return gpuh_impl_failed_##lib(status, text, file, line);                                  \
+    }                                                                                              \
+    }
+#else
+#define GPUH_IMPL_STATUS_OVERLOAD(type, lib)
+#endif
+#define GPUH_IMPL_STATUS_FORMS(type, ok, lib)                                                        \
+    GPUH_DEF int gpuh_impl_failed_##lib(type status, const char *text, const char *file, int line)  \
+    {                                                                                              \
+        if (status == (ok))                                                                        \
+            return 0;                                                                              \
+        gpuh_impl_report_##lib(status, text, file, line);                                          \
+        return 1;                                                                                  \
+    }                                                                                              \
+    GPUH_IMPL_STATUS_OVERLOAD(type, lib)
+GPUH_IMPL_STATUS_OVERLOAD(cudaError_t, cuda)
+
+/* _Generic's associations of the libraries whose parts are compiled: each
+   part redefines its own (", cublasStatus_t: gpuh_impl_failed_cublas"). */
+#define GPUH_IMPL_GENERIC_CUBLAS
+#define GPUH_IMPL_GENERIC_CUFFT
+#define GPUH_IMPL_GENERIC_CURAND
+#define GPUH_IMPL_GENERIC_CUSPARSE
+#define GPUH_IMPL_GENERIC_CUSOLVER
+#define GPUH_IMPL_GENERIC_CU
+#define GPUH_IMPL_GENERIC_NVRTC
+#define GPUH_IMPL_GENERIC_NCCL
+
+/* GPUH_CHECK_STATUS(expr): GPUH_CHECK for a status of any type GPUH_CHECK
+   or a GPUH_CHECK_<LIBRARY> takes (cudaError_t, cublasStatus_t, ...,
+   ncclResult_t), chosen by expr's type: C++ overloads, C11's _Generic (in
+   C99 use the typed macros). A type with no part compiled does not compile;
+   in C an enumerator (CUFFT_SUCCESS) is an int, which selects nothing: pass
+   the call's result.
+   Idea: helper_cuda.h's checkCudaErrors, one name for every library. */
+#if defined(__cplusplus)
+#define GPUH_CHECK_STATUS(expr)                                                                   \
+    do {                                                                                          \
+        if (gpuh_impl_failed((expr), #expr, __FILE__, __LINE__)) {                                \
+            GPUH_ON_ERROR;                                                                        \
+        }                                                                                         \
+    } while (0)
+#elif defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L
+#define GPUH_CHECK_STATUS(expr)                                                                   \
+    do {                                                                                          \
+        if (_Generic((expr), cudaError_t: gpuh_impl_failed_cuda GPUH_IMPL_GENERIC_CUBLAS          \
+                         GPUH_IMPL_GENERIC_CUFFT GPUH_IMPL_GENERIC_CURAND GPUH_IMPL_GENERIC_CUSPARSE \
+                             GPUH_IMPL_GENERIC_CUSOLVER GPUH_IMPL_GENERIC_CU GPUH_IMPL_GENERIC_NVRTC \
+                                 GPUH_IMPL_GENERIC_NCCL)((expr), #expr, __FILE__, __LINE__)) {     \
+            GPUH_ON_ERROR;                                                                        \
+        }                                                                                         \
+    } while (0)
+#endif
 
 /* One status of a library without a name function of its own: its number,
    its enumerator's name, and what the library's reference says it means. */
@@ -5460,6 +5532,9 @@ GPUH_DEF void gpuh_impl_report_cublas(cublasStatus_t status, const char *expr, c
 /* GPUH_CHECK_CUBLAS(expr): GPUH_CHECK for a cublasStatus_t. */
 #define GPUH_CHECK_CUBLAS(expr) \
     GPUH_IMPL_CHECK_STATUS(cublasStatus_t, CUBLAS_STATUS_SUCCESS, gpuh_impl_report_cublas, expr, #expr)
+GPUH_IMPL_STATUS_FORMS(cublasStatus_t, CUBLAS_STATUS_SUCCESS, cublas)
+#undef GPUH_IMPL_GENERIC_CUBLAS
+#define GPUH_IMPL_GENERIC_CUBLAS , cublasStatus_t: gpuh_impl_failed_cublas
 #endif
 
 /* ---- cuFFT (cufft.h): no name function of its own, so gpuh's table, whose
@@ -5497,6 +5572,9 @@ GPUH_DEF void gpuh_impl_report_cufft(cufftResult result, const char *expr, const
 /* GPUH_CHECK_CUFFT(expr): GPUH_CHECK for a cufftResult. */
 #define GPUH_CHECK_CUFFT(expr) \
     GPUH_IMPL_CHECK_STATUS(cufftResult, CUFFT_SUCCESS, gpuh_impl_report_cufft, expr, #expr)
+GPUH_IMPL_STATUS_FORMS(cufftResult, CUFFT_SUCCESS, cufft)
+#undef GPUH_IMPL_GENERIC_CUFFT
+#define GPUH_IMPL_GENERIC_CUFFT , cufftResult: gpuh_impl_failed_cufft
 #endif
 
 /* ---- cuRAND (curand.h; on the simulator, gpuh_sim.h's stand-in) ---- */
@@ -5528,6 +5606,9 @@ GPUH_DEF void gpuh_impl_report_curand(curandStatus_t status, const char *expr, c
 /* GPUH_CHECK_CURAND(expr): GPUH_CHECK for a curandStatus_t. */
 #define GPUH_CHECK_CURAND(expr) \
     GPUH_IMPL_CHECK_STATUS(curandStatus_t, CURAND_STATUS_SUCCESS, gpuh_impl_report_curand, expr, #expr)
+GPUH_IMPL_STATUS_FORMS(curandStatus_t, CURAND_STATUS_SUCCESS, curand)
+#undef GPUH_IMPL_GENERIC_CURAND
+#define GPUH_IMPL_GENERIC_CURAND , curandStatus_t: gpuh_impl_failed_curand
 #endif
 
 /* ---- cuSPARSE (cusparse.h) ---- */
@@ -5546,6 +5627,9 @@ GPUH_DEF void gpuh_impl_report_cusparse(cusparseStatus_t status, const char *exp
 /* GPUH_CHECK_CUSPARSE(expr): GPUH_CHECK for a cusparseStatus_t. */
 #define GPUH_CHECK_CUSPARSE(expr) \
     GPUH_IMPL_CHECK_STATUS(cusparseStatus_t, CUSPARSE_STATUS_SUCCESS, gpuh_impl_report_cusparse, expr, #expr)
+GPUH_IMPL_STATUS_FORMS(cusparseStatus_t, CUSPARSE_STATUS_SUCCESS, cusparse)
+#undef GPUH_IMPL_GENERIC_CUSPARSE
+#define GPUH_IMPL_GENERIC_CUSPARSE , cusparseStatus_t: gpuh_impl_failed_cusparse
 #endif
 
 /* ---- cuSOLVER (cusolverDn.h & co.: all include cusolver_common.h): no name
@@ -5590,6 +5674,9 @@ GPUH_DEF void gpuh_impl_report_cusolver(cusolverStatus_t status, const char *exp
 /* GPUH_CHECK_CUSOLVER(expr): GPUH_CHECK for a cusolverStatus_t. */
 #define GPUH_CHECK_CUSOLVER(expr) \
     GPUH_IMPL_CHECK_STATUS(cusolverStatus_t, CUSOLVER_STATUS_SUCCESS, gpuh_impl_report_cusolver, expr, #expr)
+GPUH_IMPL_STATUS_FORMS(cusolverStatus_t, CUSOLVER_STATUS_SUCCESS, cusolver)
+#undef GPUH_IMPL_GENERIC_CUSOLVER
+#define GPUH_IMPL_GENERIC_CUSOLVER , cusolverStatus_t: gpuh_impl_failed_cusolver
 #endif
 
 /* ---- the driver API (cuda.h; link libcuda: CMake CUDA::cuda_driver) ---- */
@@ -5613,6 +5700,9 @@ GPUH_DEF void gpuh_impl_report_cu(CUresult result, const char *expr, const char 
 }
 /* GPUH_CHECK_CU(expr): GPUH_CHECK for a CUresult of the driver API. */
 #define GPUH_CHECK_CU(expr) GPUH_IMPL_CHECK_STATUS(CUresult, CUDA_SUCCESS, gpuh_impl_report_cu, expr, #expr)
+GPUH_IMPL_STATUS_FORMS(CUresult, CUDA_SUCCESS, cu)
+#undef GPUH_IMPL_GENERIC_CU
+#define GPUH_IMPL_GENERIC_CU , CUresult: gpuh_impl_failed_cu
 #endif
 
 /* ---- NVRTC (nvrtc.h; link libnvrtc: CMake CUDA::nvrtc) ---- */
@@ -5634,6 +5724,9 @@ GPUH_DEF void gpuh_impl_report_nvrtc(nvrtcResult result, const char *expr, const
 /* GPUH_CHECK_NVRTC(expr): GPUH_CHECK for an nvrtcResult. */
 #define GPUH_CHECK_NVRTC(expr) \
     GPUH_IMPL_CHECK_STATUS(nvrtcResult, NVRTC_SUCCESS, gpuh_impl_report_nvrtc, expr, #expr)
+GPUH_IMPL_STATUS_FORMS(nvrtcResult, NVRTC_SUCCESS, nvrtc)
+#undef GPUH_IMPL_GENERIC_NVRTC
+#define GPUH_IMPL_GENERIC_NVRTC , nvrtcResult: gpuh_impl_failed_nvrtc
 #endif
 
 /* ---- NCCL (nccl.h; on the simulator, gpuh_sim.h's stand-in) ---- */
@@ -5670,6 +5763,9 @@ GPUH_DEF void gpuh_impl_report_nccl(ncclResult_t result, const char *expr, const
 /* GPUH_CHECK_NCCL(expr): GPUH_CHECK for an ncclResult_t. */
 #define GPUH_CHECK_NCCL(expr) \
     GPUH_IMPL_CHECK_STATUS(ncclResult_t, ncclSuccess, gpuh_impl_report_nccl, expr, #expr)
+GPUH_IMPL_STATUS_FORMS(ncclResult_t, ncclSuccess, nccl)
+#undef GPUH_IMPL_GENERIC_NCCL
+#define GPUH_IMPL_GENERIC_NCCL , ncclResult_t: gpuh_impl_failed_nccl
 #endif
 
 #ifdef __cplusplus

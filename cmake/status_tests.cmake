@@ -22,3 +22,10 @@ endif()
 # Without an NVIDIA driver there is no libcuda.so.1, so test_status_gpu (linked to
 # the driver API) cannot start: that is the no-device case, a skip like exit 77.
 set_tests_properties(gpu.status PROPERTIES SKIP_REGULAR_EXPRESSION "libcuda.so.1: cannot open shared object file")
+# host.status.generic   tests/test_status_generic.c (C11 _Generic) + _cpp.cpp (C++ overloads):
+#                       GPUH_CHECK_STATUS picks each library's report by the status's type
+gpuh_program(test_status_generic HEADER_ONLY ${PROJECT_SOURCE_DIR}/tests/test_status_generic.c
+                                             ${PROJECT_SOURCE_DIR}/tests/test_status_generic_cpp.cpp)
+set_target_properties(test_status_generic PROPERTIES C_STANDARD 11)
+target_link_libraries(test_status_generic PRIVATE CUDA::cufft CUDA::curand CUDA::nvrtc)
+gpuh_add_test(host.status.generic host test_status_generic)
