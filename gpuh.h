@@ -4812,6 +4812,15 @@ GPUH_DEF char *gpuh_impl_copy_bytes(const void *s, size_t n)
     return c;
 }
 
+/* n + 1 zero bytes (room for n characters and their zero), or NULL. */
+GPUH_DEF char *gpuh_impl_new_chars(size_t n)
+{
+    void *m = calloc(n + 1, 1);
+    char *c = NULL;
+    memcpy(&c, &m, sizeof m);
+    return c;
+}
+
 /* FNV-1a, 64 bits, over n bytes, from h. */
 GPUH_DEF unsigned long long gpuh_impl_fnv1a(unsigned long long h, const void *p, size_t n)
 {
@@ -4890,8 +4899,9 @@ GPUH_DEF char *gpuh_impl_module_source(const gpuh_module_desc *desc)
     char *s;
     if (!desc->extern_c)
         return gpuh_impl_copy_bytes(desc->source, n);
-    s = gpuh_impl_copy_bytes(head, sizeof head - 1 + n + sizeof tail - 1);
+    s = gpuh_impl_new_chars(sizeof head - 1 + n + sizeof tail - 1);
     if (s != NULL) {
+        memcpy(s, head, sizeof head - 1);
         memcpy(s + sizeof head - 1, desc->source, n);
         memcpy(s + sizeof head - 1 + n, tail, sizeof tail);
     }
@@ -5063,8 +5073,8 @@ GPUH_DEF int gpuh_impl_module_disk_get(unsigned long long key, gpuh_impl_module_
         img->num_names = 0;
         img->names_bytes = nb;
         img->bytes = b;
-        img->names = gpuh_impl_copy_bytes("", nb);
-        img->image = gpuh_impl_copy_bytes("", b);
+        img->names = gpuh_impl_new_chars(nb);
+        img->image = gpuh_impl_new_chars(b);
         ok = img->names != NULL && img->image != NULL && fread(img->names, 1, nb, f) == nb &&
              fread(img->image, 1, b, f) == b;
         if (ok)
@@ -5202,8 +5212,8 @@ GPUH_DEF char *gpuh_impl_nvrtc_log(nvrtcProgram prog)
     size_t bytes = 0;
     char *log;
     if (nvrtcGetProgramLogSize(prog, &bytes) != NVRTC_SUCCESS || bytes == 0)
-        return gpuh_impl_copy_bytes("", 0);
-    log = gpuh_impl_copy_bytes("", bytes);
+        return gpuh_impl_new_chars(0);
+    log = gpuh_impl_new_chars(bytes);
     if (log != NULL && nvrtcGetProgramLog(prog, log) != NVRTC_SUCCESS)
         log[0] = '\0';
     return log;
@@ -5260,7 +5270,7 @@ GPUH_DEF cudaError_t gpuh_impl_nvrtc_compile(const gpuh_module_desc *desc, const
         else
             names_bytes += strlen(desc->name_expressions[i]) + strlen(lowered) + 2;
     }
-    img->names = err == cudaSuccess ? gpuh_impl_copy_bytes("", names_bytes) : NULL;
+    img->names = err == cudaSuccess ? gpuh_impl_new_chars(names_bytes) : NULL;
     img->names_bytes = names_bytes;
     img->num_names = desc->num_name_expressions;
     for (i = 0, names_bytes = 0; i < desc->num_name_expressions && img->names != NULL; ++i) {
@@ -5274,11 +5284,11 @@ GPUH_DEF cudaError_t gpuh_impl_nvrtc_compile(const gpuh_module_desc *desc, const
     /* a real architecture gives a cubin; a virtual one (compute_XX) PTX */
     if (err == cudaSuccess && img->names != NULL) {
         if (nvrtcGetCUBINSize(prog, &bytes) == NVRTC_SUCCESS && bytes > 0) {
-            img->image = gpuh_impl_copy_bytes("", bytes);
+            img->image = gpuh_impl_new_chars(bytes);
             if (img->image != NULL && (r = nvrtcGetCUBIN(prog, img->image)) != NVRTC_SUCCESS)
                 err = gpuh_impl_nvrtc_fail(r, "nvrtcGetCUBIN");
         } else if ((r = nvrtcGetPTXSize(prog, &bytes)) == NVRTC_SUCCESS) {
-            img->image = gpuh_impl_copy_bytes("", bytes);
+            img->image = gpuh_impl_new_chars(bytes);
             if (img->image != NULL && (r = nvrtcGetPTX(prog, img->image)) != NVRTC_SUCCESS)
                 err = gpuh_impl_nvrtc_fail(r, "nvrtcGetPTX");
         } else {
