@@ -4975,6 +4975,9 @@ GPUH_DEF cudaError_t gpuh_impl_module_args_check(const gpuh_kernel *k, const gpu
     return cudaSuccess;
 }
 
+/* Per host thread: the name of the last kernel gpuh_module_launch launched. */
+GPUH_IMPL_SHARED GPUH_IMPL_THREAD_LOCAL char gpuh_impl_module_launch_name_v[GPUH_MODULE_NAME_BYTES];
+
 GPUH_DEF gpuh_impl_dims gpuh_impl_dims_from(dim3 d)
 {
     gpuh_impl_dims r;
@@ -5304,8 +5307,7 @@ GPUH_DEF cudaError_t gpuh_impl_nvrtc_compile(const gpuh_module_desc *desc, const
     nvrtcDestroyProgram(&prog);
     if (err != cudaSuccess) {
         free(img->names);
-        if (img->names != NULL)
-            free(img->image);
+        free(img->image);
         img->names = img->image = NULL;
     }
     return err;
@@ -5439,8 +5441,11 @@ GPUH_DEF cudaError_t gpuh_impl_module_launch_unranged(const gpuh_kernel *kernel,
     if (shmem_bytes > 4294967295u)
         return gpuh_fail(cudaErrorInvalidValue, "gpuh_module_launch of %s at %s:%d: %zu bytes of shared memory",
                          kernel->name, file, line, shmem_bytes);
-    if (gpuh_impl_launch_begin(kernel->name, gpuh_impl_dims_from(grid), gpuh_impl_dims_from(block), shmem_bytes,
-                               file, line) != cudaSuccess)
+    /* the launch record names the kernel by this thread's copy of its name,
+       which outlives the caller's gpuh_kernel */
+    memcpy(gpuh_impl_module_launch_name_v, kernel->name, sizeof gpuh_impl_module_launch_name_v);
+    if (gpuh_impl_launch_begin(gpuh_impl_module_launch_name_v, gpuh_impl_dims_from(grid),
+                               gpuh_impl_dims_from(block), shmem_bytes, file, line) != cudaSuccess)
         return cudaErrorInvalidConfiguration;
     for (i = 0; i < num_args; ++i)
         memcpy(&params[i], &args[i].value, sizeof params[i]); /* cuLaunchKernel's void ** reads them only */
@@ -5448,8 +5453,14 @@ GPUH_DEF cudaError_t gpuh_impl_module_launch_unranged(const gpuh_kernel *kernel,
     r = a->launch(f, grid.x, grid.y, grid.z, block.x, block.y, block.z, shmem_bytes, stream,
                   num_args > 0 ? params : NULL, NULL);
     if (r != CUDA_SUCCESS) {
-        err = gpuh_impl_cu_fail(a, r, "gpuh_module_launch", "cuLaunchKernel");
-        return gpuh_impl_launch_end(err);
+        char why[GPUH_IMPL_DETAIL_BYTES];
+        err = gpuh_impl_cu_fail(a, r, "cuLaunchKernel", "the launch");
+        memcpy(why, gpuh_error_detail(), sizeof why);
+        return gpuh_fail(err, "gpuh_module_launch of %s at %s:%d: %s%s", kernel->name, file, line, why,
+                         shmem_bytes > GPUH_IMPL_SHMEM_DEFAULT_LIMIT
+                             ? " (above 48 KiB of dynamic shared memory a kernel must opt in: cuFuncSetAttribute "
+                               "with CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES)"
+                             : "");
     }
     return cudaSuccess;
 }
