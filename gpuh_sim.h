@@ -75,6 +75,9 @@
      GPUH_SIM_DEVICES       devices presented, all alike (default 1; 1 .. 64; anything
                             but a whole number, such as 4x, is refused)
      GPUH_SIM_NCCL_TIMEOUT  seconds a collective waits for the other ranks (default 30)
+     GPUH_SIM_DEADLOCK_S    seconds a launch whose blocks spin, with blocks that cannot
+                            start, may finish no block before it is failed as a deadlock
+                            (default 10; see "blocks that wait for blocks" below)
    No override macro: the simulator is set up at run time. The macros a
    program uses are GPUH_SIM (given to the compiler: gpuh.h picks this header),
    and the launch forms of [SECTION: LAUNCHES].
@@ -186,9 +189,19 @@
      A simulated thread runs until it waits at a barrier, a warp operation or
      __nanosleep: one that spins on a flag another thread of its block sets,
      without sleeping in the loop, hangs (a GPU since Volta would let the
-     other thread run). A block that waits for another block (a spin lock
-     across blocks) hangs when the other block is not running, as on a GPU
-     without cooperative launch.
+     other thread run).
+     blocks that wait for blocks  the pool runs as many blocks at once as it
+     has CPU threads; when a launch with blocks still to start finishes none
+     for 200 ms, more CPU threads join it, doubling, up to the blocks an H200
+     keeps resident (132 SMs by the occupancy of the block's threads and
+     dynamic shared memory) and the room for thread stacks, so persistent
+     kernels, flags between blocks and hand-written grid barriers finish as on
+     a GPU; a block spinning through a volatile pointer or __nanosleep yields
+     the CPU now and then. A launch whose blocks spin that way, with blocks
+     that cannot start, and that finishes no block for GPUH_SIM_DEADLOCK_S,
+     is a deadlock (on a GPU too): said with the kernel, and the launch fails
+     with cudaErrorLaunchTimeout (sticky). One that spins on atomics only
+     is not detected: it hangs.
      GPUH_LAUNCH takes a single function: name a template kernel's
      arguments (k<float>), as gpuh does (gpuh-simcc also launches template
      kernels with deduced arguments and kernels with default arguments).
@@ -1494,6 +1507,15 @@ struct launch_job : grid_launch {
     std::atomic<uint64_t> next;
     std::atomic<int> failed; /* the first error of a block (a cudaError_t), 0 while none */
     int active;              /* pool threads running its blocks (guarded by the pool's mutex) */
+    std::atomic<uint64_t> finished; /* blocks run to their end: the watch's measure of progress */
+    /* the pool's watch (host_thread_pool::watch), under the pool's mutex: the
+       progress it last saw and when, the extra CPU threads it started, and
+       whether it has reported the launch as stuck */
+    uint64_t seen_finished, seen_spins;
+    std::chrono::steady_clock::time_point seen_at, grown_at;
+    std::atomic<uint64_t> spins; /* spin_point's count of its threads' volatile accesses and sleeps, /256 */
+    int extra;
+    bool reported;
     int depth;               /* 0 for a grid the host launched; its parent's + 1 for one a kernel did */
     std::mutex children_m;
     std::vector<grid_launch> children, tail; /* launched by its threads: they run once its blocks have */
@@ -2126,6 +2148,18 @@ struct default_fp_env {
     ~default_fp_env() { fesetenv(&saved); }
 };
 
+/* The blocks of this shape that an H200 keeps resident at once: 132 SMs,
+   each with up to 32 blocks, 2048 threads and 228 KiB of shared memory (the
+   dynamic part and 1 KiB the system keeps per block; static shared memory
+   is not known here). A program sized for a GPU fits in it. */
+inline int resident_blocks(dim3 block, size_t shmem)
+{
+    const unsigned threads = block.x * block.y * block.z;
+    int per_sm = std::min<int>(32, static_cast<int>(2048 / std::max(threads, 1u)));
+    per_sm = std::min<int>(per_sm, static_cast<int>((228 * 1024) / (shmem + 1024)));
+    return 132 * std::max(per_sm, 1);
+}
+
 /* Runs blocks of job until none is left (every worker and the launching thread). */
 inline void run_blocks(launch_job &job)
 {
@@ -2159,6 +2193,7 @@ inline void run_blocks(launch_job &job)
                 w.job = NULL;
                 return;
             }
+            job.finished.fetch_add(1, std::memory_order_relaxed);
         }
     }
     w.job = NULL; /* the job lives in its launcher's frame, which ends when the launch returns */
@@ -2254,15 +2289,117 @@ struct host_thread_pool {
             }
         }
     }
+    /* The watch: CUDA does not promise that a grid's blocks run at once, but
+       a GPU runs as many as fit, and programs rely on it (persistent kernels,
+       flags between blocks, hand-written grid barriers). The pool runs as
+       many blocks as it has CPU threads; when a launch with blocks still to
+       start has finished none for WATCH_STALL_MS, its blocks may be waiting
+       for blocks that have not started, so the watch starts more CPU threads
+       for it (doubling each time) up to the blocks that fit on an H200 at
+       once (resident_blocks). When even those have finished nothing for
+       WATCH_REPORT_S, it says so once, naming the kernel: blocks that wait
+       for more blocks than fit deadlock on a GPU too. */
+    enum { WATCH_STALL_MS = 200, WATCH_REPORT_S = 10, WATCH_MAX_EXTRA = 2048 };
+    std::thread watcher;
+    std::condition_variable watch_wake;
+    int extra_threads = 0; /* the watch's threads now running, under m */
+    void watch()
+    {
+        std::unique_lock<std::mutex> g(m);
+        while (!quit) {
+            watch_wake.wait_for(g, std::chrono::milliseconds(WATCH_STALL_MS / 2));
+            const std::chrono::steady_clock::time_point now = std::chrono::steady_clock::now();
+            for (size_t i = 0; i < jobs.size(); ++i) {
+                launch_job &j = *jobs[i];
+                const uint64_t done = j.finished.load(std::memory_order_relaxed);
+                if (done != j.seen_finished || j.failed.load() != 0) {
+                    j.seen_finished = done;
+                    j.seen_spins = j.spins.load(std::memory_order_relaxed);
+                    j.seen_at = now;
+                    continue;
+                }
+                const uint64_t started = std::min(j.next.load(), j.blocks);
+                const long long idle_ms =
+                    std::chrono::duration_cast<std::chrono::milliseconds>(now - j.seen_at).count();
+                const uint64_t fit = static_cast<uint64_t>(resident_blocks(j.block, j.shmem));
+                const size_t need = static_cast<size_t>(j.block.x) * j.block.y * j.block.z;
+                /* blocks running: one per CPU thread on the launch (blocks are taken in chunks) */
+                const uint64_t running = std::min<uint64_t>(started - done, static_cast<uint64_t>(j.active) + 1);
+                if (started < j.blocks && running < fit &&
+                    now - std::max(j.seen_at, j.grown_at) >= std::chrono::milliseconds(WATCH_STALL_MS)) {
+                    uint64_t more = std::min<uint64_t>(std::max<uint64_t>(running, 1), fit - running);
+                    more = std::min<uint64_t>(more, j.blocks - started);
+                    while (more-- > 0 && extra_threads < WATCH_MAX_EXTRA &&
+                           (static_cast<size_t>(extra_threads) + 1) * need <= stack_budget()) {
+                        ++j.active; /* the job outlives the thread: run() waits for active == 0 */
+                        ++j.extra;
+                        ++extra_threads;
+                        try {
+                            std::thread([this, &j] {
+                                run_blocks(j);
+                                std::lock_guard<std::mutex> lock(m);
+                                --extra_threads;
+                                if (--j.active == 0)
+                                    finished.notify_all();
+                            }).detach();
+                        } catch (const std::system_error &) {
+                            --j.active;
+                            --j.extra;
+                            --extra_threads;
+                            break;
+                        }
+                    }
+                    j.grown_at = now; /* give them time before growing again */
+                }
+                /* stuck: blocks wait to start (or needed the watch's threads), none has
+                   finished for the deadline, and its threads spin: the launch fails */
+                const uint64_t spun = j.spins.load(std::memory_order_relaxed) - j.seen_spins;
+                if (!j.reported && idle_ms >= deadlock_ms() && running > 0 && (started < j.blocks || j.extra > 0) &&
+                    spun >= 64) {
+                    j.reported = true;
+                    fprintf(stderr,
+                            "gpuh sim: deadlock in kernel %s (launched at %s:%d): no block has finished for %.3g s "
+                            "while %llu blocks spin and %llu of its %llu blocks wait to start (at most %llu fit on a "
+                            "GPU at once); blocks that wait for blocks that cannot start hang on a GPU too; the "
+                            "launch fails with cudaErrorLaunchTimeout\n",
+                            j.kernel, j.file, j.line, deadlock_ms() / 1000.0, static_cast<unsigned long long>(running),
+                            static_cast<unsigned long long>(j.blocks - started),
+                            static_cast<unsigned long long>(j.blocks), static_cast<unsigned long long>(fit));
+                    int none = 0;
+                    j.failed.compare_exchange_strong(none, static_cast<int>(cudaErrorLaunchTimeout));
+                    std::lock_guard<std::mutex> lock(runtime_state().m); /* sticky, as after a GPU's watchdog */
+                    runtime_state().sticky = cudaErrorLaunchTimeout;
+                }
+            }
+        }
+    }
+    /* GPUH_SIM_DEADLOCK_S in milliseconds (default 10 s), read once. */
+    static long long deadlock_ms()
+    {
+        static const long long ms = [] {
+            const char *e = getenv("GPUH_SIM_DEADLOCK_S");
+            const double v = e ? atof(e) : 0;
+            if (e && !(v > 0 && v <= 86400))
+                fprintf(stderr, "gpuh sim: GPUH_SIM_DEADLOCK_S=%s is not a number of seconds; using 10\n", e);
+            return v > 0 && v <= 86400 ? static_cast<long long>(v * 1000) : 10000LL;
+        }();
+        return ms;
+    }
     void run(launch_job &j)
     {
-        if (runtime_state().threads <= 1 || j.blocks <= 1) {
+        if (j.blocks <= 1) {
             run_blocks(j);
             return;
         }
         {
             std::lock_guard<std::mutex> g(m);
             start_threads();
+            if (!watcher.joinable()) {
+                try {
+                    watcher = std::thread([this] { watch(); });
+                } catch (const std::system_error &) { /* no watch: blocks that wait for others may hang */
+                }
+            }
             jobs.push_back(&j);
         }
         wake.notify_all();
@@ -2278,8 +2415,11 @@ struct host_thread_pool {
             quit = true;
         }
         wake.notify_all();
+        watch_wake.notify_all();
         for (size_t i = 0; i < threads.size(); ++i)
             threads[i].join();
+        if (watcher.joinable())
+            watcher.join();
     }
 };
 inline host_thread_pool &host_threads()
@@ -2445,10 +2585,20 @@ inline void run_grid(const grid_launch &g, int depth)
     launch_job job;
     static_cast<grid_launch &>(job) = g;
     job.blocks = static_cast<uint64_t>(g.grid.x) * g.grid.y * g.grid.z;
-    job.chunk = std::max<uint64_t>(1, job.blocks / (static_cast<uint64_t>(runtime_state().threads) * 16));
+    /* blocks that fit on the device at once are taken one at a time: one of
+       them may wait for another (see host_thread_pool::watch) */
+    job.chunk = job.blocks <= static_cast<uint64_t>(resident_blocks(g.block, g.shmem))
+                    ? 1
+                    : std::max<uint64_t>(1, job.blocks / (static_cast<uint64_t>(runtime_state().threads) * 16));
     job.next.store(0);
     job.failed.store(0);
     job.active = 0;
+    job.finished.store(0);
+    job.seen_finished = job.seen_spins = 0;
+    job.spins.store(0);
+    job.seen_at = job.grown_at = std::chrono::steady_clock::now();
+    job.extra = 0;
+    job.reported = false;
     job.depth = depth;
     if (!run_cooperative_if_asked(job)) /* cudaLaunchCooperativeKernel: every block at once */
         host_threads().run(job);
@@ -4917,6 +5067,21 @@ inline unsigned __activemask()
     return m;
 }
 namespace gpuh_sim_impl {
+/* Every so many volatile accesses or __nanosleep calls, the CPU thread
+   yields to the others, so that a block spinning on a flag lets the block
+   that will set it run (the pool may run more blocks than there are cores:
+   host_thread_pool::watch). A thread of a launch that has failed elsewhere
+   stops there: the flag it waits for may never come. */
+inline void spin_point(worker &w)
+{
+    static thread_local unsigned count = 0;
+    if ((++count & 255u) == 0) {
+        w.job->spins.fetch_add(1, std::memory_order_relaxed);
+        if (w.job->failed.load(std::memory_order_relaxed) != 0)
+            kill_launch(static_cast<cudaError_t>(w.job->failed.load()));
+        std::this_thread::yield();
+    }
+}
 /* The end of a thread's turn at a volatile access (gpuh_sim_volatile_ptr):
    the scheduler runs every other ready thread of the block once first. */
 inline void volatile_turn()
@@ -4926,6 +5091,7 @@ inline void volatile_turn()
         return; /* not in a kernel */
     v.w->block->state[v.lin] = T_READY;
     to_scheduler(*v.w, v.w->current);
+    spin_point(*v.w);
 }
 } // namespace gpuh_sim_impl
 inline void __nanosleep(unsigned ns)
@@ -4934,6 +5100,7 @@ inline void __nanosleep(unsigned ns)
     gpuh_sim_impl::worker &w = *gpuh_sim_impl::thread_state().w;
     w.block->state[gpuh_sim_impl::thread_state().lin] = gpuh_sim_impl::T_READY;
     gpuh_sim_impl::to_scheduler(w, w.current);
+    gpuh_sim_impl::spin_point(w);
 }
 /* Nanoseconds: cudaDevAttrClockRate reports 1 GHz, so cycles and ns agree. */
 inline long long clock64()

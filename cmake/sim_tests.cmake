@@ -11,6 +11,7 @@
 #   sim.asan.oob               an out-of-bounds write caught by ASan, kernel/block/thread named
 #   sim.asan.cast              (ASan build, with UBSan's float-cast-overflow) an implicit
 #                              float-to-unsigned conversion out of range reported, kernel/block/thread named
+#   sim.diag.deadlock          blocks that spin on a block that cannot start: failed, the kernel named
 #   sim.diag.width/dynshm/stack/threads  warp shuffle width 0, dynamic shared memory not asked
 #                              for, a stack overflow, GPUH_SIM_THREADS=100000: each named
 #   sim.consumer, .leak_report tests/consumer/sim_main.cu; a leak it makes on purpose is reported
@@ -85,6 +86,8 @@ gpuh_sim_test(sim.diag.dynshm sim_broken ARGS dynshm EXPECT
   "segmentation fault in kernel dyn_write_kernel [^\n]*\n[^\n]*the launch asked for 0 bytes.*sim_broken dynshm: PASS")
 gpuh_sim_test(sim.diag.stack sim_broken ARGS stack ENV GPUH_SIM_STACK_KB=64 EXPECT
   "segmentation fault in kernel deep_stack_kernel [^\n]*\n[^\n]*stack overflowed: it has 64 KiB \\(GPUH_SIM_STACK_KB\\).*sim_broken stack: PASS")
+gpuh_sim_test(sim.diag.deadlock sim_broken ARGS deadlock ENV GPUH_SIM_DEADLOCK_S=1 EXPECT
+  "deadlock in kernel wait_for_last_kernel \\(launched at [^)]*sim_broken.cu:[0-9]+\\): no block has finished for 1 s[^\n]*cudaErrorLaunchTimeout.*sim_broken deadlock: PASS")
 gpuh_sim_test(sim.diag.threads sim_broken ARGS threads ENV GPUH_SIM_THREADS=100000 EXPECT
   "GPUH_SIM_THREADS=100000 is more than 1024; using 1024.*sim_broken threads: PASS")
 

@@ -30,6 +30,11 @@
                              the GPU's saturation; built with
                              -fsanitize=float-cast-overflow, UBSan reports it
                              and the sim names kernel, block and thread
+       sim_broken deadlock   block 0 spins until the grid's last block, which
+                             cannot start while the blocks before it fill the
+                             device: "deadlock", the kernel named; the launch fails
+                             with cudaErrorLaunchTimeout (run with a short
+                             GPUH_SIM_DEADLOCK_S)
        sim_broken threads    a few launches, run with an absurd GPUH_SIM_THREADS:
                              clamped with a message, not an uncaught exception
    Simulator only: build with tools/gpuh-simcc (CMake: sim_broken, sim_broken_asan). */
@@ -220,6 +225,31 @@ static int run_cast(void)
     return gpuh_test_summary("sim_broken cast");
 }
 
+/* Every block but the last spins until the last block raises the flag. */
+__global__ void wait_for_last_kernel(volatile int *g_flag)
+{
+    if (threadIdx.x != 0)
+        return;
+    if (blockIdx.x + 1 == gridDim.x)
+        *g_flag = 1;
+    else
+        while (*g_flag == 0) {
+        }
+}
+
+static int run_deadlock(void)
+{
+    int *d = NULL; /* cudaMalloc, not gpuh's ledger: cudaDeviceReset below frees it */
+    TEST_CUDA(cudaMalloc(&d, sizeof(int)));
+    TEST_CUDA(cudaMemset(d, 0, sizeof(int)));
+    fflush(stdout);
+    /* 1024-thread blocks: 2 per SM fit on a GPU; far more blocks than fit */
+    wait_for_last_kernel<<<2000, 1024>>>(d);
+    TEST_ERR(cudaGetLastError(), cudaErrorLaunchTimeout);
+    TEST_CUDA(cudaDeviceReset());
+    return gpuh_test_summary("sim_broken deadlock");
+}
+
 static int run_oob(void)
 {
     const size_t n = 200; /* 4 blocks of 64: i = 200 is block 3, thread 8 */
@@ -302,11 +332,11 @@ int main(int argc, char **argv)
         int (*run)(void);
     } cases[] = {{"exit", run_exit},   {"barriers", run_barriers}, {"warp", run_warp},   {"race", run_race},
                  {"oob", run_oob},     {"width", run_width},       {"dynshm", run_dynshm}, {"stack", run_stack},
-                 {"threads", run_threads}, {"cast", run_cast}};
+                 {"threads", run_threads}, {"cast", run_cast}, {"deadlock", run_deadlock}};
     const char *what = argc > 1 ? argv[1] : "";
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; ++k)
         if (strcmp(what, cases[k].name) == 0)
             return cases[k].run();
-    fprintf(stderr, "usage: sim_broken exit|barriers|warp|race|oob|width|dynshm|stack|threads|cast\n");
+    fprintf(stderr, "usage: sim_broken exit|barriers|warp|race|oob|width|dynshm|stack|threads|cast|deadlock\n");
     return 2;
 }

@@ -2,7 +2,8 @@
    plain C expectations: warp shuffles (all four kinds, with widths), votes,
    __syncthreads_count/_and/_or, atomics contended by many blocks, a
    spin-wait with __nanosleep on another thread of the block, barriers and
-   warp operations after some threads have exited, explicit float-to-integer
+   warp operations after some threads have exited, 24 blocks that wait
+   for each other (all resident, as on a GPU), explicit float-to-integer
    casts out of range (saturating, as PTX's cvt.rzi), the
    launch-configuration errors of CUDA 13 (none sticky), and the host
    runtime's memory (device, managed, pinned, registered, stream-ordered),
@@ -345,6 +346,48 @@ static void test_barrier_after_exit(unsigned long long *rng)
     TEST_ASSERT(all == 0, "__all_sync(0xffffffff) with 12 lanes exited: %d of 20 lanes wrong", all);
     gpuh_free(d_in);
     gpuh_free(d_out);
+}
+
+/* Blocks that wait for each other: block b spins until block b + 1 has
+   raised its flag, then raises its own, so block 0 finishes last and only if
+   every block is resident. CUDA does not promise that, but a GPU runs as
+   many blocks as fit, and 24 small blocks fit on any of them; persistent
+   kernels and hand-written grid barriers rely on it. Thread 0 of each block
+   does the waiting; g_order[b] = how many blocks had finished before it. */
+__global__ void chained_blocks_kernel(volatile int *g_flags, int *g_count, int *g_order)
+{
+    const int b = static_cast<int>(blockIdx.x);
+    if (threadIdx.x != 0)
+        return;
+    if (b + 1 < static_cast<int>(gridDim.x))
+        while (g_flags[b + 1] == 0) {
+        }
+    g_order[b] = atomicAdd(g_count, 1);
+    __threadfence(); /* the count is out before the flag */
+    g_flags[b] = 1;
+}
+
+static void test_chained_blocks(void)
+{
+    const int blocks = 24;
+    int h_order[blocks], *d_flags = NULL, *d_count = NULL, *d_order = NULL;
+    TEST_CUDA(gpuh_device_array(&d_flags, blocks));
+    TEST_CUDA(gpuh_device_array(&d_count, 1));
+    TEST_CUDA(gpuh_device_array(&d_order, blocks));
+    TEST_CUDA(cudaMemset(d_flags, 0, blocks * sizeof(int)));
+    TEST_CUDA(cudaMemset(d_count, 0, sizeof(int)));
+    TEST_CUDA(cudaMemset(d_order, 0xAB, blocks * sizeof(int)));
+    chained_blocks_kernel<<<blocks, 64>>>(d_flags, d_count, d_order);
+    TEST_CUDA(gpuh_check_launch());
+    TEST_CUDA(gpuh_copy_to_host(h_order, d_order, blocks));
+    int bad = 0;
+    for (int b = 0; b < blocks; ++b)
+        bad += h_order[b] != blocks - 1 - b;
+    TEST_ASSERT(bad == 0, "blocks waiting for each other: %d of %d finished out of turn (block 0 was %d-th)", bad,
+                blocks, h_order[0]);
+    gpuh_free(d_flags);
+    gpuh_free(d_count);
+    gpuh_free(d_order);
 }
 
 /* Explicit conversions of floats out of the integer type's range. PTX's
@@ -728,6 +771,7 @@ int main(void)
     test_handoff();
     test_barrier_after_exit(&rng);
     test_saturating_casts();
+    test_chained_blocks();
     test_launch_errors();
     test_runtime();
     test_absurd_sizes();
