@@ -466,7 +466,12 @@ cudaError_t gpuh_matmul(const T *d_A, const T *d_B, T *d_C, size_t M, size_t N, 
    gpuh_gemm's float set tries narrow tiles too (16, 32 and 64 rows or
    columns) for a C of few rows or columns.
    Ties go to the earlier cover. A C of one row or one column (K > 0) goes
-   to the matrix-vector kernels, whatever Big and Small are.
+   to the matrix-vector kernels, whatever Big and Small are. An A or B that
+   is not 16-byte aligned (its pointer or leading dimension) is copied to
+   aligned memory first where the copy costs less than element loads would;
+   otherwise it runs on covers without an ALIGNED configuration's tiles.
+   Where Big and Small are both ALIGNED it is always copied, and where the
+   copy cannot be made the call fails (cudaErrorMemoryAllocation).
    Arguments, errors: gpuh_gemm. */
 template <typename Big, typename Small, typename T>
 cudaError_t gpuh_gemm_with(size_t M, size_t N, size_t K, T alpha, const T *d_A, size_t lda, const T *d_B,
@@ -488,14 +493,21 @@ cudaError_t gpuh_gemm_with(gpuh_op op_a, gpuh_op op_b, size_t M, size_t N, size_
    memory as one 16-byte vector, and the 8 (or 4) lanes that differ in them
    read consecutive vectors: no bank conflicts. MIN_BLOCKS: blocks per SM
    promised to __launch_bounds__ (it caps the registers at 64K / (threads ·
-   MIN_BLOCKS)). Shipped: gpuh_sgemm_big, gpuh_sgemm_small, gpuh_sgemm_wide,
+   MIN_BLOCKS)). ALIGNED: 1 when the kernel takes only A and B that are
+   16-byte aligned with leading dimensions a multiple of 16 bytes (the
+   alignment parameter of CUTLASS's kernels): its loads of whole slices
+   are then 16 bytes wide without a run-time test, and gpuh_gemm_with runs
+   any other A and B on Small's tiles (or, where Small is ALIGNED too, on
+   aligned copies of them); 0: any alignment. Shipped: gpuh_sgemm_big (ALIGNED),
+   gpuh_sgemm_small, gpuh_sgemm_wide,
    gpuh_sgemm_tall, gpuh_sgemm_wide32, gpuh_sgemm_tall32, gpuh_sgemm_wide64,
    gpuh_sgemm_tall64, gpuh_dgemm_simt
    ([SECTION: GEMM TUNING]). */
-template <int BM_, int BN_, int BK_, int WARPS_M_, int WARPS_N_, int LANES_M_, int MIN_BLOCKS_>
+template <int BM_, int BN_, int BK_, int WARPS_M_, int WARPS_N_, int LANES_M_, int MIN_BLOCKS_, int ALIGNED_ = 0>
 struct gpuh_gemm_simt_config {
     enum {
         BM = BM_, BN = BN_, BK = BK_, WARPS_M = WARPS_M_, WARPS_N = WARPS_N_, MIN_BLOCKS = MIN_BLOCKS_,
+        ALIGNED = ALIGNED_,
         THREADS = 32 * WARPS_M_ * WARPS_N_,
         WM = BM_ / WARPS_M_, WN = BN_ / WARPS_N_,
         LANES_M = LANES_M_, LANES_N = 32 / LANES_M_,
@@ -530,6 +542,7 @@ struct gpuh_gemm_dmma_config {
     enum {
         BM = BM_, BN = BN_, BK = BK_, WARPS_M = WARPS_M_, WARPS_N = WARPS_N_, STAGES = STAGES_,
         MIN_BLOCKS = MIN_BLOCKS_, MMA_K = MMA_K_, FRAGS = FRAGS_,
+        ALIGNED = 0, /* any alignment: see gpuh_gemm_simt_config */
         THREADS = 32 * WARPS_M_ * WARPS_N_,
         WM = BM_ / WARPS_M_, WN = BN_ / WARPS_N_, MT = WM / 16, NT = WN / 8,
         /* Row strides of the shared tiles in doubles, 4 (mod 16): a half-warp's

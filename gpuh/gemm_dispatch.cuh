@@ -91,11 +91,13 @@ template <typename Cfg, bool TA, bool TB> static inline cudaError_t gpuh_impl_dm
         return err;
     return GPUH_LAUNCH((gpuh_gemm_dmma_kernel<Cfg, TA, TB>), blocks, Cfg::THREADS, smem, stream, a);
 }
-template <typename T, int BM_, int BN_, int BK_, int WARPS_M_, int WARPS_N_, int LANES_M_, int MIN_BLOCKS_>
-cudaError_t gpuh_impl_gemm_launch(gpuh_gemm_simt_config<BM_, BN_, BK_, WARPS_M_, WARPS_N_, LANES_M_, MIN_BLOCKS_>,
-                                  const gpuh_impl_gemm_args<T> &a, unsigned blocks, cudaStream_t stream)
+template <typename T, int BM_, int BN_, int BK_, int WARPS_M_, int WARPS_N_, int LANES_M_, int MIN_BLOCKS_,
+          int ALIGNED_>
+cudaError_t gpuh_impl_gemm_launch(
+    gpuh_gemm_simt_config<BM_, BN_, BK_, WARPS_M_, WARPS_N_, LANES_M_, MIN_BLOCKS_, ALIGNED_>,
+    const gpuh_impl_gemm_args<T> &a, unsigned blocks, cudaStream_t stream)
 {
-    typedef gpuh_gemm_simt_config<BM_, BN_, BK_, WARPS_M_, WARPS_N_, LANES_M_, MIN_BLOCKS_> Cfg;
+    typedef gpuh_gemm_simt_config<BM_, BN_, BK_, WARPS_M_, WARPS_N_, LANES_M_, MIN_BLOCKS_, ALIGNED_> Cfg;
     return a.ta ? (a.tb ? gpuh_impl_simt_go<T, Cfg, true, true>(a, blocks, stream)
                         : gpuh_impl_simt_go<T, Cfg, true, false>(a, blocks, stream))
                 : (a.tb ? gpuh_impl_simt_go<T, Cfg, false, true>(a, blocks, stream)
@@ -435,10 +437,13 @@ template <typename A> struct gpuh_impl_same_type<A, A> {
    the 32- and 64-wide ones are then not tried, and the 16-wide ones, priced
    below Small's rate, never win.
    One type, so that the launcher's templates take one parameter and a new
-   cover is added here and where it is priced and launched. */
+   cover is added here and where it is priced and launched. BIG: 1 where
+   covers a and b, and bands whose first part is on Big, are candidates
+   (gpuh_impl_gemm_unaligned's sets have 0). */
 template <typename Big_, typename Small_, typename Wide_ = Small_, typename Tall_ = Small_,
           typename Wide32_ = Small_, typename Tall32_ = Small_, typename Wide64_ = Small_, typename Tall64_ = Small_>
 struct gpuh_impl_gemm_covers {
+    enum { BIG = 1 };
     typedef Big_ Big;
     typedef Small_ Small;
     typedef Wide_ Wide;
@@ -447,6 +452,22 @@ struct gpuh_impl_gemm_covers {
     typedef Tall32_ Tall32;
     typedef Wide64_ Wide64;
     typedef Tall64_ Tall64;
+};
+/* The set an A or B that is not 16-byte aligned runs on: where Big is
+   ALIGNED (gpuh_gemm_simt_config) and Small is not, Set without its Big
+   tiles (the plan then covers C with the other configurations, which must
+   take any alignment); otherwise Set itself. */
+template <typename Set, bool DROP = Set::BIG && Set::Big::ALIGNED && !Set::Small::ALIGNED>
+struct gpuh_impl_gemm_unaligned {
+    typedef Set type;
+};
+template <typename Set> struct gpuh_impl_gemm_unaligned<Set, true> {
+    struct type : Set {
+        enum { BIG = 0 };
+        static_assert(!Set::Wide::ALIGNED && !Set::Tall::ALIGNED && !Set::Wide32::ALIGNED && !Set::Tall32::ALIGNED &&
+                          !Set::Wide64::ALIGNED && !Set::Tall64::ALIGNED,
+                      "the configurations beside an ALIGNED Big take any alignment");
+    };
 };
 
 template <typename Set>
@@ -508,21 +529,25 @@ static inline gpuh_impl_gemm_plan gpuh_impl_gemm_choose(size_t M, size_t N, size
                                gpuh_ceil_div(mi, s_m) * gpuh_ceil_div(N - ni, s_n);
     const double k_big = (double)K + gpuh_impl_gemm_overhead(Big::MIN_BLOCKS);
     const double k_small = (double)K + gpuh_impl_gemm_overhead(Small::MIN_BLOCKS);
+    const size_t small_tiles = gpuh_ceil_div(M, s_m) * gpuh_ceil_div(N, s_n);
     gpuh_impl_gemm_plan plan;
-    plan.cover = 'a', plan.splits = 1, plan.k_chunk = K, plan.band = 0, plan.first = 0, plan.dp = 0;
-    plan.cost = gpuh_impl_gemm_waves(gpuh_ceil_div(M, b_m) * gpuh_ceil_div(N, b_n), big_slots, big_work) * k_big;
-    if (bands && mi > 0 && ni > 0) { /* b needs at least one whole big tile */
+    plan.cover = Set::BIG ? 'a' : 'c', plan.splits = 1, plan.k_chunk = K, plan.band = 0, plan.first = 0, plan.dp = 0;
+    plan.cost = Set::BIG ? gpuh_impl_gemm_waves(gpuh_ceil_div(M, b_m) * gpuh_ceil_div(N, b_n), big_slots, big_work) * k_big
+                         : gpuh_impl_gemm_waves(small_tiles, small_slots, small_work) * k_small;
+    if (Set::BIG && bands && mi > 0 && ni > 0) { /* b needs at least one whole big tile */
         const double cost_b = gpuh_impl_gemm_waves((mi / b_m) * (ni / b_n), big_slots, big_work) * k_big +
                               gpuh_impl_gemm_waves(strip_tiles, small_slots, small_work) * k_small;
         if (cost_b < plan.cost)
             plan.cover = 'b', plan.cost = cost_b;
     }
-    gpuh_impl_gemm_splits(plan, 'a', gpuh_ceil_div(M, b_m) * gpuh_ceil_div(N, b_n), big_slots, big_work, Big::BK, M,
-                          N, K, elem, sms, Big::MIN_BLOCKS);
-    gpuh_impl_gemm_splits(plan, 'c', gpuh_ceil_div(M, s_m) * gpuh_ceil_div(N, s_n), small_slots, small_work,
-                          Small::BK, M, N, K, elem, sms, Small::MIN_BLOCKS);
+    if (Set::BIG)
+        gpuh_impl_gemm_splits(plan, 'a', gpuh_ceil_div(M, b_m) * gpuh_ceil_div(N, b_n), big_slots, big_work, Big::BK,
+                              M, N, K, elem, sms, Big::MIN_BLOCKS);
+    gpuh_impl_gemm_splits(plan, 'c', small_tiles, small_slots, small_work, Small::BK, M, N, K, elem, sms,
+                          Small::MIN_BLOCKS);
     if (bands) {
-        gpuh_impl_gemm_bands<Set>(plan, 'a', b_m, b_n, big_slots, big_work, M, N, K, elem, sms);
+        if (Set::BIG)
+            gpuh_impl_gemm_bands<Set>(plan, 'a', b_m, b_n, big_slots, big_work, M, N, K, elem, sms);
         gpuh_impl_gemm_bands<Set>(plan, 'c', s_m, s_n, small_slots, small_work, M, N, K, elem, sms);
     }
     /* the narrow tiles: a C of few rows or columns (the 32- and 64-wide
@@ -751,10 +776,19 @@ cudaError_t gpuh_impl_gemm_run(gpuh_op op_a, gpuh_op op_b, size_t M, size_t N, s
        its bytes twice (read, write). Copy where that is cheaper, in the cost
        model's unit (multiply-adds per SM). */
     if (!vec && may_stage && K > 0 &&
-        (double)M * (double)N * (double)K * GPUH_GEMM_SCALAR_LOSS >
-            2.0 * (double)((M + N) * K * sizeof(T)) * GPUH_GEMM_MACS_PER_BYTE + GPUH_GEMM_SPLIT_FIXED * sms)
+        (Set::Small::ALIGNED ||
+         (double)M * (double)N * (double)K * GPUH_GEMM_SCALAR_LOSS >
+             2.0 * (double)((M + N) * K * sizeof(T)) * GPUH_GEMM_MACS_PER_BYTE + GPUH_GEMM_SPLIT_FIXED * sms))
         return gpuh_impl_gemm_staged<Set, T>(op_a, op_b, M, N, K, alpha, d_A, lda, d_B, ldb, beta, d_C, ldc, dev,
                                              stream);
+    /* Unaligned still (no copy, or none could be had): not on ALIGNED tiles. */
+    if (!vec && K > 0 && Set::Small::ALIGNED)
+        return gpuh_fail(cudaErrorMemoryAllocation,
+                         "gpuh_gemm_with: A or B is not 16-byte aligned, both configurations are ALIGNED, and no "
+                         "aligned copy could be allocated");
+    if (!vec && K > 0 && Set::BIG && Set::Big::ALIGNED)
+        return gpuh_impl_gemm_run<typename gpuh_impl_gemm_unaligned<Set>::type, T>(
+            op_a, op_b, M, N, K, alpha, d_A, lda, d_B, ldb, beta, d_C, ldc, stream, false);
 
     /* Every tile is a block of a 1-D grid: at most 2^31 - 1 of them. */
     typedef typename Set::Big Big;

@@ -274,7 +274,7 @@ __device__ __forceinline__ void gpuh_impl_simt_put(T *s, const T (&r)[LOADS][4],
    shared memory holds s_A[k][m] and s_B[k][n]. The ops are template
    parameters (read at run time, the branches on them cost the big tiles
    their rate: bench/results/NOTES.md); the load width is p.vec, read at run
-   time beside `full`. It holds references to the kernel's values, as a
+   time beside `full`, or 16 bytes where Cfg::ALIGNED. It holds references to the kernel's values, as a
    closure would. */
 template <typename T, typename Cfg, bool TA, bool TB> struct gpuh_impl_simt_loader {
     enum { BM = Cfg::BM, BN = Cfg::BN, BK = Cfg::BK, THREADS = Cfg::THREADS, PAD = Cfg::PAD };
@@ -290,15 +290,15 @@ template <typename T, typename Cfg, bool TA, bool TB> struct gpuh_impl_simt_load
 
     __device__ void load(size_t k0) const
     {
-        const bool full = full_mn && k0 + BK <= K;
+        const bool full = full_mn && k0 + BK <= K, vec = Cfg::ALIGNED || p.vec;
         if (TA)
-            gpuh_impl_simt_load<T, BK, BM, THREADS, Cfg::A_LOADS>(g.A, p.lda, k0, m0, K, g.M, full, p.vec, tid, r_a);
+            gpuh_impl_simt_load<T, BK, BM, THREADS, Cfg::A_LOADS>(g.A, p.lda, k0, m0, K, g.M, full, vec, tid, r_a);
         else
-            gpuh_impl_simt_load<T, BM, BK, THREADS, Cfg::A_LOADS>(g.A, p.lda, m0, k0, g.M, K, full, p.vec, tid, r_a);
+            gpuh_impl_simt_load<T, BM, BK, THREADS, Cfg::A_LOADS>(g.A, p.lda, m0, k0, g.M, K, full, vec, tid, r_a);
         if (TB)
-            gpuh_impl_simt_load<T, BN, BK, THREADS, Cfg::B_LOADS>(g.B, p.ldb, n0, k0, g.N, K, full, p.vec, tid, r_b);
+            gpuh_impl_simt_load<T, BN, BK, THREADS, Cfg::B_LOADS>(g.B, p.ldb, n0, k0, g.N, K, full, vec, tid, r_b);
         else
-            gpuh_impl_simt_load<T, BK, BN, THREADS, Cfg::B_LOADS>(g.B, p.ldb, k0, n0, K, g.N, full, p.vec, tid, r_b);
+            gpuh_impl_simt_load<T, BK, BN, THREADS, Cfg::B_LOADS>(g.B, p.ldb, k0, n0, K, g.N, full, vec, tid, r_b);
     }
     __device__ void store(T *s_A, T *s_B) const
     {
@@ -355,7 +355,10 @@ __device__ __forceinline__ size_t gpuh_impl_simt_origin(size_t first, size_t B, 
    to its slice of the workspace (gpuh_impl_gemm_split).
    The load width is a run-time flag (p.vec), not a template parameter, so
    that a configuration is 4 instances, not 8: the usual 16-byte path and
-   the element path of an edge tile are in every instance anyway.
+   the element path of an edge tile are in every instance anyway. An
+   ALIGNED configuration (gpuh_sgemm_big) is launched only where p.vec holds
+   and loads 16 bytes without the test: ptxas schedules its main loop
+   better so (bench/results/NOTES.md).
    Grid: 1-D, one block per tile of both parts; block: Cfg::THREADS;
    dynamic shared memory SMEM_ELEMS = 2 · BK · (BM + BN + 8) elements.
    Registers, shared memory and no spills of each shipped configuration:
@@ -383,7 +386,7 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS)
        loads) or lost rate (element loads) as ptxas built them
        (bench/results/NOTES.md). */
     const size_t m0 = gpuh_impl_simt_origin((size_t)tm * BM, BM, g.M, !TA);
-    const size_t n0 = gpuh_impl_simt_origin((size_t)tn * BN, BN, g.N, !p.vec || TB || g.N % 4 == 0);
+    const size_t n0 = gpuh_impl_simt_origin((size_t)tn * BN, BN, g.N, !(Cfg::ALIGNED || p.vec) || TB || g.N % 4 == 0);
     const size_t K = out.k_end, k_begin = out.k_begin;
     const bool full_mn = m0 + BM <= g.M && n0 + BN <= g.N;
     const int tid = threadIdx.x, lane = tid % 32, warp = tid / 32;

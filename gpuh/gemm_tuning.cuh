@@ -15,8 +15,10 @@
    =========================================================================== */
 
 /* The shipped tile sizes: the fastest rows of bench/gemm_tune.cu on an H200
-   without spills (its table and the ratios to cuBLAS: bench/results/NOTES.md). */
-typedef gpuh_gemm_simt_config<256, 128, 16, 4, 2, 8, 1> gpuh_sgemm_big;  /* 8 × 16 per thread */
+   without spills (its table and the ratios to cuBLAS: bench/results/NOTES.md).
+   The big tiles are ALIGNED: an unaligned A or B is copied aligned for them,
+   or runs on the other tiles, whose rate element loads cost less of. */
+typedef gpuh_gemm_simt_config<256, 128, 16, 4, 2, 8, 1, 1> gpuh_sgemm_big;  /* 8 × 16 per thread */
 typedef gpuh_gemm_simt_config<64, 64, 16, 2, 4, 8, 2> gpuh_sgemm_small;   /* 4 × 4 per thread */
 typedef gpuh_gemm_dmma_config<64, 128, 16, 2, 2, 3, 2> gpuh_dgemm_big;
 typedef gpuh_gemm_dmma_config<64, 64, 16, 2, 2, 3, 3> gpuh_dgemm_small;
