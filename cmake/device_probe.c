@@ -1,5 +1,6 @@
 /* Exit 0 when the CUDA runtime sees a device: CMakeLists.txt runs it at
-   configure time (GPUH_EXAMPLES_ON_GPU's default). */
+   configure time (gpuh_device_seen: GPUH_EXAMPLES_ON_GPU's and
+   GPUH_PROGRAM_ARCHITECTURES' defaults). */
 #include <cuda_runtime_api.h>
 int main(void)
 {

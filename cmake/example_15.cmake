@@ -4,7 +4,6 @@
 # gpuh_examples: that list also makes a simulator build of each example, and
 # gpuh_module has no simulator side (sim/include/gpuh_sim_nvrtc.h says
 # what it needs), so run_examples does not run it either.
-include(${PROJECT_SOURCE_DIR}/cmake/nvrtc.cmake)
 if(TARGET gpuh_nvrtc)
   gpuh_program(15_source_module HEADER_ONLY ${PROJECT_SOURCE_DIR}/examples/15_source_module.cu)
   target_link_libraries(15_source_module PRIVATE gpuh::nvrtc)

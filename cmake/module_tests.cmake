@@ -1,7 +1,6 @@
 # gpuh_module (included from cmake/library_tests.cmake):
 #   host.module   tests/test_module.c: the compile's errors and the disk cache without a
 #                 device; with one, launches by name and by name expression, argument checks
-include(${PROJECT_SOURCE_DIR}/cmake/nvrtc.cmake)
 if(TARGET gpuh_nvrtc)
   gpuh_program(test_module HEADER_ONLY ${PROJECT_SOURCE_DIR}/tests/test_module.c)
   target_link_libraries(test_module PRIVATE gpuh::nvrtc)

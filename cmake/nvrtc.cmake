@@ -2,8 +2,8 @@
 # compiled from source at run time), linked to NVRTC. The driver API's calls
 # come through cudart (cudaGetDriverEntryPointByVersion), so there is no
 # libcuda to link and a program starts where there is no driver. Included
-# where it is used (the tests, example 15); once per build.
-if(NOT TARGET gpuh_nvrtc AND TARGET CUDA::nvrtc)
+# from CMakeLists.txt; defined where the toolkit has NVRTC.
+if(TARGET CUDA::nvrtc)
   add_library(gpuh_nvrtc INTERFACE)
   add_library(gpuh::nvrtc ALIAS gpuh_nvrtc)
   set_target_properties(gpuh_nvrtc PROPERTIES EXPORT_NAME nvrtc)

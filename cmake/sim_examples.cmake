@@ -19,9 +19,7 @@ foreach(ex IN LISTS gpuh_examples)
     gpuh_sim_program(sim_${ex} ${PROJECT_SOURCE_DIR}/examples/${ex}.cu)
   endif()
   set_target_properties(sim_${ex} PROPERTIES CXX_STANDARD 17) # as the .cu files are built (CUDA_STANDARD)
-  if(NOT ex STREQUAL "07_from_c") # which shows the one-file compiled mode itself
-    target_link_libraries(sim_${ex} PRIVATE gpuh_sim_kernels)
-  endif()
+  target_link_libraries(sim_${ex} PRIVATE gpuh_sim_kernels)
   target_compile_options(sim_${ex} PRIVATE ${gpuh_c_warnings})
   # GPU-sized work: quick sizes, and one timed run (GPUH_SIM_REPS) where the example times many.
   add_test(NAME sim.example.${ex} COMMAND sim_${ex} ${gpuh_example_args_${ex}})

@@ -8,6 +8,10 @@
    .cu file of the program, compiled by nvcc. In none, the C program fails to
    link (undefined symbols); in two, each entry point is defined twice.
    07_from_c.c then needs only this object, cudart and (for gpuh_random_*)
-   cuRAND at link time. */
+   cuRAND at link time. A CMake build that links gpuh::kernels has them
+   already, compiled once for the whole project: it defines
+   GPUH_KERNELS_LIBRARY, and this file then emits nothing of its own. */
+#ifndef GPUH_KERNELS_LIBRARY
 #define GPUH_KERNELS_IMPLEMENTATION
+#endif
 #include "gpuh_kernels.cuh"

@@ -8,7 +8,11 @@
        prefetch  cudaMemPrefetchAsync and gpuh_prefetch_async on managed memory
        pipeline  a gpuh_pipeline_desc (sizes, pointers, streams, chunks)
        gemm      gpuh_gemm's argument checks; small valid shapes are run on
-                 exact-size arrays and checked against a float64 product
+                 exact-size arrays and checked against a float64 product,
+                 through gpuh_gemm_with on the small tiles (the same checks,
+                 plans and launches as gpuh_gemm<float>, with one tile
+                 configuration's kernels for clang's sanitizers to compile
+                 instead of eight)
        symbol    cudaMemcpy{To,From}Symbol[Async] of any kind, offset and size,
                  between a 256-byte global and a device allocation or host buffer
        nccl      ncclAllReduce / ncclBroadcast / ncclAllGather on one rank, any
@@ -313,7 +317,8 @@ void fuzz_gemm(reader &in)
     expect("gpuh_impl_gemm_check", check, ok);
     if (!ok || M == 0 || N == 0 || runs) {
         const float alpha = 1.5f, beta = runs ? -0.5f : 0.0f;
-        const cudaError_t err = gpuh_gemm<float>(M, N, K, alpha, m[0], ld[0], m[1], ld[1], beta, m[2], ld[2], 0);
+        const cudaError_t err = gpuh_gemm_with<gpuh_sgemm_small, gpuh_sgemm_small>(M, N, K, alpha, m[0], ld[0], m[1],
+                                                                                  ld[1], beta, m[2], ld[2]);
         expect("gpuh_gemm", err, ok);
         if (!ok && strstr(gpuh_error_detail(), "gpuh_gemm") == NULL)
             verdict_failed("gpuh_gemm's detail", err, ok);

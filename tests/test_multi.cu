@@ -11,7 +11,6 @@
 
    nvcc -std=c++17 -arch=sm_90 -I. -DGPUH_USE_NCCL tests/test_multi.cu -lnccl
 */
-#define GPUH_KERNELS_IMPLEMENTATION
 #include "gpuh_test.h"
 #include "gpuh_kernels.cuh"
 
