@@ -809,20 +809,23 @@ GPUH_DEF void gpuh_impl_report_in(const char *library, const gpuh_impl_status_en
 
 #if GPUH_NVTX
 /* The domain, created at the first range (under the ledger's lock, so one
-   per process). */
+   per process). With no tool attached NVTX gives a NULL domain, so a flag,
+   not the handle, says it was made: no range takes the lock after the
+   first. */
 GPUH_IMPL_SHARED nvtxDomainHandle_t gpuh_impl_nvtx_domain_v;
+GPUH_IMPL_SHARED volatile int gpuh_impl_nvtx_domain_made_v;
 
 GPUH_DEF nvtxDomainHandle_t gpuh_impl_nvtx_domain(void)
 {
-    nvtxDomainHandle_t d = gpuh_impl_nvtx_domain_v;
-    if (d == NULL) {
+    if (!gpuh_impl_nvtx_domain_made_v) {
         GPUH_IMPL_LOCK();
-        if (gpuh_impl_nvtx_domain_v == NULL)
+        if (!gpuh_impl_nvtx_domain_made_v) {
             gpuh_impl_nvtx_domain_v = nvtxDomainCreateA("gpuh");
-        d = gpuh_impl_nvtx_domain_v;
+            gpuh_impl_nvtx_domain_made_v = 1;
+        }
         GPUH_IMPL_UNLOCK();
     }
-    return d;
+    return gpuh_impl_nvtx_domain_v;
 }
 #endif
 

@@ -802,6 +802,8 @@ cudaError_t gpuh_impl_gemm_run(gpuh_op op_a, gpuh_op op_b, size_t M, size_t N, s
     const size_t mi = M / b_m * b_m, ni = N / b_n * b_n; /* the part whole big tiles cover */
     const gpuh_impl_gemm_plan plan =
         gpuh_impl_gemm_plan_for<Set, T>(M, N, K, sms);
+    GPUH_NVTX_RANGEF("gpuh_gemm plan: cover %c, %zu slices of K%s", plan.cover, plan.splits,
+                     plan.band ? ", banded" : "");
 
     if (plan.band != 0) { /* rows (columns) [0, dp) whole, then the rest in slices of K */
         const bool rows = plan.band == 'r';
@@ -845,6 +847,8 @@ template <typename Big, typename Small, typename T>
 cudaError_t gpuh_gemm_with(gpuh_op op_a, gpuh_op op_b, size_t M, size_t N, size_t K, T alpha, const T *d_A,
                            size_t lda, const T *d_B, size_t ldb, T beta, T *d_C, size_t ldc, cudaStream_t stream)
 {
+    GPUH_NVTX_RANGEF("gpuh_gemm_with %zux%zux%zu %c%c", M, N, K, op_a == GPUH_OP_T ? 'T' : 'N',
+                     op_b == GPUH_OP_T ? 'T' : 'N');
     return gpuh_impl_gemm_run<gpuh_impl_gemm_covers<Big, Small>, T>(
         op_a, op_b, M, N, K, alpha, d_A, lda, d_B, ldb, beta, d_C, ldc, stream);
 }
@@ -900,6 +904,8 @@ template <typename T>
 cudaError_t gpuh_gemm(gpuh_op op_a, gpuh_op op_b, size_t M, size_t N, size_t K, T alpha, const T *d_A, size_t lda,
                       const T *d_B, size_t ldb, T beta, T *d_C, size_t ldc, cudaStream_t stream)
 {
+    GPUH_NVTX_RANGEF("gpuh_gemm %zux%zux%zu %c%c", M, N, K, op_a == GPUH_OP_T ? 'T' : 'N',
+                     op_b == GPUH_OP_T ? 'T' : 'N');
     return gpuh_impl_stream_error(
         gpuh_impl_gemm_default<T>::run(op_a, op_b, M, N, K, alpha, d_A, lda, d_B, ldb, beta, d_C, ldc, stream),
         "gpuh_gemm", stream);
