@@ -1191,7 +1191,7 @@ typedef struct gpuh_memory_stats {
     size_t allocated_bytes;          /* device + managed bytes held through gpuh now */
     size_t peak_allocated_bytes;     /* most allocated_bytes since start or the last reset */
     size_t pinned_bytes;             /* pinned host bytes held through gpuh now */
-    size_t live_allocations;         /* gpuh allocations not yet freed (all kinds) */
+    size_t live_allocations;         /* gpuh allocations still live (all kinds) */
     size_t untracked_allocations;    /* made when the ledger was full: not in the byte counts */
 } gpuh_memory_stats;
 
@@ -2209,7 +2209,7 @@ GPUH_DEF cudaError_t gpuh_impl_prefetch(const void *ptr, size_t count, size_t el
    (up to its release threshold) and the next allocation of a fitting size on
    the same stream reuses it without a call to the driver's allocator, which
    is what makes per-step allocation of activations affordable. Counters:
-     allocated  bytes handed out and not yet freed   (torch.cuda.memory_allocated)
+     allocated  bytes handed out and still live      (torch.cuda.memory_allocated)
      reserved   bytes the pool holds from the device (torch.cuda.memory_reserved)
      and the peak of each since the pool was made or its peaks reset
      (torch.cuda.max_memory_allocated / max_memory_reserved).

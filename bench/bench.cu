@@ -1270,7 +1270,7 @@ static void print_targets(void)
 static FILE *open_csv(const char *path)
 {
     FILE *f = fopen(path, "w");
-    if (f == NULL) { /* the default's folder may not exist yet: make it, once */
+    if (f == NULL) { /* the default's folder may be missing: make it, once */
         std::string dir(path);
         const size_t slash = dir.find_last_of('/');
         if (slash != std::string::npos) {

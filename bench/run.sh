@@ -3,7 +3,7 @@
 #   bench/run.sh
 # 1. builds bench/bench.cu: the CMake target gpuh_bench in an existing build
 #    directory ($GPUH_BUILD_DIR, else build-gpu, else build: the first that has
-#    a CMakeCache.txt), or, with none (or no such target yet), nvcc directly
+#    a CMakeCache.txt), or, with none (or without that target), nvcc directly
 #    into build-bench/;
 # 2. runs it (gpuh, CUB, cuBLAS, the copy ceiling): bench/results/bench.csv;
 # 3. runs bench/torch_cupy.py, which appends the PyTorch and CuPy rows;

@@ -438,7 +438,7 @@ def print_tables(rows):
 
 def print_targets(gpuh_rows, rows):
     """gpuh (bench.cu's rows of this run) against torch and cupy, float32, at
-    every size from 2^24 up: issue 3's targets for vector add and sum."""
+    every size from 2^24 up: the targets for vector add and sum."""
     rate = {}
     for r in gpuh_rows + rows:
         if r["dtype"] == "float32" and r["rate_unit"] == "GB/s":

@@ -189,7 +189,7 @@ __device__ __forceinline__ int warp_sum(int v)
 
 /* Step 5. This version stops the shared-memory tree at 64 values and lets one
    warp finish with register shuffles. Why: in step 4, once s <= 32 only warp 0
-   has any adding to do, yet each of the last six levels still costs every
+   has any adding to do, but each of the last six levels still costs every
    thread of the block a compare, a branch, a loop step and a __syncthreads.
    At this point the kernel is no longer limited by memory but by these
    bookkeeping instructions, so removing them is what pays.

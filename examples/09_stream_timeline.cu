@@ -13,7 +13,7 @@
    whole array takes as long as copying x in and y out (pinned, one after the
    other). Copy-then-compute-then-copy on one stream takes copy + kernel, about
    twice the copy; the pipeline about max(copy in, kernel, copy out), the copy
-   time: at best 2x. Target (issue 7): >= 1.8x.
+   time: at best 2x. Target: >= 1.8x.
    Part 2, copy-bound. c = a + b, 12 bytes moved per element for one add.
    The pipeline against the pure transfer time of the data: the host-to-device
    copies of a and b and the device-to-host copy of c, pinned, back to back on

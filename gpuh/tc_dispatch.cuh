@@ -98,7 +98,7 @@ static inline bool gpuh_impl_tc_map(CUtensorMap *map, CUtensorMapDataType type, 
    2048 for TF32). The ratio of the two rates is kept per device: the
    driver's clock queries are slow enough to show beside a product. */
 #define GPUH_IMPL_TC_DEVICES 64 /* devices whose rates are kept: 0 .. 63 */
-GPUH_IMPL_SHARED double gpuh_impl_tc_balance_v[GPUH_IMPL_TC_DEVICES]; /* 16-bit flops per byte; 0: not known yet */
+GPUH_IMPL_SHARED double gpuh_impl_tc_balance_v[GPUH_IMPL_TC_DEVICES]; /* 16-bit flops per byte; 0: not known */
 static inline bool gpuh_impl_tc_copy_pays(double bytes, double flops, size_t in_size, int dev)
 {
     if (dev < 0 || dev >= GPUH_IMPL_TC_DEVICES)
@@ -255,7 +255,7 @@ static inline cudaLaunchConfig_t gpuh_impl_tc_config(size_t blocks, int ranks, i
    occupancy query is slow beside a small product. The kernel instance
    asked is this call's (every instance takes a whole SM). Errors: the
    runtime's, or cudaErrorInvalidConfiguration where no cluster fits. */
-GPUH_IMPL_SHARED int gpuh_impl_tc_clusters_v[GPUH_IMPL_TC_DEVICES]; /* 0: not known yet */
+GPUH_IMPL_SHARED int gpuh_impl_tc_clusters_v[GPUH_IMPL_TC_DEVICES]; /* 0: not known */
 template <typename TIn, typename TOut, bool TA, bool TB>
 static inline cudaError_t gpuh_impl_tc_clusters(int dev, int *clusters)
 {

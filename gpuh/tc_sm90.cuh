@@ -359,8 +359,8 @@ static __device__ __forceinline__ void gpuh_impl_tc_store_lines(T *C, size_t ldc
    their order, so C is bitwise the same on every call. A block works its
    share from the last tile to the first, so it writes its partial before
    it waits on anyone's, and it waits only on blocks below it: no block
-   waits on a block that waits, and none on a block that may not have
-   started yet. units = 0: no shared part (dp = tiles). The sm_90a kernel
+   waits on a block that waits, and none on a block that may still be
+   waiting to start. units = 0: no shared part (dp = tiles). The sm_90a kernel
    walks this in clusters of 1 or 2 blocks: a "block" here is a cluster, a
    tile its tiles, and each block of the cluster keeps its own partial.
    Idea: M. Osama et al., "Stream-K: Work-centric Parallel Decomposition

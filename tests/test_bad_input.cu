@@ -1,5 +1,6 @@
 /* test_bad_input.cu - bad input gets a clear error: the exact detail message
-   (function, argument, value) of every kind of bad input issue 6 lists.
+   (function, argument, value) of every kind of bad input: NULL, zero and
+   overflowing sizes, grids past the limits, no device, several host threads.
 
    Runs anywhere, CI included: every check here is made before gpuh touches
    the device (pointers that are never dereferenced stand in for device
@@ -11,7 +12,7 @@
    set to no device, so that the no-device path runs on a GPU machine too.
    Exits 0 or 1, never 77.
 
-   Elsewhere: matmul's leading dimensions (gpuh_gemm, issue 4); kernels on
+   Elsewhere: matmul's leading dimensions (gpuh_gemm); kernels on
    offset (not 16-byte aligned) pointers in test_kernels (test_vector_add_offsets,
    test_reduction_offsets); byte-size overflow of every memory helper and
    n = 0 for each in test_host (test_memory_arguments); grids beyond the

@@ -38,7 +38,7 @@ void errors()
     TEST_CONTAINS(text, "cudaErrorInvalidConfiguration");
     TEST_ASSERT(gpuh_error_detail()[0] == '\0', "GPUH_CHECK's report did not clear the detail");
     gpuh_launch_record r = gpuh_last_launch();
-    TEST_ASSERT(r.kernel == NULL, "no GPUH_LAUNCH ran, yet the record names %s", r.kernel ? r.kernel : "");
+    TEST_ASSERT(r.kernel == NULL, "no GPUH_LAUNCH ran, but the record names %s", r.kernel ? r.kernel : "");
 }
 
 /* Launch geometry. */

@@ -41,7 +41,7 @@ int main()
     TEST_CUDA(cudaDeviceSynchronize());
 
     /* The faulting launch: grid (3, 1, 1), block (128, 1, 1), 16 bytes of
-       (unused) dynamic shared memory. It returns cudaSuccess: nothing has run yet. */
+       (unused) dynamic shared memory. It returns cudaSuccess: nothing has run at that point. */
     const int launch_line = __LINE__; cudaError_t err = GPUH_LAUNCH(store_index, 3, 128, 16, 0, d_bad, n);
     TEST_ASSERT(err == cudaSuccess, "the faulting launch itself returned %s", cudaGetErrorName(err));
 

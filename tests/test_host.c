@@ -834,7 +834,7 @@ static void test_ledger_reuse(void)
     free_fake_cells(fake);
 }
 
-/* The leak report that gpuh_check_leaks_at_exit prints at exit (issue 6),
+/* The leak report that gpuh_check_leaks_at_exit prints at exit,
    driven with fake ledger records as above: its header counts allocations and
    bytes, each line names kind, bytes and file:line, and with nothing live it
    prints nothing at all. test_leak runs the real thing at exit, on a GPU. */

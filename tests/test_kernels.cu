@@ -765,7 +765,7 @@ static void test_sum_determinism()
     TEST_CUDA(cudaStreamDestroy(stream));
 }
 
-/* Every reduction is bitwise reproducible (issue 6): sum, min, max, dot and
+/* Every reduction is bitwise reproducible: sum, min, max, dot and
    norm2 of one input of 2^20 + 3 elements, 100 runs each, alternating the
    legacy default stream and a created one, the scratch poisoned before each
    run and every run writing its own poisoned output slot. Every run must give

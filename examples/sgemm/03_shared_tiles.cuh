@@ -12,7 +12,7 @@
    needs two shared-memory loads (s_A[ty][k] and s_B[k][tx]), so the load
    pipeline, not the FMA units, sets the pace.
    This is the kernel of the CUDA Programming Guide ("Shared Memory") and the
-   CUDA sample matrixMul, and was gpuh_matmul until the fast gpuh_gemm.
+   CUDA sample matrixMul.
    Grid (ceil(N/16), ceil(M/16)), block (16, 16), static shared memory 2 KiB
    (two 16 × 16 float tiles). Any M, N, K: tile elements outside A or B load
    as zero, which adds nothing, and threads outside C write nothing.
