@@ -3532,10 +3532,14 @@ typedef struct gpuh_devices {
    return; return an error to stop the run. */
 typedef cudaError_t (*gpuh_device_step)(void *ctx, int index, int device, cudaStream_t stream);
 
-/* Element types and reduction operators of the collectives (NCCL's, under
-   gpuh's names so that the declarations need no nccl.h). */
+/* Element types and reduction operations of the collectives: NCCL's
+   ncclDataType_t and ncclRedOp_t under gpuh's names, so that the
+   declarations need no nccl.h. gpuh_dtype: GPUH_INT32, GPUH_INT64,
+   GPUH_FLOAT32, GPUH_FLOAT64 (ncclInt32 ... ncclFloat64); gpuh_red_op:
+   GPUH_SUM, GPUH_PROD, GPUH_MAX, GPUH_MIN, GPUH_AVG (ncclSum, ncclProd,
+   ncclMax, ncclMin, ncclAvg: the average divides the sum by the ranks). */
 typedef enum gpuh_dtype { GPUH_INT32, GPUH_INT64, GPUH_FLOAT32, GPUH_FLOAT64 } gpuh_dtype;
-typedef enum gpuh_reduce_op { GPUH_OP_SUM, GPUH_OP_PROD, GPUH_OP_MAX, GPUH_OP_MIN, GPUH_OP_AVG } gpuh_reduce_op;
+typedef enum gpuh_red_op { GPUH_SUM, GPUH_PROD, GPUH_MAX, GPUH_MIN, GPUH_AVG } gpuh_red_op;
 
 /* gpuh_shards: one array of `rows` × `row_elems` elements of `elem_size`
    bytes split by whole rows over the devices of a set: shard i holds rows
@@ -4178,10 +4182,10 @@ GPUH_DEF ncclDataType_t gpuh_impl_nccl_type(gpuh_dtype t)
 {
     return t == GPUH_INT32 ? ncclInt32 : t == GPUH_INT64 ? ncclInt64 : t == GPUH_FLOAT32 ? ncclFloat32 : ncclFloat64;
 }
-GPUH_DEF ncclRedOp_t gpuh_impl_nccl_op(gpuh_reduce_op op)
+GPUH_DEF ncclRedOp_t gpuh_impl_nccl_op(gpuh_red_op op)
 {
-    return op == GPUH_OP_SUM ? ncclSum : op == GPUH_OP_PROD ? ncclProd : op == GPUH_OP_MAX ? ncclMax
-                                       : op == GPUH_OP_MIN  ? ncclMin  : ncclAvg;
+    return op == GPUH_SUM ? ncclSum : op == GPUH_PROD ? ncclProd : op == GPUH_MAX ? ncclMax
+                          : op == GPUH_MIN ? ncclMin : ncclAvg;
 }
 
 GPUH_DEF cudaError_t gpuh_impl_comm_destroy(void *comm)
@@ -4192,7 +4196,7 @@ GPUH_DEF cudaError_t gpuh_impl_comm_destroy(void *comm)
 
 /* One rank's part of a collective. */
 GPUH_DEF cudaError_t gpuh_impl_collective_call(const char *fn, int kind, void *comm, int device, const void *send,
-                                               void *recv, size_t count, gpuh_dtype dtype, gpuh_reduce_op op,
+                                               void *recv, size_t count, gpuh_dtype dtype, gpuh_red_op op,
                                                int root, cudaStream_t stream)
 {
     const ncclComm_t c = gpuh_impl_nccl_comm(comm);
@@ -4219,12 +4223,12 @@ GPUH_DEF cudaError_t gpuh_impl_no_nccl(const char *fn)
     return gpuh_fail(cudaErrorNotSupported, "%s: %s", fn, reason);
 }
 
-GPUH_DEF cudaError_t gpuh_impl_collective_args(const char *fn, gpuh_dtype dtype, gpuh_reduce_op op, size_t count)
+GPUH_DEF cudaError_t gpuh_impl_collective_args(const char *fn, gpuh_dtype dtype, gpuh_red_op op, size_t count)
 {
     if (gpuh_impl_dtype_bytes(dtype) == 0)
         return gpuh_fail(cudaErrorInvalidValue, "%s: element type %d is not a gpuh_dtype", fn, (int)dtype);
-    if ((int)op < (int)GPUH_OP_SUM || (int)op > (int)GPUH_OP_AVG)
-        return gpuh_fail(cudaErrorInvalidValue, "%s: operator %d is not a gpuh_reduce_op", fn, (int)op);
+    if ((int)op < (int)GPUH_SUM || (int)op > (int)GPUH_AVG)
+        return gpuh_fail(cudaErrorInvalidValue, "%s: operator %d is not a gpuh_red_op", fn, (int)op);
     if (count > SIZE_MAX / 8)
         return gpuh_fail(cudaErrorInvalidValue, "%s: count %zu overflows size_t in bytes", fn, count);
     return gpuh_nccl_available(NULL) ? cudaSuccess : gpuh_impl_no_nccl(fn);
@@ -4260,7 +4264,7 @@ GPUH_DEF cudaError_t gpuh_devices_init_nccl(gpuh_devices *set)
 
 /* The set's collective: every device's call in one NCCL group. */
 GPUH_DEF cudaError_t gpuh_impl_set_collective_unranged(const char *fn, int kind, const gpuh_devices *set, void *const *send,
-                                                       void *const *recv, size_t count, gpuh_dtype dtype, gpuh_reduce_op op,
+                                                       void *const *recv, size_t count, gpuh_dtype dtype, gpuh_red_op op,
                                                        int root)
 {
     cudaError_t err = gpuh_impl_set_check(fn, set);
@@ -4302,7 +4306,7 @@ GPUH_DEF cudaError_t gpuh_impl_set_collective_unranged(const char *fn, int kind,
 
 /* gpuh_impl_set_collective: the call above in an NVTX range (NVTX RANGES). */
 GPUH_DEF cudaError_t gpuh_impl_set_collective(const char *fn, int kind, const gpuh_devices *set, void *const *send,
-                                              void *const *recv, size_t count, gpuh_dtype dtype, gpuh_reduce_op op,
+                                              void *const *recv, size_t count, gpuh_dtype dtype, gpuh_red_op op,
                                               int root)
 {
     cudaError_t err;
@@ -4319,7 +4323,7 @@ GPUH_DEF cudaError_t gpuh_impl_set_collective(const char *fn, int kind, const gp
    (NULL buffers, an unknown dtype or op, no communicators). Idea:
    ncclAllReduce, MPI_Allreduce. */
 GPUH_DEF cudaError_t gpuh_all_reduce(const gpuh_devices *set, void *const *send, void *const *recv, size_t count,
-                                     gpuh_dtype dtype, gpuh_reduce_op op)
+                                     gpuh_dtype dtype, gpuh_red_op op)
 {
     return gpuh_impl_set_collective("gpuh_all_reduce", GPUH_IMPL_ALL_REDUCE, set, send, recv, count, dtype, op, 0);
 }
@@ -4331,7 +4335,7 @@ GPUH_DEF cudaError_t gpuh_all_reduce(const gpuh_devices *set, void *const *send,
 GPUH_DEF cudaError_t gpuh_broadcast(const gpuh_devices *set, void *const *send, void *const *recv, size_t count,
                                     gpuh_dtype dtype, int root)
 {
-    return gpuh_impl_set_collective("gpuh_broadcast", GPUH_IMPL_BROADCAST, set, send, recv, count, dtype, GPUH_OP_SUM,
+    return gpuh_impl_set_collective("gpuh_broadcast", GPUH_IMPL_BROADCAST, set, send, recv, count, dtype, GPUH_SUM,
                                     root);
 }
 
@@ -4343,7 +4347,7 @@ GPUH_DEF cudaError_t gpuh_all_gather(const gpuh_devices *set, void *const *send,
                                      gpuh_dtype dtype)
 {
     return gpuh_impl_set_collective("gpuh_all_gather", GPUH_IMPL_ALL_GATHER, set, send, recv, count, dtype,
-                                    GPUH_OP_SUM, 0);
+                                    GPUH_SUM, 0);
 }
 
 /* gpuh_nccl_id_create(&id): a new unique id, made by one rank (rank 0) and
@@ -4458,7 +4462,7 @@ GPUH_DEF cudaError_t gpuh_comm_destroy(gpuh_comm *comm)
 }
 
 GPUH_DEF cudaError_t gpuh_impl_comm_collective_unranged(const char *fn, int kind, const gpuh_comm *comm, const void *send,
-                                                        void *recv, size_t count, gpuh_dtype dtype, gpuh_reduce_op op, int root,
+                                                        void *recv, size_t count, gpuh_dtype dtype, gpuh_red_op op, int root,
                                                         cudaStream_t stream)
 {
     cudaError_t err = gpuh_impl_collective_args(fn, dtype, op, count);
@@ -4490,7 +4494,7 @@ GPUH_DEF cudaError_t gpuh_impl_comm_collective_unranged(const char *fn, int kind
 
 /* gpuh_impl_comm_collective: the call above in an NVTX range (NVTX RANGES). */
 GPUH_DEF cudaError_t gpuh_impl_comm_collective(const char *fn, int kind, const gpuh_comm *comm, const void *send,
-                                               void *recv, size_t count, gpuh_dtype dtype, gpuh_reduce_op op, int root,
+                                               void *recv, size_t count, gpuh_dtype dtype, gpuh_red_op op, int root,
                                                cudaStream_t stream)
 {
     cudaError_t err;
@@ -4507,7 +4511,7 @@ GPUH_DEF cudaError_t gpuh_impl_comm_collective(const char *fn, int kind, const g
    nranks elements). Errors: as those, naming the rank. Idea: ncclAllReduce,
    ncclBroadcast, ncclAllGather in one process per GPU. */
 GPUH_DEF cudaError_t gpuh_comm_all_reduce(const gpuh_comm *comm, const void *send, void *recv, size_t count,
-                                          gpuh_dtype dtype, gpuh_reduce_op op, cudaStream_t stream)
+                                          gpuh_dtype dtype, gpuh_red_op op, cudaStream_t stream)
 {
     return gpuh_impl_comm_collective("gpuh_comm_all_reduce", GPUH_IMPL_ALL_REDUCE, comm, send, recv, count, dtype, op,
                                      0, stream);
@@ -4516,13 +4520,13 @@ GPUH_DEF cudaError_t gpuh_comm_broadcast(const gpuh_comm *comm, const void *send
                                          gpuh_dtype dtype, int root, cudaStream_t stream)
 {
     return gpuh_impl_comm_collective("gpuh_comm_broadcast", GPUH_IMPL_BROADCAST, comm, send, recv, count, dtype,
-                                     GPUH_OP_SUM, root, stream);
+                                     GPUH_SUM, root, stream);
 }
 GPUH_DEF cudaError_t gpuh_comm_all_gather(const gpuh_comm *comm, const void *send, void *recv, size_t count,
                                           gpuh_dtype dtype, cudaStream_t stream)
 {
     return gpuh_impl_comm_collective("gpuh_comm_all_gather", GPUH_IMPL_ALL_GATHER, comm, send, recv, count, dtype,
-                                     GPUH_OP_SUM, 0, stream);
+                                     GPUH_SUM, 0, stream);
 }
 
 /* ===========================================================================

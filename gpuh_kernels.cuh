@@ -64,8 +64,8 @@
    headers (half.cuh) are included by the tensor-core files alone.
 
    The warp and block reductions (gpuh_warp_reduce, gpuh_block_reduce, with
-   the operators gpuh_op_sum / _min / _max) are public too, for your own
-   kernels: see examples/06_row_norms.cu.
+   the operators gpuh_plus, gpuh_minimum, gpuh_maximum) are public too, for
+   your own kernels: see examples/06_row_norms.cu.
 
    Reductions need a scratch buffer of GPUH_REDUCE_TEMP_BYTES bytes of device
    memory, aligned to 8 bytes, for the per-block partial results (NULL is fine
@@ -82,7 +82,7 @@
      [SECTION: REDUCTIONS]        gpuh_sum, gpuh_min, gpuh_max, gpuh_dot,
                                   gpuh_norm2, gpuh_sum_depth
      [SECTION: WARP AND BLOCK]    gpuh_warp_reduce, gpuh_block_reduce and their
-                                  operators gpuh_op_sum, gpuh_op_min, gpuh_op_max
+                                  operators gpuh_plus, gpuh_minimum, gpuh_maximum
      [SECTION: GEMM]              gpuh_gemm, gpuh_matmul, gpuh_gemm_with and its
                                   configurations gpuh_gemm_simt_config,
                                   gpuh_gemm_dmma_config
@@ -323,40 +323,44 @@ static inline size_t gpuh_sum_depth(size_t n, size_t elem_size);
 /* a + b; for int, wrapping modulo 2^32 (defined with the memory-bound kernels). */
 template <typename T> __device__ __forceinline__ T gpuh_impl_add(T a, T b);
 
-/* The operators: op(a, b) must be associative; identity() is its neutral
-   element (x op identity == x). Integer sums wrap modulo 2^32 (gpuh_impl_add). min and max propagate NaN
-   (as NumPy's min and max do): a NaN anywhere gives NaN. */
-template <typename T> struct gpuh_op_sum {
+/* The operators, named as libcu++ names its function objects
+   (cuda::std::plus, cuda::minimum, cuda::maximum; CUB's Sum, Min, Max):
+   op(a, b) must be associative; identity() is its neutral element
+   (x op identity == x). Integer sums wrap modulo 2^32 (gpuh_impl_add).
+   gpuh_minimum and gpuh_maximum propagate NaN (as NumPy's min and max do):
+   a NaN anywhere gives NaN. */
+template <typename T> struct gpuh_plus {
     enum { defined_for_empty = 1 }; /* the sum of nothing is 0 */
     __device__ static T identity() { return T(0); }
     __device__ static T apply(T a, T b) { return gpuh_impl_add(a, b); }
 };
-template <typename T> struct gpuh_op_min {
+template <typename T> struct gpuh_minimum {
     enum { defined_for_empty = 0 }; /* NumPy: min of an empty array is an error */
     __device__ static T identity();
     __device__ static T apply(T a, T b) { return (b < a || b != b) ? b : a; }
 };
-template <typename T> struct gpuh_op_max {
+template <typename T> struct gpuh_maximum {
     enum { defined_for_empty = 0 };
     __device__ static T identity();
     __device__ static T apply(T a, T b) { return (b > a || b != b) ? b : a; }
 };
-template <> __device__ inline float gpuh_op_min<float>::identity() { return __int_as_float(0x7f800000); }
-template <> __device__ inline float gpuh_op_max<float>::identity() { return __int_as_float(0xff800000); }
-template <> __device__ inline double gpuh_op_min<double>::identity()
+template <> __device__ inline float gpuh_minimum<float>::identity() { return __int_as_float(0x7f800000); }
+template <> __device__ inline float gpuh_maximum<float>::identity() { return __int_as_float(0xff800000); }
+template <> __device__ inline double gpuh_minimum<double>::identity()
 {
     return __longlong_as_double(0x7ff0000000000000ll);
 }
-template <> __device__ inline double gpuh_op_max<double>::identity()
+template <> __device__ inline double gpuh_maximum<double>::identity()
 {
     return __longlong_as_double((long long)0xfff0000000000000ull);
 }
-template <> __device__ inline int gpuh_op_min<int>::identity() { return 0x7fffffff; }
-template <> __device__ inline int gpuh_op_max<int>::identity() { return -0x7fffffff - 1; }
+template <> __device__ inline int gpuh_minimum<int>::identity() { return 0x7fffffff; }
+template <> __device__ inline int gpuh_maximum<int>::identity() { return -0x7fffffff - 1; }
 
 /* gpuh_warp_reduce<Op>(v): op over the 32 lanes' v, valid in lane 0 (the
    other lanes hold partial results). Every lane of the warp must call it
-   (full mask); Op is gpuh_op_sum / _min / _max of T or a struct like them.
+   (full mask); Op is gpuh_plus, gpuh_minimum or gpuh_maximum of T, or a
+   struct like them.
    After log2(32) = 5 steps lane 0 holds op over all 32 lanes: __shfl_down_sync
    reads a register of the lane `offset` higher, with no shared memory and no
    barrier. Idea: the CUDA Programming Guide's warp shuffle functions;

@@ -88,7 +88,7 @@ static void all_reduce_table(gpuh_devices *all, bool quick)
                 GPUH_CHECK(gpuh_devices_sync(all));
                 auto a = std::chrono::steady_clock::now();
                 if (which == 0) {
-                    GPUH_CHECK(gpuh_all_reduce(all, send.ptr, recv.ptr, count, GPUH_FLOAT32, GPUH_OP_SUM));
+                    GPUH_CHECK(gpuh_all_reduce(all, send.ptr, recv.ptr, count, GPUH_FLOAT32, GPUH_SUM));
                 } else {
                     ncclGroupStart();
                     for (int i = 0; i < n; ++i) {

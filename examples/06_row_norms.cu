@@ -50,7 +50,7 @@ __global__ void row_norms(const double *__restrict__ g_x, size_t rows, size_t co
     double acc = 0.0;
     for (size_t c = lane; c < cols; c += 32)
         acc += g_row[c] * g_row[c];
-    acc = gpuh_warp_reduce<gpuh_op_sum<double> >(acc);
+    acc = gpuh_warp_reduce<gpuh_plus<double> >(acc);
     if (lane == 0)
         g_norm[row] = sqrt(acc);
 }

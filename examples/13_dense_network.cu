@@ -226,7 +226,7 @@ __global__ void bias_grad_kernel(const float *g_part1, size_t parts1, size_t col
     float sum = 0.0f;
     for (size_t p = threadIdx.x; p < parts; p += blockDim.x)
         sum += part[p * cols + col];
-    sum = gpuh_block_reduce<gpuh_op_sum<float>, float>(sum);
+    sum = gpuh_block_reduce<gpuh_plus<float>, float>(sum);
     if (threadIdx.x == 0)
         g_out[blockIdx.x] = sum;
 }

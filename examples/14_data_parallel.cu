@@ -107,7 +107,7 @@ static std::vector<float> train(gpuh_devices *set, const std::vector<float> &X, 
     auto start = std::chrono::steady_clock::now();
     for (int k = 0; k < steps; ++k) {
         GPUH_CHECK(gpuh_devices_run(set, gradient_step, &t));
-        GPUH_CHECK(gpuh_all_reduce(set, t.g.ptr, t.g.ptr, d, GPUH_FLOAT32, GPUH_OP_SUM)); /* in place */
+        GPUH_CHECK(gpuh_all_reduce(set, t.g.ptr, t.g.ptr, d, GPUH_FLOAT32, GPUH_SUM)); /* in place */
         GPUH_CHECK(gpuh_devices_run(set, update_step, &t));
     }
     GPUH_CHECK(gpuh_devices_sync(set));

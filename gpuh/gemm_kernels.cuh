@@ -846,7 +846,7 @@ __global__ void __launch_bounds__(GPUH_GEMV_BLOCK, 1) gpuh_gemv_col_kernel(const
         for (int j = 0; j < 4; ++j)
             acc[j] += va[j] * vb[j];
     }
-    const T sum = gpuh_warp_reduce<gpuh_op_sum<T>>((acc[0] + acc[1]) + (acc[2] + acc[3]));
+    const T sum = gpuh_warp_reduce<gpuh_plus<T>>((acc[0] + acc[1]) + (acc[2] + acc[3]));
     if (lane == 0) {
         T *c = g.C + row * p.ldc;
         *c = p.beta == T(0) ? p.alpha * sum : p.alpha * sum + p.beta * *c;

@@ -466,7 +466,7 @@ template <typename T> static void test_all_reduce(gpuh_dtype dtype)
         for (int in_place = 0; in_place < 2; ++in_place) {
             per_device<T> send(n, n, true), recv(n, n, false);
             void *const *out = in_place ? send.d : recv.d;
-            if (!TEST_CUDA(gpuh_all_reduce(&set, send.d, out, n, dtype, GPUH_OP_SUM)))
+            if (!TEST_CUDA(gpuh_all_reduce(&set, send.d, out, n, dtype, GPUH_SUM)))
                 continue;
             TEST_CUDA(gpuh_devices_sync(&set));
             per_device<T> &res = in_place ? send : recv;
@@ -491,7 +491,7 @@ template <typename T> static void test_all_reduce(gpuh_dtype dtype)
     {
         const size_t n = 1000;
         per_device<T> send(n, n, true), recv(n, n, false);
-        TEST_CUDA(gpuh_all_reduce(&set, send.d, recv.d, n, dtype, GPUH_OP_MAX));
+        TEST_CUDA(gpuh_all_reduce(&set, send.d, recv.d, n, dtype, GPUH_MAX));
         TEST_CUDA(gpuh_devices_sync(&set));
         for (int i = 0; i < set.count; ++i) {
             std::vector<T> got = recv.read(i, n);
@@ -535,11 +535,11 @@ static void test_broadcast_gather(void)
         memcpy(recv, send.d, sizeof recv);
         recv[set.count - 1] = NULL;
         char want[96];
-        TEST_ERR(gpuh_all_reduce(&set, send.d, recv, 8, GPUH_FLOAT32, GPUH_OP_SUM), cudaErrorInvalidValue);
+        TEST_ERR(gpuh_all_reduce(&set, send.d, recv, 8, GPUH_FLOAT32, GPUH_SUM), cudaErrorInvalidValue);
         snprintf(want, sizeof want, "gpuh_all_reduce: recv[%d] (device %d) is NULL", set.count - 1,
                  set.id[set.count - 1]);
         TEST_CONTAINS(gpuh_error_detail(), want);
-        TEST_ERR(gpuh_all_reduce(&set, send.d, send.d, 8, (gpuh_dtype)42, GPUH_OP_SUM), cudaErrorInvalidValue);
+        TEST_ERR(gpuh_all_reduce(&set, send.d, send.d, 8, (gpuh_dtype)42, GPUH_SUM), cudaErrorInvalidValue);
         TEST_CONTAINS(gpuh_error_detail(), "element type 42 is not a gpuh_dtype");
         TEST_ERR(gpuh_broadcast(&set, send.d, send.d, 8, GPUH_FLOAT32, set.count), cudaErrorInvalidValue);
         TEST_CONTAINS(gpuh_error_detail(), "is out of range");
@@ -589,7 +589,7 @@ static void test_comm_threads(void)
             cudaStreamCreate(&s);
             cudaMalloc(&d, n * sizeof(float));
             cudaMemcpy(d, in[r].data(), n * sizeof(float), cudaMemcpyHostToDevice);
-            ok[r] = gpuh_comm_all_reduce(&comm, d, d, n, GPUH_FLOAT32, GPUH_OP_SUM, s) == cudaSuccess &&
+            ok[r] = gpuh_comm_all_reduce(&comm, d, d, n, GPUH_FLOAT32, GPUH_SUM, s) == cudaSuccess &&
                     cudaStreamSynchronize(s) == cudaSuccess &&
                     cudaMemcpy(out[r].data(), d, n * sizeof(float), cudaMemcpyDeviceToHost) == cudaSuccess &&
                     gpuh_comm_destroy(&comm) == cudaSuccess;
@@ -616,7 +616,7 @@ static void test_comm_threads(void)
 
     gpuh_comm none;
     memset(&none, 0, sizeof none);
-    TEST_ERR(gpuh_comm_all_reduce(&none, NULL, NULL, 1, GPUH_FLOAT32, GPUH_OP_SUM, 0), cudaErrorInvalidValue);
+    TEST_ERR(gpuh_comm_all_reduce(&none, NULL, NULL, 1, GPUH_FLOAT32, GPUH_SUM, 0), cudaErrorInvalidValue);
     TEST_CONTAINS(gpuh_error_detail(), "not initialised");
     TEST_ERR(gpuh_comm_init(&none, &id, 2, 2, 0), cudaErrorInvalidValue);
     TEST_CONTAINS(gpuh_error_detail(), "rank 2 of 2 ranks");
@@ -692,7 +692,7 @@ static void test_collectives(void)
     TEST_CONTAINS(reason, "define GPUH_USE_NCCL and link NCCL");
     TEST_ERR(gpuh_devices_init_nccl(&set), cudaErrorNotSupported);
     TEST_CONTAINS(gpuh_error_detail(), "gpuh_devices_init_nccl: gpuh was built without NCCL: define GPUH_USE_NCCL");
-    TEST_ERR(gpuh_all_reduce(&set, bufs, bufs, 4, GPUH_FLOAT32, GPUH_OP_SUM), cudaErrorNotSupported);
+    TEST_ERR(gpuh_all_reduce(&set, bufs, bufs, 4, GPUH_FLOAT32, GPUH_SUM), cudaErrorNotSupported);
     TEST_CONTAINS(gpuh_error_detail(), "gpuh_all_reduce: gpuh was built without NCCL");
     TEST_ERR(gpuh_broadcast(&set, bufs, bufs, 4, GPUH_FLOAT32, 0), cudaErrorNotSupported);
     TEST_ERR(gpuh_all_gather(&set, bufs, bufs, 4, GPUH_FLOAT32), cudaErrorNotSupported);

@@ -13,9 +13,9 @@ int main(void)
     int ok = gpuh_nccl_available(&reason) == 1 && reason[0] == '\0';
     memset(&set, 0, sizeof set);
     memset(&comm, 0, sizeof comm);
-    ok = ok && gpuh_all_reduce(&set, bufs, bufs, 1, GPUH_FLOAT32, GPUH_OP_SUM) == cudaErrorInvalidValue &&
+    ok = ok && gpuh_all_reduce(&set, bufs, bufs, 1, GPUH_FLOAT32, GPUH_SUM) == cudaErrorInvalidValue &&
          strstr(gpuh_error_detail(), "open it first") != NULL;
-    ok = ok && gpuh_comm_all_reduce(&comm, bufs[0], bufs[0], 1, GPUH_FLOAT32, GPUH_OP_SUM, 0) == cudaErrorInvalidValue &&
+    ok = ok && gpuh_comm_all_reduce(&comm, bufs[0], bufs[0], 1, GPUH_FLOAT32, GPUH_SUM, 0) == cudaErrorInvalidValue &&
          strstr(gpuh_error_detail(), "not initialised") != NULL;
     printf("test_nccl_c: %s\n", ok ? "PASS" : "FAIL");
     return ok ? 0 : 1;

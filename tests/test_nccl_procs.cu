@@ -62,7 +62,7 @@ static int run_rank(int rank, int fd_read, int fd_write, unsigned long long seed
     TEST_CUDA(gpuh_device_array(&d_all, 2 * N));
 
     /* all-reduce, in place */
-    TEST_CUDA(gpuh_comm_all_reduce(&comm, d, d, N, GPUH_FLOAT32, GPUH_OP_SUM, s));
+    TEST_CUDA(gpuh_comm_all_reduce(&comm, d, d, N, GPUH_FLOAT32, GPUH_SUM, s));
     TEST_CUDA(cudaStreamSynchronize(s));
     TEST_CUDA(gpuh_copy_to_host(out.data(), d, N));
     size_t bad = 0;

@@ -73,12 +73,12 @@ static void nccl_timeout_withdraws(size_t n)
     }
     TEST_CUDA(cudaSetDevice(0));
     const auto t0 = std::chrono::steady_clock::now();
-    TEST_ERR(gpuh_comm_all_reduce(&comm[0], send[0], recv[0], n, GPUH_FLOAT32, GPUH_OP_SUM, 0), cudaErrorInvalidValue);
+    TEST_ERR(gpuh_comm_all_reduce(&comm[0], send[0], recv[0], n, GPUH_FLOAT32, GPUH_SUM, 0), cudaErrorInvalidValue);
     TEST_CONTAINS(gpuh_error_detail(), "withdrew its call");
     const double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     TEST_ASSERT(waited >= 0.9, "rank 0 gave up after %.2f s, before GPUH_SIM_NCCL_TIMEOUT=1", waited);
     std::thread late([&] {
-        TEST_ERR(gpuh_comm_all_reduce(&comm[1], send[1], recv[1], n, GPUH_FLOAT32, GPUH_OP_SUM, 0),
+        TEST_ERR(gpuh_comm_all_reduce(&comm[1], send[1], recv[1], n, GPUH_FLOAT32, GPUH_SUM, 0),
                  cudaErrorInvalidValue);
         TEST_CONTAINS(gpuh_error_detail(), "abandoned");
     });
@@ -93,19 +93,19 @@ static void nccl_timeout_withdraws(size_t n)
         float *gone_send = NULL, *gone_recv = NULL;
         TEST_CUDA(gpuh_device_array(&gone_send, n));
         TEST_CUDA(gpuh_device_array(&gone_recv, n));
-        TEST_ERR(gpuh_comm_all_reduce(&comm[0], gone_send, gone_recv, n, GPUH_FLOAT32, GPUH_OP_SUM, 0),
+        TEST_ERR(gpuh_comm_all_reduce(&comm[0], gone_send, gone_recv, n, GPUH_FLOAT32, GPUH_SUM, 0),
                  cudaErrorInvalidValue);
         gpuh_free(gone_send);
         gpuh_free(gone_recv);
         std::thread late2([&] {
-            TEST_ERR(gpuh_comm_all_reduce(&comm[1], send[1], recv[1], n, GPUH_FLOAT32, GPUH_OP_SUM, 0),
+            TEST_ERR(gpuh_comm_all_reduce(&comm[1], send[1], recv[1], n, GPUH_FLOAT32, GPUH_SUM, 0),
                      cudaErrorInvalidValue);
         });
         late2.join();
     }
     /* The next collective pairs up again. */
-    std::thread again([&] { TEST_CUDA(gpuh_comm_all_reduce(&comm[1], send[1], recv[1], n, GPUH_FLOAT32, GPUH_OP_SUM, 0)); });
-    TEST_CUDA(gpuh_comm_all_reduce(&comm[0], send[0], recv[0], n, GPUH_FLOAT32, GPUH_OP_SUM, 0));
+    std::thread again([&] { TEST_CUDA(gpuh_comm_all_reduce(&comm[1], send[1], recv[1], n, GPUH_FLOAT32, GPUH_SUM, 0)); });
+    TEST_CUDA(gpuh_comm_all_reduce(&comm[0], send[0], recv[0], n, GPUH_FLOAT32, GPUH_SUM, 0));
     again.join();
     for (int r = 0; r < 2; ++r) {
         std::vector<float> h(n, 0.0f);
@@ -143,12 +143,12 @@ static void nccl_group_error_fails_one_call(size_t n, size_t short_by)
     TEST_CUDA(gpuh_device_array(&small, n - short_by));
     TEST_CUDA(cudaMemset(small, poison, (n - short_by) * sizeof(float)));
     void *bad_recv[2] = {recv[0], small}, *sends[2] = {send[0], send[1]}, *recvs[2] = {recv[0], recv[1]};
-    TEST_ERR(gpuh_all_reduce(&set, sends, bad_recv, n, GPUH_FLOAT32, GPUH_OP_SUM), cudaErrorInvalidValue);
+    TEST_ERR(gpuh_all_reduce(&set, sends, bad_recv, n, GPUH_FLOAT32, GPUH_SUM), cudaErrorInvalidValue);
     TEST_ASSERT(all_bytes(recv[0], n * sizeof(float), poison), "device 0's half of the refused call ran");
     TEST_ASSERT(all_bytes(small, (n - short_by) * sizeof(float), poison), "the too-small buffer was written");
     for (int round = 0; round < 2; ++round) {
         const auto t0 = std::chrono::steady_clock::now();
-        TEST_CUDA(gpuh_all_reduce(&set, sends, recvs, n, GPUH_FLOAT32, GPUH_OP_SUM));
+        TEST_CUDA(gpuh_all_reduce(&set, sends, recvs, n, GPUH_FLOAT32, GPUH_SUM));
         const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
         TEST_ASSERT(took < 0.5, "a valid all-reduce after a refused one took %.2f s (waited for a stale call)", took);
         for (int r = 0; r < 2; ++r) {
