@@ -247,8 +247,8 @@
    Random inputs
      gpuh_random_seed()                          GPUH_SEED, or fresh from the clock (no cuRAND needed)
    Random inputs (GPUH_USE_CURAND)
-     gpuh_random_uniform_f32/_f64(d, n, seed, stream)             (0, 1]
-     gpuh_random_normal_f32/_f64(d, n, mean, stddev, seed, stream)
+     gpuh_random_uniform_f32, gpuh_random_uniform_f64(d, n, seed, stream)    (0, 1]
+     gpuh_random_normal_f32, gpuh_random_normal_f64(d, n, mean, stddev, seed, stream)
      gpuh_random_u32(d, n, seed, stream)                          32 random bits each
 
    ============================================================================
@@ -2014,9 +2014,10 @@ GPUH_DEF cudaError_t gpuh_impl_copy_async(const char *fn, void *dst, size_t dst_
 }
 
 /* gpuh_copy_to_device(d_dst, h_src, count): copies `count` elements from host
-   to device memory, both of the same element size, and returns when done (the
-   _async form enqueues on `stream`; with pageable host memory it waits for
-   the copy, and gpuh warns once per call site). Count 0 copies nothing.
+   to device memory, both of the same element size, and returns when done
+   (gpuh_copy_to_device_async(d_dst, h_src, count, stream) enqueues on
+   `stream`; with pageable host memory it waits for the copy, and gpuh warns
+   once per call site). Count 0 copies nothing.
    Errors: cudaErrorInvalidValue (a NULL pointer with count > 0, element
    sizes that differ, a byte count that overflows, a pointer off its element
    type's alignment, a count past the end of the gpuh allocation a pointer is
@@ -2031,8 +2032,9 @@ GPUH_DEF cudaError_t gpuh_impl_copy_async(const char *fn, void *dst, size_t dst_
                          (stream), __FILE__, __LINE__)
 
 /* gpuh_copy_to_host(h_dst, d_src, count): copies `count` elements from device
-   to host memory; errors as gpuh_copy_to_device. The _async form enqueues on
-   `stream` (pinned h_dst for a truly asynchronous copy). Idea: Numba's
+   to host memory; errors as gpuh_copy_to_device.
+   gpuh_copy_to_host_async(h_dst, d_src, count, stream) enqueues on `stream`
+   (pinned h_dst for a truly asynchronous copy). Idea: Numba's
    DeviceNDArray.copy_to_host. */
 #define gpuh_copy_to_host(h_dst, d_src, count)                                                     \
     gpuh_impl_copy("gpuh_copy_to_host", (h_dst), sizeof *(h_dst), (d_src), sizeof *(d_src),         \
@@ -3555,8 +3557,9 @@ typedef struct gpuh_shards {
     void *ptr[GPUH_MAX_DEVICES];
 } gpuh_shards;
 
-/* The unique id that ranks in several processes share to build one NCCL
-   communicator (ncclUniqueId's 128 bytes), and one rank's communicator. */
+/* gpuh_nccl_id: the unique id that ranks in several processes share to
+   build one NCCL communicator (ncclUniqueId's 128 bytes); gpuh_comm: one
+   rank's communicator (ncclComm_t with its rank, ranks and device). */
 typedef struct gpuh_nccl_id {
     unsigned char bytes[128];
 } gpuh_nccl_id;
@@ -4693,7 +4696,8 @@ GPUH_DEF cudaError_t gpuh_random_u32(unsigned int *d, size_t n, unsigned long lo
 #include "gpuh_sim_nvrtc.h" /* the simulator's gpuh_module: see that file */
 #elif defined(GPUH_USE_NVRTC)
 
-#define GPUH_MODULE_MAX_ARGS 64     /* most arguments a gpuh_module_launch passes */
+/* GPUH_MODULE_MAX_ARGS: the most arguments a gpuh_module_launch passes. */
+#define GPUH_MODULE_MAX_ARGS 64
 #define GPUH_MODULE_MAX_NAMES 64    /* most name expressions of one module */
 #define GPUH_MODULE_NAME_BYTES 128  /* a gpuh_kernel's name, its zero included */
 #ifndef GPUH_MODULE_CACHE_CAPACITY

@@ -141,11 +141,24 @@
 #define GPUH_REDUCE_SINGLE_BLOCK_MAX (GPUH_REDUCE_BLOCK * GPUH_REDUCE_UNROLL * 2)
 /* Bytes of scratch device memory a reduction needs (partials of up to 8 bytes). */
 #define GPUH_REDUCE_TEMP_BYTES (GPUH_REDUCE_MAX_BLOCKS * 8)
-/* Threads per block of the vector-add kernel. */
+/* GPUH_ADD_BLOCK: threads per block of the vector-add kernel.
+   GPUH_ADD_UNROLL (above): its 16-byte vectors per input per thread. */
 #define GPUH_ADD_BLOCK 256
-/* GEMM: tile rows per group of the block order (gpuh_impl_gemm_tile); the
-   matrix-vector kernels' threads per block, columns of C per block of the
-   row kernel, and loads in flight per thread. */
+/* GEMM: GPUH_GEMM_GROUP_M, tile rows per group of the block order
+   (gpuh_impl_gemm_tile); GPUH_GEMV_BLOCK, GPUH_GEMV_COLS and
+   GPUH_GEMV_UNROLL, the matrix-vector kernels' threads per block, columns
+   of C per block of the row kernel, and loads in flight per thread. The
+   launcher's tuned constants, fixed, each with its reason in
+   gpuh/gemm_tuning.cuh ([SECTION: GEMM TUNING]): the relative rates of the
+   tiles, GPUH_GEMM_SMALL_RATE, GPUH_GEMM_NARROW_RATE, GPUH_GEMM_TALL_RATE,
+   GPUH_GEMM_NARROW32_RATE, GPUH_GEMM_NARROW64_RATE,
+   GPUH_GEMM_FP64_WIDE_RATE, GPUH_GEMM_FP64_WIDE32_RATE,
+   GPUH_GEMM_FP64_TALL_RATE; split-K's costs and limits,
+   GPUH_GEMM_K_OVERHEAD, GPUH_GEMM_MACS_PER_BYTE, GPUH_GEMM_SPLIT_FIXED,
+   GPUH_GEMM_REDUCE_WAIT, GPUH_GEMM_MAX_SPLITS, GPUH_GEMM_REDUCE_BLOCK,
+   GPUH_GEMM_REDUCE_BATCH_BYTES (the second pass's bytes in flight per
+   thread); GPUH_GEMM_SCALAR_LOSS, the rate element loads cost, above which
+   unaligned operands are copied aligned. */
 #define GPUH_GEMM_GROUP_M 8
 /* GEMM split-K: bytes of workspace gpuh's memory pool keeps on each device
    between calls (its release threshold), so that repeated products of a
@@ -160,8 +173,15 @@
 
 /* ===========================================================================
    [SECTION: C DECLARATIONS]
-   Typed entry points for C callers (defined under GPUH_KERNELS_IMPLEMENTATION).
-   Shapes, units and errors are those of the template launchers below.
+   Typed entry points for C callers (defined under GPUH_KERNELS_IMPLEMENTATION,
+   or by gpuh::kernels), one per launcher and type: _f32 float, _f64 double,
+   _i32 int. Shapes, units and errors are those of the template launchers
+   below: gpuh_vector_add_f32, gpuh_vector_add_f64, gpuh_vector_add_i32;
+   gpuh_sum_f32, gpuh_sum_f64, gpuh_sum_i32, gpuh_min_f32, gpuh_min_f64,
+   gpuh_min_i32, gpuh_max_f32, gpuh_max_f64, gpuh_max_i32; gpuh_dot_f32,
+   gpuh_dot_f64, gpuh_norm2_f32, gpuh_norm2_f64; gpuh_matmul_f32,
+   gpuh_matmul_f64, gpuh_gemm_f32, gpuh_gemm_f64 (no transposes),
+   gpuh_gemm_op_f32, gpuh_gemm_op_f64 (with op_a, op_b).
    =========================================================================== */
 #ifdef __cplusplus
 extern "C" {
@@ -695,7 +715,7 @@ template <typename T>
 cudaError_t gpuh_sharded_vector_add(const gpuh_devices *set, const gpuh_shards *a, const gpuh_shards *b,
                                     gpuh_shards *c);
 
-/* gpuh_sharded_sum / _min / _max(set, &x, &h_result), gpuh_sharded_dot(set,
+/* gpuh_sharded_sum, gpuh_sharded_min, gpuh_sharded_max(set, &x, &h_result), gpuh_sharded_dot(set,
    &x, &y, &h_result), gpuh_sharded_norm2(set, &x, &h_result): the reduction
    of the whole sharded array (gpuh_sum & co. on each device at once, T as
    theirs), into *h_result on the host; returns when done. The per-device

@@ -14,10 +14,10 @@
    =========================================================================== */
 
 /* The 16-byte vector type of T: float4, double2, int4. */
-template <typename T> struct gpuh_vec16;
-template <> struct gpuh_vec16<float> { typedef float4 type; };
-template <> struct gpuh_vec16<double> { typedef double2 type; };
-template <> struct gpuh_vec16<int> { typedef int4 type; };
+template <typename T> struct gpuh_impl_vec16;
+template <> struct gpuh_impl_vec16<float> { typedef float4 type; };
+template <> struct gpuh_impl_vec16<double> { typedef double2 type; };
+template <> struct gpuh_impl_vec16<int> { typedef int4 type; };
 
 
 /* Elements of p before its first 16-byte boundary (0 if p is aligned), at most n.
@@ -105,7 +105,7 @@ template <typename T>
 cudaError_t gpuh_vector_add(const T *d_a, const T *d_b, T *d_c, size_t n, cudaStream_t stream)
 {
     GPUH_NVTX_RANGE("gpuh_vector_add");
-    typedef typename gpuh_vec16<T>::type V;
+    typedef typename gpuh_impl_vec16<T>::type V;
     const size_t head = gpuh_impl_head(d_a, n);
     const int vectors = gpuh_impl_head(d_b, n) == head && gpuh_impl_head(d_c, n) == head;
     const size_t per_block = GPUH_ADD_BLOCK * GPUH_ADD_UNROLL * (vectors ? sizeof(V) / sizeof(T) : 1);
@@ -137,23 +137,23 @@ cudaError_t gpuh_vector_add(const T *d_a, const T *d_b, T *d_c, size_t n, cudaSt
    Reductions: one value from n, by sum, min or max (and dot, L2 norm). */
 
 /* What is reduced, element by element: x itself, x², or a·b (two inputs). */
-struct gpuh_map_x {
+struct gpuh_impl_map_x {
     enum { inputs = 1 };
     template <typename T> __device__ static T apply(T a, T) { return a; }
 };
-struct gpuh_map_square {
+struct gpuh_impl_map_square {
     enum { inputs = 1 };
     template <typename T> __device__ static T apply(T a, T) { return a * a; }
 };
-struct gpuh_map_product {
+struct gpuh_impl_map_product {
     enum { inputs = 2 };
     template <typename T> __device__ static T apply(T a, T b) { return a * b; }
 };
 /* What is done to the final value: nothing, or a square root (L2 norm). */
-struct gpuh_post_none {
+struct gpuh_impl_post_none {
     template <typename T> __device__ static T apply(T v) { return v; }
 };
-struct gpuh_post_sqrt {
+struct gpuh_impl_post_sqrt {
     template <typename T> __device__ static T apply(T v) { return sqrt(v); }
 };
 
@@ -252,7 +252,7 @@ template <typename Op, typename Map, typename Post, typename T>
 cudaError_t gpuh_impl_reduce_pass(const T *d_a, const T *d_b, size_t n, T *d_out, size_t blocks,
                                   cudaStream_t stream)
 {
-    typedef typename gpuh_vec16<T>::type V;
+    typedef typename gpuh_impl_vec16<T>::type V;
     const size_t head = gpuh_impl_head(d_a, n);
     if (Map::inputs == 2 && gpuh_impl_head(d_b, n) != head)
         return GPUH_LAUNCH((gpuh_reduce_kernel<Op, Map, Post, T, T>), (unsigned)blocks, GPUH_REDUCE_BLOCK, 0,
@@ -279,7 +279,7 @@ cudaError_t gpuh_impl_reduce(const char *fn, const T *d_a, const T *d_b, size_t 
                              cudaStream_t stream)
 {
     GPUH_NVTX_RANGE(fn);
-    typedef typename gpuh_vec16<T>::type V;
+    typedef typename gpuh_impl_vec16<T>::type V;
     const size_t per_block = GPUH_REDUCE_BLOCK * GPUH_REDUCE_UNROLL * (sizeof(V) / sizeof(T));
     size_t blocks = gpuh_ceil_div(n, per_block);
     cudaError_t err;
@@ -314,9 +314,9 @@ cudaError_t gpuh_impl_reduce(const char *fn, const T *d_a, const T *d_b, size_t 
     if (blocks > GPUH_REDUCE_MAX_BLOCKS)
         blocks = GPUH_REDUCE_MAX_BLOCKS;
     T *d_partials = static_cast<T *>(d_temp);
-    err = gpuh_impl_reduce_pass<Op, Map, gpuh_post_none>(d_a, d_b, n, d_partials, blocks, stream);
+    err = gpuh_impl_reduce_pass<Op, Map, gpuh_impl_post_none>(d_a, d_b, n, d_partials, blocks, stream);
     if (err == cudaSuccess)
-        err = gpuh_impl_reduce_pass<Op, gpuh_map_x, Post>(d_partials, d_partials, blocks, d_out, 1, stream);
+        err = gpuh_impl_reduce_pass<Op, gpuh_impl_map_x, Post>(d_partials, d_partials, blocks, d_out, 1, stream);
     return gpuh_impl_stream_error(err, fn, stream);
 }
 
@@ -324,31 +324,31 @@ cudaError_t gpuh_impl_reduce(const char *fn, const T *d_a, const T *d_b, size_t 
 template <typename T>
 cudaError_t gpuh_sum(const T *d_in, size_t n, T *d_out, void *d_temp, cudaStream_t stream)
 {
-    return gpuh_impl_reduce<gpuh_plus<T>, gpuh_map_x, gpuh_post_none>("gpuh_sum", d_in, d_in, n, d_out, d_temp,
+    return gpuh_impl_reduce<gpuh_plus<T>, gpuh_impl_map_x, gpuh_impl_post_none>("gpuh_sum", d_in, d_in, n, d_out, d_temp,
                                                                         stream);
 }
 template <typename T>
 cudaError_t gpuh_min(const T *d_in, size_t n, T *d_out, void *d_temp, cudaStream_t stream)
 {
-    return gpuh_impl_reduce<gpuh_minimum<T>, gpuh_map_x, gpuh_post_none>("gpuh_min", d_in, d_in, n, d_out, d_temp,
+    return gpuh_impl_reduce<gpuh_minimum<T>, gpuh_impl_map_x, gpuh_impl_post_none>("gpuh_min", d_in, d_in, n, d_out, d_temp,
                                                                         stream);
 }
 template <typename T>
 cudaError_t gpuh_max(const T *d_in, size_t n, T *d_out, void *d_temp, cudaStream_t stream)
 {
-    return gpuh_impl_reduce<gpuh_maximum<T>, gpuh_map_x, gpuh_post_none>("gpuh_max", d_in, d_in, n, d_out, d_temp,
+    return gpuh_impl_reduce<gpuh_maximum<T>, gpuh_impl_map_x, gpuh_impl_post_none>("gpuh_max", d_in, d_in, n, d_out, d_temp,
                                                                         stream);
 }
 template <typename T>
 cudaError_t gpuh_dot(const T *d_a, const T *d_b, size_t n, T *d_out, void *d_temp, cudaStream_t stream)
 {
-    return gpuh_impl_reduce<gpuh_plus<T>, gpuh_map_product, gpuh_post_none>("gpuh_dot", d_a, d_b, n, d_out,
+    return gpuh_impl_reduce<gpuh_plus<T>, gpuh_impl_map_product, gpuh_impl_post_none>("gpuh_dot", d_a, d_b, n, d_out,
                                                                               d_temp, stream);
 }
 template <typename T>
 cudaError_t gpuh_norm2(const T *d_x, size_t n, T *d_out, void *d_temp, cudaStream_t stream)
 {
-    return gpuh_impl_reduce<gpuh_plus<T>, gpuh_map_square, gpuh_post_sqrt>("gpuh_norm2", d_x, d_x, n, d_out,
+    return gpuh_impl_reduce<gpuh_plus<T>, gpuh_impl_map_square, gpuh_impl_post_sqrt>("gpuh_norm2", d_x, d_x, n, d_out,
                                                                              d_temp, stream);
 }
 

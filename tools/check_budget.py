@@ -37,7 +37,7 @@ BUDGETS = [
     (r"gpuh_vector_add_kernel<(float|double|int), \1>", 40, 0),  # one element per load
     (r"gpuh_vector_add_kernel<", 64, 0),  # 16-byte vectors
     (r"gpuh_reduce_kernel<.*, (float|double|int), \1>", 64, 256),  # one element per load
-    (r"gpuh_reduce_kernel<gpuh_plus<double>, gpuh_map_product,", 120, 256),  # dot, two double2 streams
+    (r"gpuh_reduce_kernel<gpuh_plus<double>, gpuh_impl_map_product,", 120, 256),  # dot, two double2 streams
     (r"gpuh_reduce_kernel<", 88, 256),  # 16-byte vectors; 32 · sizeof(T) for gpuh_block_reduce
     (r"gpuh_gemm_simt_kernel<float, gpuh_gemm_simt_config<256, 128, 16, 4, 2, 8, 1, 1>", 256, 0),  # gpuh_sgemm_big
     (r"gpuh_gemm_simt_kernel<float, gpuh_gemm_simt_config<64, 64, 16, 2, 4, 8, 2, 0>", 120, 0),  # gpuh_sgemm_small
