@@ -2549,6 +2549,17 @@ GPUH_DEF cudaError_t gpuh_pool_destroy(gpuh_pool *pool)
     return cudaSuccess;
 }
 
+/* The one wording of a call refused for its stream (cudaErrorInvalidResourceHandle
+   from a call on it): `what` (the call, maybe with its site) names the
+   stream, which is not a live stream of the current device; CUDA's message
+   follows. */
+GPUH_DEF cudaError_t gpuh_impl_stream_fail(cudaError_t err, const char *what, cudaStream_t stream)
+{
+    return gpuh_fail(err,
+                     "%s: stream %p is not a live stream of the current device (destroyed, or another device's): %s",
+                     what, (const void *)stream, cudaGetErrorString(err));
+}
+
 /* cudaSuccess if `stream` is a valid stream that is not capturing a graph.
    A pool's alloc or free cannot be captured: the graph would take or give
    back the memory at each of its launches, behind the pool's bookkeeping
@@ -2562,7 +2573,7 @@ GPUH_DEF cudaError_t gpuh_impl_pool_stream_check(const char *what, cudaStream_t 
     if (err != cudaSuccess) {
         cudaGetLastError();
         if (err == cudaErrorInvalidResourceHandle)
-            return gpuh_fail(err, "%s: stream %p is not a valid stream (destroyed?)", what, (const void *)stream);
+            return gpuh_impl_stream_fail(err, what, stream);
         return gpuh_fail(err, "%s: cudaStreamIsCapturing(stream %p) failed", what, (const void *)stream);
     }
     status_number = status;
@@ -2595,7 +2606,7 @@ GPUH_DEF cudaError_t gpuh_impl_pool_alloc(const gpuh_pool *pool, void *out_ptr, 
     if ((err = cudaMallocFromPoolAsync(&p, bytes, pool->handle, stream)) != cudaSuccess) {
         cudaGetLastError();
         if (err == cudaErrorInvalidResourceHandle)
-            return gpuh_fail(err, "%s: stream %p is not a valid stream (destroyed?)", what, (const void *)stream);
+            return gpuh_impl_stream_fail(err, what, stream);
         cudaMemPoolGetAttribute(pool->handle, cudaMemPoolAttrReservedMemCurrent, &reserved);
         cudaMemGetInfo(&free_b, &total_b);
         cudaGetLastError();
@@ -2982,7 +2993,7 @@ GPUH_DEF cudaError_t gpuh_impl_stream_sync(cudaStream_t stream)
     const void *s = stream;
     cudaError_t err = cudaStreamSynchronize(stream);
     if (err == cudaErrorInvalidResourceHandle)
-        return gpuh_fail(err, "gpuh_stream_sync(%p): not a valid stream (destroyed?)", s);
+        return gpuh_impl_stream_fail(err, "gpuh_stream_sync", stream);
     if (err != cudaSuccess)
         return gpuh_fail(err,
                          "gpuh_stream_sync(%p): the error comes from work enqueued earlier (on this "

@@ -50,8 +50,7 @@ template <typename Op, typename T> __device__ __forceinline__ T gpuh_block_reduc
 static inline cudaError_t gpuh_impl_stream_error(cudaError_t err, const char *fn, cudaStream_t stream)
 {
     if (err == cudaErrorInvalidResourceHandle && stream != 0)
-        return gpuh_fail(err, "%s: stream %p is not a live stream of the current device (destroyed, or another "
-                              "device's): %s", fn, (void *)stream, cudaGetErrorString(err));
+        return gpuh_impl_stream_fail(err, fn, stream);
     return err;
 }
 
