@@ -219,16 +219,8 @@ int main(int argc, char **argv)
     double tflops[NRUNGS], err_first[NRUNGS], err_last[NRUNGS];
     for (int r = 0; r < NRUNGS; ++r) {
         product p = {RUNGS[r].fn, d_A, d_B, d_C, n};
-        float ms = 0.0f;
-        /* Poisoned before each checked run: all bits set is a NaN, so an
-           entry a kernel fails to write cannot pass. */
-        GPUH_CHECK(cudaMemset(d_C, 0xFF, count * sizeof(float)));
-        GPUH_CHECK(enqueue_product(&p, 0));
-        err_first[r] = error_vs_reference(d_C, h_C, h_ref, count);
-        GPUH_CHECK(cudaMemset(d_C, 0xFF, count * sizeof(float)));
-        GPUH_CHECK(gpuh_time_median_ms(enqueue_product, &p, 0, WARMUP, REPS, &ms));
-        err_last[r] = error_vs_reference(d_C, h_C, h_ref, count); /* the last timed run's C */
-        tflops[r] = flops / (ms * 1e-3) / 1e12;
+        tflops[r] = rung_run(enqueue_product, &p, d_C, h_C, h_ref, count, flops, WARMUP, REPS, &err_first[r],
+                             &err_last[r]);
         ok &= err_first[r] <= TOL && err_last[r] <= TOL; /* false for NaN */
     }
 

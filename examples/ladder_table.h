@@ -1,6 +1,6 @@
 /* ladder_table.h: what the two GEMM ladders (examples 10 and 11) share:
-   reading the size, checking a rung's C against the reference and printing
-   the table. */
+   reading the size, running, timing and checking a rung's C against the
+   reference, and printing the table. */
 #ifndef GPUH_EXAMPLES_LADDER_TABLE_H
 #define GPUH_EXAMPLES_LADDER_TABLE_H
 #include <math.h>
@@ -59,6 +59,25 @@ static int rung_within(const char *name, const float *d_C, float *h_C, const flo
         return 1;
     printf("%s at %zu x %zu x %zu: relative error %.3g, bound %.0e: FAIL\n", name, M, N, K, err, tol);
     return 0;
+}
+
+/* One rung of a ladder, checked, timed and checked again: C (count floats at
+   d_C) is poisoned (all bits set: a NaN, so an entry the kernel leaves
+   cannot pass), enqueue(ctx) runs once and is checked against h_ref
+   (*err_first), then C is poisoned again and gpuh_time_median_ms times
+   `reps` runs after `warmup`, and the last timed run's C is checked
+   (*err_last). Returns the rate in TFLOP/s for `flops` per run. */
+static double rung_run(gpuh_work_fn enqueue, void *ctx, float *d_C, float *h_C, const float *h_ref, size_t count,
+                       double flops, int warmup, int reps, double *err_first, double *err_last)
+{
+    float ms = 0.0f;
+    GPUH_CHECK(cudaMemset(d_C, 0xFF, count * sizeof(float)));
+    GPUH_CHECK(enqueue(ctx, 0));
+    *err_first = error_vs_reference(d_C, h_C, h_ref, count);
+    GPUH_CHECK(cudaMemset(d_C, 0xFF, count * sizeof(float)));
+    GPUH_CHECK(gpuh_time_median_ms(enqueue, ctx, 0, warmup, reps, &ms));
+    *err_last = error_vs_reference(d_C, h_C, h_ref, count);
+    return flops / (ms * 1e-3) / 1e12;
 }
 
 /* Prints s right-aligned in `width` terminal columns (s may hold UTF-8). */
