@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "gpuh.h"
+#include "quick_mode.h"
 
 static void print_stats(const char *when, const gpuh_memory_stats *s)
 {
@@ -36,8 +37,7 @@ int main(void)
         printf("no CUDA device: %s\n%s\n", why, GPUH_SIM_TWIN_HINT("02_device_list"));
         return 77;
     }
-    const char *quick_env = getenv("GPUH_TEST_QUICK"); /* quick mode: see the top comment */
-    const int quick = quick_env != NULL && *quick_env != '\0' && strcmp(quick_env, "0") != 0;
+    const int quick = quick_mode(); /* quick mode: see the top comment */
     int ok = 1;
     GPUH_CHECK(gpuh_print_devices(stdout));
 #ifdef GPUH_SIM

@@ -36,6 +36,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "gpuh.h"
+#include "quick_mode.h"
 #include "gpuh_kernels.cuh"
 
 #define REPS 5
@@ -163,8 +164,7 @@ int main(void)
     unsigned long long seed = gpuh_random_seed(); /* GPUH_SEED repeats a run */
     printf("seed %llu (set GPUH_SEED to repeat)\n", seed);
 
-    const char *quick_env = getenv("GPUH_TEST_QUICK"); /* quick mode: see the top comment */
-    const int quick = quick_env != NULL && *quick_env != '\0' && strcmp(quick_env, "0") != 0;
+    const int quick = quick_mode(); /* quick mode: see the top comment */
     const size_t n = quick ? ((size_t)1 << 20) + 3 : 20000000, bytes = n * sizeof(float);
     float *h_a = (float *)malloc(bytes), *h_b = (float *)malloc(bytes); /* pageable */
     float *h_ref = (float *)malloc(bytes), *h_c = (float *)malloc(bytes);

@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "gpuh.h"
+#include "quick_mode.h"
 #include "gpuh_kernels.cuh"
 
 struct sum_args {
@@ -46,8 +47,7 @@ int main(void)
     }
     const unsigned long long seed = gpuh_random_seed(); /* GPUH_SEED repeats a run */
     printf("seed %llu (set GPUH_SEED to repeat)\n", seed);
-    const char *quick_env = getenv("GPUH_TEST_QUICK"); /* quick mode: see the top comment */
-    const int quick = quick_env != NULL && *quick_env != '\0' && strcmp(quick_env, "0") != 0;
+    const int quick = quick_mode(); /* quick mode: see the top comment */
 
     /* 256 MiB: four times the L2, so every run reads DRAM. Quick: odd, past one block's share. */
     const size_t n = quick ? ((size_t)1 << 20) + 3 : (size_t)1 << 26;

@@ -26,6 +26,7 @@
 #include <string.h>
 #include <time.h>
 #include "gpuh.h"
+#include "quick_mode.h"
 #include "sgemm/01_naive.cuh"
 #include "sgemm/03_shared_tiles.cuh"
 
@@ -51,8 +52,7 @@ int main(void)
     const unsigned long long seed = gpuh_random_seed(); /* GPUH_SEED repeats a run */
     printf("seed %llu (set GPUH_SEED to repeat)\n", seed);
 
-    const char *quick_env = getenv("GPUH_TEST_QUICK"); /* quick mode: see the top comment */
-    const int quick = quick_env != NULL && *quick_env != '\0' && strcmp(quick_env, "0") != 0;
+    const int quick = quick_mode(); /* quick mode: see the top comment */
     const size_t M = quick ? 100 : 1024, N = M, K = M;
     const double flops = 2.0 * M * N * K;
     /* Each entry is a float sum of K products. In any order, with or without

@@ -29,6 +29,7 @@
 #include <string.h>
 #include <time.h>
 #include "gpuh.h"
+#include "quick_mode.h"
 #include "gpuh_kernels.cuh"
 
 /* One warp per row: warp w of the grid owns row w. Its 32 lanes read elements
@@ -83,8 +84,7 @@ int main(void)
     const unsigned long long seed = gpuh_random_seed(); /* GPUH_SEED repeats a run */
     printf("seed %llu (set GPUH_SEED to repeat)\n", seed);
 
-    const char *quick_env = getenv("GPUH_TEST_QUICK"); /* quick mode: see the top comment */
-    const int quick = quick_env != NULL && *quick_env != '\0' && strcmp(quick_env, "0") != 0;
+    const int quick = quick_mode(); /* quick mode: see the top comment */
     const size_t rows = quick ? 1000 : 1000 * 100, cols = 1000, n = rows * cols;
     const int reps = quick ? 3 : 20;
     double *d_x, *d_norm;

@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "gpuh.h"
+#include "quick_mode.h"
 #include "gpuh_kernels.cuh"
 
 /* No <math.h>: the program then links without libm on every platform. */
@@ -32,8 +33,7 @@ int main(void)
 {
     const char *why;
     unsigned long long seed;
-    const char *quick_env = getenv("GPUH_TEST_QUICK"); /* quick mode: see the top comment */
-    const int quick = quick_env != NULL && *quick_env != '\0' && strcmp(quick_env, "0") != 0;
+    const int quick = quick_mode(); /* quick mode: see the top comment */
     const size_t n = quick ? 10007 : 1000003; /* not a multiple of any block size */
     const size_t M = quick ? 45 : 300, N = quick ? 33 : 257, K = quick ? 20 : 100;
     float *d_a, *d_b, *d_c, *h_a, *h_b, *h_c, *d_A, *d_B, *d_C, *h_A, *h_B, *h_C;

@@ -41,6 +41,7 @@
 #include <string.h>
 #include <time.h>
 #include "gpuh.h"
+#include "quick_mode.h"
 #include "gpuh_kernels.cuh"
 
 static constexpr unsigned BLOCK = 256; /* threads per block, every step: a power of two, >= 64 */
@@ -548,8 +549,7 @@ int main(void)
         return 77;
     }
     const unsigned long long seed = gpuh_random_seed(); /* GPUH_SEED repeats a run */
-    const char *quick_env = getenv("GPUH_TEST_QUICK");
-    const int quick = quick_env != NULL && *quick_env != '\0' && strcmp(quick_env, "0") != 0;
+    const int quick = quick_mode();
     const int WARMUP = quick ? 1 : 3, REPS = quick ? 3 : 30;
     const size_t sizes[2] = {(size_t)1 << (quick ? 18 : 22), (size_t)1 << 26};
     const int nsizes = quick ? 1 : 2;

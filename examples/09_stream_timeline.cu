@@ -43,6 +43,7 @@
 #include <string.h>
 #include <vector>
 #include "gpuh.h"
+#include "quick_mode.h"
 #include "gpuh_kernels.cuh"
 
 #define REPS 5
@@ -262,8 +263,7 @@ int main(void)
 #endif
     unsigned long long seed = gpuh_random_seed(); /* GPUH_SEED repeats a run */
     printf("seed %llu (set GPUH_SEED to repeat)\n", seed);
-    const char *quick_env = getenv("GPUH_TEST_QUICK"); /* quick mode: see the top comment */
-    const bool quick = quick_env != NULL && *quick_env != '\0' && strcmp(quick_env, "0") != 0;
+    const bool quick = quick_mode(); /* quick mode: see the top comment */
     if (quick) {
         N = ((size_t)1 << 20) + 3;
         CHUNK = (size_t)1 << 16;

@@ -156,7 +156,7 @@ static int check_shape(size_t M, size_t N, size_t K, unsigned long long seed)
 
 int main(int argc, char **argv)
 {
-    const int quick = ladder_quick(); /* quick mode: see the top comment */
+    const int quick = quick_mode(); /* quick mode: see the top comment */
     const size_t n = ladder_size(argc, argv, 4096, 128);
     if (n == 0)
         return 2;

@@ -67,6 +67,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "gpuh.h"
+#include "quick_mode.h"
 #include "gpuh_kernels.cuh"
 #include "gpuh/half.cuh" /* __nv_bfloat16 and __half: CUDA's headers, or the simulator's stand-ins */
 
@@ -255,8 +256,7 @@ static void measure(int p, const operands *o, const size_t *rows, int samples, c
 
 int main(void)
 {
-    const char *quick_env = getenv("GPUH_TEST_QUICK");
-    const int quick = quick_env != NULL && *quick_env != '\0' && strcmp(quick_env, "0") != 0;
+    const int quick = quick_mode();
     const char *why;
     if (gpuh_device_count(&why) == 0) {
         printf("no CUDA device: %s\n" GPUH_SIM_TWIN_HINT("12_mixed_precision") "\n", why);

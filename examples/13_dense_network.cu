@@ -68,6 +68,7 @@
 #include <chrono>
 #include <vector>
 #include "gpuh.h"
+#include "quick_mode.h"
 #include "gpuh_kernels.cuh"
 
 #define MAX_CLASSES 32 /* softmax_xent_kernel: one lane per class */
@@ -827,9 +828,8 @@ static void mode_digits(const char *path, unsigned long long seed)
 int main(int argc, char **argv)
 {
     const char *mode = argc > 1 ? argv[1] : "all";
-    const char *q = getenv("GPUH_TEST_QUICK");
     const char *why = "";
-    quick = q != NULL && q[0] != '\0' && strcmp(q, "0") != 0;
+    quick = quick_mode();
     if (gpuh_device_count(&why) == 0) {
         printf("no CUDA device: %s\n" GPUH_SIM_TWIN_HINT("13_dense_network") "\n", why);
         return 77;

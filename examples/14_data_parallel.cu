@@ -42,6 +42,7 @@
 #include <stdlib.h>
 #include <vector>
 #include "gpuh.h"
+#include "quick_mode.h"
 #include "gpuh_kernels.cuh"
 
 static size_t n = (size_t)1 << 22; /* samples: 1 GiB of X in float */
@@ -139,7 +140,6 @@ static double rel_diff(const std::vector<float> &a, const std::vector<float> &b)
 int main(void)
 {
     const char *reason = "";
-    const char *quick = getenv("GPUH_TEST_QUICK");
     gpuh_devices all, one;
     double t_all = 0, t_one = 0;
     if (gpuh_device_count(&reason) == 0) {
@@ -147,7 +147,7 @@ int main(void)
         return 77;
     }
     setenv("NCCL_NVLS_ENABLE", "0", 0); /* NVLink multicast off unless the caller says otherwise */
-    if (quick != NULL && quick[0] != '\0' && quick[0] != '0') {
+    if (quick_mode()) {
         n = (size_t)1 << 14;
         steps = 12;
     }

@@ -31,6 +31,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "gpuh.h"
+#include "quick_mode.h"
 
 /* PyCUDA's first program: one block of 5 threads, thread i adds element i. */
 static const char *add5_source = "__global__ void add(int *a, int *b, int *c)\n"
@@ -213,8 +214,8 @@ static int run_matmul(unsigned long long *state, int n)
 
 int main(void)
 {
-    const char *why, *quick_env = getenv("GPUH_TEST_QUICK");
-    const int quick = quick_env != NULL && *quick_env != '\0' && strcmp(quick_env, "0") != 0;
+    const char *why;
+    const int quick = quick_mode();
     unsigned long long seed = gpuh_random_seed(), state = seed;
     int ok;
     if (gpuh_device_count(&why) == 0) {

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "gpuh.h"
+#include "quick_mode.h"
 
 /* Copies the count-element result d_C back into h_C and returns
    ‖C - ref‖_F / ‖ref‖_F; NaN if any entry is NaN (such as an entry left
@@ -24,21 +25,13 @@ static double error_vs_reference(const float *d_C, float *h_C, const float *h_re
     return sqrt(diff / norm);
 }
 
-/* Quick mode: GPUH_TEST_QUICK set to anything but "" or "0" (the tests' small
-   sizes and few repetitions). */
-static int ladder_quick(void)
-{
-    const char *v = getenv("GPUH_TEST_QUICK");
-    return v != NULL && *v != '\0' && strcmp(v, "0") != 0;
-}
-
 /* M = N = K: argv[1] if given (a multiple of `multiple` up to 32768), else
    256 in quick mode and `full` otherwise. Returns 0, with the usage printed,
    for any other argument. */
 static size_t ladder_size(int argc, char **argv, size_t full, size_t multiple)
 {
     if (argc <= 1)
-        return ladder_quick() ? 256 : full;
+        return quick_mode() ? 256 : full;
     char *end;
     const unsigned long long v = strtoull(argv[1], &end, 10);
     if (*end != '\0' || v == 0 || v % multiple != 0 || v > 32768) {
