@@ -8,8 +8,7 @@
    testing; racecheck reports the read-after-write hazard.
    scripts/gpu_check.sh runs this under racecheck and fails unless it is
    caught. Built with the tests, never run by CTest. Exit 77 without a GPU. */
-#include <stdio.h>
-#include "gpuh.h"
+#include "planted.h"
 
 #define THREADS 64
 
@@ -24,21 +23,4 @@ __global__ void rotate_unsynchronised(const int *g_in, int *g_out)
     g_out[t] = s_x[(t + THREADS / 2) % THREADS];
 }
 
-int main(void)
-{
-    const char *why;
-    int h_in[THREADS], *d_in, *d_out, i;
-    if (gpuh_device_count(&why) == 0) {
-        printf("no CUDA device: %s\n", why);
-        return 77;
-    }
-    for (i = 0; i < THREADS; ++i)
-        h_in[i] = i;
-    GPUH_CHECK(gpuh_to_device(&d_in, h_in, THREADS));
-    GPUH_CHECK(gpuh_device_array(&d_out, THREADS));
-    GPUH_CHECK(GPUH_LAUNCH(rotate_unsynchronised, 1, THREADS, 0, 0, d_in, d_out));
-    printf("rotate_unsynchronised: %s\n", cudaGetErrorString(cudaDeviceSynchronize()));
-    gpuh_free(d_in);
-    gpuh_free(d_out);
-    return 0;
-}
+int main(void) { return planted_run(rotate_unsynchronised, "rotate_unsynchronised", THREADS); }
