@@ -3,7 +3,8 @@
 #                             byte for byte with <case>.expected.cpp (tests/simcc/run_golden.py;
 #                             its --update rewrites them): a plain launch, raw strings, launches
 #                             in multi-line #defines, digit separators, template arguments,
-#                             operator templates, comments and literals, a non-UTF-8 CRLF file
+#                             operator templates, comments and literals, a non-UTF-8 CRLF file,
+#                             a UTF-8 byte order mark, explicit integer casts in device code
 #   sim.simcc.lexer           tests/simcc/e2e_lexer.cu built by gpuh-simcc and run
 file(GLOB gpuh_simcc_cases CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/tests/simcc/*.expected.cpp)
 foreach(expected IN LISTS gpuh_simcc_cases)
