@@ -9,7 +9,11 @@
      - volatile pointers with every qualifier nvcc takes (const, __restrict__,
        const pointers) and the casts written on them.
    Exit 1 on a failure, 77 with no device. */
-#define __NV_NO_VECTOR_DEPRECATION_DIAG /* nvcc 13: long4, double4 & co. are checked here on purpose */
+/* nvcc 13 deprecates long4, double4 & co.; they are checked here on purpose */
+#define __NV_NO_VECTOR_DEPRECATION_DIAG
+#if defined(__CUDACC__) && !defined(GPUH_SIM)
+#pragma nv_diag_suppress 1444
+#endif
 #include <climits>
 #include <cmath>
 #include <cstdio>
