@@ -4,7 +4,7 @@
 #   tsan.threads       the same program on the CPU simulator under ThreadSanitizer
 #                      (label tsan): 4 host threads allocate, copy, launch, time,
 #                      fail on purpose and free at once; a data race fails it
-#   asan.*             the simulator tests (sim_test_kernels quick, test_sim,
+#   asan.*             the simulator tests (sim_test_kernels and sim_test_gemm quick, test_sim,
 #                      test_threads) under AddressSanitizer + UndefinedBehaviorSanitizer
 #                      with detect_stack_use_after_return=1 (label asan)
 #   fuzz.sim_runtime   libFuzzer on the simulator's runtime (tests/fuzz_sim_runtime.cc):
@@ -64,10 +64,12 @@ set(gpuh_asan_flags -fsanitize=address,undefined -fno-sanitize-recover=undefined
 gpuh_sanitizer_works(gpuh_have_asan_ubsan -fsanitize=address,undefined)
 if(gpuh_have_asan_ubsan)
   set(gpuh_asan_env "ASAN_OPTIONS=detect_stack_use_after_return=1:detect_leaks=1;UBSAN_OPTIONS=print_stacktrace=1")
-  gpuh_sanitized_sim_program(asan_test_kernels "${gpuh_asan_flags}" ${PROJECT_SOURCE_DIR}/tests/test_kernels.cu)
+  foreach(t kernels gemm)
+    gpuh_sanitized_sim_program(asan_test_${t} "${gpuh_asan_flags}" ${PROJECT_SOURCE_DIR}/tests/test_${t}.cu)
+    gpuh_sanitizer_test(asan.${t} asan asan_test_${t} "${gpuh_asan_env}")
+  endforeach()
   gpuh_sanitized_sim_program(asan_test_sim "${gpuh_asan_flags}" ${PROJECT_SOURCE_DIR}/tests/test_sim.cu)
   gpuh_sanitized_sim_program(asan_test_threads "${gpuh_asan_flags}" ${PROJECT_SOURCE_DIR}/tests/test_threads.cu)
-  gpuh_sanitizer_test(asan.kernels asan asan_test_kernels "${gpuh_asan_env}")
   gpuh_sanitizer_test(asan.semantics asan asan_test_sim "${gpuh_asan_env}")
   gpuh_sanitizer_test(asan.threads asan asan_test_threads "${gpuh_asan_env};GPUH_SIM_THREADS=4")
 else()

@@ -26,15 +26,18 @@ function(gpuh_sim_test name program)
   endif()
 endfunction()
 
-foreach(t kernels helpers streams)
+foreach(t kernels gemm helpers streams)
   gpuh_sim_program(sim_test_${t} ${PROJECT_SOURCE_DIR}/tests/test_${t}.cu)
   set_target_properties(sim_test_${t} PROPERTIES CXX_STANDARD 17)
   target_compile_options(sim_test_${t} PRIVATE ${gpuh_c_warnings})
   gpuh_sim_test(sim.${t} sim_test_${t})
 endforeach()
+target_link_libraries(sim_test_kernels PRIVATE gpuh_sim_kernels) # as test_kernels links gpuh::kernels
 # gpuh's kernels must not depend on the order threads run in between barriers.
-gpuh_sim_test(sim.kernels.reverse sim_test_kernels ENV GPUH_SIM_SCHEDULE=reverse)
-gpuh_sim_test(sim.kernels.random sim_test_kernels ENV GPUH_SIM_SCHEDULE=random)
+foreach(t kernels gemm)
+  gpuh_sim_test(sim.${t}.reverse sim_test_${t} ENV GPUH_SIM_SCHEDULE=reverse)
+  gpuh_sim_test(sim.${t}.random sim_test_${t} ENV GPUH_SIM_SCHEDULE=random)
+endforeach()
 
 gpuh_sim_program(test_sim ${PROJECT_SOURCE_DIR}/tests/test_sim.cu)
 set_target_properties(test_sim PROPERTIES CXX_STANDARD 11) # gpuh_sim.h is C++11

@@ -94,7 +94,7 @@ fi
 # purpose). Then each planted bug (tests/planted) under its own tool, which
 # must catch it. Logs: $build/sanitizer/<tool>.<program>.log, all of them
 # in sanitizer.log; the table is printed last.
-san_programs=(test_kernels test_tc_gemm test_tc_gemm_sm80 test_helpers test_streams test_bad_input test_host test_link "test_leak --child=clean" test_pool
+san_programs=(test_kernels test_gemm test_tc_gemm test_tc_gemm_sm80 test_helpers test_streams test_bad_input test_host test_link "test_leak --child=clean" test_pool
               test_threads test_multi
               "${examples[@]}")
 # These call the CUDA API with bad input on purpose (allocations larger than
