@@ -17,6 +17,9 @@
 gpuh_program(test_sim_cuda_gpu ${PROJECT_SOURCE_DIR}/tests/test_sim_cuda.cu)
 gpuh_add_test(gpu.sim_cuda gpu test_sim_cuda_gpu)
 gpuh_program(test_sim_surface_gpu ${PROJECT_SOURCE_DIR}/tests/test_sim_surface.cu HEADER_ONLY)
+# nvcc includes cuda_runtime.h before the file's first line, so the file
+# cannot turn off CUDA 13's deprecation of long4, double4 & co. itself
+target_compile_definitions(test_sim_surface_gpu PRIVATE __NV_NO_VECTOR_DEPRECATION_DIAG)
 gpuh_add_test(gpu.sim_surface gpu test_sim_surface_gpu)
 gpuh_program(test_sim_cdp_gpu ${PROJECT_SOURCE_DIR}/tests/test_sim_cdp.cu) # dynamic parallelism: relocatable device code (CMake links cudadevrt)
 set_target_properties(test_sim_cdp_gpu PROPERTIES CUDA_SEPARABLE_COMPILATION ON)

@@ -836,7 +836,7 @@ static void test_gemm_arguments()
         TEST_ERR(gpuh_gemm(b.M, b.N, b.K, 1.0f, b.A, b.lda, b.B, b.ldb, 0.0f, b.C, b.ldc), cudaErrorInvalidValue);
         TEST_CONTAINS(gpuh_error_detail(), b.detail);
     }
-    TEST_ERR(gpuh_gemm_f64(2, 2, 2, 1.0, nullptr, 2, nullptr, 2, 0.0, nullptr, 2, 0), cudaErrorInvalidValue);
+    TEST_ERR(gpuh_gemm<double>(2, 2, 2, 1.0, nullptr, 2, nullptr, 2, 0.0, nullptr, 2), cudaErrorInvalidValue);
     /* With transposes the stored shapes change: Aᵀ is stored K × M, Bᵀ N × K. */
     struct {
         gpuh_op op_a, op_b;

@@ -9,8 +9,12 @@
      - volatile pointers with every qualifier nvcc takes (const, __restrict__,
        const pointers) and the casts written on them.
    Exit 1 on a failure, 77 with no device. */
-/* nvcc 13 deprecates long4, double4 & co.; they are checked here on purpose */
+/* nvcc 13 deprecates long4, double4 & co.; they are checked here on purpose.
+   nvcc includes cuda_runtime.h before this line, so a build with nvcc defines
+   __NV_NO_VECTOR_DEPRECATION_DIAG on its command line (cmake/samples_tests.cmake). */
+#ifndef __NV_NO_VECTOR_DEPRECATION_DIAG
 #define __NV_NO_VECTOR_DEPRECATION_DIAG
+#endif
 #if defined(__CUDACC__) && !defined(GPUH_SIM)
 #pragma nv_diag_suppress 1444
 #endif
