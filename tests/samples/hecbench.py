@@ -8,6 +8,7 @@ benchmarks that gpuh was not written against.
 PATH is a HeCBench checkout. The set is every src/NAME-cuda program that
   - checks itself (its sources print PASS or FAIL),
   - is built from its own folder (its Makefile's `source =` list, no ../ path),
+  - has the input files its run names (HeCBench keeps large ones out of git),
   - needs nothing beside the CUDA runtime: the rules below leave out cuBLAS,
     cuFFT, cuSPARSE, cuRAND's host API, Thrust, CUB, inline PTX, tensor-core
     mma/wmma, OpenMP and MPI, each with its reason (--list prints them).
@@ -76,8 +77,23 @@ def makefile_parts(d):
     if not m:
         return None
     sources = m.group(1).split()
-    flags = [f for f in re.findall(r"(?<!\S)(-D\S+|-I\S+)", " ".join(
-        re.findall(r"^(?:CFLAGS|CXXFLAGS)\s*[:+]?=\s*(.*)$", text, re.M))) if "$(" not in f]
+    # the -D and -I of CFLAGS, as make reads them: ifeq ($(VAR),value) blocks decided by the Makefile's own values
+    values = dict(re.findall(r"^(\w+)\s*[:?]?=[ \t]*(\S*)[ \t]*$", text, re.M))
+    active, kept = [True], []
+    for line in text.splitlines():
+        cond = re.match(r"\s*(ifeq|ifneq)\s*\(\$\((\w+)\)\s*,\s*([^)]*)\)", line)
+        if cond:
+            same = values.get(cond.group(2), "") == cond.group(3).strip()
+            active.append(active[-1] and same == (cond.group(1) == "ifeq"))
+        elif re.match(r"\s*else\b", line) and len(active) > 1:
+            active[-1] = active[-2] and not active[-1]
+        elif re.match(r"\s*endif\b", line) and len(active) > 1:
+            active.pop()
+        elif active[-1]:
+            m2 = re.match(r"\s*(?:CFLAGS|CXXFLAGS)\s*[:+]?=\s*(.*)$", line)
+            if m2:
+                kept.append(m2.group(1))
+    flags = [f for f in re.findall(r"(?<!\S)(-D\S+|-I\S+)", " ".join(kept)) if "$(" not in f]
     run = re.search(r"^run\s*:[^\n]*\n\t([^\n]*)", text, re.M)
     args = []
     if run:
@@ -104,12 +120,17 @@ def judge(d):
         return None, "no check of its own (prints no PASS or FAIL)"
     if any(not os.path.isfile(os.path.join(d, s)) for s in parts[0]):
         return None, "a source its Makefile names is missing"
+    for a in parts[2]:  # HeCBench keeps large inputs out of git (DVC): a file the run names must be there
+        if re.fullmatch(r"[\w./-]*[A-Za-z_][\w-]*\.[A-Za-z]\w*|[\w.-]*/[\w./-]+", a) and not os.path.exists(
+                os.path.join(d, a)):
+            return None, "an input file not in the checkout (%s)" % a
     return parts + (bool(re.search(r"PASS", text, re.I)),), None
 
 
 def run_one(root, name, parts, keep):
     d = os.path.join(root, "src", name + "-cuda")
     sources, flags, args, says_pass = parts
+    flags = ["-I" + os.path.join(d, f[2:]) if f.startswith("-I") and not os.path.isabs(f[2:]) else f for f in flags]
     args = shrink(args)
     out_dir = keep or tempfile.mkdtemp(prefix="hecbench-")
     exe = os.path.join(out_dir, name)
