@@ -5477,7 +5477,7 @@ GPUH_DEF cudaError_t gpuh_impl_module_launch_unranged(const gpuh_kernel *kernel,
     if (r != CUDA_SUCCESS) {
         char why[GPUH_IMPL_DETAIL_BYTES];
         err = gpuh_impl_cu_fail(a, r, "cuLaunchKernel", "the launch");
-        memcpy(why, gpuh_error_detail(), sizeof why);
+        snprintf(why, sizeof why, "%s", gpuh_error_detail()); /* the detail may be "" */
         return gpuh_fail(err, "gpuh_module_launch of %s at %s:%d: %s%s", kernel->name, file, line, why,
                          shmem_bytes > GPUH_IMPL_SHMEM_DEFAULT_LIMIT
                              ? " (above 48 KiB of dynamic shared memory a kernel must opt in: cuFuncSetAttribute "

@@ -57,17 +57,17 @@ static nvtxDomainHandle_t NVTX_API domain_create(const char *name)
 
 static int push_named(const char *domain, const nvtxEventAttributes_t *a)
 {
-    char line[256];
+    char line[512]; /* room for both names as cut below */
     const char *name = a != NULL && a->messageType == NVTX_MESSAGE_TYPE_ASCII ? a->message.ascii : "(not ASCII)";
-    snprintf(line, sizeof line, "push %s %s %d\n", domain, name, ++depth);
+    snprintf(line, sizeof line, "push %.200s %.200s %d\n", domain, name, ++depth);
     record(line);
     return depth - 1;
 }
 
 static int pop_named(const char *domain)
 {
-    char line[128];
-    snprintf(line, sizeof line, "pop %s %d\n", domain, --depth);
+    char line[256];
+    snprintf(line, sizeof line, "pop %.200s %d\n", domain, --depth);
     record(line);
     return depth;
 }
