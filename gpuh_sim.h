@@ -1913,7 +1913,7 @@ inline bool release_past_exits(worker &w, block_state &b)
     return any;
 }
 
-/* Nobody can run, yet the block is not done: a thread waits for one that has
+/* Nobody can run, but the block is not done: a thread waits for one that has
    exited or waits elsewhere. Prints which, with block and thread indices. */
 inline void report_divergence(worker &w, block_state &b)
 {
@@ -2275,7 +2275,7 @@ struct host_thread_pool {
                 finished.notify_all();
         }
     }
-    /* under m: starts the pool threads not yet running; a system that refuses
+    /* under m: starts the pool threads not running; a system that refuses
        a thread leaves fewer (said once), and the launching threads do the rest */
     void start_threads()
     {

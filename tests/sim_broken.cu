@@ -86,7 +86,7 @@ __global__ void missing_barrier_kernel(const int *g_in, int *g_out)
     __shared__ int s_x[256];
     const int t = static_cast<int>(threadIdx.x);
     s_x[t] = g_in[t];
-    /* the bug: no __syncthreads() here, so s_x[t - 1] may not be written yet */
+    /* the bug: no __syncthreads() here, so s_x[t - 1] may still be unwritten */
     g_out[t] = t > 0 ? s_x[t - 1] : 0;
 }
 
