@@ -100,7 +100,9 @@
               casts; half precision in cuda_fp16.h), its named roundings
               (_rn, _rz, _ru, _rd) exact.
      conversions  float to integer as a GPU converts: out of range
-              saturates to the type's limit, NaN gives 0 (PTX's cvt; x86
+              saturates to the type's limit; NaN gives 0 from a float
+              into a 32-bit integer, and the type's minimum otherwise (a
+              double, or a 64-bit integer), as an H200 converts (x86
               gives 0x80000000 or wraps), in the conversion intrinsics
               (__float2int_rz & co.) and in each explicit cast to an
               integer type that gpuh-simcc sees in device code ((int)x,
@@ -1083,12 +1085,16 @@ template <class T, class... R> inline void pin(T &x, R &...rest)
     asm volatile("" : "+m"(x));
     pin(rest...);
 }
-/* An integral-valued v as the integer type I, as a GPU's cvt does: out of
-   range saturates to I's limits, NaN gives 0. */
-template <class I> inline I saturate_to(double v)
+/* An integral-valued v, converted from the floating type F, as the integer
+   type I, as a GPU's cvt does: out of range saturates to I's limits. NaN
+   gives 0 from a float into a 32-bit integer and I's minimum otherwise
+   (INT_MIN from a double, LLONG_MIN into long long; 0 for unsigned types):
+   what an H200 returned for (int)NaNf, (long long)NaNf and
+   __double2int_rz(NaN) (tests/test_sim.cu, test_sim_surface.cu). */
+template <class I, class F> inline I saturate_to(double v)
 {
     if (v != v)
-        return 0;
+        return sizeof(F) == 4 && sizeof(I) == 4 ? I(0) : std::numeric_limits<I>::min();
     if (v <= static_cast<double>(std::numeric_limits<I>::min()))
         return std::numeric_limits<I>::min();
     if (v >= ldexp(1.0, std::numeric_limits<I>::digits)) /* max + 1, exactly */
@@ -1136,12 +1142,12 @@ GPUH_IMPL_SIM_ROUNDINGS(__double2float, float, (double a), (a), static_cast<floa
 inline double __int2double_rn(int a) { return a; }
 inline double __uint2double_rn(unsigned int a) { return a; }
 /* Floating point to integer: rounded in the named way, then saturated as a
-   GPU's cvt saturates (out of range: the type's limit; NaN: 0). */
+   GPU's cvt saturates (gpuh_sim_impl::saturate_to). */
 #define GPUH_IMPL_SIM_TO_INT(name, F, I)                                                                               \
-    inline I name##_rn(F x) { return gpuh_sim_impl::saturate_to<I>(nearbyint(static_cast<double>(x))); }             \
-    inline I name##_rz(F x) { return gpuh_sim_impl::saturate_to<I>(trunc(static_cast<double>(x))); }                 \
-    inline I name##_ru(F x) { return gpuh_sim_impl::saturate_to<I>(ceil(static_cast<double>(x))); }                  \
-    inline I name##_rd(F x) { return gpuh_sim_impl::saturate_to<I>(floor(static_cast<double>(x))); }
+    inline I name##_rn(F x) { return gpuh_sim_impl::saturate_to<I, F>(nearbyint(static_cast<double>(x))); }          \
+    inline I name##_rz(F x) { return gpuh_sim_impl::saturate_to<I, F>(trunc(static_cast<double>(x))); }              \
+    inline I name##_ru(F x) { return gpuh_sim_impl::saturate_to<I, F>(ceil(static_cast<double>(x))); }               \
+    inline I name##_rd(F x) { return gpuh_sim_impl::saturate_to<I, F>(floor(static_cast<double>(x))); }
 GPUH_IMPL_SIM_TO_INT(__float2int, float, int)
 GPUH_IMPL_SIM_TO_INT(__float2uint, float, unsigned int)
 GPUH_IMPL_SIM_TO_INT(__float2ll, float, long long)
@@ -1161,15 +1167,16 @@ template <class T> struct value_of<gpuh_sim_volatile_ref<T>> {
 };
 template <class I, class X> inline I int_conversion(const X &x, std::true_type)
 {
-    return saturate_to<I>(trunc(static_cast<double>(static_cast<typename value_of<X>::type>(x))));
+    typedef typename value_of<X>::type F;
+    return saturate_to<I, F>(trunc(static_cast<double>(static_cast<F>(x))));
 }
 template <class I, class X> inline I int_conversion(const X &x, std::false_type) { return (I)x; }
 } /* namespace gpuh_sim_impl */
 /* gpuh_sim_int_convert<I>(x): x converted to the integer type I as device
    code converts it. gpuh-simcc writes each explicit cast to an integer type
    in device code, (int)x or static_cast<int>(x), as this: a floating-point x
-   saturates (out of range: I's limit; NaN: 0, as PTX's cvt.rzi does; x86
-   gives 0x80000000 or a wrapped value instead), anything else converts as
+   saturates (out of range: I's limit; NaN as gpuh_sim_impl::saturate_to
+   says; x86 gives 0x80000000 or a wrapped value instead), anything else converts as
    the C cast does. */
 template <class I, class X> inline I gpuh_sim_int_convert(X &&x)
 {

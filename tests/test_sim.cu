@@ -392,7 +392,8 @@ static void test_chained_blocks(void)
 
 /* Explicit conversions of floats out of the integer type's range. PTX's
    cvt.rzi (what (int)x and static_cast compile to) saturates: a value above
-   the range gives the type's maximum, below it the minimum, NaN gives 0. A
+   the range gives the type's maximum, below it the minimum; NaN gives 0
+   into int and unsigned, and LLONG_MIN into long long (an H200's results). A
    sort that pads its keys with 2^32 relies on it. Thread t converts g_in[t]. */
 __global__ void saturating_casts_kernel(const float *g_in, unsigned *g_u, int *g_i, long long *g_ll, int n)
 {
@@ -412,7 +413,8 @@ static void test_saturating_casts(void)
     const float h_in[n] = {4294967296.0f, -1.0f, 3e9f, -3e9f, nan, 123.75f};
     const unsigned want_u[n] = {0xffffffffu, 0u, 3000000000u, 0u, 0u, 123u};
     const int want_i[n] = {INT_MAX, -1, INT_MAX, INT_MIN, 0, 123};
-    const long long want_ll[n] = {LLONG_MAX, 1, 9000000202358128640ll, 9000000202358128640ll, 0, 15314}; /* 3e9f squared, in float */
+    const long long want_ll[n] = {LLONG_MAX, 1, 9000000202358128640ll, 9000000202358128640ll, LLONG_MIN,
+                                  15314}; /* 3e9f squared, in float */
     unsigned h_u[n];
     int h_i[n];
     long long h_ll[n];

@@ -153,7 +153,7 @@ static void test_vectors()
     X(__float2uint_rd(7.9f), 7, 0) X(__float2ll_rn(-0.5f), 0, 0) X(__float2ll_rz(1e19f), (double)LLONG_MAX, 0)        \
     X(__float2ll_ru(-1.5f), -1, 0) X(__float2ll_rd(-1e19f), (double)LLONG_MIN, 0) X(__float2ull_rn(1.5f), 2, 0)       \
     X(__float2ull_rz(2e19f), (double)ULLONG_MAX, 0) X(__float2ull_ru(0.1f), 1, 0) X(__float2ull_rd(-5.0f), 0, 0)      \
-    X(__double2int_rn(-2.5), -2, 0) X(__double2int_rz(nan("")), 0, 0) X(__double2int_ru(-0.5), 0, 0)                  \
+    X(__double2int_rn(-2.5), -2, 0) X(__double2int_rz(nan("")), INT_MIN, 0) X(__double2int_ru(-0.5), 0, 0)            \
     X(__double2int_rd(1e10), INT_MAX, 0) X(__double2uint_rn(2.5), 2, 0) X(__double2uint_rz(-7.0), 0, 0)               \
     X(__double2uint_ru(1e10), UINT_MAX, 0) X(__double2uint_rd(3.99), 3, 0) X(__double2ll_rn(-1e19), (double)LLONG_MIN, 0) \
     X(__double2ll_rz(-3.9), -3, 0) X(__double2ll_ru(3.1), 4, 0) X(__double2ll_rd(3.9), 3, 0)                          \
