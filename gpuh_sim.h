@@ -2239,7 +2239,8 @@ struct host_thread_pool {
     std::vector<std::thread> threads;
     std::vector<launch_job *> jobs;
     bool quit = false, short_of_threads = false, short_of_stacks = false;
-    size_t promised = 0; /* stacks promised to pool threads (worker::promised), under m */
+    size_t promised = 0;     /* stacks promised to pool threads (worker::promised), under m */
+    size_t extra_stacks = 0; /* stacks of the watch's threads now running (see watch), under m */
     /* under m: whether the calling pool thread may run blocks of j, its stacks in the budget */
     bool may_run(const launch_job &j)
     {
@@ -2247,7 +2248,7 @@ struct host_thread_pool {
         const size_t need = static_cast<size_t>(j.block.x) * j.block.y * j.block.z;
         if (need <= w.promised)
             return true;
-        if (promised + (need - w.promised) > stack_budget()) {
+        if (promised + extra_stacks + (need - w.promised) > stack_budget()) {
             if (!short_of_stacks)
                 fprintf(stderr, "gpuh sim: room for %zu thread stacks (vm.max_map_count): blocks of %zu threads "
                                 "run on fewer CPU threads than the %d asked for\n",
@@ -2336,16 +2337,21 @@ struct host_thread_pool {
                     now - std::max(j.seen_at, j.grown_at) >= std::chrono::milliseconds(WATCH_STALL_MS)) {
                     uint64_t more = std::min<uint64_t>(std::max<uint64_t>(running, 1), fit - running);
                     more = std::min<uint64_t>(more, j.blocks - started);
+                    /* within the stacks the pool's threads leave: past them a
+                       block's thread stacks could not be had, and the launch
+                       would fail where fewer threads finish it */
                     while (more-- > 0 && extra_threads < WATCH_MAX_EXTRA &&
-                           (static_cast<size_t>(extra_threads) + 1) * need <= stack_budget()) {
+                           promised + extra_stacks + need <= stack_budget()) {
                         ++j.active; /* the job outlives the thread: run() waits for active == 0 */
                         ++j.extra;
                         ++extra_threads;
+                        extra_stacks += need;
                         try {
-                            std::thread([this, &j] {
+                            std::thread([this, &j, need] {
                                 run_blocks(j);
                                 std::lock_guard<std::mutex> lock(m);
                                 --extra_threads;
+                                extra_stacks -= need;
                                 if (--j.active == 0)
                                     finished.notify_all();
                             }).detach();
@@ -2353,6 +2359,7 @@ struct host_thread_pool {
                             --j.active;
                             --j.extra;
                             --extra_threads;
+                            extra_stacks -= need;
                             break;
                         }
                     }
@@ -4433,19 +4440,26 @@ GPUH_IMPL_SIM_API cudaError_t cudaStreamGetPriority(cudaStream_t s, int *priorit
     *priority = gpuh_sim_impl::special_stream(s) ? 0 : s->priority;
     return cudaSuccess;
 }
-/* A handle destroyed twice (through a copy of it) or never made is refused:
-   the table of live streams, not the handle, decides. */
-GPUH_IMPL_SIM_API cudaError_t cudaStreamDestroy(cudaStream_t s)
+namespace gpuh_sim_impl {
+/* Destroys stream or event handle h, which `live` (the runtime's table of
+   them) must hold: a handle destroyed twice (through a copy of it) or never
+   made is refused, as the table, not the handle, decides. */
+template <class Table, class H> inline cudaError_t destroy_handle(Table &live, H h)
 {
     {
-        std::lock_guard<std::mutex> g(gpuh_sim_impl::runtime_state().m);
-        if (s == NULL || gpuh_sim_impl::runtime_state().streams.erase(s) == 0) {
-            gpuh_sim_impl::last_error() = cudaErrorInvalidResourceHandle;
+        std::lock_guard<std::mutex> g(runtime_state().m);
+        if (h == NULL || live.erase(h) == 0) {
+            last_error() = cudaErrorInvalidResourceHandle;
             return cudaErrorInvalidResourceHandle;
         }
     }
-    delete s;
+    delete h;
     return cudaSuccess;
+}
+} /* namespace gpuh_sim_impl */
+GPUH_IMPL_SIM_API cudaError_t cudaStreamDestroy(cudaStream_t s)
+{
+    return gpuh_sim_impl::destroy_handle(gpuh_sim_impl::runtime_state().streams, s);
 }
 /* None unless the stand-in <cuda_runtime.h>'s graphs are in the program
    and stream captures (Invalidated after a call the capture cannot take). */
@@ -4500,15 +4514,7 @@ GPUH_IMPL_SIM_API cudaError_t cudaEventCreateWithFlags(cudaEvent_t *e, unsigned 
 GPUH_IMPL_SIM_API cudaError_t cudaEventCreate(cudaEvent_t *e) { return cudaEventCreateWithFlags(e, 0); }
 GPUH_IMPL_SIM_API cudaError_t cudaEventDestroy(cudaEvent_t e)
 {
-    {
-        std::lock_guard<std::mutex> g(gpuh_sim_impl::runtime_state().m);
-        if (e == NULL || gpuh_sim_impl::runtime_state().events.erase(e) == 0) {
-            gpuh_sim_impl::last_error() = cudaErrorInvalidResourceHandle;
-            return cudaErrorInvalidResourceHandle;
-        }
-    }
-    delete e;
-    return cudaSuccess;
+    return gpuh_sim_impl::destroy_handle(gpuh_sim_impl::runtime_state().events, e);
 }
 /* The event and the stream must belong to one device (the Programming
    Guide's rule; cudaErrorInvalidResourceHandle otherwise). */
