@@ -157,22 +157,16 @@ static int check_shape(size_t M, size_t N, size_t K, unsigned long long seed)
 int main(int argc, char **argv)
 {
     const int quick = quick_mode(); /* quick mode: see the top comment */
-    const size_t n = ladder_size(argc, argv, 4096, 128);
-    if (n == 0)
-        return 2;
-    const char *why;
-    if (gpuh_device_count(&why) == 0) {
-        printf("no CUDA device: %s\n", why);
-        return 77;
-    }
-    const unsigned long long seed = gpuh_random_seed(); /* GPUH_SEED repeats a run */
+    size_t n;
+    unsigned long long seed;
+    struct cudaDeviceProp prop;
+    const int exit_code = ladder_begin(argc, argv, 4096, 128, &n, &seed, &prop);
+    if (exit_code >= 0)
+        return exit_code;
     const int WARMUP = quick ? 1 : 2, REPS = quick ? 2 : 10;
     const size_t count = n * n;
     const double flops = 2.0 * n * n * n;
-    int dev = 0, ok = 1;
-    struct cudaDeviceProp prop;
-    GPUH_CHECK(cudaGetDevice(&dev));
-    GPUH_CHECK(cudaGetDeviceProperties(&prop, dev));
+    int ok = 1;
     printf("SGEMM ladder on %s: C = A · B, M = N = K = %zu, float32, row-major\n", prop.name, n);
     printf("seed %llu (set GPUH_SEED to repeat)%s; median of %d runs after %d\n", seed,
            quick ? "; quick mode (GPUH_TEST_QUICK)" : "", REPS, WARMUP);

@@ -42,6 +42,28 @@ static size_t ladder_size(int argc, char **argv, size_t full, size_t multiple)
     return (size_t)v;
 }
 
+/* The start of a ladder's main: M = N = K = *n (ladder_size), the seed (GPUH_SEED
+   repeats a run) and the device's properties, with a device required.
+   Returns -1 to go on, else main's exit code (2: a bad argument; 77: no
+   device, the reason printed). */
+static int ladder_begin(int argc, char **argv, size_t full, size_t multiple, size_t *n, unsigned long long *seed,
+                        struct cudaDeviceProp *prop)
+{
+    const char *why;
+    int dev = 0;
+    *n = ladder_size(argc, argv, full, multiple);
+    if (*n == 0)
+        return 2;
+    if (gpuh_device_count(&why) == 0) {
+        printf("no CUDA device: %s\n", why);
+        return 77;
+    }
+    *seed = gpuh_random_seed();
+    GPUH_CHECK(cudaGetDevice(&dev));
+    GPUH_CHECK(cudaGetDeviceProperties(prop, dev));
+    return -1;
+}
+
 /* Checks an untimed M × N result d_C against h_ref (error_vs_reference):
    returns 1 within tol, else prints which rung and shape failed and returns 0. */
 static int rung_within(const char *name, const float *d_C, float *h_C, const float *h_ref, size_t M, size_t N, size_t K,
