@@ -95,6 +95,28 @@ static double rung_run(gpuh_work_fn enqueue, void *ctx, float *d_C, float *h_C, 
     return flops / (ms * 1e-3) / 1e12;
 }
 
+/* One rung untimed: enqueue(ctx) with C poisoned first, its M × N result
+   checked against h_ref (rung_within). */
+static int rung_checked(const char *name, gpuh_work_fn enqueue, void *ctx, float *d_C, float *h_C, const float *h_ref,
+                        size_t M, size_t N, size_t K, double tol)
+{
+    GPUH_CHECK(cudaMemset(d_C, 0xFF, M * N * sizeof(float)));
+    GPUH_CHECK(enqueue(ctx, 0));
+    return rung_within(name, d_C, h_C, h_ref, M, N, K, tol);
+}
+
+/* Frees a shape check's arrays: A, B, C and the reference on the device,
+   C and the reference on the host. */
+static void shape_free(void *d_A, void *d_B, float *d_C, float *d_ref, float *h_C, float *h_ref)
+{
+    GPUH_CHECK(gpuh_free(d_A));
+    GPUH_CHECK(gpuh_free(d_B));
+    GPUH_CHECK(gpuh_free(d_C));
+    GPUH_CHECK(gpuh_free(d_ref));
+    free(h_C);
+    free(h_ref);
+}
+
 /* Prints s right-aligned in `width` terminal columns (s may hold UTF-8). */
 static void put_cell(const char *s, int width)
 {
