@@ -532,7 +532,8 @@ static inline gpuh_impl_gemm_plan gpuh_impl_gemm_choose(size_t M, size_t N, size
     const size_t small_tiles = gpuh_ceil_div(M, s_m) * gpuh_ceil_div(N, s_n);
     gpuh_impl_gemm_plan plan;
     plan.cover = Set::BIG ? 'a' : 'c', plan.splits = 1, plan.k_chunk = K, plan.band = 0, plan.first = 0, plan.dp = 0;
-    plan.cost = Set::BIG ? gpuh_impl_gemm_waves(gpuh_ceil_div(M, b_m) * gpuh_ceil_div(N, b_n), big_slots, big_work) * k_big
+    plan.cost = Set::BIG ? gpuh_impl_gemm_waves(gpuh_ceil_div(M, b_m) * gpuh_ceil_div(N, b_n), big_slots, big_work) *
+                               k_big
                          : gpuh_impl_gemm_waves(small_tiles, small_slots, small_work) * k_small;
     if (Set::BIG && bands && mi > 0 && ni > 0) { /* b needs at least one whole big tile */
         const double cost_b = gpuh_impl_gemm_waves((mi / b_m) * (ni / b_n), big_slots, big_work) * k_big +

@@ -324,32 +324,32 @@ cudaError_t gpuh_impl_reduce(const char *fn, const T *d_a, const T *d_b, size_t 
 template <typename T>
 cudaError_t gpuh_sum(const T *d_in, size_t n, T *d_out, void *d_temp, cudaStream_t stream)
 {
-    return gpuh_impl_reduce<gpuh_plus<T>, gpuh_impl_map_x, gpuh_impl_post_none>("gpuh_sum", d_in, d_in, n, d_out, d_temp,
-                                                                        stream);
+    return gpuh_impl_reduce<gpuh_plus<T>, gpuh_impl_map_x, gpuh_impl_post_none>(
+        "gpuh_sum", d_in, d_in, n, d_out, d_temp, stream);
 }
 template <typename T>
 cudaError_t gpuh_min(const T *d_in, size_t n, T *d_out, void *d_temp, cudaStream_t stream)
 {
-    return gpuh_impl_reduce<gpuh_minimum<T>, gpuh_impl_map_x, gpuh_impl_post_none>("gpuh_min", d_in, d_in, n, d_out, d_temp,
-                                                                        stream);
+    return gpuh_impl_reduce<gpuh_minimum<T>, gpuh_impl_map_x, gpuh_impl_post_none>(
+        "gpuh_min", d_in, d_in, n, d_out, d_temp, stream);
 }
 template <typename T>
 cudaError_t gpuh_max(const T *d_in, size_t n, T *d_out, void *d_temp, cudaStream_t stream)
 {
-    return gpuh_impl_reduce<gpuh_maximum<T>, gpuh_impl_map_x, gpuh_impl_post_none>("gpuh_max", d_in, d_in, n, d_out, d_temp,
-                                                                        stream);
+    return gpuh_impl_reduce<gpuh_maximum<T>, gpuh_impl_map_x, gpuh_impl_post_none>(
+        "gpuh_max", d_in, d_in, n, d_out, d_temp, stream);
 }
 template <typename T>
 cudaError_t gpuh_dot(const T *d_a, const T *d_b, size_t n, T *d_out, void *d_temp, cudaStream_t stream)
 {
-    return gpuh_impl_reduce<gpuh_plus<T>, gpuh_impl_map_product, gpuh_impl_post_none>("gpuh_dot", d_a, d_b, n, d_out,
-                                                                              d_temp, stream);
+    return gpuh_impl_reduce<gpuh_plus<T>, gpuh_impl_map_product, gpuh_impl_post_none>(
+        "gpuh_dot", d_a, d_b, n, d_out, d_temp, stream);
 }
 template <typename T>
 cudaError_t gpuh_norm2(const T *d_x, size_t n, T *d_out, void *d_temp, cudaStream_t stream)
 {
-    return gpuh_impl_reduce<gpuh_plus<T>, gpuh_impl_map_square, gpuh_impl_post_sqrt>("gpuh_norm2", d_x, d_x, n, d_out,
-                                                                             d_temp, stream);
+    return gpuh_impl_reduce<gpuh_plus<T>, gpuh_impl_map_square, gpuh_impl_post_sqrt>(
+        "gpuh_norm2", d_x, d_x, n, d_out, d_temp, stream);
 }
 
 
