@@ -838,12 +838,15 @@ GPUH_DEF void gpuh_nvtx_push(const char *name)
 {
 #if GPUH_NVTX
     nvtxEventAttributes_t a;
+    const nvtxDomainHandle_t domain = gpuh_impl_nvtx_domain();
+    if (domain == NULL)
+        return; /* no tool attached (NVTX gives a tool's domains only): nothing records the range */
     memset(&a, 0, sizeof a);
     a.version = NVTX_VERSION;
     a.size = NVTX_EVENT_ATTRIB_STRUCT_SIZE;
     a.messageType = NVTX_MESSAGE_TYPE_ASCII;
     a.message.ascii = name;
-    nvtxDomainRangePushEx(gpuh_impl_nvtx_domain(), &a);
+    nvtxDomainRangePushEx(domain, &a);
 #else
     (void)name;
 #endif
@@ -852,7 +855,9 @@ GPUH_DEF void gpuh_nvtx_push(const char *name)
 GPUH_DEF void gpuh_nvtx_pop(void)
 {
 #if GPUH_NVTX
-    nvtxDomainRangePop(gpuh_impl_nvtx_domain());
+    const nvtxDomainHandle_t domain = gpuh_impl_nvtx_domain();
+    if (domain != NULL) /* as gpuh_nvtx_push */
+        nvtxDomainRangePop(domain);
 #endif
 }
 
@@ -870,6 +875,8 @@ GPUH_DEF void gpuh_impl_nvtx_pushv(const char *fmt, va_list args)
 {
 #if GPUH_NVTX
     char name[GPUH_NVTX_NAME_BYTES];
+    if (gpuh_impl_nvtx_domain() == NULL)
+        return; /* no tool: no name to format (gpuh_nvtx_push) */
     vsnprintf(name, sizeof name, fmt, args);
     gpuh_nvtx_push(name);
 #else
