@@ -25,6 +25,7 @@
 #define GPUH_KERNELS_IMPLEMENTATION
 #endif
 #include "kernels_test.h"
+#include "gpuh/half.cuh" /* the 16-bit types, for the tensor-core C entry points */
 
 #ifndef GPUH_USE_CURAND
 #error "test_kernels.cu needs -DGPUH_USE_CURAND (and -lcurand) for its random inputs"
@@ -822,6 +823,60 @@ template <typename T> static void check_dot_norm_entry_points(
                 (double)hr[3], (double)hr[0], (double)hr[2]);
 }
 
+/* The tensor-core C entry points (gpuh_gemm_bf16 & co.) reach their launchers:
+   one small product each, every element exactly 2.5 in every type. Their
+   templates are tested against a reference in test_tc_gemm.cu. */
+#if GPUH_IMPL_TC
+static void test_tc_entry_points()
+{
+    const size_t M = 3, N = 4, K = 5;
+    std::vector<__nv_bfloat16> hb(M * K > K * N ? M * K : K * N, __float2bfloat16(0.5f));
+    std::vector<__half> hh(hb.size(), __float2half(0.5f));
+    std::vector<float> hf(hb.size(), 0.5f);
+    __nv_bfloat16 *b = NULL, *cb = NULL;
+    __half *h = NULL, *ch = NULL;
+    float *f = NULL, *c = NULL;
+    TEST_CUDA(gpuh_device_array(&b, hb.size()));
+    TEST_CUDA(gpuh_device_array(&h, hb.size()));
+    TEST_CUDA(gpuh_device_array(&f, hb.size()));
+    TEST_CUDA(gpuh_device_array(&cb, M * N));
+    TEST_CUDA(gpuh_device_array(&ch, M * N));
+    TEST_CUDA(gpuh_device_array(&c, M * N));
+    TEST_CUDA(gpuh_copy_to_device(b, hb.data(), hb.size()));
+    TEST_CUDA(gpuh_copy_to_device(h, hh.data(), hh.size()));
+    TEST_CUDA(gpuh_copy_to_device(f, hf.data(), hf.size()));
+    const gpuh_bf16 *gb = reinterpret_cast<const gpuh_bf16 *>(b);
+    const gpuh_f16 *gh = reinterpret_cast<const gpuh_f16 *>(h);
+    std::vector<float> out(M * N);
+    std::vector<__nv_bfloat16> outb(M * N);
+    std::vector<__half> outh(M * N);
+    /* every element: 5 · 0.5 · 0.5 · 2 = 2.5, exact in every type */
+    TEST_CUDA(gpuh_gemm_bf16(GPUH_OP_N, GPUH_OP_N, M, N, K, 2.0f, gb, K, gb, N, 0.0f, c, N, 0));
+    TEST_CUDA(gpuh_copy_to_host(out.data(), c, M * N));
+    TEST_ASSERT(out[0] == 2.5f && out[M * N - 1] == 2.5f, "gpuh_gemm_bf16: %g", out[0]);
+    TEST_CUDA(gpuh_gemm_bf16_bf16(GPUH_OP_T, GPUH_OP_N, M, N, K, 2.0f, gb, M, gb, N, 0.0f,
+                                  reinterpret_cast<gpuh_bf16 *>(cb), N, 0));
+    TEST_CUDA(gpuh_copy_to_host(outb.data(), cb, M * N));
+    TEST_ASSERT(__bfloat162float(outb[M * N - 1]) == 2.5f, "gpuh_gemm_bf16_bf16: %g", __bfloat162float(outb[0]));
+    TEST_CUDA(gpuh_gemm_f16(GPUH_OP_N, GPUH_OP_T, M, N, K, 2.0f, gh, K, gh, K, 0.0f, c, N, 0));
+    TEST_CUDA(gpuh_copy_to_host(out.data(), c, M * N));
+    TEST_ASSERT(out[M * N - 1] == 2.5f, "gpuh_gemm_f16: %g", out[0]);
+    TEST_CUDA(gpuh_gemm_f16_f16(GPUH_OP_N, GPUH_OP_N, M, N, K, 2.0f, gh, K, gh, N, 0.0f,
+                                reinterpret_cast<gpuh_f16 *>(ch), N, 0));
+    TEST_CUDA(gpuh_copy_to_host(outh.data(), ch, M * N));
+    TEST_ASSERT(__half2float(outh[M * N - 1]) == 2.5f, "gpuh_gemm_f16_f16: %g", __half2float(outh[0]));
+    TEST_CUDA(gpuh_gemm_tf32_f32(GPUH_OP_T, GPUH_OP_T, M, N, K, 2.0f, f, M, f, K, 0.0f, c, N, 0));
+    TEST_CUDA(gpuh_copy_to_host(out.data(), c, M * N));
+    TEST_ASSERT(out[M * N - 1] == 2.5f, "gpuh_gemm_tf32_f32: %g", out[0]);
+    TEST_CUDA(gpuh_free(b));
+    TEST_CUDA(gpuh_free(h));
+    TEST_CUDA(gpuh_free(f));
+    TEST_CUDA(gpuh_free(cb));
+    TEST_CUDA(gpuh_free(ch));
+    TEST_CUDA(gpuh_free(c));
+}
+#endif
+
 static void test_entry_points()
 {
     check_dot_norm_entry_points<float>(gpuh_dot_f32, gpuh_norm2_f32);
@@ -833,6 +888,9 @@ static void test_entry_points()
     check_matmul_entry_point<double>(gpuh_matmul_f64);
     check_gemm_entry_point<float>(gpuh_gemm_f32, gpuh_gemm_op_f32);
     check_gemm_entry_point<double>(gpuh_gemm_f64, gpuh_gemm_op_f64);
+#if GPUH_IMPL_TC
+    test_tc_entry_points();
+#endif
 }
 
 /* ===========================================================================

@@ -1,9 +1,7 @@
 /* test_link_b.cu - the second translation unit of the link test (see
    test_link_a.cu). It includes both headers the way a user's .cu file would,
-   emits the C entry points (GPUH_KERNELS_IMPLEMENTATION, in exactly one file of
-   the program), instantiates the same templates as test_link_a.cu, and hands
+   instantiates the same templates as test_link_a.cu, and hands
    test_link_a.cu what it needs to look at this file's view of gpuh's state. */
-#define GPUH_KERNELS_IMPLEMENTATION
 #include "gpuh.h"
 #include "gpuh_kernels.cuh"
 

@@ -22,7 +22,7 @@
    (on a GPU), each form of TF32 on the sm_90a kernel (registers or shared
    memory for op(A), roles swapped, a transposing copy), edges and pipeline
    depths of the mma.sync kernel's tiles,
-   the argument errors with their details, the C entry points. The path
+   the argument errors with their details (the C entry points: test_kernels.cu). The path
    each type pair takes is printed; built with GPUH_TEST_TC_EXPECT_MMA
    (CMake's test_tc_gemm_sm80: compute_80 PTX alone) the test fails unless
    an sm_80 or later GPU ran the mma.sync kernel.
@@ -31,7 +31,6 @@
 
    nvcc -std=c++17 -arch=sm_90a -DGPUH_USE_CURAND -I. tests/test_tc_gemm.cu -lcurand
    nvcc -std=c++17 -arch=compute_80 -code=compute_80 -DGPUH_TEST_TC_EXPECT_MMA -DGPUH_USE_CURAND -I. tests/test_tc_gemm.cu -lcurand */
-#define GPUH_KERNELS_IMPLEMENTATION /* the C entry points are tested here too */
 #include "gpuh_test.h"
 #include "gpuh_kernels.cuh"
 
@@ -594,56 +593,6 @@ static void test_arguments()
     TEST_CUDA(gpuh_free(x));
 }
 
-/* The C entry points reach the same launchers (one small product each). */
-static void test_entry_points()
-{
-    const size_t M = 3, N = 4, K = 5;
-    std::vector<__nv_bfloat16> hb(M * K > K * N ? M * K : K * N, __float2bfloat16(0.5f));
-    std::vector<__half> hh(hb.size(), __float2half(0.5f));
-    std::vector<float> hf(hb.size(), 0.5f);
-    __nv_bfloat16 *b = NULL, *cb = NULL;
-    __half *h = NULL, *ch = NULL;
-    float *f = NULL, *c = NULL;
-    TEST_CUDA(gpuh_device_array(&b, hb.size()));
-    TEST_CUDA(gpuh_device_array(&h, hb.size()));
-    TEST_CUDA(gpuh_device_array(&f, hb.size()));
-    TEST_CUDA(gpuh_device_array(&cb, M * N));
-    TEST_CUDA(gpuh_device_array(&ch, M * N));
-    TEST_CUDA(gpuh_device_array(&c, M * N));
-    TEST_CUDA(gpuh_copy_to_device(b, hb.data(), hb.size()));
-    TEST_CUDA(gpuh_copy_to_device(h, hh.data(), hh.size()));
-    TEST_CUDA(gpuh_copy_to_device(f, hf.data(), hf.size()));
-    const gpuh_bf16 *gb = reinterpret_cast<const gpuh_bf16 *>(b);
-    const gpuh_f16 *gh = reinterpret_cast<const gpuh_f16 *>(h);
-    std::vector<float> out(M * N);
-    std::vector<__nv_bfloat16> outb(M * N);
-    std::vector<__half> outh(M * N);
-    /* every element: 5 · 0.5 · 0.5 · 2 = 2.5, exact in every type */
-    TEST_CUDA(gpuh_gemm_bf16(GPUH_OP_N, GPUH_OP_N, M, N, K, 2.0f, gb, K, gb, N, 0.0f, c, N, 0));
-    TEST_CUDA(gpuh_copy_to_host(out.data(), c, M * N));
-    TEST_ASSERT(out[0] == 2.5f && out[M * N - 1] == 2.5f, "gpuh_gemm_bf16: %g", out[0]);
-    TEST_CUDA(gpuh_gemm_bf16_bf16(GPUH_OP_T, GPUH_OP_N, M, N, K, 2.0f, gb, M, gb, N, 0.0f,
-                                  reinterpret_cast<gpuh_bf16 *>(cb), N, 0));
-    TEST_CUDA(gpuh_copy_to_host(outb.data(), cb, M * N));
-    TEST_ASSERT(__bfloat162float(outb[M * N - 1]) == 2.5f, "gpuh_gemm_bf16_bf16: %g", __bfloat162float(outb[0]));
-    TEST_CUDA(gpuh_gemm_f16(GPUH_OP_N, GPUH_OP_T, M, N, K, 2.0f, gh, K, gh, K, 0.0f, c, N, 0));
-    TEST_CUDA(gpuh_copy_to_host(out.data(), c, M * N));
-    TEST_ASSERT(out[M * N - 1] == 2.5f, "gpuh_gemm_f16: %g", out[0]);
-    TEST_CUDA(gpuh_gemm_f16_f16(GPUH_OP_N, GPUH_OP_N, M, N, K, 2.0f, gh, K, gh, N, 0.0f,
-                                reinterpret_cast<gpuh_f16 *>(ch), N, 0));
-    TEST_CUDA(gpuh_copy_to_host(outh.data(), ch, M * N));
-    TEST_ASSERT(__half2float(outh[M * N - 1]) == 2.5f, "gpuh_gemm_f16_f16: %g", __half2float(outh[0]));
-    TEST_CUDA(gpuh_gemm_tf32_f32(GPUH_OP_T, GPUH_OP_T, M, N, K, 2.0f, f, M, f, K, 0.0f, c, N, 0));
-    TEST_CUDA(gpuh_copy_to_host(out.data(), c, M * N));
-    TEST_ASSERT(out[M * N - 1] == 2.5f, "gpuh_gemm_tf32_f32: %g", out[0]);
-    TEST_CUDA(gpuh_free(b));
-    TEST_CUDA(gpuh_free(h));
-    TEST_CUDA(gpuh_free(f));
-    TEST_CUDA(gpuh_free(cb));
-    TEST_CUDA(gpuh_free(ch));
-    TEST_CUDA(gpuh_free(c));
-}
-
 /* ---------------------------------------------------------------------------
    The mma.sync kernel (sm_80 and later where no sm_90a code is built). */
 
@@ -716,7 +665,6 @@ int main()
     test_tf32_forms();
     test_edges();
     test_arguments();
-    test_entry_points();
     for (int i = 0; i < 5; ++i)
         printf("%-13s worst error / bound %.3f\n", pair_name[i], worst_ratio[i]);
     TEST_CUDA(cudaDeviceSynchronize());
