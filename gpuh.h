@@ -60,7 +60,8 @@
                        0 without it and on the simulator
    GPUH_USE_NVRTC      if defined, declares gpuh_module_* (kernels compiled from
                        source at run time; link NVRTC: CMake gpuh::nvrtc, or
-                       -lnvrtc; no libcuda needed).    default: undefined
+                       -lnvrtc; no libcuda needed; on the simulator see
+                       NOTES).                         default: undefined
    GPUH_MODULE_CACHE_CAPACITY  compiled images gpuh_module keeps in memory.
                                                        default: 64
    GPUH_MAX_DEVICES    most devices in a gpuh_devices set.   default: 16
@@ -289,8 +290,21 @@
    them needs a new -D option or a cleared cache. The default architecture
    is the current device's (-arch=sm_XY, a cubin); an -arch option of the
    caller's is used as given (compute_XY gives PTX, which the driver
-   compiles at load). The simulator has no gpuh_module
-   (sim/include/gpuh_sim_nvrtc.h stops a build that asks for it).
+   compiles at load).
+   On the simulator gpuh_module compiles with tools/gpuh-simcc and the host
+   C++ compiler into a shared object and loads it (dlopen); the image the
+   caches keep is that object, and the key's "device" is gpuh-simcc
+   --identity (the compiler and the simulator's headers, so a changed
+   gpuh_sim.h misses the cache). It needs at run time python3 and a C++
+   compiler on PATH ($GPUH_SIMCC_CXX, else $CXX, else c++) and gpuh-simcc
+   ($GPUH_SIMCC, else found from gpuh_sim_nvrtc.h's path); to build, the
+   stand-ins' folder (sim/include) on the include path and the program
+   linked with -rdynamic (CMake: ENABLE_EXPORTS; gpuh_sim_enable_modules in
+   cmake/nvrtc.cmake does both), so that the module's kernels share the
+   program's simulator. A compile takes seconds (the source and all of
+   gpuh_sim.h); with GPUH_MODULE_CACHE_DIR set, gpuh-simcc keeps a
+   precompiled gpuh_sim.h there (about 100 MB, built once), which halves
+   it, and a module compiled before loads in milliseconds.
 
    NVTX ranges: with GPUH_NVTX on, each gpuh call that does GPU work or
    waits opens a range named after itself in the "gpuh" domain: the copies
@@ -373,6 +387,10 @@
 #if defined(GPUH_USE_NVRTC) && !defined(GPUH_SIM)
 #include <cuda.h> /* the driver API's types (its calls come through cudart: no libcuda to link) */
 #include <nvrtc.h>
+#elif defined(GPUH_USE_NVRTC)
+#include <dlfcn.h> /* the simulator loads a module as a shared object */
+#include <sys/stat.h>
+#include <unistd.h>
 #endif
 
 #ifndef GPUH_DEF
@@ -4707,12 +4725,12 @@ GPUH_DEF cudaError_t gpuh_random_u32(unsigned int *d, size_t n, unsigned long lo
    compiles, the driver API loads and launches. The driver's functions come
    through cudart's cudaGetDriverEntryPointByVersion, so a program links
    NVRTC and cudart (CMake: gpuh::nvrtc) and no libcuda: without a driver it
-   starts and gets an error, as cudart's calls do. The simulator does not
-   have them: sim/include/gpuh_sim_nvrtc.h stops the build and says why.
+   starts and gets an error, as cudart's calls do. On the simulator the same
+   calls compile the source with tools/gpuh-simcc into a shared object and
+   load it (sim/include/gpuh_sim_nvrtc.h): the checks, names and caches
+   below are the same on both.
    =========================================================================== */
-#if defined(GPUH_USE_NVRTC) && defined(GPUH_SIM)
-#include "gpuh_sim_nvrtc.h" /* the simulator's gpuh_module: see that file */
-#elif defined(GPUH_USE_NVRTC)
+#ifdef GPUH_USE_NVRTC
 
 /* GPUH_MODULE_MAX_ARGS: the most arguments a gpuh_module_launch passes. */
 #define GPUH_MODULE_MAX_ARGS 64
@@ -4778,7 +4796,16 @@ typedef struct gpuh_arg {
    (the source did not compile: the detail has NVRTC's log from its start,
    file(line): error: ...), the runtime's and the driver's (no device, an
    image the device cannot run). Idea: PyCUDA's SourceModule, CuPy's
-   RawModule (name_expressions) and their caches; NVRTC's guide. */
+   RawModule (name_expressions) and their caches; NVRTC's guide.
+   On the simulator tools/gpuh-simcc and the host C++ compiler compile the
+   source into a shared object that is loaded into the program (see NOTES:
+   it needs python3 and a C++ compiler on PATH, and a program linked with
+   -rdynamic); the compiler's messages are the log, as file(line): error:
+   ...; -D, -U, -I, -std and -w are used, the GPU's code generation options
+   (-arch, --use_fast_math, -lineinfo, ...) accepted and left unused.
+   Errors there besides the above: cudaErrorNotSupported (no python3, no
+   C++ compiler or no gpuh-simcc where it looks; a program that does not
+   export the simulator's runtime). */
 GPUH_DEF cudaError_t gpuh_module_compile(gpuh_module **module, const gpuh_module_desc *desc);
 
 /* gpuh_source_module(&module, source, options, num_options): PyCUDA's
@@ -4822,7 +4849,9 @@ GPUH_DEF const char *gpuh_module_log(const gpuh_module *module)
 
 /* gpuh_module_destroy(&module): unloads the module and frees it; sets
    *module to NULL; NULL or *module NULL is a no-op. Kernels found in it
-   must not be launched afterwards. */
+   must not be launched afterwards. (On the simulator the shared object's
+   code stays mapped until the process ends: its kernels stay registered
+   with the simulator by address, and no later object takes that address.) */
 GPUH_DEF cudaError_t gpuh_module_destroy(gpuh_module **module);
 
 /* ---- implementation: the checks, the key, the caches ---- */
@@ -5143,6 +5172,83 @@ GPUH_DEF void gpuh_impl_module_disk_put(const gpuh_impl_module_image *img)
         remove(tmp);
 }
 
+/* Compiles desc into *img (image and name pairs) and *log: NVRTC for
+   arch_option (NULL: desc's own -arch), or on the simulator gpuh-simcc. */
+GPUH_DEF cudaError_t gpuh_impl_module_build(const gpuh_module_desc *desc, const char *arch_option,
+                                            gpuh_impl_module_image *img, char **log);
+
+/* The image of desc for `arch` into *img, and the compile's log into *log
+   (NULL when the image came from a cache): from the in-memory cache, else
+   the disk cache, else compiled and kept in both. */
+GPUH_DEF cudaError_t gpuh_impl_module_image_get(const gpuh_module_desc *desc, const char *arch,
+                                                const char *arch_option, gpuh_impl_module_image *img, char **log)
+{
+    cudaError_t err;
+    *log = NULL;
+    memset(img, 0, sizeof *img);
+    img->key = gpuh_impl_module_key(desc, arch);
+    if (gpuh_impl_module_cache_get(img->key, img))
+        return cudaSuccess;
+    if (gpuh_impl_module_disk_get(img->key, img)) {
+        gpuh_impl_module_cache_put(img);
+        return cudaSuccess;
+    }
+    err = gpuh_impl_module_build(desc, arch_option, img, log);
+    if (err != cudaSuccess) {
+        free(*log);
+        *log = NULL;
+        return err;
+    }
+    gpuh_impl_module_cache_put(img);
+    gpuh_impl_module_disk_put(img);
+    return cudaSuccess;
+}
+
+/* A new module in *module for the loaded `handle`, taking img's names and
+   log (freed here on error, when the caller unloads handle). */
+GPUH_DEF cudaError_t gpuh_impl_module_new(gpuh_module **module, void *handle, int device,
+                                          const gpuh_impl_module_image *img, char *log)
+{
+    void *mem = calloc(1, sizeof **module);
+    gpuh_module *m = NULL;
+    if (mem == NULL) {
+        free(img->names);
+        free(log);
+        return gpuh_fail(cudaErrorMemoryAllocation, "gpuh_module_compile: no memory for the module");
+    }
+    memcpy(&m, &mem, sizeof mem);
+    m->handle = handle;
+    m->device = device;
+    m->key = img->key;
+    m->names = img->names;
+    m->num_names = img->num_names;
+    m->log = log;
+    *module = m;
+    return cudaSuccess;
+}
+
+/* What a launch checks after its arguments, then records (GPUH_LAUNCH's
+   record: error reports name the kernel and the call site). */
+GPUH_DEF cudaError_t gpuh_impl_module_launch_begin(const gpuh_kernel *kernel, dim3 grid, dim3 block,
+                                                   size_t shmem_bytes, const char *file, int line)
+{
+    int dev = -1;
+    if (cudaGetDevice(&dev) != cudaSuccess || dev != kernel->device)
+        return gpuh_fail(cudaErrorInvalidValue, "gpuh_module_launch of %s at %s:%d: the current device is %d, the "
+                                                "kernel's module was loaded on device %d",
+                         kernel->name, file, line, dev, kernel->device);
+    /* the launch record names the kernel by this thread's copy of its name,
+       which outlives the caller's gpuh_kernel */
+    memcpy(gpuh_impl_module_launch_name_v, kernel->name, sizeof gpuh_impl_module_launch_name_v);
+    if (gpuh_impl_launch_begin(gpuh_impl_module_launch_name_v, gpuh_impl_dims_from(grid),
+                               gpuh_impl_dims_from(block), shmem_bytes, file, line) != cudaSuccess)
+        return cudaErrorInvalidConfiguration;
+    return cudaSuccess;
+}
+
+#ifdef GPUH_SIM
+#include "gpuh_sim_nvrtc.h" /* the compile, the load and the launch on the simulator */
+#else
 
 /* The driver API's calls gpuh_module makes, found once through cudart. */
 typedef CUresult(CUDAAPI *gpuh_impl_cu_load_fn)(CUmodule *, const void *);
@@ -5251,9 +5357,8 @@ GPUH_DEF char *gpuh_impl_nvrtc_log(nvrtcProgram prog)
     return log;
 }
 
-/* Compiles desc for arch into *img (image and name pairs) and *log. */
-GPUH_DEF cudaError_t gpuh_impl_nvrtc_compile(const gpuh_module_desc *desc, const char *arch_option,
-                                             gpuh_impl_module_image *img, char **log)
+GPUH_DEF cudaError_t gpuh_impl_module_build(const gpuh_module_desc *desc, const char *arch_option,
+                                            gpuh_impl_module_image *img, char **log)
 {
     const char *opts[GPUH_MODULE_MAX_ARGS + 1];
     nvrtcProgram prog = NULL;
@@ -5351,8 +5456,6 @@ GPUH_DEF cudaError_t gpuh_impl_module_compile(gpuh_module **module, const gpuh_m
     int dev = 0, major = 0, minor = 0;
     CUmodule cm = NULL;
     CUresult r;
-    void *mem;
-    gpuh_module *m = NULL;
     int own_arch;
     cudaError_t err = gpuh_impl_module_desc_check(module, desc);
     if (err != cudaSuccess)
@@ -5370,21 +5473,9 @@ GPUH_DEF cudaError_t gpuh_impl_module_compile(gpuh_module **module, const gpuh_m
     }
     snprintf(arch, sizeof arch, "sm_%d%d", major, minor);
     snprintf(arch_option, sizeof arch_option, "-arch=%s", arch);
-    memset(&img, 0, sizeof img);
-    img.key = gpuh_impl_module_key(desc, own_arch ? "" : arch);
-    if (!gpuh_impl_module_cache_get(img.key, &img)) {
-        if (gpuh_impl_module_disk_get(img.key, &img)) {
-            gpuh_impl_module_cache_put(&img);
-        } else {
-            err = gpuh_impl_nvrtc_compile(desc, own_arch ? NULL : arch_option, &img, &log);
-            if (err != cudaSuccess) {
-                free(log);
-                return err;
-            }
-            gpuh_impl_module_cache_put(&img);
-            gpuh_impl_module_disk_put(&img);
-        }
-    }
+    err = gpuh_impl_module_image_get(desc, own_arch ? "" : arch, own_arch ? NULL : arch_option, &img, &log);
+    if (err != cudaSuccess)
+        return err;
     if ((a = gpuh_impl_cu(&err)) == NULL) {
         free(img.image);
         free(img.names);
@@ -5397,25 +5488,14 @@ GPUH_DEF cudaError_t gpuh_impl_module_compile(gpuh_module **module, const gpuh_m
     if ((r = a->load(&cm, img.image)) != CUDA_SUCCESS)
         err = gpuh_impl_cu_fail(a, r, "gpuh_module_compile", "cuModuleLoadData");
     free(img.image);
-    mem = err == cudaSuccess ? calloc(1, sizeof *m) : NULL;
-    if (err == cudaSuccess && mem == NULL) {
-        a->unload(cm);
-        err = gpuh_fail(cudaErrorMemoryAllocation, "gpuh_module_compile: no memory for the module");
-    }
     if (err != cudaSuccess) {
         free(img.names);
         free(log);
         return err;
     }
-    memcpy(&m, &mem, sizeof mem);
-    m->handle = cm;
-    m->device = dev;
-    m->key = img.key;
-    m->names = img.names;
-    m->num_names = img.num_names;
-    m->log = log;
-    *module = m;
-    return cudaSuccess;
+    if ((err = gpuh_impl_module_new(module, cm, dev, &img, log)) != cudaSuccess)
+        a->unload(cm);
+    return err;
 }
 
 GPUH_DEF cudaError_t gpuh_module_function(const gpuh_module *module, const char *name, gpuh_kernel *kernel)
@@ -5457,25 +5537,17 @@ GPUH_DEF cudaError_t gpuh_impl_module_launch_unranged(const gpuh_kernel *kernel,
     void *params[GPUH_MODULE_MAX_ARGS];
     CUfunction f;
     CUresult r;
-    int i, dev = -1;
+    int i;
     cudaError_t err = gpuh_impl_module_args_check(kernel, args, num_args, file, line);
     if (err != cudaSuccess)
         return err;
     if ((a = gpuh_impl_cu(&err)) == NULL)
         return gpuh_fail(err, "gpuh_module_launch: the driver API is not available");
-    if ((err = cudaGetDevice(&dev)) != cudaSuccess || dev != kernel->device)
-        return gpuh_fail(cudaErrorInvalidValue, "gpuh_module_launch of %s at %s:%d: the current device is %d, the "
-                                                "kernel's module was loaded on device %d",
-                         kernel->name, file, line, dev, kernel->device);
     if (shmem_bytes > 4294967295u)
         return gpuh_fail(cudaErrorInvalidValue, "gpuh_module_launch of %s at %s:%d: %zu bytes of shared memory",
                          kernel->name, file, line, shmem_bytes);
-    /* the launch record names the kernel by this thread's copy of its name,
-       which outlives the caller's gpuh_kernel */
-    memcpy(gpuh_impl_module_launch_name_v, kernel->name, sizeof gpuh_impl_module_launch_name_v);
-    if (gpuh_impl_launch_begin(gpuh_impl_module_launch_name_v, gpuh_impl_dims_from(grid),
-                               gpuh_impl_dims_from(block), shmem_bytes, file, line) != cudaSuccess)
-        return cudaErrorInvalidConfiguration;
+    if ((err = gpuh_impl_module_launch_begin(kernel, grid, block, shmem_bytes, file, line)) != cudaSuccess)
+        return err;
     for (i = 0; i < num_args; ++i)
         memcpy(&params[i], &args[i].value, sizeof params[i]); /* cuLaunchKernel's void ** reads them only */
     memcpy(&f, &kernel->handle, sizeof f);
@@ -5513,6 +5585,8 @@ GPUH_DEF cudaError_t gpuh_module_destroy(gpuh_module **module)
     *module = NULL;
     return err;
 }
+
+#endif /* GPUH_SIM */
 
 /* The ranges, the short form. */
 GPUH_DEF cudaError_t gpuh_module_compile(gpuh_module **module, const gpuh_module_desc *desc)

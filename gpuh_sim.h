@@ -260,9 +260,12 @@ typedef enum cudaError {
     cudaErrorInvalidDeviceFunction = 98,
     cudaErrorNoDevice = 100,
     cudaErrorInvalidDevice = 101,
+    cudaErrorInvalidKernelImage = 200, /* these three: gpuh_module's (sim/include/gpuh_sim_nvrtc.h) */
     cudaErrorNoKernelImageForDevice = 209,
+    cudaErrorInvalidSource = 300,
     cudaErrorECCUncorrectable = 214,
     cudaErrorInvalidResourceHandle = 400,
+    cudaErrorSymbolNotFound = 500,
     cudaErrorNotReady = 600,
     cudaErrorIllegalAddress = 700,
     cudaErrorLaunchOutOfResources = 701,
@@ -3955,6 +3958,8 @@ GPUH_IMPL_SIM_API const char *cudaGetErrorName(cudaError_t err)
         GPUH_IMPL_SIM_NAME(cudaErrorLaunchMaxDepthExceeded) GPUH_IMPL_SIM_NAME(cudaErrorInvalidDeviceFunction) GPUH_IMPL_SIM_NAME(cudaErrorNoDevice)
         GPUH_IMPL_SIM_NAME(cudaErrorInvalidDevice) GPUH_IMPL_SIM_NAME(cudaErrorNoKernelImageForDevice)
         GPUH_IMPL_SIM_NAME(cudaErrorECCUncorrectable) GPUH_IMPL_SIM_NAME(cudaErrorInvalidResourceHandle)
+        GPUH_IMPL_SIM_NAME(cudaErrorInvalidKernelImage) GPUH_IMPL_SIM_NAME(cudaErrorInvalidSource)
+        GPUH_IMPL_SIM_NAME(cudaErrorSymbolNotFound)
         GPUH_IMPL_SIM_NAME(cudaErrorNotReady) GPUH_IMPL_SIM_NAME(cudaErrorIllegalAddress)
         GPUH_IMPL_SIM_NAME(cudaErrorLaunchOutOfResources) GPUH_IMPL_SIM_NAME(cudaErrorLaunchTimeout)
         GPUH_IMPL_SIM_NAME(cudaErrorPeerAccessAlreadyEnabled) GPUH_IMPL_SIM_NAME(cudaErrorPeerAccessNotEnabled)

@@ -1,6 +1,8 @@
 /* test_module.c - gpuh_module: kernels compiled from source at run time
    (label host: the compile and its errors need no device; where there is
-   one, the launches too). C99, linked to NVRTC and cudart only.
+   one, the launches too). C99, linked to NVRTC and cudart only; on the
+   simulator (sim.module) the same checks, launches included, with
+   gpuh-simcc and the host compiler in NVRTC's place.
 
    Without a device: argument errors; a syntax error's detail (NVRTC's log,
    file and line); an option NVRTC refuses; a name expression that names
@@ -97,7 +99,15 @@ static void test_disk_cache(void)
         printf("test_module: GPUH_MODULE_CACHE_DIR is not set: the disk cache is not checked\n");
         return;
     }
+#ifdef GPUH_SIM
+    { /* the simulator's "device" in the key: the compiler and its own headers */
+        char arch[80];
+        TEST_CUDA(gpuh_impl_sim_identity(arch, sizeof arch));
+        snprintf(path, sizeof path, "%s/gpuh-module-%016llx.bin", dir, gpuh_impl_module_key(&desc, arch));
+    }
+#else
     snprintf(path, sizeof path, "%s/gpuh-module-%016llx.bin", dir, gpuh_impl_module_key(&desc, ""));
+#endif
     f = fopen(path, "rb");
     TEST_ASSERT(f != NULL, "no disk cache file %s", path);
     if (f != NULL) {
@@ -175,9 +185,17 @@ static void test_templates(void)
     gpuh_module *m = NULL, *again = NULL;
     gpuh_kernel kd, kf;
     cudaStream_t stream = NULL;
+    char run[64];
+    const char *opts[1];
+    /* a macro of this run's own, so that the first compile is not found in
+       the disk cache an earlier run left (its log, checked below, would be "") */
+    snprintf(run, sizeof run, "-DTEST_RUN=%llu", gpuh_random_seed());
+    opts[0] = run;
     memset(&desc, 0, sizeof desc);
     desc.source = scale_source;
     desc.name = "scale.cu";
+    desc.options = opts;
+    desc.num_options = 1;
     desc.name_expressions = names;
     desc.num_name_expressions = 2;
     TEST_CUDA(gpuh_module_compile(&m, &desc));
