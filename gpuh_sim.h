@@ -135,7 +135,8 @@
      stand-ins (sim/include, through gpuh-simcc): cooperative groups (block,
               tiles up to 32, partitions, reduce, grid sync under
               cudaLaunchCooperativeKernel), textures, surfaces and CUDA
-              arrays, half precision, the cuRAND device API (Philox numbers),
+              arrays, half precision, FP8 (E4M3, E5M2: cuda_fp8.h), the
+              cuRAND device API (Philox numbers),
               memory pools, CUDA graphs (stream capture, graphs built node by
               node, conditional nodes, graph memory: gpuh_sim_graph.h),
               cuda::barrier, cuda::pipeline and the pipeline primitives
@@ -785,7 +786,9 @@ enum cudaComputeMode {
 #ifdef GPUH_IMPL_SIM_TSAN
 #include <sanitizer/tsan_interface.h>
 #endif
-#if !defined(__x86_64__)
+#if defined(__x86_64__)
+#include <link.h>
+#else
 #include <ucontext.h>
 #endif
 
@@ -864,8 +867,21 @@ template <int N> struct thread_state_holder {
 };
 template <int N> thread_local thread_view thread_state_holder<N>::v;
 inline thread_view &thread_state() { return thread_state_holder<0>::v; }
+/* The running block's shared memory, for block_private: plain data, so
+   that reading it is a load (thread_view's constructor would put a call to
+   its thread-local initialiser before each one). All 0 outside a kernel. */
+struct shared_range {
+    uintptr_t dynamic_lo;
+    size_t dynamic_bytes, tls_span;
+};
+template <int N> struct shared_range_holder {
+    static thread_local shared_range r;
+};
+template <int N> thread_local shared_range shared_range_holder<N>::r;
+inline size_t program_tls_span();
 template <class T> inline uint64_t to_bits(T v);
 template <class T> inline T from_bits(uint64_t u);
+template <class T, class F> inline T atomic_update(T *addr, F f);
 template <class T, class F> inline T atomic_cas_loop(T *addr, F f);
 template <class T> inline T atomic_add(T *addr, T v);
 template <class T> inline T atomic_sub(T *addr, T v);
@@ -1038,12 +1054,12 @@ inline long long clock64();
 #define GPUH_IMPL_SIM_ATOMICS(T)                                                                                    \
     inline T atomicAdd(T *a, T v) { return gpuh_sim_impl::atomic_add(a, v); }                                       \
     inline T atomicSub(T *a, T v) { return gpuh_sim_impl::atomic_sub(a, v); }                                       \
-    inline T atomicMin(T *a, T v) { return gpuh_sim_impl::atomic_cas_loop(a, [v](T o) { return v < o ? v : o; }); } \
-    inline T atomicMax(T *a, T v) { return gpuh_sim_impl::atomic_cas_loop(a, [v](T o) { return v > o ? v : o; }); } \
-    inline T atomicExch(T *a, T v) { return gpuh_sim_impl::atomic_cas_loop(a, [v](T) { return v; }); }          \
-    inline T atomicCAS(T *a, T c, T v)                                                                         \
-    {                                                                                                          \
-        return gpuh_sim_impl::atomic_cas_loop(a, [c, v](T o) { return o == c ? v : o; });                      \
+    inline T atomicMin(T *a, T v) { return gpuh_sim_impl::atomic_update(a, [v](T o) { return v < o ? v : o; }); }   \
+    inline T atomicMax(T *a, T v) { return gpuh_sim_impl::atomic_update(a, [v](T o) { return v > o ? v : o; }); }   \
+    inline T atomicExch(T *a, T v) { return gpuh_sim_impl::atomic_update(a, [v](T) { return v; }); }                \
+    inline T atomicCAS(T *a, T c, T v)                                                                              \
+    {                                                                                                               \
+        return gpuh_sim_impl::atomic_update(a, [c, v](T o) { return o == c ? v : o; });                             \
     }
 GPUH_IMPL_SIM_ATOMICS(int)
 GPUH_IMPL_SIM_ATOMICS(unsigned int)
@@ -1054,11 +1070,11 @@ GPUH_IMPL_SIM_ATOMICS(double)
 #undef GPUH_IMPL_SIM_ATOMICS
 inline unsigned atomicInc(unsigned *a, unsigned limit)
 {
-    return gpuh_sim_impl::atomic_cas_loop(a, [limit](unsigned o) { return o >= limit ? 0u : o + 1u; });
+    return gpuh_sim_impl::atomic_update(a, [limit](unsigned o) { return o >= limit ? 0u : o + 1u; });
 }
 inline unsigned atomicDec(unsigned *a, unsigned limit)
 {
-    return gpuh_sim_impl::atomic_cas_loop(a, [limit](unsigned o) { return o == 0 || o > limit ? limit : o - 1u; });
+    return gpuh_sim_impl::atomic_update(a, [limit](unsigned o) { return o == 0 || o > limit ? limit : o - 1u; });
 }
 /* The operand converts to the pointee's type, as with CUDA's overloads (atomicAnd(int *, unsigned) is one). */
 template <class T, class U> inline T atomicAnd(T *a, U v) { return __atomic_fetch_and(a, static_cast<T>(v), __ATOMIC_SEQ_CST); }
@@ -1546,6 +1562,10 @@ struct block_state {
     bool errors_recorded;         /* some last_error[] is set: cleared before the next block */
     unsigned warp_arrived[32];
     uint64_t rng;
+    /* threadIdx of each linear index, for blocks of tid_shape: made once per
+       shape, not with three divisions at every switch */
+    uint3 tid[1024];
+    dim3 tid_shape;
 };
 
 struct worker {
@@ -1699,13 +1719,10 @@ inline void to_scheduler(worker &w, runner *r)
 #endif
 }
 
-inline void set_thread(thread_view &v, int i)
+inline void set_thread(thread_view &v, const block_state &b, int i)
 {
-    const unsigned bx = v.bdim.x, by = v.bdim.y;
     v.lin = i;
-    v.tid.x = static_cast<unsigned>(i) % bx;
-    v.tid.y = static_cast<unsigned>(i) / bx % by;
-    v.tid.z = static_cast<unsigned>(i) / (bx * by);
+    v.tid = b.tid[i];
 }
 
 inline void runner_main()
@@ -1723,7 +1740,7 @@ inline void runner_main()
             b.state[i] = T_RUNNING;
             b.runner_of[i] = r;
             r->thread = i;
-            set_thread(v, i);
+            set_thread(v, b, i);
             w.job->thunk(w.job->closure);
             b.state[i] = T_DONE;
             b.done++;
@@ -1995,6 +2012,15 @@ inline cudaError_t run_block(worker &w, launch_job &job, uint64_t linear)
     const int schedule = runtime_state().schedule;
     b.n = n;
     b.next_new = b.done = b.at_barrier = b.fault = 0;
+    if (b.tid_shape.x != job.block.x || b.tid_shape.y != job.block.y || b.tid_shape.z != job.block.z) {
+        const unsigned bx = job.block.x, by = job.block.y;
+        for (unsigned i = 0; i < static_cast<unsigned>(n); ++i) {
+            b.tid[i].x = i % bx;
+            b.tid[i].y = i / bx % by;
+            b.tid[i].z = i / (bx * by);
+        }
+        b.tid_shape = job.block;
+    }
     b.rng = (runtime_state().seed ^ (linear * 0x9E3779B97F4A7C15ull)) | 1u;
     for (int i = 0; i < n; ++i) {
         b.state[i] = T_NEW;
@@ -2027,7 +2053,7 @@ inline cudaError_t run_block(worker &w, launch_job &job, uint64_t linear)
                 ran = true;
             } else if (b.state[i] == T_READY) {
                 b.state[i] = T_RUNNING;
-                set_thread(v, i);
+                set_thread(v, b, i);
                 to_runner(w, b.runner_of[i]);
                 ran = true;
             }
@@ -2108,6 +2134,7 @@ inline worker &this_worker()
     if (v.w == NULL) {
         v.w = owner.w = new worker();
         v.w->block = new block_state();
+        v.w->block->tid_shape = dim3(0, 0, 0);
         v.w->dynamic_shared = NULL;
         v.w->dynamic_shared_bytes = 0;
         v.w->sched_fake = NULL;
@@ -2190,6 +2217,10 @@ inline void run_blocks(launch_job &job)
     }
     /* a launch with no dynamic shared memory gets none: not the previous launch's buffer */
     v.dynamic_shared = job.shmem > 0 ? w.dynamic_shared : no_dynamic_shared();
+    shared_range &range = shared_range_holder<0>::r;
+    range.dynamic_lo = reinterpret_cast<uintptr_t>(w.dynamic_shared);
+    range.dynamic_bytes = job.shmem;
+    range.tls_span = program_tls_span();
     w.job = &job;
     for (;;) {
         uint64_t first = job.next.fetch_add(job.chunk);
@@ -2201,12 +2232,14 @@ inline void run_blocks(launch_job &job)
             if (err != cudaSuccess) {
                 fail_launch(job, err);
                 w.job = NULL;
+                range = shared_range();
                 return;
             }
             job.finished.fetch_add(1, std::memory_order_relaxed);
         }
     }
     w.job = NULL; /* the job lives in its launcher's frame, which ends when the launch returns */
+    range = shared_range();
 }
 
 /* The pool of CPU workers: runtime_state().threads - 1 threads, and each launching
@@ -2856,10 +2889,11 @@ inline void finish_warp_op(block_state &b, int base, unsigned eff)
         if (!(eff >> k & 1u))
             continue;
         lane_op &o = b.lane[base + k];
-        const int op = o.op, wd = o.width, seg = k / wd * wd;
+        /* the width is a power of two (warp_op checks it): a mask, not a division */
+        const int op = o.op, wd = o.width, seg = k & -wd;
         int src = k;
         switch (op) {
-        case W_SHFL: src = seg + ((o.param % wd) + wd) % wd; break;
+        case W_SHFL: src = seg + (o.param & (wd - 1)); break;
         case W_UP: src = k - seg >= o.param ? k - o.param : k; break;
         case W_DOWN: src = k - seg + o.param < wd ? k + o.param : k; break;
         case W_XOR: src = (k ^ o.param) < seg + wd ? k ^ o.param : k; break;
@@ -2897,18 +2931,88 @@ template <class T> inline T shfl(const char *what, int op, const char *file, int
 }
 
 /* Atomics: GCC/Clang builtins on integers, compare-and-swap loops on floats
-   (and for min, max and the others, which have no builtin). */
+   (and for min, max and the others, which have no builtin). An atomic on the
+   running block's shared memory is a plain read-modify-write: only this CPU
+   thread touches that memory while the block runs, one simulated thread at
+   a time, and a locked instruction would also stall the loads around it
+   (a shared-memory histogram's, a reduction's). */
 typedef std::true_type integer_atomic;
 typedef std::false_type float_atomic;
-template <class T> inline T atomic_add_of(T *addr, T v, integer_atomic) { return __atomic_fetch_add(addr, v, __ATOMIC_SEQ_CST); }
-template <class T> inline T atomic_sub_of(T *addr, T v, integer_atomic) { return __atomic_fetch_sub(addr, v, __ATOMIC_SEQ_CST); }
+
+/* Bytes of the program's own thread-local storage, which lies just below
+   the thread pointer on x86-64 (the ELF TLS ABI, variant II); static
+   __shared__ variables are in it. 0 where that cannot be read. */
+inline size_t program_tls_span()
+{
+    static const size_t span = [] {
+        size_t n = 0;
+#if defined(__x86_64__)
+        dl_iterate_phdr(
+            [](struct dl_phdr_info *info, size_t, void *out) {
+                for (int i = 0; i < info->dlpi_phnum; ++i)
+                    if (info->dlpi_phdr[i].p_type == PT_TLS) {
+                        const size_t align = std::max<size_t>(info->dlpi_phdr[i].p_align, 1);
+                        *static_cast<size_t *>(out) = (info->dlpi_phdr[i].p_memsz + align - 1) / align * align;
+                    }
+                return 1; /* the first object is the program */
+            },
+            &n);
+#endif
+        return n;
+    }();
+    return span;
+}
+/* Whether p is in the shared memory of the block this CPU thread runs (its
+   dynamic buffer, or a static __shared__ variable). */
+inline bool block_private(const volatile void *p)
+{
+    const shared_range &r = shared_range_holder<0>::r;
+    const uintptr_t a = reinterpret_cast<uintptr_t>(p);
+    if (a - r.dynamic_lo < r.dynamic_bytes)
+        return true;
+#if defined(__x86_64__)
+    uintptr_t tp;
+    __asm__("movq %%fs:0, %0" : "=r"(tp));
+    return tp - a - 1 < r.tls_span;
+#else
+    return false;
+#endif
+}
+/* f(old) stored at addr, atomically; old returned. */
+template <class T, class F> inline T atomic_update(T *addr, F f)
+{
+    if (block_private(addr)) {
+        const T o = *addr;
+        *addr = f(o);
+        return o;
+    }
+    return atomic_cas_loop(addr, f);
+}
+template <class T> inline T atomic_add_of(T *addr, T v, integer_atomic)
+{
+    if (block_private(addr)) {
+        const T o = *addr;
+        *addr = static_cast<T>(o + v);
+        return o;
+    }
+    return __atomic_fetch_add(addr, v, __ATOMIC_SEQ_CST);
+}
+template <class T> inline T atomic_sub_of(T *addr, T v, integer_atomic)
+{
+    if (block_private(addr)) {
+        const T o = *addr;
+        *addr = static_cast<T>(o - v);
+        return o;
+    }
+    return __atomic_fetch_sub(addr, v, __ATOMIC_SEQ_CST);
+}
 template <class T> inline T atomic_add_of(T *addr, T v, float_atomic)
 {
-    return atomic_cas_loop(addr, [v](T o) { return static_cast<T>(o + v); });
+    return atomic_update(addr, [v](T o) { return static_cast<T>(o + v); });
 }
 template <class T> inline T atomic_sub_of(T *addr, T v, float_atomic)
 {
-    return atomic_cas_loop(addr, [v](T o) { return static_cast<T>(o - v); });
+    return atomic_update(addr, [v](T o) { return static_cast<T>(o - v); });
 }
 template <class T> inline T atomic_add(T *addr, T v)
 {

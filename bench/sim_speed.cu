@@ -61,6 +61,26 @@ __global__ void histogram_kernel(const unsigned char *g_in, unsigned int *g_bins
     __syncthreads();
     atomicAdd(&g_bins[threadIdx.x], s_bins[threadIdx.x]);
 }
+/* Per thread: `rounds` atomicAdd on int and on float bins of shared memory
+   (no global memory in the loop: the atomics' own cost); each bin's float
+   sum is a whole number below 2^24, so it equals the bin's count exactly. */
+__global__ void shared_atomic_kernel(unsigned int *g_bins, float *g_sums, int rounds)
+{
+    __shared__ unsigned int s_bins[256];
+    __shared__ float s_sum[256];
+    s_bins[threadIdx.x] = 0;
+    s_sum[threadIdx.x] = 0.0f;
+    __syncthreads();
+    unsigned int x = threadIdx.x * 2654435761u;
+    for (int r = 0; r < rounds; ++r) {
+        x = x * 1664525u + 1013904223u;
+        atomicAdd(&s_bins[x >> 24], 1u);
+        atomicAdd(&s_sum[x >> 24], 1.0f);
+    }
+    __syncthreads();
+    atomicAdd(&g_bins[threadIdx.x], s_bins[threadIdx.x]);
+    atomicAdd(&g_sums[threadIdx.x], s_sum[threadIdx.x]);
+}
 /* Per byte: a grid-stride copy of bytes (each thread's accesses lie a whole grid apart). */
 __global__ void stride_copy_kernel(unsigned char *g_out, const unsigned char *g_in, int n)
 {
@@ -171,6 +191,28 @@ int main()
     });
     cudaMemcpy(bins.data(), d_bins, 256 * sizeof(unsigned int), cudaMemcpyDeviceToHost);
     report("shared-memory histogram (64 MiB, atomics)", ms, bytes, "byte", bins == want);
+
+    float *d_sums = NULL;
+    cudaMalloc(&d_sums, 256 * sizeof(float));
+    const int atomic_rounds = 1024;
+    ms = median_ms([&] {
+        cudaMemset(d_bins, 0, 256 * sizeof(unsigned int));
+        cudaMemset(d_sums, 0, 256 * sizeof(float));
+        shared_atomic_kernel<<<blocks, 256>>>(d_bins, d_sums, atomic_rounds);
+    });
+    std::vector<float> sums(256);
+    cudaMemcpy(bins.data(), d_bins, 256 * sizeof(unsigned int), cudaMemcpyDeviceToHost);
+    cudaMemcpy(sums.data(), d_sums, 256 * sizeof(float), cudaMemcpyDeviceToHost);
+    unsigned long long counted = 0;
+    ok = true;
+    for (int i = 0; i < 256; ++i) {
+        counted += bins[i];
+        ok = ok && sums[i] == static_cast<float>(bins[i]);
+    }
+    const double atomics = 2.0 * blocks * 256 * atomic_rounds;
+    report("shared-memory atomics (int, float; 512 x 256)", ms, atomics, "atomic",
+           ok && counted == static_cast<unsigned long long>(blocks) * 256 * atomic_rounds);
+    cudaFree(d_sums);
 
     ms = median_ms([&] { stride_copy_kernel<<<64, 256>>>(d_bytes + bytes, d_bytes, bytes); });
     std::vector<unsigned char> back(bytes);
