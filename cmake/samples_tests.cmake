@@ -5,6 +5,7 @@
 #   sim.cdp, sim.cdp.sync    tests/test_sim_cdp.cu: launches from kernels (the same file runs on a
 #                            GPU as gpu.sim_cdp); cudaDeviceSynchronize in a kernel refused
 #   sim.bf16                 tests/test_sim_bf16.cu: <cuda_bf16.h>'s conversions and arithmetic, bit for bit
+#   sim.fp8                  tests/test_sim_fp8.cu: <cuda_fp8.h>'s E4M3 and E5M2 against the formats' definitions
 #   sim.arch[.reverse]       tests/test_sim_arch.cu: __CUDA_ARCH__ as nvcc's passes see it, warp
 #                            reductions, cuda::barrier, cuda::pipeline, the pipeline primitives
 #   sim.surface              tests/test_sim_surface.cu: every vector type, every Math API intrinsic,
@@ -65,6 +66,10 @@ gpuh_sim_test(sim.cdp.sync ${sim_cdp} ARGS sync EXPECT
 # bfloat16 (<cuda_bf16.h>): rounding bit for bit against integer and float64 references.
 gpuh_simcc_program(sim_bf16 SOURCES ${src}/tests/test_sim_bf16.cu FLAGS -I${src} ${gpuh_c_warnings})
 gpuh_sim_test(sim.bf16 ${CMAKE_CURRENT_BINARY_DIR}/sim_bf16${CMAKE_EXECUTABLE_SUFFIX} EXPECT "test_sim_bf16: PASS")
+
+# FP8 (<cuda_fp8.h>): every code, every midpoint, saturation, NaN and underflow, in host code and a kernel.
+gpuh_simcc_program(sim_fp8 SOURCES ${src}/tests/test_sim_fp8.cu FLAGS -I${src} ${gpuh_c_warnings})
+gpuh_sim_test(sim.fp8 ${CMAKE_CURRENT_BINARY_DIR}/sim_fp8${CMAKE_EXECUTABLE_SUFFIX} EXPECT "test_sim_fp8: PASS")
 
 # Compute capability 7.0+ device code: __CUDA_ARCH__ per pass, __reduce_*_sync, cuda::barrier/pipeline.
 gpuh_simcc_program(sim_arch SOURCES ${src}/tests/test_sim_arch.cu FLAGS -I${src} ${gpuh_c_warnings})

@@ -28,10 +28,19 @@ struct alignas(2) __half {
         return r;
     }
 };
+struct __half2_raw {
+    unsigned short x, y;
+};
 struct alignas(4) __half2 {
     __half x, y;
     __half2() = default;
     __half2(__half a, __half b) : x(a), y(b) {}
+    __half2(const __half2_raw &r) : x(__half_raw{r.x}), y(__half_raw{r.y}) {}
+    operator __half2_raw() const
+    {
+        __half2_raw r = {x.x, y.x};
+        return r;
+    }
 };
 typedef __half half;
 typedef __half2 half2;
