@@ -15,8 +15,9 @@ PATH is a HeCBench checkout. The set is every src/NAME-cuda program that
 --draw N runs N programs drawn from the set at random (--seed repeats a draw;
 default: the whole set). Each is built as its Makefile builds it (its sources,
 its -D and -I options) with gpuh-simcc, and run in its folder with the
-arguments of its Makefile's `run` target made small by one rule (SHRINK),
-under a 120 s limit, on the CPU threads the machine has. It passes when it
+arguments of its Makefile's `run` target made small (shrink, by a factor
+that a search per program sets: FACTORS), within 120 s of run time in all,
+on the CPU threads the machine has. It passes when it
 exits with 0, prints no FAIL, and prints PASS (any case) if its sources can
 (some print only FAIL, on a failure). Not part of CTest or
 CI: the collection is large, and a run takes tens of minutes on 2 cores.
@@ -49,17 +50,37 @@ RULES = [
     ("sources or data outside its folder", r"\.\./"),
 ]
 
-# The one rule that makes a GPU-sized run CPU-sized: every number of the run
-# target's arguments from 4096 up is divided by 64 (a power of two stays one),
-# and a last argument from 10 up (HeCBench's repeat count) becomes 2.
-def shrink(args):
-    out = list(args)
-    for i, a in enumerate(out):
-        if re.fullmatch(r"\d+", a) and int(a) >= 4096:
-            out[i] = str(max(int(a) // 64, 64))
-    if out and re.fullmatch(r"\d+", out[-1]) and int(out[-1]) >= 10:
+# The rule that makes a GPU-sized run CPU-sized, with a factor f (a power of
+# two): every number of the run target's arguments from 4096 up (alone or as
+# the value of -x=N) is divided by f where f divides it, else by the largest
+# power of two below f that divides it, so that the divisibility a program
+# asks of its sizes (a multiple of its tile) survives; a number no power of
+# two divides is divided by f. A last argument from 10 up that is not an
+# option's value (HeCBench's repeat count) becomes 2, whatever f.
+def shrink(args, f):
+    def smaller(n):
+        if n < 4096 or f == 1:
+            return n
+        d = f
+        while d > 1 and n % d:
+            d //= 2
+        return max(n // (d if d > 1 else f), 64)
+
+    out = [re.sub(r"^(-[\w-]+=)?(\d+)$", lambda m: (m.group(1) or "") + str(smaller(int(m.group(2)))), a)
+           for a in args]
+    if out and re.fullmatch(r"\d+", out[-1]) and int(out[-1]) >= 10 and not (
+            len(out) > 1 and re.fullmatch(r"-[A-Za-z][\w-]*", out[-2])):
         out[-1] = "2"
     return out
+
+
+# The search over f, per program, within LIMIT_S of run time in all: it
+# starts at FIRST; a run that times out tries a 4 times larger f (less work),
+# one that fails tries a 4 times smaller f (the program may have rejected
+# sizes too small for it), until one passes or the next f was tried or is out
+# of FACTORS. A run that a smaller one may follow gets half the time left. The program passes if one run passes.
+FACTORS = [1, 4, 16, 64, 256, 1024, 4096]
+FIRST = 64
 
 
 def read(path):
@@ -131,7 +152,6 @@ def run_one(root, name, parts, keep):
     d = os.path.join(root, "src", name + "-cuda")
     sources, flags, args, says_pass = parts
     flags = ["-I" + os.path.join(d, f[2:]) if f.startswith("-I") and not os.path.isabs(f[2:]) else f for f in flags]
-    args = shrink(args)
     out_dir = keep or tempfile.mkdtemp(prefix="hecbench-")
     exe = os.path.join(out_dir, name)
     t0 = time.time()
@@ -141,17 +161,46 @@ def run_one(root, name, parts, keep):
     built_s = time.time() - t0
     if build.returncode != 0:
         first = next((l for l in build.stderr.splitlines() if "error" in l), build.stderr.strip()[-200:])
-        return name, "build", built_s, 0.0, args, first
-    t0 = time.time()
-    try:
-        r = subprocess.run([exe] + args, cwd=d, capture_output=True, text=True, errors="replace", timeout=LIMIT_S)
-    except subprocess.TimeoutExpired:
-        return name, "timeout", built_s, time.time() - t0, args, ""
-    ran_s = time.time() - t0
-    out = r.stdout + r.stderr
-    ok = r.returncode == 0 and (re.search(r"pass", out, re.I) or not says_pass) and not re.search(r"\bFAIL", out)
-    why = "" if ok else "exit %d: %s" % (r.returncode, " | ".join(l for l in out.splitlines()[-3:]))
-    return name, "pass" if ok else "fail", built_s, ran_s, args, why[:300]
+        return name, "build", built_s, 0.0, shrink(args, FIRST), first
+    k, left, tried, trail = FACTORS.index(FIRST), float(LIMIT_S), {}, []
+    while True:
+        f = FACTORS[k]
+        run_args = shrink(args, f)
+        key = tuple(run_args)
+        if key in tried:  # a factor that changes no argument: the same run as one already made
+            verdict, why = tried[key]
+        else:
+            smaller = k + 1 < len(FACTORS) and tuple(shrink(args, FACTORS[k + 1])) not in tried and \
+                shrink(args, FACTORS[k + 1]) != run_args
+            limit = left / 2 if smaller else left
+            t0 = time.time()
+            try:
+                r = subprocess.run([exe] + run_args, cwd=d, capture_output=True, text=True, errors="replace",
+                                   timeout=limit)
+                out = r.stdout + r.stderr
+                ok = r.returncode == 0 and (re.search(r"pass", out, re.I) or not says_pass) and not re.search(
+                    r"\bFAIL", out)
+                verdict = "pass" if ok else "fail"
+                why = "" if ok else "exit %d: %s" % (r.returncode, " | ".join(l for l in out.splitlines()[-3:]))
+            except subprocess.TimeoutExpired:
+                verdict, why = "timeout", ""
+            left -= time.time() - t0
+            tried[key] = (verdict, why)
+            trail.append("/%d %s" % (f, verdict))
+        nxt = k + 1 if verdict == "timeout" else k - 1
+        if verdict == "pass" or not 0 <= nxt < len(FACTORS) or tuple(shrink(args, FACTORS[nxt])) in tried or \
+                left < 1:
+            break
+        k = nxt
+    # the verdict: a pass if one run passed, else a failure if one failed (its message), else a time-out
+    results = list(tried.values())
+    best = next((r for r in results if r[0] == "pass"), None) or next((r for r in results if r[0] == "fail"),
+                                                                         results[-1])
+    if best[0] != "pass":
+        run_args = next(list(a) for a, r in tried.items() if r is best)
+    note = "" if len(trail) == 1 else " [%s]" % ", ".join(trail)
+    why = (best[1] + note).strip()
+    return name, best[0], built_s, LIMIT_S - left, run_args, why[:300]
 
 
 def main():
