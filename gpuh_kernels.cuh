@@ -55,8 +55,9 @@
    topic per file (copy the folder with the header): the memory-bound
    kernels (memory.cuh); GEMM's kernels, tuning and dispatch
    (gemm_kernels.cuh, gemm_tuning.cuh, gemm_dispatch.cuh); the tensor-core
-   GEMM's common part and CUDA-core kernel, its sm_80 and sm_90a kernels and
-   its dispatch (tc_kernels.cuh, tc_sm80.cuh, tc_sm90.cuh, tc_dispatch.cuh);
+   GEMM's common part and CUDA-core kernel, its sm_80 and sm_90a kernels, its
+   kernel for few rows of C, and its dispatch (tc_kernels.cuh, tc_sm80.cuh,
+   tc_sm90.cuh, tc_decode.cuh, tc_dispatch.cuh);
    the sharded kernels (sharded.cuh); what every file gets (common.cuh: the
    warp and block reductions' bodies); and the instances of the compiled
    mode with the C entry points (instances.cuh), whose parts
@@ -102,6 +103,8 @@
                                       choice of cover, launches
      [SECTION: TENSOR-CORE KERNELS]   tc_kernels.cuh (CUDA cores), tc_sm80.cuh
                                       (mma.sync), tc_sm90.cuh (wgmma, TMA)
+     [SECTION: TENSOR-CORE DECODE]    tc_decode.cuh: M ≤ 64 with op_b = T,
+                                      bound by reading B
      [SECTION: TENSOR-CORE DISPATCH]  tc_dispatch.cuh: checks, aligned copies,
                                       tensor maps, launches
      [SECTION: SHARDED KERNELS]       sharded.cuh: the sharded launchers and
@@ -651,7 +654,13 @@ struct gpuh_impl_tc_types : gpuh_impl_tc_enable<sizeof(TIn) == 2 && (sizeof(TOut
    pipeline; an A or B that is not 16-byte aligned is copied into an
    aligned workspace first, as above. Elsewhere (sm_75 and older, the CPU
    simulator) a tiled CUDA-core kernel computes the same rounded inputs'
-   product in fp32. Which path runs depends on the image the CUDA runtime
+   product in fp32. A C of at most 64 rows with op_b = T (B stored N × K,
+   16-byte aligned rows, K a multiple of 8: a decoding step's batch against
+   weights kept as PyTorch's Linear keeps them), for 16-bit inputs on
+   sm_80 and later, takes a kernel of its own that reads B once at the
+   memory's rate (mma.sync on the side, K cut in parts where N alone leaves
+   SMs idle, the parts added in a fixed order, so the result is bitwise the
+   same on every call). Which path runs depends on the image the CUDA runtime
    picked for the device, never on the product's values. Results agree
    with an fp64 product of the same inputs within the fp32-accumulation
    bound over K, on every path.
@@ -760,6 +769,7 @@ cudaError_t gpuh_sharded_gemm(const gpuh_devices *set, size_t M, size_t N, size_
 #if GPUH_IMPL_TC
 #include "gpuh/tc_sm80.cuh"
 #include "gpuh/tc_sm90.cuh"
+#include "gpuh/tc_decode.cuh"
 #include "gpuh/tc_dispatch.cuh"
 #endif
 #include "gpuh/sharded.cuh"

@@ -9,9 +9,10 @@
 /* ===========================================================================
    [SECTION: TENSOR-CORE DISPATCH]
    gpuh_gemm (16-bit) / gpuh_gemm_tf32 → gpuh_impl_tc_gemm: the checks of
-   gpuh_gemm, then the sm_90a kernel where this program holds it for the
-   current device, else the mma.sync kernel where it holds that one's body,
-   else the CUDA-core kernel.
+   gpuh_gemm, then the decode kernel for the products it takes
+   (gpuh_impl_tc_decodes), else the sm_90a kernel where this program holds
+   it for the current device, else the mma.sync kernel where it holds that
+   one's body, else the CUDA-core kernel.
    =========================================================================== */
 
 /* The CUDA-core kernel over all of C. */
@@ -623,6 +624,8 @@ static inline cudaError_t gpuh_impl_tc_gemm(const char *fn, gpuh_op op_a, gpuh_o
 #ifndef GPUH_SIM
     int dev = 0;
     const size_t most = (size_t)1 << 31; /* TMA's coordinates are 32-bit signed */
+    if (gpuh_impl_tc_decodes(a) && cudaGetDevice(&dev) == cudaSuccess)
+        return gpuh_impl_tc_decode(a, dev, stream);
     if (K > 0 && M < most && N < most && K < most && gpuh_impl_tc_hopper_ready<TIn, TOut>() &&
         cudaGetDevice(&dev) == cudaSuccess)
         return gpuh_impl_tc_hopper(a, dev, stream);

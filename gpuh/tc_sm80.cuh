@@ -85,6 +85,30 @@ template <typename T, bool TA, bool TB> struct gpuh_impl_tc_mma_layout {
     static __device__ __forceinline__ int b_at(int k, int n) { return TB ? n * LDB + k : k * LDB + n; }
 };
 
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+/* D += A·B for one 16 × 8 tile: m16n8k16 (bfloat16, fp16) or m16n8k8
+   (TF32), fp32 accumulators; on every target from sm_80, sm_90a included,
+   where the decode kernel (gpuh/tc_decode.cuh) takes it too. Lane l, g = l / 4, t = l % 4, holds
+   d = D[g][2t], D[g][2t + 1], D[g + 8][2t], D[g + 8][2t + 1]; for 16-bit
+   inputs a = pairs A[g][2t..], A[g + 8][2t..], A[g][2t + 8..],
+   A[g + 8][2t + 8..] and b = pairs B[2t..][g], B[2t + 8..][g]; for TF32
+   a = A[g][t], A[g + 8][t], A[g][t + 4], A[g + 8][t + 4] and b = B[t][g],
+   B[t + 4][g]. */
+#define GPUH_IMPL_MMA_SYNC(type, shape_and_types)                                                             \
+    static __device__ __forceinline__ void gpuh_impl_mma(float(&d)[4], const unsigned(&a)[4], const unsigned(&b)[2], \
+                                                         type)                                                        \
+    {                                                                                                                 \
+        asm volatile("mma.sync.aligned." shape_and_types " {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "          \
+                     "{%0, %1, %2, %3};\n"                                                                          \
+                     : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])                                                 \
+                     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));                             \
+    }
+GPUH_IMPL_MMA_SYNC(__nv_bfloat16, "m16n8k16.row.col.f32.bf16.bf16.f32")
+GPUH_IMPL_MMA_SYNC(__half, "m16n8k16.row.col.f32.f16.f16.f32")
+GPUH_IMPL_MMA_SYNC(float, "m16n8k8.row.col.f32.tf32.tf32.f32")
+#undef GPUH_IMPL_MMA_SYNC
+#endif /* __CUDA_ARCH__ >= 800 */
+
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800 && !defined(__CUDA_ARCH_FEAT_SM90_ALL)
 /* Starts the copy of the ROWS × COLS slice of the stored matrix at g (row
    stride ld, 16-byte aligned rows) from row r0, column c0 into s (rows of
@@ -146,26 +170,6 @@ template <bool TRANS> static __device__ __forceinline__ void gpuh_impl_ldsm4(uns
                      : "r"(addr));
 }
 
-/* D += A·B for one 16 × 8 tile: m16n8k16 (bfloat16, fp16) or m16n8k8
-   (TF32), fp32 accumulators. Lane l, g = l / 4, t = l % 4, holds
-   d = D[g][2t], D[g][2t + 1], D[g + 8][2t], D[g + 8][2t + 1]; for 16-bit
-   inputs a = pairs A[g][2t..], A[g + 8][2t..], A[g][2t + 8..],
-   A[g + 8][2t + 8..] and b = pairs B[2t..][g], B[2t + 8..][g]; for TF32
-   a = A[g][t], A[g + 8][t], A[g][t + 4], A[g + 8][t + 4] and b = B[t][g],
-   B[t + 4][g]. */
-#define GPUH_IMPL_MMA_SYNC(type, shape_and_types)                                                             \
-    static __device__ __forceinline__ void gpuh_impl_mma(float(&d)[4], const unsigned(&a)[4], const unsigned(&b)[2], \
-                                                         type)                                                        \
-    {                                                                                                                 \
-        asm volatile("mma.sync.aligned." shape_and_types " {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "          \
-                     "{%0, %1, %2, %3};\n"                                                                          \
-                     : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])                                                 \
-                     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));                             \
-    }
-GPUH_IMPL_MMA_SYNC(__nv_bfloat16, "m16n8k16.row.col.f32.bf16.bf16.f32")
-GPUH_IMPL_MMA_SYNC(__half, "m16n8k16.row.col.f32.f16.f16.f32")
-GPUH_IMPL_MMA_SYNC(float, "m16n8k8.row.col.f32.tf32.tf32.f32")
-#undef GPUH_IMPL_MMA_SYNC
 
 /* One warp's products over one shared slice, 16-bit inputs: per 16 of K,
    the fragments of its MT tiles of op(A) (16 × 16) and NT of op(B)

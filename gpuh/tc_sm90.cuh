@@ -274,29 +274,56 @@ static __device__ __forceinline__ void gpuh_impl_tc_release(unsigned bar)
                  : "memory");
 }
 
-/* alpha·v + beta·dst (beta == 0: dst not read) stored at dst[0 .. 3] in one
-   store: 16 bytes of fp32, 8 of a 16-bit type (rounded as
-   gpuh_impl_tc_out), dst aligned to it. */
-static __device__ __forceinline__ void gpuh_impl_tc_store4(float *dst, float4 v, float alpha, float beta)
+/* Four adjacent elements of C as one load: 16 bytes of fp32, 8 of a 16-bit
+   type. */
+template <typename T> struct gpuh_impl_tc_quad {
+    typedef uint2 type;
+};
+template <> struct gpuh_impl_tc_quad<float> {
+    typedef float4 type;
+};
+/* alpha·v + beta·c stored at dst[0 .. 3] in one store (rounded as
+   gpuh_impl_tc_out), dst aligned to it; c: the four elements of C there,
+   loaded before (not read when beta == 0). */
+static __device__ __forceinline__ void gpuh_impl_tc_store4(float *dst, float4 v, float alpha, float beta, float4 c)
 {
     v.x *= alpha, v.y *= alpha, v.z *= alpha, v.w *= alpha;
-    if (beta != 0.0f) {
-        const float4 c = *reinterpret_cast<const float4 *>(dst);
+    if (beta != 0.0f)
         v.x = fmaf(beta, c.x, v.x), v.y = fmaf(beta, c.y, v.y), v.z = fmaf(beta, c.z, v.z), v.w = fmaf(beta, c.w, v.w);
-    }
     *reinterpret_cast<float4 *>(dst) = v;
 }
 template <typename T>
-static __device__ __forceinline__ void gpuh_impl_tc_store4(T *dst, float4 v, float alpha, float beta)
+static __device__ __forceinline__ void gpuh_impl_tc_store4(T *dst, float4 v, float alpha, float beta, uint2 c4)
 {
     alignas(8) T c[4];
     const float f[4] = {alpha * v.x, alpha * v.y, alpha * v.z, alpha * v.w};
-    if (beta != 0.0f)
-        *reinterpret_cast<uint2 *>(c) = *reinterpret_cast<const uint2 *>(dst);
+    *reinterpret_cast<uint2 *>(c) = c4;
 #pragma unroll
     for (int e = 0; e < 4; ++e)
         gpuh_impl_tc_out(c + e, beta == 0.0f ? f[e] : fmaf(beta, gpuh_impl_tc_c(c + e), f[e]));
     *reinterpret_cast<uint2 *>(dst) = *reinterpret_cast<const uint2 *>(c);
+}
+/* How many slices before a tile's end the multipliers ask the L2 for the C
+   they will read (beta != 0): every SM asks at about the same time, so the
+   lead must cover the whole burst (132 tiles' C, 17 MB of fp32 for
+   128 × 256 tiles: 5 µs at the H200's bandwidth), and a slice takes about
+   half a microsecond; what the machine streams into the L2 meanwhile
+   (under 30 MB) leaves the lines asked for in its 50 MB. */
+#define GPUH_IMPL_TC_PREFETCH_SLICES 16
+/* Asks the L2 for a warp's 16 rows × BN columns of C from (row, col), the
+   part of C within M × N, a 128-byte line per request: issued some slices
+   before the tile's end where beta != 0, so that the epilogue's reads of C
+   find it there instead of waiting on device memory. */
+template <int BN, typename T>
+static __device__ __forceinline__ void gpuh_impl_tc_prefetch_c(const T *C, size_t ldc, size_t M, size_t N,
+                                                               size_t row, size_t col, int lane)
+{
+    const int per_line = 128 / (int)sizeof(T), lines = (BN + per_line - 1) / per_line;
+    for (int i = lane; i < 16 * lines; i += 32) {
+        const size_t r = row + i / lines, c = col + (size_t)(i % lines) * per_line;
+        if (r < M && c < N)
+            asm volatile("prefetch.global.L2 [%0];\n" ::"l"(C + r * ldc + c));
+    }
 }
 /* v exchanged with lane ^ lanes of the warp (all 32 lanes take part). */
 static __device__ __forceinline__ float4 gpuh_impl_tc_swap4(float4 v, int lanes)
@@ -324,22 +351,39 @@ static __device__ __forceinline__ void gpuh_impl_tc_store_lines(T *C, size_t ldc
     const int g = lane / 4, q = lane % 4, odd = q & 1, gd = g & 1;
     /* the quad's first column in each 32: q = 0, 1, 2, 3 hold 0, 8, 4, 12 (+ 16 once g swaps) */
     T *line = C + (row + (g & ~1)) * ldc + col + 4 * (q >> 1) + 8 * odd + 16 * gd;
+    /* A read C (beta != 0) is loaded a batch of stores at a time, every load
+       of the batch before its first store: a load after a store to C must
+       wait for it (they may alias), so one load per store would wait on the
+       memory once per store. A batch's C takes 32 registers. */
+    typedef typename gpuh_impl_tc_quad<T>::type quad;
+    enum { QUAD_REGS = sizeof(quad) / 4, BATCH = 16 / QUAD_REGS < BN / 32 ? 16 / QUAD_REGS : BN / 32 };
 #pragma unroll
     for (int h = 0; h < 2; ++h)
 #pragma unroll
-        for (int p = 0; p < BN / 32; ++p) {
-            float4 f[2]; /* columns 32p + 16e + (the quad's): rows g + 8h */
+        for (int p0 = 0; p0 < BN / 32; p0 += BATCH) {
+            quad c[BATCH][2] = {};
+            if (beta != 0.0f)
 #pragma unroll
-            for (int e = 0; e < 2; ++e) {
-                const int a = 4 * (4 * p + 2 * e) + 2 * h, b = a + 4; /* columns 8j0 + 2q, 8j0 + 8 + 2q */
-                const float sx = __shfl_xor_sync(0xffffffffu, odd ? d[a] : d[b], 1);
-                const float sy = __shfl_xor_sync(0xffffffffu, odd ? d[a + 1] : d[b + 1], 1);
-                f[e] = odd ? make_float4(sx, sy, d[b], d[b + 1]) : make_float4(d[a], d[a + 1], sx, sy);
+                for (int b = 0; b < BATCH; ++b)
+#pragma unroll
+                    for (int e = 0; e < 2; ++e)
+                        c[b][e] = *reinterpret_cast<const quad *>(line + (8 * h + e) * ldc + 32 * (p0 + b));
+#pragma unroll
+            for (int b = 0; b < BATCH; ++b) {
+                const int p = p0 + b;
+                float4 f[2]; /* columns 32p + 16e + (the quad's): rows g + 8h */
+#pragma unroll
+                for (int e = 0; e < 2; ++e) {
+                    const int a = 4 * (4 * p + 2 * e) + 2 * h, b2 = a + 4; /* columns 8j0 + 2q, 8j0 + 8 + 2q */
+                    const float sx = __shfl_xor_sync(0xffffffffu, odd ? d[a] : d[b2], 1);
+                    const float sy = __shfl_xor_sync(0xffffffffu, odd ? d[a + 1] : d[b2 + 1], 1);
+                    f[e] = odd ? make_float4(sx, sy, d[b2], d[b2 + 1]) : make_float4(d[a], d[a + 1], sx, sy);
+                }
+                const float4 r = gpuh_impl_tc_swap4(gd ? f[0] : f[1], 4);
+                T *dst = line + 8 * h * ldc + 32 * p;
+                gpuh_impl_tc_store4(dst, gd ? r : f[0], alpha, beta, c[b][0]);      /* row g & ~1 */
+                gpuh_impl_tc_store4(dst + ldc, gd ? f[1] : r, alpha, beta, c[b][1]); /* row g | 1 */
             }
-            const float4 r = gpuh_impl_tc_swap4(gd ? f[0] : f[1], 4);
-            T *dst = line + 8 * h * ldc + 32 * p;
-            gpuh_impl_tc_store4(dst, gd ? r : f[0], alpha, beta);      /* row g & ~1 */
-            gpuh_impl_tc_store4(dst + ldc, gd ? f[1] : r, alpha, beta); /* row g | 1 */
         }
 }
 #endif /* __CUDA_ARCH_FEAT_SM90_ALL */
@@ -675,8 +719,14 @@ __global__ void __launch_bounds__(384, 1)
                instruction writes d while wgmmas are in flight (else it
                serialises them), and kb and ke out of the registers */
             const int slices = ke - kb;
+            /* where C is read, the slice at which its lines are asked of the L2 */
+            const int ask_c = p.beta == 0.0f || p.ct || rs           ? -1
+                              : slices > GPUH_IMPL_TC_PREFETCH_SLICES ? slices - GPUH_IMPL_TC_PREFETCH_SLICES
+                                                                      : 0;
             for (int j = 0; j < slices; ++j, ++it) {
                 const unsigned s = it % GPUH_IMPL_TC_STAGES(BN);
+                if (j == ask_c)
+                    gpuh_impl_tc_prefetch_c<BN>(p.C, p.ldc, p.M, p.N, (size_t)m0 + 64 * c + 16 * w, (size_t)n0, lane);
                 gpuh_impl_mbar_wait(s_full + 8 * s, (it / GPUH_IMPL_TC_STAGES(BN)) & 1);
                 const unsigned sa = s_base + s * GPUH_IMPL_TC_STAGE_BYTES(BN), sb = sa + GPUH_IMPL_TC_A_BYTES;
                 if (rs) { /* the fragments alternate between fa and fb, slice by slice */

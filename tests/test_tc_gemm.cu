@@ -21,7 +21,8 @@
    with beta = 0, M or N = 0, shapes of many tiles of the sm_90a kernel
    (on a GPU), each form of TF32 on the sm_90a kernel (registers or shared
    memory for op(A), roles swapped, a transposing copy), edges and pipeline
-   depths of the mma.sync kernel's tiles,
+   depths of the mma.sync kernel's tiles, the decode kernel's (M ≤ 64,
+   op_b = T) at random shapes,
    the argument errors with their details (the C entry points: test_kernels.cu). The path
    each type pair takes is printed; built with GPUH_TEST_TC_EXPECT_MMA
    (CMake's test_tc_gemm_sm80: compute_80 PTX alone) the test fails unless
@@ -593,6 +594,42 @@ static void test_arguments()
     TEST_CUDA(gpuh_free(x));
 }
 
+/* The decode kernel's products (M ≤ 64, op_b = T; gpuh/tc_decode.cuh) at
+   random shapes: both op_a, op(A)'s rows aligned or not (copied first), K
+   in one part or cut in several, N not a multiple of the kernel's tiles,
+   beta 0 (then the product is made twice, bitwise the same) and not. On a
+   GPU of sm_80 or later each must take that kernel. */
+static void test_decode_shapes()
+{
+    const int draws = quick ? 3 : 8;
+    for (int i = 0; i < draws; ++i) {
+        tc_case c = {GPUH_OP_N, GPUH_OP_T, 0, 0, 0, 0, 0, 0, 0, 1.0f, 0.0f};
+        c.oa = rng() % 2 ? GPUH_OP_T : GPUH_OP_N;
+        c.M = 1 + rng() % 64;
+        c.N = 1 + rng() % (quick ? 300 : 1000);
+        c.K = 8 * (1 + rng() % (quick ? 64 : 256));
+        c.pad_a = rng() % 3 == 0 ? rng() % 9 : 0;
+        c.pad_b = 8 * (rng() % 2);
+        c.pad_c = rng() % 5;
+        c.alpha = uniform(-2.0f, 2.0f);
+        c.beta = i % 3 == 0 ? 0.0f : uniform(-1.0f, 1.0f);
+#ifndef GPUH_SIM
+        int dev = 0, major = 0;
+        TEST_CUDA(cudaGetDevice(&dev));
+        TEST_CUDA(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev));
+        gpuh_impl_tc_args<__nv_bfloat16, float> a = {};
+        a.M = c.M, a.N = c.N, a.K = c.K, a.ldb = c.K + c.pad_b, a.tb = 1;
+        a.B = reinterpret_cast<const __nv_bfloat16 *>(256); /* the alignment is what is asked */
+        TEST_ASSERT(gpuh_impl_tc_decodes(a) == (major >= 8), "M %zu N %zu K %zu ldb %zu: the decode kernel %s", c.M,
+                    c.N, c.K, a.ldb, major >= 8 ? "not taken on sm_80 or later" : "taken below sm_80");
+#endif
+        check<__nv_bfloat16, float>(c, true);
+        check<__nv_bfloat16, __nv_bfloat16>(c, true);
+        check<__half, float>(c, true);
+        check<__half, __half>(c, true);
+    }
+}
+
 /* ---------------------------------------------------------------------------
    The mma.sync kernel (sm_80 and later where no sm_90a code is built). */
 
@@ -659,6 +696,7 @@ int main()
     test_mma_path();
     test_shapes();
     test_mma_shapes();
+    test_decode_shapes();
     test_skewed_rows();
     test_tile_widths();
     test_split_shapes();
