@@ -1,5 +1,5 @@
 /* bench/gemm_calls.cu - gpuh_gemm at the calls users make, against cuBLAS in
-   the same run (issue 44's families).
+   the same run, in the families users call it in.
 
    What it measures. bench.cu's sweeps time alpha = 1, beta = 0 and a float C;
    users also accumulate (beta != 0, so C is read), keep C in 16 bits, store
@@ -54,7 +54,7 @@
    Output: a row per draw (family, M x N x K, ops, alpha, beta, times,
    gpuh's TFLOP/s, ratio, check), then the "==== gemm-calls targets" block:
    per family the geometric mean and the worst ratio (with its call) beside
-   issue 44's targets, the mean with beta = 0 and with beta != 0 for the big
+   the project's targets for it, the mean with beta = 0 and with beta != 0 for the big
    families, and decode's B/copy; each line met or MISSED. CSV rows to argv[1]
    (default bench/results/gemm_calls.csv). GPUH_GEMM_CALLS_ONLY=<text> runs
    only the families whose name contains it.

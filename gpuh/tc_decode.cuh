@@ -178,15 +178,32 @@ template <typename TIn, typename TOut>
 static inline cudaError_t gpuh_impl_tc_simt(const gpuh_impl_tc_args<TIn, TOut> &a, cudaStream_t stream);
 
 /* 1 where this program holds the decode kernel's body for the current
-   device: its image comes from PTX or code for sm_80 or later. */
+   device: its image comes from PTX or code for sm_80 or later. Kept per
+   device (and per type pair, each its own image): the query costs more
+   host time than a small product takes on the GPU. */
 template <typename TIn, typename TOut> static inline bool gpuh_impl_tc_decode_ready(void)
 {
-    cudaFuncAttributes attr;
-    if (cudaFuncGetAttributes(&attr, gpuh_tc_decode_kernel<TIn, TOut, 1>) != cudaSuccess) {
+    static signed char known[GPUH_IMPL_TC_DEVICES]; /* 0: not asked; 1: ready; -1: not */
+    int dev = 0;
+    if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= GPUH_IMPL_TC_DEVICES) {
         (void)cudaGetLastError(); /* not sticky */
         return false;
     }
-    return attr.ptxVersion >= 80;
+    GPUH_IMPL_LOCK();
+    signed char ready = known[dev];
+    GPUH_IMPL_UNLOCK();
+    if (ready == 0) {
+        cudaFuncAttributes attr;
+        if (cudaFuncGetAttributes(&attr, gpuh_tc_decode_kernel<TIn, TOut, 1>) != cudaSuccess) {
+            (void)cudaGetLastError(); /* not sticky */
+            ready = -1;
+        } else
+            ready = attr.ptxVersion >= 80 ? 1 : -1;
+        GPUH_IMPL_LOCK();
+        known[dev] = ready;
+        GPUH_IMPL_UNLOCK();
+    }
+    return ready > 0;
 }
 
 /* Whether a product goes to the decode kernel: this program holds its body

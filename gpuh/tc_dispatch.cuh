@@ -98,7 +98,6 @@ static inline bool gpuh_impl_tc_map(CUtensorMap *map, CUtensorMapDataType type, 
    the flops per SM per clock of Hopper's wgmma: 4096 for 16-bit inputs,
    2048 for TF32). The ratio of the two rates is kept per device: the
    driver's clock queries are slow enough to show beside a product. */
-#define GPUH_IMPL_TC_DEVICES 64 /* devices whose rates are kept: 0 .. 63 */
 GPUH_IMPL_SHARED double gpuh_impl_tc_balance_v[GPUH_IMPL_TC_DEVICES]; /* 16-bit flops per byte; 0: not known */
 static inline bool gpuh_impl_tc_copy_pays(double bytes, double flops, size_t in_size, int dev)
 {

@@ -77,6 +77,9 @@ static __device__ __forceinline__ void gpuh_impl_tc_store2(T *dst, float v0, flo
     }
 }
 
+/* The devices whose properties the tensor-core launchers keep: 0 .. 63. */
+#define GPUH_IMPL_TC_DEVICES 64
+
 #define GPUH_IMPL_TC_SIMT_TILE 64 /* the CUDA-core kernel's tile of C: 64 × 64, slices of 16 of K */
 #define GPUH_IMPL_TC_SIMT_BK 16
 

@@ -201,7 +201,7 @@ if [ $bench = 1 ]; then
   t0=$SECONDS
   "$build/gpuh_gemm_calls" bench/results/gemm_calls.csv >bench/results/gemm_calls.txt 2>&1 && st=PASS || st=FAIL
   cp bench/results/gemm_calls.txt bench/results/gemm_calls.csv "$logs"/ 2>/dev/null
-  row "bench/gemm_calls.cu (issue 44's calls)" "$st" "$((SECONDS - t0)) s, rows in gemm_calls.txt"
+  row "bench/gemm_calls.cu (GEMM as users call it)" "$st" "$((SECONDS - t0)) s, rows in gemm_calls.txt"
   sed -n '/^==== gemm-calls targets/,$p' bench/results/gemm_calls.txt
   # Example 13 against PyTorch: the same losses per step, ms per training step and the ratio.
   python3 bench/nn_torch.py --exe "$build/13_dense_network" >"$logs/nn_torch.log" 2>&1 && st=PASS || st=FAIL
