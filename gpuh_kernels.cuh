@@ -103,7 +103,7 @@
                                       choice of cover, launches
      [SECTION: TENSOR-CORE KERNELS]   tc_kernels.cuh (CUDA cores), tc_sm80.cuh
                                       (mma.sync), tc_sm90.cuh (wgmma, TMA)
-     [SECTION: TENSOR-CORE DECODE]    tc_decode.cuh: M ≤ 64 with op_b = T,
+     [SECTION: TENSOR-CORE DECODE]    tc_decode.cuh: M ≤ 16 with op_b = T,
                                       bound by reading B
      [SECTION: TENSOR-CORE DISPATCH]  tc_dispatch.cuh: checks, aligned copies,
                                       tensor maps, launches
@@ -654,7 +654,7 @@ struct gpuh_impl_tc_types : gpuh_impl_tc_enable<sizeof(TIn) == 2 && (sizeof(TOut
    pipeline; an A or B that is not 16-byte aligned is copied into an
    aligned workspace first, as above. Elsewhere (sm_75 and older, the CPU
    simulator) a tiled CUDA-core kernel computes the same rounded inputs'
-   product in fp32. A C of at most 64 rows with op_b = T (B stored N × K,
+   product in fp32. A C of at most 16 rows with op_b = T (B stored N × K,
    16-byte aligned rows, K a multiple of 8: a decoding step's batch against
    weights kept as PyTorch's Linear keeps them), for 16-bit inputs on
    sm_80 and later, takes a kernel of its own that reads B once at the

@@ -10,7 +10,7 @@
    [SECTION: TENSOR-CORE DECODE]
    C (M × N, M ≤ GPUH_IMPL_TC_DECODE_MAX_M) = alpha·op(A)·op(B) + beta·C with
    op_b = T: B is stored N × K, and reading its N·K elements once is the
-   whole cost (a 64-row C needs 128 flops per byte of B, below what the
+   whole cost (a 16-row C needs 32 flops per byte of B, far below what the
    tensor cores run at the memory's rate), so the kernel is built to keep
    device memory busy, with mma.sync doing the arithmetic on the side.
 
@@ -23,7 +23,7 @@
    operands, so the sum is the product's): in the first, the instruction's
    k 2q, 2q + 1 are the step's 8q, 8q + 1 and its 2q + 8, 2q + 9 the step's
    8q + 2, 8q + 3; in the second, 8q + 4 to 8q + 7 the same way. Each lane
-   keeps GPUH_IMPL_TC_DECODE_AHEAD(MT) steps of B's loads in flight.
+   keeps GPUH_IMPL_TC_DECODE_AHEAD steps of B's loads in flight.
 
    A block's GPUH_IMPL_TC_DECODE_WARPS warps take consecutive rows of N (a
    tile), on the same part of K, so that they read the same op(A) through
@@ -38,12 +38,15 @@
    attention); the fragment layouts are the PTX ISA's for m16n8k16.
    =========================================================================== */
 
-#define GPUH_IMPL_TC_DECODE_MAX_M 64 /* the most rows of C it takes: 8 products of 8 rows */
+/* The most rows of C it takes: where, on the H200, it is faster than the
+   sm_90a kernel on the same products (bench/gemm_calls.cu's decode family,
+   one seed, each way: ahead at 1 row, even at 13 to 26, behind from 31,
+   where the mma.sync products and op(A)'s reads through the L1 bound it). */
+#define GPUH_IMPL_TC_DECODE_MAX_M 16
 #define GPUH_IMPL_TC_DECODE_WARPS 4  /* per block, 16 rows of N each */
 #define GPUH_IMPL_TC_DECODE_ROWS (16 * GPUH_IMPL_TC_DECODE_WARPS) /* rows of N per tile */
-/* Steps of B (32 k, 1 KB per warp) in flight per warp: 8 where the
-   products are few (MT ≤ 2) and registers plenty, else 4. */
-#define GPUH_IMPL_TC_DECODE_AHEAD(MT) ((MT) <= 2 ? 8 : 4)
+/* Steps of B (32 k, 1 KB per warp) in flight per warp. */
+#define GPUH_IMPL_TC_DECODE_AHEAD 8
 /* The blocks per SM the parts of K aim at: 32 warps, well over the 30-odd
    KB of B in flight that the H200's bandwidth times its latency needs,
    where the registers let them all in. */
@@ -84,7 +87,7 @@ __global__ void __launch_bounds__(32 * GPUH_IMPL_TC_DECODE_WARPS)
     gpuh_tc_decode_kernel(const gpuh_impl_tc_args<TIn, TOut> p, const gpuh_impl_tc_decode_work w)
 {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-    enum { AHEAD = GPUH_IMPL_TC_DECODE_AHEAD(MT) };
+    enum { AHEAD = GPUH_IMPL_TC_DECODE_AHEAD };
     const int lane = threadIdx.x % 32, g = lane / 4, q = lane % 4;
     const size_t tile = blockIdx.x, part = blockIdx.y;
     const size_t n0 = tile * GPUH_IMPL_TC_DECODE_ROWS + 16 * (threadIdx.x / 32);
@@ -272,13 +275,10 @@ static inline cudaError_t gpuh_impl_tc_decode(gpuh_impl_tc_args<TIn, TOut> a, in
             w.k_part = k_part, w.parts = (unsigned)gpuh_ceil_div(a.K, k_part);
         }
     }
-    if (err == cudaSuccess) {
-        const size_t mt = gpuh_ceil_div(a.M, (size_t)8);
-        err = mt <= 1   ? gpuh_impl_tc_decode_launch<TIn, TOut, 1>(a, w, stream)
-              : mt <= 2 ? gpuh_impl_tc_decode_launch<TIn, TOut, 2>(a, w, stream)
-              : mt <= 4 ? gpuh_impl_tc_decode_launch<TIn, TOut, 4>(a, w, stream)
-                        : gpuh_impl_tc_decode_launch<TIn, TOut, 8>(a, w, stream);
-    }
+    static_assert(GPUH_IMPL_TC_DECODE_MAX_M <= 16, "the launches below cover 2 products of 8 rows at most");
+    if (err == cudaSuccess)
+        err = a.M <= 8 ? gpuh_impl_tc_decode_launch<TIn, TOut, 1>(a, w, stream)
+                       : gpuh_impl_tc_decode_launch<TIn, TOut, 2>(a, w, stream);
     void *const held[2] = {copy, work};
     for (int i = 0; i < 2; ++i)
         if (held[i] != NULL) {

@@ -21,7 +21,7 @@
    with beta = 0, M or N = 0, shapes of many tiles of the sm_90a kernel
    (on a GPU), each form of TF32 on the sm_90a kernel (registers or shared
    memory for op(A), roles swapped, a transposing copy), edges and pipeline
-   depths of the mma.sync kernel's tiles, the decode kernel's (M ≤ 64,
+   depths of the mma.sync kernel's tiles, the decode kernel's (few rows,
    op_b = T) at random shapes,
    the argument errors with their details (the C entry points: test_kernels.cu). The path
    each type pair takes is printed; built with GPUH_TEST_TC_EXPECT_MMA
@@ -594,11 +594,11 @@ static void test_arguments()
     TEST_CUDA(gpuh_free(x));
 }
 
-/* The decode kernel's products (M ≤ 64, op_b = T; gpuh/tc_decode.cuh) at
-   random shapes: both op_a, op(A)'s rows aligned or not (copied first), K
+/* The decode kernel's products (M ≤ GPUH_IMPL_TC_DECODE_MAX_M, op_b = T;
+   gpuh/tc_decode.cuh) and their neighbours up to M = 64 at random shapes: both op_a, op(A)'s rows aligned or not (copied first), K
    in one part or cut in several, N not a multiple of the kernel's tiles,
    beta 0 (then the product is made twice, bitwise the same) and not. On a
-   GPU of sm_80 or later each must take that kernel. */
+   GPU of sm_80 or later each with few enough rows must take that kernel. */
 static void test_decode_shapes()
 {
     const int draws = quick ? 3 : 8;
@@ -620,8 +620,9 @@ static void test_decode_shapes()
         gpuh_impl_tc_args<__nv_bfloat16, float> a = {};
         a.M = c.M, a.N = c.N, a.K = c.K, a.ldb = c.K + c.pad_b, a.tb = 1;
         a.B = reinterpret_cast<const __nv_bfloat16 *>(256); /* the alignment is what is asked */
-        TEST_ASSERT(gpuh_impl_tc_decodes(a) == (major >= 8), "M %zu N %zu K %zu ldb %zu: the decode kernel %s", c.M,
-                    c.N, c.K, a.ldb, major >= 8 ? "not taken on sm_80 or later" : "taken below sm_80");
+        const bool want = major >= 8 && c.M <= GPUH_IMPL_TC_DECODE_MAX_M;
+        TEST_ASSERT(gpuh_impl_tc_decodes(a) == want, "M %zu N %zu K %zu ldb %zu: the decode kernel %s", c.M, c.N, c.K,
+                    a.ldb, want ? "not taken" : "taken");
 #endif
         check<__nv_bfloat16, float>(c, true);
         check<__nv_bfloat16, __nv_bfloat16>(c, true);
