@@ -40,16 +40,18 @@
 
 /* The most rows of C it takes: where, on the H200, it is faster than the
    sm_90a kernel on the same products (bench/gemm_calls.cu's decode family,
-   one seed, each way: ahead at 1 row, even at 13 to 26, behind from 31,
-   where the mma.sync products and op(A)'s reads through the L1 bound it). */
+   one seed, each way: ahead at 1 row, even at 13 to 26, behind from 31;
+   bench/results/NOTES.md). */
 #define GPUH_IMPL_TC_DECODE_MAX_M 16
 #define GPUH_IMPL_TC_DECODE_WARPS 4  /* per block, 16 rows of N each */
 #define GPUH_IMPL_TC_DECODE_ROWS (16 * GPUH_IMPL_TC_DECODE_WARPS) /* rows of N per tile */
 /* Steps of B (32 k, 1 KB per warp) in flight per warp. */
 #define GPUH_IMPL_TC_DECODE_AHEAD 8
-/* The blocks per SM the parts of K aim at: 32 warps, well over the 30-odd
-   KB of B in flight that the H200's bandwidth times its latency needs,
-   where the registers let them all in. */
+/* The blocks per SM the parts of K aim at, so that a launch has blocks
+   waiting where fewer fit at once (the instances take up to about 160
+   registers a thread: 3 blocks of 128 threads per SM); 3 blocks keep
+   96 KB of B in flight, over the 30-odd KB that the H200's bandwidth
+   times its latency needs. */
 #define GPUH_IMPL_TC_DECODE_BLOCKS_PER_SM 8
 /* The fewest steps of 32 k in a part: enough for the loads ahead to pay. */
 #define GPUH_IMPL_TC_DECODE_MIN_STEPS 8
