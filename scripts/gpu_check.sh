@@ -203,6 +203,16 @@ if [ $bench = 1 ]; then
   cp bench/results/gemm_calls.txt bench/results/gemm_calls.csv "$logs"/ 2>/dev/null
   row "bench/gemm_calls.cu (GEMM as users call it)" "$st" "$((SECONDS - t0)) s, rows in gemm_calls.txt"
   sed -n '/^==== gemm-calls targets/,$p' bench/results/gemm_calls.txt
+  # Launch overhead (bench/launch_overhead.cu): ranges compiled in with no tool, with tests/nvtx_inject.c's
+  # recorder listening, and compiled out.
+  t0=$SECONDS
+  inject=$(find "$build" -name 'libnvtx_inject.so' | head -1)
+  { "$build/gpuh_launch_overhead" && echo &&
+    { [ -z "$inject" ] || { NVTX_INJECTION64_PATH=$inject "$build/gpuh_launch_overhead" && echo; }; } &&
+    "$build/gpuh_launch_overhead_nonvtx"; } >bench/results/launch_overhead.txt 2>&1 && st=PASS || st=FAIL
+  cp bench/results/launch_overhead.txt "$logs"/ 2>/dev/null
+  row "bench/launch_overhead.cu (NVTX on, tool, off)" "$st" "$((SECONDS - t0)) s, blocks in launch_overhead.txt"
+  grep -E '^gpuh launch overhead|GPUH_LAUNCH - raw' bench/results/launch_overhead.txt
   # Example 13 against PyTorch: the same losses per step, ms per training step and the ratio.
   python3 bench/nn_torch.py --exe "$build/13_dense_network" >"$logs/nn_torch.log" 2>&1 && st=PASS || st=FAIL
   row "bench/nn_torch.py (example 13 vs torch)" "$st" "losses and times in nn_torch.log"
