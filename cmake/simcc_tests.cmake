@@ -2,7 +2,8 @@
 #   sim.simcc.golden.<case>   tests/simcc/<case>.cu through `gpuh-simcc --rewrite`, compared
 #                             byte for byte with <case>.expected.cpp (tests/simcc/run_golden.py;
 #                             its --update rewrites them): a plain launch, raw strings, launches
-#                             in multi-line #defines, digit separators, template arguments,
+#                             in multi-line #defines (splices before <<< and before the closing
+#                             parenthesis among them), digit separators, template arguments,
 #                             operator templates, comments and literals, a non-UTF-8 CRLF file,
 #                             a UTF-8 byte order mark, explicit integer casts in device code
 #   sim.simcc.lexer           tests/simcc/e2e_lexer.cu built by gpuh-simcc and run

@@ -1,7 +1,8 @@
 /* e2e_lexer.cu - what gpuh-simcc's lexer must read as nvcc does, in one program
    that runs on a GPU (nvcc e2e_lexer.cu) and on the simulator
    (tools/gpuh-simcc tests/simcc/e2e_lexer.cu -o e2e && ./e2e): raw strings
-   holding quotes and launch-like text, a launch in a multi-line #define, digit
+   holding quotes and launch-like text, launches in multi-line #defines (splices
+   before <<< and before the closing parenthesis among them), digit
    separators, <, > and >> in a kernel's template arguments and in a launch's
    configuration, operator templates. Checks its own results; prints PASS. */
 #include <cstdio>
@@ -46,6 +47,14 @@ template <int A, bool B> __global__ void fill(int *out, int n, int v)
                                                   256>>>(       \
         ptr, n, v)
 
+// a launch in a macro with a splice right before <<< and right before the closing parenthesis
+#define LAUNCH_FILL_SPLICED(ptr, n, v)                          \
+    fill<3,                                                     \
+         false>                                                 \
+        <<<blocks_for<int>(n), 256>>>(                          \
+            ptr, n, v                                           \
+        )
+
 int main()
 {
     const int n = 10'007; // odd, so the last block is partial
@@ -59,6 +68,12 @@ int main()
     CHECK(cudaMemcpy(h, d, n * sizeof(int), cudaMemcpyDeviceToHost));
     for (int i = 0; i < n; i++)
         bad += h[i] != 5 + 2 + 1'000;
+
+    LAUNCH_FILL_SPLICED(d, n, 40);
+    CHECK(cudaGetLastError());
+    CHECK(cudaMemcpy(h, d, n * sizeof(int), cudaMemcpyDeviceToHost));
+    for (int i = 0; i < n; i++)
+        bad += h[i] != 40 + 3;
 
     fill<(1 < 2) ? 4 : 0, false><<<dim3(blocks_for<int>(n)), 256>>>(d, n, 0x1'0);
     CHECK(cudaGetLastError());
