@@ -16,117 +16,167 @@
 
    Cᵀ = B·op(A)ᵀ as m16n8k16 products: 16 of B's rows are the instruction's
    A operand, 8 of op(A)'s rows its B operand. A warp streams 16 rows of B
-   over its part of K, 32 elements of each row per step: lane (g, q) loads
-   16 bytes of rows g and g + 8 at k + 8q, and 16 bytes of row 8j + g of
-   op(A) at the same k for each j. Those are the fragments of two products
-   over the step's 32 k taken in another order (the same for both
-   operands, so the sum is the product's): in the first, the instruction's
-   k 2q, 2q + 1 are the step's 8q, 8q + 1 and its 2q + 8, 2q + 9 the step's
-   8q + 2, 8q + 3; in the second, 8q + 4 to 8q + 7 the same way. Each lane
-   keeps GPUH_IMPL_TC_DECODE_AHEAD steps of B's loads in flight.
+   over its part of K, 64 elements of each row per step (a whole 128-byte
+   line, so that each line is asked of memory at once): lane (g, q) loads
+   32 bytes of rows g and g + 8 at k + 16q, and 32 bytes of row 8j + g of
+   op(A) at the same k for each j. Those are the fragments of four products
+   over the step's 64 k taken in another order (the same for both
+   operands, so the sum is the product's): in product 2h, the
+   instruction's k 2q, 2q + 1 are the step's 16q + 8h, 16q + 8h + 1 and its
+   2q + 8, 2q + 9 the step's 16q + 8h + 2, 16q + 8h + 3; in product 2h + 1,
+   16q + 8h + 4 to 16q + 8h + 7 the same way. Each lane keeps
+   GPUH_IMPL_TC_DECODE_AHEAD steps of B's loads in flight.
 
    A block's GPUH_IMPL_TC_DECODE_WARPS warps take consecutive rows of N (a
-   tile), on the same part of K, so that they read the same op(A) through
-   the L1. Where the tiles alone leave the SMs short of blocks, K is cut in
-   parts (grid y): a block writes its part of Cᵀ as float partials, and the
-   last of a tile's blocks to finish (a counter per tile) adds the parts in
-   their order, so C is bitwise the same on every call. op(A) is read in
-   place where it is A (op_a = N) with 16-byte aligned rows; otherwise it is
-   first copied so (it is M × K: small beside B).
+   tile) on the same part of K, and share that part of op(A): the block
+   copies it to shared memory first (while B's first loads are in flight),
+   so that a step's wait is only ever for B. The two products of a step add
+   into two accumulators, summed at the end, so that no product waits for
+   the one before it. Where the tiles alone leave room for more resident
+   blocks, K is cut in parts (grid y) until the launch fills the machine
+   once (the blocks per SM asked of the occupancy calculator); parts are
+   also no longer than GPUH_IMPL_TC_DECODE_PART_MAX, which bounds the shared
+   memory. A block writes its part of Cᵀ as float partials, and the last of
+   a tile's blocks to finish (a counter per tile) adds the parts in their
+   order, so C is bitwise the same on every call. op(A) is read in place
+   where it is A (op_a = N) with 16-byte aligned rows; otherwise it is first
+   copied so (it is M × K: small beside B).
 
    Idea: split-K ("serial split-K" in CUTLASS, "flash-decoding" for
    attention); the fragment layouts are the PTX ISA's for m16n8k16.
    =========================================================================== */
 
-/* The most rows of C it takes: where, on the H200, it is faster than the
-   sm_90a kernel on the same products (bench/gemm_calls.cu's decode family,
-   one seed, each way: ahead at 1 row, even at 13 to 26, behind from 31;
-   bench/results/NOTES.md). */
+/* The most rows of C it takes: two products of 8 rows, the instances
+   built (bench/results/NOTES.md compares it with the sm_90a kernel by
+   rows). */
 #define GPUH_IMPL_TC_DECODE_MAX_M 16
 #define GPUH_IMPL_TC_DECODE_WARPS 4  /* per block, 16 rows of N each */
 #define GPUH_IMPL_TC_DECODE_ROWS (16 * GPUH_IMPL_TC_DECODE_WARPS) /* rows of N per tile */
-/* Steps of B (32 k, 1 KB per warp) in flight per warp. */
-#define GPUH_IMPL_TC_DECODE_AHEAD 8
-/* The blocks per SM the parts of K aim at, so that a launch has blocks
-   waiting where fewer fit at once (the instances take up to about 160
-   registers a thread: 3 blocks of 128 threads per SM); 3 blocks keep
-   96 KB of B in flight, over the 30-odd KB that the H200's bandwidth
-   times its latency needs. */
-#define GPUH_IMPL_TC_DECODE_BLOCKS_PER_SM 8
-/* The fewest steps of 32 k in a part: enough for the loads ahead to pay. */
-#define GPUH_IMPL_TC_DECODE_MIN_STEPS 8
+/* Steps of B (64 k, 2 KB per warp) in flight per warp: 48 registers a
+   thread. */
+#define GPUH_IMPL_TC_DECODE_AHEAD 3
+/* The longest part of K (elements, a multiple of 64): its op(A) rows in
+   shared memory take up to 16 × (2048 + 8) × 2 bytes = 64 KB, so that 3
+   blocks of the 2-product instance share an H200 SM's 227 KB. */
+#define GPUH_IMPL_TC_DECODE_PART_MAX 2048
+/* The fewest steps of 64 k in a part: enough for the loads ahead to pay. */
+#define GPUH_IMPL_TC_DECODE_MIN_STEPS 4
 
-/* A launch's parts of K: `parts` of k_part elements (a multiple of 32), the
+/* A launch's parts of K: `parts` of k_part elements (a multiple of 64), the
    last shorter; with parts > 1, partial (parts × M × N floats) and count
-   (one per tile, zero at the launch). */
+   (one per tile, zero at the launch). a_ld: the row stride, in elements, of
+   op(A)'s part in shared memory (gpuh_impl_tc_decode_a_ld). */
 struct gpuh_impl_tc_decode_work {
     float *partial;
     unsigned *count;
     size_t k_part;
     unsigned parts;
+    unsigned a_ld;
 };
 
+/* The row stride of op(A)'s part of k_part elements in shared memory: at
+   least k_part, and 8 more than a multiple of 64, so that the fragments 8
+   lanes load at once (16 bytes at 32-byte steps from each of 2 rows) fall
+   in distinct banks. */
+static inline unsigned gpuh_impl_tc_decode_a_ld(size_t k_part)
+{
+    return (unsigned)((k_part + 63) / 64 * 64 + 8);
+}
+
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-/* Lane (g, q)'s 16 bytes of B's rows g and g + 8 of the warp at step k (its
-   8 elements from k + 8q), zeros past N or past K's end ke. */
+/* Lane (g, q)'s 32 bytes of B's rows g and g + 8 of the warp at step k:
+   elements k + 16q + [0, 16) as two 16-byte halves (lo and hi point at
+   the rows' element 16q), zeros past N or past the part's end ke (a
+   multiple of 8, so each half is wholly inside or outside). */
 template <typename TIn>
 static __device__ __forceinline__ void gpuh_impl_tc_decode_b(const TIn *lo, const TIn *hi, bool lo_in, bool hi_in,
-                                                             size_t k, size_t ke, uint4 &b_lo, uint4 &b_hi)
+                                                             int q, size_t k, size_t ke, uint4 (&b_lo)[2],
+                                                             uint4 (&b_hi)[2])
 {
     const uint4 zero = make_uint4(0u, 0u, 0u, 0u);
-    /* read once: streamed past the L1, first out of the L2 */
-    b_lo = lo_in && k < ke ? __ldcs(reinterpret_cast<const uint4 *>(lo + k)) : zero;
-    b_hi = hi_in && k < ke ? __ldcs(reinterpret_cast<const uint4 *>(hi + k)) : zero;
+#pragma unroll
+    for (int h = 0; h < 2; ++h) { /* read once: streamed past the L1, first out of the L2 */
+        const bool k_in = k + 16 * (size_t)q + 8 * h < ke;
+        b_lo[h] = lo_in && k_in ? __ldcs(reinterpret_cast<const uint4 *>(lo + k + 8 * h)) : zero;
+        b_hi[h] = hi_in && k_in ? __ldcs(reinterpret_cast<const uint4 *>(hi + k + 8 * h)) : zero;
+    }
 }
 #endif
 
 /* One block: a tile of GPUH_IMPL_TC_DECODE_ROWS rows of N (blockIdx.x) over
    one part of K (blockIdx.y); MT products of 8 rows of op(A) per 16 of K,
    MT·8 ≥ M. p.A is op(A), rows of K (p.lda a multiple of 8, 16-byte
-   aligned); p.B is stored N × K, the same. */
+   aligned); p.B is stored N × K, the same. Dynamic shared memory:
+   MT·8·w.a_ld elements of TIn. */
 template <typename TIn, typename TOut, int MT>
 __global__ void __launch_bounds__(32 * GPUH_IMPL_TC_DECODE_WARPS)
     gpuh_tc_decode_kernel(const gpuh_impl_tc_args<TIn, TOut> p, const gpuh_impl_tc_decode_work w)
 {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
     enum { AHEAD = GPUH_IMPL_TC_DECODE_AHEAD };
+    extern __shared__ uint4 gpuh_impl_tc_decode_smem[];
+    TIn *const s_a = reinterpret_cast<TIn *>(gpuh_impl_tc_decode_smem); /* op(A)'s part: MT·8 rows of w.a_ld */
     const int lane = threadIdx.x % 32, g = lane / 4, q = lane % 4;
     const size_t tile = blockIdx.x, part = blockIdx.y;
     const size_t n0 = tile * GPUH_IMPL_TC_DECODE_ROWS + 16 * (threadIdx.x / 32);
     const size_t kb = part * w.k_part, ke = p.K - kb < w.k_part ? p.K : kb + w.k_part;
+    const int steps = (int)((ke - kb + 63) / 64);
     const bool lo_in = n0 + g < p.N, hi_in = n0 + g + 8 < p.N;
-    const TIn *const b_lo = p.B + (lo_in ? n0 + g : 0) * p.ldb + 8 * q;
-    const TIn *const b_hi = p.B + (hi_in ? n0 + g + 8 : 0) * p.ldb + 8 * q;
-    float acc[MT][4];
-#pragma unroll
-    for (int j = 0; j < MT; ++j)
-        acc[j][0] = acc[j][1] = acc[j][2] = acc[j][3] = 0.0f;
-
-    const int steps = (int)((ke - kb + 31) / 32);
-    uint4 lo[AHEAD], hi[AHEAD];
+    const TIn *const b_lo = p.B + (lo_in ? n0 + g : 0) * p.ldb + 16 * q;
+    const TIn *const b_hi = p.B + (hi_in ? n0 + g + 8 : 0) * p.ldb + 16 * q;
+    uint4 lo[AHEAD][2], hi[AHEAD][2];
 #pragma unroll
     for (int u = 0; u < AHEAD; ++u)
-        gpuh_impl_tc_decode_b(b_lo, b_hi, lo_in, hi_in, kb + 32 * (size_t)u, ke, lo[u], hi[u]);
+        gpuh_impl_tc_decode_b(b_lo, b_hi, lo_in, hi_in, q, kb + 64 * (size_t)u, ke, lo[u], hi[u]);
+
+    /* op(A)'s part, 64·steps columns of MT·8 rows (zeros past M and K), in
+       16-byte pieces while B's first loads are in flight */
+    const int pieces = 8 * steps;
+    for (int e = threadIdx.x; e < 8 * MT * pieces; e += blockDim.x) {
+        const size_t m = (size_t)(e / pieces), k = kb + 8 * (size_t)(e % pieces);
+        *reinterpret_cast<uint4 *>(s_a + m * w.a_ld + (k - kb)) =
+            m < p.M && k < ke ? __ldg(reinterpret_cast<const uint4 *>(p.A + m * p.lda + k)) : make_uint4(0u, 0u, 0u, 0u);
+    }
+    __syncthreads();
+
+    float acc[MT][2][4]; /* [product][even or odd instruction of the step][fragment] */
+#pragma unroll
+    for (int j = 0; j < MT; ++j)
+#pragma unroll
+        for (int e = 0; e < 2; ++e)
+            acc[j][e][0] = acc[j][e][1] = acc[j][e][2] = acc[j][e][3] = 0.0f;
     for (int s0 = 0; s0 < steps; s0 += AHEAD)
 #pragma unroll
         for (int u = 0; u < AHEAD; ++u) {
-            const size_t k = kb + 32 * (size_t)(s0 + u);
-            const unsigned a0[4] = {lo[u].x, hi[u].x, lo[u].y, hi[u].y}, a1[4] = {lo[u].z, hi[u].z, lo[u].w, hi[u].w};
-            /* this slot's next step, AHEAD on (zeros past the part's end) */
-            gpuh_impl_tc_decode_b(b_lo, b_hi, lo_in, hi_in, k + 32 * AHEAD, ke, lo[u], hi[u]);
-            const bool k_in = k + 8 * q < ke; /* else this lane's op(A) is zeros, as its B is */
+            const int s = s0 + u;
+            unsigned a[4][4]; /* the four instructions' fragments of B's rows */
 #pragma unroll
-            for (int j = 0; j < MT; ++j) {
-                const size_t m = 8 * (size_t)j + g;
-                const uint4 v = m < p.M && k_in ? __ldg(reinterpret_cast<const uint4 *>(p.A + m * p.lda + k + 8 * q))
-                                                : make_uint4(0u, 0u, 0u, 0u);
-                const unsigned f0[2] = {v.x, v.y}, f1[2] = {v.z, v.w};
-                gpuh_impl_mma(acc[j], a0, f0, TIn());
-                gpuh_impl_mma(acc[j], a1, f1, TIn());
+            for (int h = 0; h < 2; ++h) {
+                a[2 * h][0] = lo[u][h].x, a[2 * h][1] = hi[u][h].x, a[2 * h][2] = lo[u][h].y, a[2 * h][3] = hi[u][h].y;
+                a[2 * h + 1][0] = lo[u][h].z, a[2 * h + 1][1] = hi[u][h].z;
+                a[2 * h + 1][2] = lo[u][h].w, a[2 * h + 1][3] = hi[u][h].w;
             }
+            /* this slot's next step, AHEAD on (zeros past the part's end) */
+            gpuh_impl_tc_decode_b(b_lo, b_hi, lo_in, hi_in, q, kb + 64 * (size_t)(s + AHEAD), ke, lo[u], hi[u]);
+            if (s < steps)
+#pragma unroll
+                for (int j = 0; j < MT; ++j)
+#pragma unroll
+                    for (int h = 0; h < 2; ++h) {
+                        const uint4 v =
+                            *reinterpret_cast<const uint4 *>(s_a + (8 * j + g) * w.a_ld + 64 * s + 16 * q + 8 * h);
+                        const unsigned f0[2] = {v.x, v.y}, f1[2] = {v.z, v.w};
+                        gpuh_impl_mma(acc[j][0], a[2 * h], f0, TIn());
+                        gpuh_impl_mma(acc[j][1], a[2 * h + 1], f1, TIn());
+                    }
         }
+#pragma unroll
+    for (int j = 0; j < MT; ++j)
+#pragma unroll
+        for (int v = 0; v < 4; ++v)
+            acc[j][0][v] += acc[j][1][v];
 
-    /* acc[j]: Cᵀ[n0 + g + 8h][8j + 2q + e] at acc[j][2h + e] */
+    /* acc[j][0]: Cᵀ[n0 + g + 8h][8j + 2q + e] at acc[j][0][2h + e] */
     if (w.parts == 1) {
 #pragma unroll
         for (int j = 0; j < MT; ++j)
@@ -135,7 +185,7 @@ __global__ void __launch_bounds__(32 * GPUH_IMPL_TC_DECODE_WARPS)
                 const size_t m = 8 * (size_t)j + 2 * q + (v & 1), n = n0 + g + 8 * (v >> 1);
                 if (m < p.M && n < p.N) {
                     TOut *dst = p.C + m * p.ldc + n;
-                    const float x = p.alpha * acc[j][v];
+                    const float x = p.alpha * acc[j][0][v];
                     gpuh_impl_tc_out(dst, p.beta == 0.0f ? x : fmaf(p.beta, gpuh_impl_tc_c(dst), x));
                 }
             }
@@ -148,7 +198,7 @@ __global__ void __launch_bounds__(32 * GPUH_IMPL_TC_DECODE_WARPS)
         for (int v = 0; v < 4; ++v) {
             const size_t m = 8 * (size_t)j + 2 * q + (v & 1), n = n0 + g + 8 * (v >> 1);
             if (m < p.M && n < p.N)
-                mine[m * p.N + n] = acc[j][v];
+                mine[m * p.N + n] = acc[j][0][v];
         }
     __shared__ bool last;
     __threadfence(); /* this block's partial is seen by every block before its count is */
@@ -172,7 +222,7 @@ __global__ void __launch_bounds__(32 * GPUH_IMPL_TC_DECODE_WARPS)
         gpuh_impl_tc_out(dst, p.beta == 0.0f ? x : fmaf(p.beta, gpuh_impl_tc_c(dst), x));
     }
 #else
-    (void)p, (void)w; /* below sm_80: gpuh_impl_tc_decode_ready says so to the launcher */
+    (void)p, (void)w; /* below sm_80: gpuh_impl_tc_decode_blocks says so to the launcher */
 #endif
 }
 
@@ -182,33 +232,52 @@ __global__ void __launch_bounds__(32 * GPUH_IMPL_TC_DECODE_WARPS)
 template <typename TIn, typename TOut>
 static inline cudaError_t gpuh_impl_tc_simt(const gpuh_impl_tc_args<TIn, TOut> &a, cudaStream_t stream);
 
-/* 1 where this program holds the decode kernel's body for the current
-   device: its image comes from PTX or code for sm_80 or later. Kept per
-   device (and per type pair, each its own image): the query costs more
-   host time than a small product takes on the GPU. */
-template <typename TIn, typename TOut> static inline bool gpuh_impl_tc_decode_ready(void)
+/* The most dynamic shared memory an MT-product instance takes: op(A)'s
+   rows of a longest part. */
+#define GPUH_IMPL_TC_DECODE_SMEM(TIn, MT)                                                                         \
+    (8 * (MT) * gpuh_impl_tc_decode_a_ld(GPUH_IMPL_TC_DECODE_PART_MAX) * sizeof(TIn))
+
+/* The blocks of the MT-product instance (MT = 1, 2) that fit on one SM of
+   the current device with its most shared memory, 0 where this program
+   holds no body of the kernel for the device (its image must come from PTX
+   or code for sm_80 or later). The first ask on a device also lets the
+   instances take that much shared memory. Kept per device (and per type
+   pair, each its own image): the queries cost more host time than a small
+   product takes on the GPU. */
+template <typename TIn, typename TOut> static inline int gpuh_impl_tc_decode_blocks(int mt)
 {
-    static signed char known[GPUH_IMPL_TC_DEVICES]; /* 0: not asked; 1: ready; -1: not */
+    static signed char known[GPUH_IMPL_TC_DEVICES][2]; /* blocks per SM; 0: not asked; -1: no body */
     int dev = 0;
     if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= GPUH_IMPL_TC_DEVICES) {
         (void)cudaGetLastError(); /* not sticky */
-        return false;
+        return 0;
     }
     GPUH_IMPL_LOCK();
-    signed char ready = known[dev];
+    signed char blocks = known[dev][mt - 1];
     GPUH_IMPL_UNLOCK();
-    if (ready == 0) {
+    if (blocks == 0) {
         cudaFuncAttributes attr;
-        if (cudaFuncGetAttributes(&attr, gpuh_tc_decode_kernel<TIn, TOut, 1>) != cudaSuccess) {
-            (void)cudaGetLastError(); /* not sticky */
-            ready = -1;
-        } else
-            ready = attr.ptxVersion >= 80 ? 1 : -1;
+        void (*const kernels[2])(gpuh_impl_tc_args<TIn, TOut>, gpuh_impl_tc_decode_work) = {
+            gpuh_tc_decode_kernel<TIn, TOut, 1>, gpuh_tc_decode_kernel<TIn, TOut, 2>};
+        signed char found[2] = {-1, -1};
+        if (cudaFuncGetAttributes(&attr, kernels[0]) == cudaSuccess && attr.ptxVersion >= 80)
+            for (int i = 0; i < 2; ++i) {
+                const int smem = (int)GPUH_IMPL_TC_DECODE_SMEM(TIn, i + 1);
+                int n = 0;
+                if (cudaFuncSetAttribute(kernels[i], cudaFuncAttributeMaxDynamicSharedMemorySize, smem) ==
+                        cudaSuccess &&
+                    cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, kernels[i], 32 * GPUH_IMPL_TC_DECODE_WARPS,
+                                                                  (size_t)smem) == cudaSuccess &&
+                    n > 0)
+                    found[i] = (signed char)(n < 127 ? n : 127);
+            }
+        (void)cudaGetLastError(); /* not sticky: a failed query leaves the kernel unused */
         GPUH_IMPL_LOCK();
-        known[dev] = ready;
+        known[dev][0] = found[0], known[dev][1] = found[1];
         GPUH_IMPL_UNLOCK();
+        blocks = found[mt - 1];
     }
-    return ready > 0;
+    return blocks > 0 ? blocks : 0;
 }
 
 /* Whether a product goes to the decode kernel: this program holds its body
@@ -219,7 +288,8 @@ template <typename TIn, typename TOut> static inline bool gpuh_impl_tc_decodes(c
 {
     return a.tb && !a.ct && a.M <= GPUH_IMPL_TC_DECODE_MAX_M && a.K > 0 && a.K % 8 == 0 &&
            (uintptr_t)a.B % 16 == 0 && a.ldb % 8 == 0 &&
-           gpuh_ceil_div(a.N, (size_t)GPUH_IMPL_TC_DECODE_ROWS) < 0x7fffffffu && gpuh_impl_tc_decode_ready<TIn, TOut>();
+           gpuh_ceil_div(a.N, (size_t)GPUH_IMPL_TC_DECODE_ROWS) < 0x7fffffffu &&
+           gpuh_impl_tc_decode_blocks<TIn, TOut>(a.M <= 8 ? 1 : 2) > 0;
 }
 
 template <typename TIn, typename TOut, int MT>
@@ -227,13 +297,16 @@ static inline cudaError_t gpuh_impl_tc_decode_launch(const gpuh_impl_tc_args<TIn
                                                      const gpuh_impl_tc_decode_work &w, cudaStream_t stream)
 {
     const dim3 grid((unsigned)gpuh_ceil_div(a.N, (size_t)GPUH_IMPL_TC_DECODE_ROWS), w.parts);
-    return GPUH_LAUNCH((gpuh_tc_decode_kernel<TIn, TOut, MT>), grid, 32 * GPUH_IMPL_TC_DECODE_WARPS, 0, stream, a, w);
+    const size_t smem = 8 * MT * (size_t)w.a_ld * sizeof(TIn);
+    return GPUH_LAUNCH((gpuh_tc_decode_kernel<TIn, TOut, MT>), grid, 32 * GPUH_IMPL_TC_DECODE_WARPS, smem, stream, a,
+                       w);
 }
 
 /* The decode kernel on a product gpuh_impl_tc_decodes takes: op(A) copied
-   to rows of K where it is not so already, K cut in parts where the tiles
-   leave SMs idle (each part at least GPUH_IMPL_TC_DECODE_MIN_STEPS steps),
-   then the launch for the products of 8 rows that cover M. */
+   to rows of K where it is not so already, K cut in parts (above), then
+   the launch for the products of 8 rows that cover M. Where no workspace
+   is left for the parts' partials, K in one part if it fits one, else the
+   CUDA-core kernel. */
 template <typename TIn, typename TOut>
 static inline cudaError_t gpuh_impl_tc_decode(gpuh_impl_tc_args<TIn, TOut> a, int dev, cudaStream_t stream)
 {
@@ -256,18 +329,23 @@ static inline cudaError_t gpuh_impl_tc_decode(gpuh_impl_tc_args<TIn, TOut> a, in
             err = gpuh_impl_pack_rows(a.A, a.lda, a.M, a.K, copy, ld, stream);
         a.A = static_cast<const TIn *>(copy), a.lda = ld, a.ta = 0;
     }
-    const size_t tiles = gpuh_ceil_div(a.N, (size_t)GPUH_IMPL_TC_DECODE_ROWS), steps = gpuh_ceil_div(a.K, (size_t)32);
-    const size_t want = (size_t)sms * GPUH_IMPL_TC_DECODE_BLOCKS_PER_SM;
-    size_t parts = gpuh_ceil_div(want, tiles), most = steps / GPUH_IMPL_TC_DECODE_MIN_STEPS;
-    most = most < 65535 ? most : 65535; /* a grid's y */
+    const size_t tiles = gpuh_ceil_div(a.N, (size_t)GPUH_IMPL_TC_DECODE_ROWS), steps = gpuh_ceil_div(a.K, (size_t)64);
+    /* as many parts as fill the resident blocks once, no fewer than the
+       longest part allows, and none shorter than the fewest steps (where
+       those two meet, the longest part wins: shared memory bounds it) */
+    const size_t resident = (size_t)sms * (size_t)gpuh_impl_tc_decode_blocks<TIn, TOut>(a.M <= 8 ? 1 : 2);
+    const size_t fewest = gpuh_ceil_div(steps, (size_t)(GPUH_IMPL_TC_DECODE_PART_MAX / 64));
+    size_t parts = resident / tiles, most = steps / GPUH_IMPL_TC_DECODE_MIN_STEPS;
     parts = parts < most ? parts : most;
-    gpuh_impl_tc_decode_work w = {NULL, NULL, 32 * steps, 1};
+    parts = parts > fewest ? parts : fewest;
+    parts = parts < 65535 ? parts : 65535; /* a grid's y */
+    gpuh_impl_tc_decode_work w = {NULL, NULL, 64 * steps, 1, 0};
     if (parts > 1 && err == cudaSuccess) {
-        const size_t k_part = 32 * gpuh_ceil_div(steps, parts), partial_bytes = gpuh_ceil_div(a.K, k_part) * a.M * a.N * 4;
+        const size_t k_part = 64 * gpuh_ceil_div(steps, parts), partial_bytes = gpuh_ceil_div(a.K, k_part) * a.M * a.N * 4;
         if (gpuh_impl_gemm_workspace(&work, partial_bytes + tiles * sizeof(unsigned), dev, stream) != cudaSuccess ||
             cudaMemsetAsync(static_cast<char *>(work) + partial_bytes, 0, tiles * sizeof(unsigned), stream) !=
                 cudaSuccess) {
-            (void)cudaGetLastError(); /* not sticky: one part */
+            (void)cudaGetLastError(); /* not sticky: one part where K fits one, else the CUDA-core kernel */
             if (work != NULL)
                 (void)cudaFreeAsync(work, stream);
             work = NULL;
@@ -278,7 +356,10 @@ static inline cudaError_t gpuh_impl_tc_decode(gpuh_impl_tc_args<TIn, TOut> a, in
         }
     }
     static_assert(GPUH_IMPL_TC_DECODE_MAX_M <= 16, "the launches below cover 2 products of 8 rows at most");
-    if (err == cudaSuccess)
+    w.a_ld = gpuh_impl_tc_decode_a_ld(w.k_part);
+    if (err == cudaSuccess && w.k_part > GPUH_IMPL_TC_DECODE_PART_MAX)
+        err = gpuh_impl_tc_simt(a, stream);
+    else if (err == cudaSuccess)
         err = a.M <= 8 ? gpuh_impl_tc_decode_launch<TIn, TOut, 1>(a, w, stream)
                        : gpuh_impl_tc_decode_launch<TIn, TOut, 2>(a, w, stream);
     void *const held[2] = {copy, work};
