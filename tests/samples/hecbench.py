@@ -8,7 +8,6 @@ benchmarks that gpuh was not written against.
 PATH is a HeCBench checkout. The set is every src/NAME-cuda program that
   - checks itself (its sources print PASS or FAIL),
   - is built from its own folder (its Makefile's `source =` list, no ../ path),
-  - has the input files its run names (HeCBench keeps large ones out of git),
   - needs nothing beside the CUDA runtime: the rules below leave out cuBLAS,
     cuFFT, cuSPARSE, cuRAND's host API, Thrust, CUB, inline PTX, tensor-core
     mma/wmma, OpenMP and MPI, each with its reason (--list prints them).
@@ -19,7 +18,11 @@ arguments of its Makefile's `run` target made small (shrink, by a factor
 that a search per program sets: FACTORS), within 120 s of run time in all,
 on the CPU threads the machine has. It passes when it
 exits with 0, prints no FAIL, and prints PASS (any case) if its sources can
-(some print only FAIL, on a failure). Not part of CTest or
+(some print only FAIL, on a failure). A program whose inputs the checkout
+does not have (a file its run names is absent, or a DVC file beside its
+sources names an archive that is not there: HeCBench keeps large inputs in
+DVC, out of git) is built but not run, and counted as "no input": it stays
+in the count, it does not pass. Not part of CTest or
 CI: the collection is large, and a run takes tens of minutes on 2 cores.
 """
 import argparse
@@ -56,8 +59,10 @@ RULES = [
 # power of two below f that divides it, so that the divisibility a program
 # asks of its sizes (a multiple of its tile) survives; a number no power of
 # two divides is divided by f. A last argument from 10 up that is not an
-# option's value (HeCBench's repeat count) becomes 2, whatever f.
-def shrink(args, f):
+# option's value (HeCBench's repeat count) becomes `repeat` (REPEATS[0]),
+# whatever f, or stays as it was where that is smaller.
+def shrink(args, f, repeat=None):
+    repeat = REPEATS[0] if repeat is None else repeat
     def smaller(n):
         if n < 4096 or f == 1:
             return n
@@ -70,8 +75,16 @@ def shrink(args, f):
            for a in args]
     if out and re.fullmatch(r"\d+", out[-1]) and int(out[-1]) >= 10 and not (
             len(out) > 1 and re.fullmatch(r"-[A-Za-z][\w-]*", out[-2])):
-        out[-1] = "2"
+        out[-1] = str(min(repeat, int(out[-1])))
     return out
+
+
+def repeat_of(args):
+    """The repeat count shrink may lower in args (its last argument), or None."""
+    if args and re.fullmatch(r"\d+", args[-1]) and int(args[-1]) >= 10 and not (
+            len(args) > 1 and re.fullmatch(r"-[A-Za-z][\w-]*", args[-2])):
+        return int(args[-1])
+    return None
 
 
 # The search over f, per program, within LIMIT_S of run time in all: it
@@ -81,6 +94,12 @@ def shrink(args, f):
 # of FACTORS. A run that a smaller one may follow gets half the time left. The program passes if one run passes.
 FACTORS = [1, 4, 16, 64, 256, 1024, 4096]
 FIRST = 64
+# Repeat counts in turn: a run that fails with the repeat count lowered is
+# made again at the same sizes with the next one (a program may ask for more
+# steps than 2: nbody's integration wants 3), up to the Makefile's own count,
+# before the search changes the sizes; if none of them passes, the search
+# goes on with REPEATS[0]. Only the first failing sizes climb the counts.
+REPEATS = [2, 8, 32]
 
 
 def read(path):
@@ -141,16 +160,63 @@ def judge(d):
         return None, "no check of its own (prints no PASS or FAIL)"
     if any(not os.path.isfile(os.path.join(d, s)) for s in parts[0]):
         return None, "a source its Makefile names is missing"
-    for a in parts[2]:  # HeCBench keeps large inputs out of git (DVC): a file the run names must be there
-        if re.fullmatch(r"[\w./-]*[A-Za-z_][\w-]*\.[A-Za-z]\w*|[\w.-]*/[\w./-]+", a) and not os.path.exists(
-                os.path.join(d, a)):
-            return None, "an input file not in the checkout (%s)" % a
-    return parts + (bool(re.search(r"PASS", text, re.I)),), None
+    return parts + (bool(re.search(r"PASS", text, re.I)), missing_inputs(d, parts[2])), None
+
+
+def input_files(args):
+    """The arguments of a run that name files: a name with an extension, or a path."""
+    return [a for a in args if re.fullmatch(r"[\w./-]*[A-Za-z_][\w-]*\.[A-Za-z]\w*|[\w.-]*/[\w./-]+", a)]
+
+
+def compressed(path):
+    """path + .bz2, .gz or .xz where the checkout ships a file compressed (mcpr's alphas.csv.bz2), or None."""
+    return next((path + z for z in (".bz2", ".gz", ".xz") if os.path.isfile(path + z)), None)
+
+
+def run_folder(d, args, out_dir, name):
+    """The folder a program runs in: d itself, or, where a file its run names is shipped
+    compressed, a folder of links to d's entries with that file decompressed beside them."""
+    packed = [(a, compressed(os.path.join(d, a))) for a in input_files(args) if not os.path.exists(os.path.join(d, a))]
+    packed = [(a, z) for a, z in packed if z]
+    if not packed:
+        return d
+    import bz2, gzip, lzma, shutil
+    run = os.path.join(out_dir, name + "-run")
+    os.makedirs(run, exist_ok=True)
+    for e in os.listdir(d):
+        if not os.path.lexists(os.path.join(run, e)):
+            os.symlink(os.path.join(d, e), os.path.join(run, e))
+    for a, z in packed:
+        target = os.path.join(run, a)
+        os.makedirs(os.path.dirname(target), exist_ok=True)
+        opener = {".bz2": bz2.open, ".gz": gzip.open, ".xz": lzma.open}[os.path.splitext(z)[1]]
+        with opener(z, "rb") as src, open(target, "wb") as dst:
+            shutil.copyfileobj(src, dst)
+    return run
+
+
+def missing_inputs(d, args):
+    """What the program in folder d, run with args, reads that the checkout lacks, or "":
+    a file its run names (a name with an extension, or a path), or what a DVC file
+    beside its sources names (HeCBench keeps its larger inputs in DVC, out of git:
+    data.tar.gz.dvc names data.tar.gz) when neither the archive nor a folder of its
+    name without the extension is there."""
+    for a in input_files(args):
+        if not os.path.exists(os.path.join(d, a)) and not compressed(os.path.join(d, a)):
+            return "%s is not in the checkout" % a
+    for f in sorted(os.listdir(d)):
+        if not f.endswith(".dvc"):
+            continue
+        for out in re.findall(r"^\s*-?\s*path:\s*(\S+)", read(os.path.join(d, f)), re.M):
+            stem = re.sub(r"(\.tar)?\.(gz|bz2?|xz|zip|tgz)$", "", out)
+            if not os.path.exists(os.path.join(d, out)) and not os.path.isdir(os.path.join(d, stem)):
+                return "its inputs are in DVC (%s names %s), not in the checkout" % (f, out)
+    return ""
 
 
 def run_one(root, name, parts, keep):
     d = os.path.join(root, "src", name + "-cuda")
-    sources, flags, args, says_pass = parts
+    sources, flags, args, says_pass, missing = parts
     flags = ["-I" + os.path.join(d, f[2:]) if f.startswith("-I") and not os.path.isabs(f[2:]) else f for f in flags]
     out_dir = keep or tempfile.mkdtemp(prefix="hecbench-")
     exe = os.path.join(out_dir, name)
@@ -162,20 +228,26 @@ def run_one(root, name, parts, keep):
     if build.returncode != 0:
         first = next((l for l in build.stderr.splitlines() if "error" in l), build.stderr.strip()[-200:])
         return name, "build", built_s, 0.0, shrink(args, FIRST), first
+    if missing:
+        return name, "no input", built_s, 0.0, args, missing
+    cwd = run_folder(d, args, out_dir, name)
     k, left, tried, trail = FACTORS.index(FIRST), float(LIMIT_S), {}, []
+    full = repeat_of(args)
+    rep = 0  # the index in REPEATS of the repeat count in use
+    climb = full is not None  # the repeat counts are tried once, at the first sizes that fail
     while True:
         f = FACTORS[k]
-        run_args = shrink(args, f)
+        run_args = shrink(args, f, REPEATS[rep])
         key = tuple(run_args)
         if key in tried:  # a factor that changes no argument: the same run as one already made
             verdict, why = tried[key]
         else:
-            smaller = k + 1 < len(FACTORS) and tuple(shrink(args, FACTORS[k + 1])) not in tried and \
-                shrink(args, FACTORS[k + 1]) != run_args
+            smaller = k + 1 < len(FACTORS) and tuple(shrink(args, FACTORS[k + 1], REPEATS[rep])) not in tried and \
+                shrink(args, FACTORS[k + 1], REPEATS[rep]) != run_args
             limit = left / 2 if smaller else left
             t0 = time.time()
             try:
-                r = subprocess.run([exe] + run_args, cwd=d, capture_output=True, text=True, errors="replace",
+                r = subprocess.run([exe] + run_args, cwd=cwd, capture_output=True, text=True, errors="replace",
                                    timeout=limit)
                 out = r.stdout + r.stderr
                 ok = r.returncode == 0 and (re.search(r"pass", out, re.I) or not says_pass) and not re.search(
@@ -186,10 +258,17 @@ def run_one(root, name, parts, keep):
                 verdict, why = "timeout", ""
             left -= time.time() - t0
             tried[key] = (verdict, why)
-            trail.append("/%d %s" % (f, verdict))
+            trail.append("/%d%s %s" % (f, " x%s" % run_args[-1] if full else "", verdict))
+        if verdict == "fail" and climb:
+            if rep + 1 < len(REPEATS) and REPEATS[rep] < full and left >= 1:
+                rep += 1  # the same sizes with more repeats: the program may have rejected the count
+                continue
+            rep, climb = 0, False  # more repeats did not help: the count was not the cause
+        elif verdict == "timeout" and rep > 0:
+            climb = False  # more repeats ran out of time: smaller sizes with this count
         nxt = k + 1 if verdict == "timeout" else k - 1
-        if verdict == "pass" or not 0 <= nxt < len(FACTORS) or tuple(shrink(args, FACTORS[nxt])) in tried or \
-                left < 1:
+        if verdict == "pass" or not 0 <= nxt < len(FACTORS) or \
+                tuple(shrink(args, FACTORS[nxt], REPEATS[rep])) in tried or left < 1:
             break
         k = nxt
     # the verdict: a pass if one run passed, else a failure if one failed (its message), else a time-out
@@ -223,6 +302,9 @@ def main():
             chosen[n] = parts
     if a.list:
         print("in the set (%d): %s" % (len(chosen), " ".join(sorted(chosen))))
+        for n in sorted(chosen):
+            if chosen[n][4]:
+                print("in the set, no input %s: %s" % (n, chosen[n][4]))
         for n in sorted(left):
             print("left out %s: %s" % (n, left[n]))
         return 0
@@ -243,9 +325,9 @@ def main():
             print("%-28s %-8s build %5.1f s  run %6.1f s  args %s%s" % (
                 name, verdict, built_s, ran_s, " ".join(args) or "-", ("  " + why) if why else ""), flush=True)
     total = sum(counts.values())
-    print("%d programs: %d pass, %d fail, %d time out (%d s), %d do not build" % (
+    print("%d programs: %d pass, %d fail, %d time out (%d s), %d do not build, %d have no input in the checkout" % (
         total, counts.get("pass", 0), counts.get("fail", 0), counts.get("timeout", 0), LIMIT_S,
-        counts.get("build", 0)))
+        counts.get("build", 0), counts.get("no input", 0)))
     return 0 if counts.get("pass", 0) == total else 1
 
 
