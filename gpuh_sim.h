@@ -171,7 +171,9 @@
                          process goes on. Under ASan, ASan reports it.
      schedules           GPUH_SIM_SCHEDULE=reverse or random runs a block's
                          threads in another order between barriers: a missing
-                         barrier shows up as a wrong result.
+                         barrier shows up as a wrong result. The lanes of a
+                         warp do not meet at warp steps then, so a missing
+                         __syncwarp shows too.
      AddressSanitizer,   fiber switches are announced to them, so an
      ThreadSanitizer     out-of-bounds access in a kernel gives a stack trace;
                          the sim then names the kernel, block and thread.
@@ -189,8 +191,12 @@
      include from beside them; other headers launch with GPUH_LAUNCH /
      GPUH_SIM_KERNEL_CALL. __syncthreads & co. are macros; min and max are
      templates in the global namespace, as CUDA has them.
-     A simulated thread runs until it waits at a barrier, a warp operation or
-     __nanosleep: one that spins on a flag another thread of its block sets,
+     A simulated thread runs until it waits at a barrier, a warp operation,
+     __nanosleep or a warp step (gpuh_sim_warp_step, which gpuh-simcc puts
+     where lanes of a warp share plain shared memory with no __syncwarp: in
+     the default schedule the warp's lanes meet there, as a converged warp's
+     do; through a pointer given to another function it sees no access, and
+     there a lane runs ahead of its warp): one that spins on a flag another thread of its block sets,
      without sleeping in the loop, hangs (a GPU since Volta would let the
      other thread run).
      blocks that wait for blocks  the pool runs as many blocks at once as it
@@ -941,6 +947,19 @@ inline unsigned __activemask();
 namespace gpuh_sim_impl {
 inline void volatile_turn();
 }
+/* gpuh_sim_warp_step(): where gpuh-simcc finds a read of shared memory after
+   a write to it in device code with no barrier between (or a loop that reads
+   and writes it with none in its body), it puts this call first, so that
+   warp-synchronous code that shares data through plain shared memory with
+   no __syncwarp (NVIDIA's older samples transpose 8x8 blocks that way) reads
+   what the other lanes wrote, as the lanes of a converged warp do on a GPU.
+   The thread waits until every other lane of its warp has reached a step, a
+   barrier or a warp operation, or exited; then the warp's lanes go on in
+   order. No lane outside the warp is waited for, so a __syncthreads missing
+   between warps still shows. Under GPUH_SIM_SCHEDULE=reverse and random it
+   does nothing: a missing __syncwarp shows then too. Outside a kernel it
+   does nothing. */
+inline void gpuh_sim_warp_step();
 template <class T> struct gpuh_sim_volatile_ptr;
 template <class T> struct gpuh_sim_volatile_ref {
     volatile T *p;
@@ -1491,7 +1510,9 @@ struct call_site {
     int line;
 };
 
-enum { T_NEW, T_RUNNING, T_READY, T_BARRIER, T_WARP, T_DONE, T_FAULT };
+/* A simulated thread's state. T_STEP: at gpuh_sim_warp_step, waiting for the
+   other lanes of its warp (run_warp_steps). */
+enum { T_NEW, T_RUNNING, T_READY, T_BARRIER, T_WARP, T_DONE, T_FAULT, T_STEP };
 enum { W_SYNC, W_SHFL, W_UP, W_DOWN, W_XOR, W_BALLOT, W_ANY, W_ALL };
 
 struct runner {
@@ -1566,6 +1587,7 @@ struct block_state {
        shape, not with three divisions at every switch */
     uint3 tid[1024];
     dim3 tid_shape;
+    int order_forward; /* order[0, order_forward) is 0, 1, 2, ...: kept from block to block */
 };
 
 struct worker {
@@ -1998,6 +2020,49 @@ inline void report_divergence(worker &w, block_state &b)
     fputs(msg, stderr);
 }
 
+/* The warp of thread i (which waits at gpuh_sim_warp_step) once none of its
+   lanes can run before it: no lane new, ready or running, each at a step, a
+   barrier, a warp operation or exited. Then the lanes at a step go on, in
+   lane order, each to its next step, barrier, warp operation or exit, and so
+   on while the whole warp keeps meeting at steps: a converged warp's lanes
+   take each part between steps together. Returns whether a lane ran. */
+inline bool run_warp_steps(worker &w, block_state &b, thread_view &v, int i)
+{
+    const int base = i / 32 * 32, lanes = std::min(32, b.n - base);
+    bool ran = false;
+    for (;;) {
+        bool stepped = false;
+        for (int k = 0; k < lanes; ++k) {
+            const int s = b.state[base + k];
+            if (s == T_NEW || s == T_READY || s == T_RUNNING)
+                return ran;
+            stepped |= s == T_STEP;
+        }
+        if (!stepped)
+            return ran;
+        for (int k = 0; k < lanes; ++k)
+            if (b.state[base + k] == T_STEP)
+                b.state[base + k] = T_READY;
+        for (int k = 0; k < lanes && !b.fault; ++k)
+            if (b.state[base + k] == T_READY) {
+                b.state[base + k] = T_RUNNING;
+                set_thread(v, b, base + k);
+                to_runner(w, b.runner_of[base + k]);
+                ran = true;
+            }
+        if (b.fault)
+            return ran;
+    }
+}
+
+/* After a runner comes back: if the thread it ran waits at a step, its warp
+   may now be able to go on (run_warp_steps). */
+inline bool after_run(worker &w, block_state &b, thread_view &v, runner *r)
+{
+    const int t = r->thread;
+    return t >= 0 && !b.fault && b.state[t] == T_STEP && run_warp_steps(w, b, v, t);
+}
+
 /* Runs one block to completion: cudaSuccess, cudaErrorLaunchFailure (a
    divergent barrier, reported) or cudaErrorMemoryAllocation (no stack for a
    thread, reported). */
@@ -2022,10 +2087,12 @@ inline cudaError_t run_block(worker &w, launch_job &job, uint64_t linear)
         b.tid_shape = job.block;
     }
     b.rng = (runtime_state().seed ^ (linear * 0x9E3779B97F4A7C15ull)) | 1u;
-    for (int i = 0; i < n; ++i) {
-        b.state[i] = T_NEW;
-        b.runner_of[i] = NULL;
-        b.order[i] = schedule == 1 ? n - 1 - i : i;
+    /* (runner_of is not cleared: it is read only for threads that have started) */
+    memset(b.state, T_NEW, static_cast<size_t>(n));
+    if (schedule != 0 || b.order_forward < n) {
+        for (int i = 0; i < n; ++i)
+            b.order[i] = schedule == 1 ? n - 1 - i : i;
+        b.order_forward = schedule == 0 ? n : 0;
     }
     for (int i = 0; i < 32; ++i)
         b.warp_arrived[i] = 0;
@@ -2050,14 +2117,19 @@ inline cudaError_t run_block(worker &w, launch_job &job, uint64_t linear)
                 }
                 b.next_new = k;
                 to_runner(w, r);
+                after_run(w, b, v, r);
                 ran = true;
             } else if (b.state[i] == T_READY) {
                 b.state[i] = T_RUNNING;
                 set_thread(v, b, i);
-                to_runner(w, b.runner_of[i]);
+                runner *r = b.runner_of[i];
+                to_runner(w, r);
+                after_run(w, b, v, r);
                 ran = true;
+            } else if (b.state[i] == T_STEP) {
+                ran |= run_warp_steps(w, b, v, i);
             }
-            if (b.fault)
+            if (b.fault || b.done == n) /* a block with no barrier ends in its first runner */
                 break;
         }
         if (b.fault) {
@@ -2135,6 +2207,7 @@ inline worker &this_worker()
         v.w = owner.w = new worker();
         v.w->block = new block_state();
         v.w->block->tid_shape = dim3(0, 0, 0);
+        v.w->block->order_forward = 0;
         v.w->dynamic_shared = NULL;
         v.w->dynamic_shared_bytes = 0;
         v.w->sched_fake = NULL;
@@ -5216,6 +5289,14 @@ inline void volatile_turn()
     spin_point(*v.w);
 }
 } // namespace gpuh_sim_impl
+inline void gpuh_sim_warp_step()
+{
+    gpuh_sim_impl::thread_view &v = gpuh_sim_impl::thread_state();
+    if (v.w == NULL || v.w->current == NULL || gpuh_sim_impl::runtime_state().schedule != 0)
+        return; /* not in a kernel, or a schedule that shows a missing __syncwarp */
+    v.w->block->state[v.lin] = gpuh_sim_impl::T_STEP;
+    gpuh_sim_impl::to_scheduler(*v.w, v.w->current);
+}
 inline void __nanosleep(unsigned ns)
 {
     (void)ns;

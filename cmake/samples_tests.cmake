@@ -11,6 +11,9 @@
 #   sim.surface              tests/test_sim_surface.cu: every vector type, every Math API intrinsic,
 #                            volatile qualifiers and casts (the same file runs on a GPU as gpu.sim_surface)
 #   sim.graphs               tests/test_sim_graphs.cu: CUDA graphs (capture, explicit, conditional, memory)
+#   sim.warpsync[.reverse]   tests/test_sim_warpsync.cu: lanes of a warp sharing plain shared memory with
+#                            no __syncwarp read what the others wrote, as in a converged warp; under
+#                            GPUH_SIM_SCHEDULE=reverse the missing __syncwarp shows
 #   sim.simcc.c              a C main (compiled as C) with its kernels in a .cu file
 #   samples.<name>           NVIDIA's cuda-samples, a regression subset vendored unedited
 #                            in tests/samples/vendored (label samples; the whole set:
@@ -84,6 +87,13 @@ gpuh_sim_test(sim.surface ${CMAKE_CURRENT_BINARY_DIR}/sim_surface${CMAKE_EXECUTA
 # CUDA graphs: stream capture, graphs built by hand, conditional nodes, graph memory.
 gpuh_simcc_program(sim_graphs SOURCES ${src}/tests/test_sim_graphs.cu FLAGS -I${src} ${gpuh_c_warnings})
 gpuh_sim_test(sim.graphs ${CMAKE_CURRENT_BINARY_DIR}/sim_graphs${CMAKE_EXECUTABLE_SUFFIX} EXPECT "test_sim_graphs: PASS")
+
+# Warp-synchronous shared memory: gpuh-simcc's warp steps (simulator only: CUDA promises nothing there).
+gpuh_simcc_program(sim_warpsync SOURCES ${src}/tests/test_sim_warpsync.cu FLAGS -I${src}/tests ${gpuh_c_warnings})
+set(sim_warpsync ${CMAKE_CURRENT_BINARY_DIR}/sim_warpsync${CMAKE_EXECUTABLE_SUFFIX})
+gpuh_sim_test(sim.warpsync ${sim_warpsync} EXPECT "test_sim_warpsync: PASS")
+gpuh_sim_test(sim.warpsync.reverse ${sim_warpsync} ENV GPUH_SIM_SCHEDULE=reverse
+              EXPECT "a missing __syncwarp exposed.*test_sim_warpsync: PASS")
 
 gpuh_simcc_program(sim_c_main SOURCES ${src}/tests/sim_c_main.c ${src}/tests/sim_c_kernels.cu
                    FLAGS -I${src} -std=c99 ${gpuh_c_warnings})
