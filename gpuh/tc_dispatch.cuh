@@ -234,17 +234,18 @@ static inline gpuh_impl_tc_choice gpuh_impl_tc_choose(size_t M, size_t N, size_t
     return best;
 }
 
-/* The launch of the sm_90a kernel in clusters of `ranks` blocks of 384
-   threads (a launch attribute: __cluster_dims__ would fix the size, and
-   not build for the targets without clusters, which hold the empty body
-   too). */
+/* The launch of the sm_90a kernel in clusters of `ranks` blocks of
+   GPUH_IMPL_TC_WGMMA_THREADS (a launch attribute: __cluster_dims__ would
+   fix the size, and not build for the targets without clusters, which
+   hold the empty body too). */
 static inline cudaLaunchConfig_t gpuh_impl_tc_config(size_t blocks, int ranks, int smem, cudaStream_t stream,
                                                      cudaLaunchAttribute *cluster)
 {
     cudaLaunchConfig_t cfg = {};
     cluster->id = cudaLaunchAttributeClusterDimension;
     cluster->val.clusterDim.x = (unsigned)ranks, cluster->val.clusterDim.y = 1, cluster->val.clusterDim.z = 1;
-    cfg.gridDim = dim3((unsigned)blocks), cfg.blockDim = dim3(384), cfg.dynamicSmemBytes = (size_t)smem;
+    cfg.gridDim = dim3((unsigned)blocks), cfg.blockDim = dim3(GPUH_IMPL_TC_WGMMA_THREADS);
+    cfg.dynamicSmemBytes = (size_t)smem;
     cfg.stream = stream, cfg.attrs = cluster, cfg.numAttrs = 1;
     return cfg;
 }

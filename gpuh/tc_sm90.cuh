@@ -66,10 +66,45 @@
 #define GPUH_IMPL_TC_BN 256        /* the wide tile's columns */
 #define GPUH_IMPL_TC_BN_NARROW 128 /* the narrow tile's */
 #define GPUH_IMPL_TC_STAGES(bn) ((bn) == GPUH_IMPL_TC_BN ? 4 : 6)
-#define GPUH_IMPL_TC_A_BYTES (GPUH_IMPL_TC_BM * 128) /* a slice is 128 bytes of K: 64 halves, 32 floats */
-#define GPUH_IMPL_TC_STAGE_BYTES(bn) (GPUH_IMPL_TC_A_BYTES + (bn) * 128)
-/* the stages, their 2 mbarriers each, and room to align the stages to 1024 bytes (the swizzle's period) */
-#define GPUH_IMPL_TC_SMEM(bn) (GPUH_IMPL_TC_STAGES(bn) * (GPUH_IMPL_TC_STAGE_BYTES(bn) + 16) + 1024)
+/* Bytes of one row of a slice in shared memory: the width of the 128-byte
+   swizzle that TMA writes and wgmma reads (its widest, the one without bank
+   conflicts), so a slice is 128 bytes of K: 64 halves or 32 floats. */
+#define GPUH_IMPL_TC_ROW_BYTES 128
+/* The swizzle's period, in bytes: 8 rows of 128; a stage starts on a
+   multiple of it, and the next 8 rows of a K-major operand are this far on
+   (a descriptor's stride offset). */
+#define GPUH_IMPL_TC_SWIZZLE_BYTES 1024
+#define GPUH_IMPL_TC_A_BYTES (GPUH_IMPL_TC_BM * GPUH_IMPL_TC_ROW_BYTES) /* op(A)'s slice: 128 rows (M) of 128 bytes */
+#define GPUH_IMPL_TC_STAGE_BYTES(bn) (GPUH_IMPL_TC_A_BYTES + (bn) * GPUH_IMPL_TC_ROW_BYTES)
+/* Bytes of an mbarrier (a 64-bit word in shared memory); each stage has two. */
+#define GPUH_IMPL_TC_MBAR_BYTES 8
+/* the stages, their 2 mbarriers each, and room to align the stages to the swizzle's period */
+#define GPUH_IMPL_TC_SMEM(bn)                                                                   \
+    (GPUH_IMPL_TC_STAGES(bn) * (GPUH_IMPL_TC_STAGE_BYTES(bn) + 2 * GPUH_IMPL_TC_MBAR_BYTES) + \
+     GPUH_IMPL_TC_SWIZZLE_BYTES)
+/* The block, in warp groups of 128 threads (4 warps: wgmma's unit, the
+   threads that issue one product together, 64 rows of it): warp group 0
+   the copier, 1 and 2 the multipliers, each on 64 of the tile's 128 rows.
+   The launcher's blockDim and the kernel's __launch_bounds__. */
+#define GPUH_IMPL_TC_WARPGROUP 128
+#define GPUH_IMPL_TC_WG_ROWS 64 /* a multiplier warp group's rows of the tile: wgmma's M */
+#define GPUH_IMPL_TC_MULTIPLIERS (GPUH_IMPL_TC_BM / GPUH_IMPL_TC_WG_ROWS) /* 2 warp groups */
+#define GPUH_IMPL_TC_MULT_THREADS (GPUH_IMPL_TC_MULTIPLIERS * GPUH_IMPL_TC_WARPGROUP) /* 256 */
+#define GPUH_IMPL_TC_WGMMA_THREADS (GPUH_IMPL_TC_WARPGROUP + GPUH_IMPL_TC_MULT_THREADS)     /* 384 */
+/* setmaxnreg's registers per thread (multiples of 8, 24 to 256). The block
+   starts with 168 each (__launch_bounds__(384, 1): 65536 / 384 rounded down
+   to 8) and moves them between its roles: the copier's warp group, whose
+   one working thread keeps only its walk, addresses and counters, drops
+   to 40; the multipliers then take the most that the 65536 registers of
+   the SM leave them, (65536 - 128 · 40) / 256 = 236 rounded down to 8, for
+   a wide tile's 128 accumulators and the RS form's 32 fragment registers
+   beside the addresses and the epilogue's. */
+#define GPUH_IMPL_TC_COPIER_REGS 40
+#define GPUH_IMPL_TC_MULT_REGS 232
+/* The multipliers' named barrier (bar.sync id): their 256 threads meet on
+   it without the copier, which may be waiting on a stage (barrier 0 is
+   __syncthreads', the whole block's). */
+#define GPUH_IMPL_TC_MULT_BARRIER 1
 
 #ifndef GPUH_SIM
 /* wgmma's accumulator operands: the first 64 (the narrow tile's thread
@@ -116,7 +151,7 @@
 static __device__ __forceinline__ unsigned long long gpuh_impl_tc_desc(unsigned addr, unsigned lead)
 {
     return (unsigned long long)((addr & 0x3ffff) >> 4) | (unsigned long long)(lead >> 4) << 16 |
-           (unsigned long long)(1024 >> 4) << 32 | 1ull << 62;
+           (unsigned long long)(GPUH_IMPL_TC_SWIZZLE_BYTES >> 4) << 32 | 1ull << 62;
 }
 
 /* d += A·B, one instruction: m64nBNk16 for bfloat16 / fp16, m64nBNk8 for
@@ -433,6 +468,13 @@ static __host__ __device__ __forceinline__ unsigned gpuh_impl_tc_holder(const gp
     return ((s + 1) * w.units - 1) / ((unsigned)(w.tiles - w.dp) * (unsigned)ktiles);
 }
 
+/* What a segment of a block's walk is to its tile (gpuh_impl_tc_walk::role),
+   which decides the segment's epilogue: a whole tile (all of K) stores its
+   C; a partial (it stops short of K) leaves its sums for the tile's owner;
+   an owned tile (from the middle of K to its end) adds the partials of the
+   blocks before it, then stores C. */
+enum gpuh_impl_tc_role { GPUH_IMPL_TC_WHOLE = 0, GPUH_IMPL_TC_PARTIAL = 1, GPUH_IMPL_TC_OWNED = 2 };
+
 /* The walk of block `block` (of `grid`) over its share, one segment (a tile
    and its k-slices [k0, k1) of ktiles) per next(): its whole tiles, then
    its segments of the shared part, last tile first. One 64-bit counter,
@@ -472,18 +514,17 @@ struct gpuh_impl_tc_walk {
         state = tile > s0 / kt ? state - 1 : state & ~0xffffffffull;
         return true;
     }
-    /* What the segment next() returned last is: 0 a whole tile, 1 a partial
-       (it stops short of K), 2 an owned tile (from the middle to K);
-       worked out again from the counter, so that nothing of the segment
-       stays in registers meanwhile. */
-    __host__ __device__ int role(const gpuh_impl_tc_work &w, int ktiles) const
+    /* What the segment next() returned last is (gpuh_impl_tc_role), worked
+       out again from the counter, so that nothing of the segment stays in
+       registers meanwhile. */
+    __host__ __device__ gpuh_impl_tc_role role(const gpuh_impl_tc_work &w, int ktiles) const
     {
         if (!(state >> 63))
-            return 0;
+            return GPUH_IMPL_TC_WHOLE;
         const unsigned kt = (unsigned)ktiles, u = (unsigned)(state >> 32 & 0x7fffffffull), next = (unsigned)state;
         const unsigned s0 = gpuh_impl_tc_share(w, ktiles, u), s1 = gpuh_impl_tc_share(w, ktiles, u + 1);
         const unsigned first = (next > 0 ? next : s0 / kt) * kt;
-        return s1 < first + kt ? 1 : s0 > first ? 2 : 0;
+        return s1 < first + kt ? GPUH_IMPL_TC_PARTIAL : s0 > first ? GPUH_IMPL_TC_OWNED : GPUH_IMPL_TC_WHOLE;
     }
 };
 
@@ -504,14 +545,15 @@ static __device__ __forceinline__ void gpuh_impl_tc_tile(unsigned long long tile
    block r of cluster c (of n blocks) keeps its BN / 2 accumulators at
    w.partial[n·c + r][j][i] in float4s
    (j = 0 .. BN / 8 - 1: each warp's stores and loads are 512 contiguous
-   bytes), at L2 (.cg). The 256 threads meet at named barrier 1 (the copier
-   warp group is not in it); thread 0 then publishes the partial with a
-   release at GPU scope (its fence orders the others' stores, seen through
-   the barrier, before the flag) or, on the other side, acquires each flag
-   before the barrier lets the others read. The cluster's index and the
-   block's place in it are read where they are used (an asm volatile,
-   which the compiler cannot hoist): addresses computed from them ahead of
-   the main loop would hold registers the accumulators need. */
+   bytes), at L2 (.cg). The 256 threads meet at their named barrier
+   (gpuh_impl_tc_mult_sync: the copier warp group is not in it); thread
+   0 then publishes the partial with a release at GPU scope (its fence
+   orders the others' stores, seen through the barrier, before the flag)
+   or, on the other side, acquires each flag before the barrier lets the
+   others read. The cluster's index and the block's place in it are read
+   where they are used (an asm volatile, which the compiler cannot hoist):
+   addresses computed from them ahead of the main loop would hold
+   registers the accumulators need. */
 static __device__ __forceinline__ unsigned gpuh_impl_tc_cluster(void)
 {
     unsigned c;
@@ -539,16 +581,25 @@ static __device__ __forceinline__ void gpuh_impl_tc_block_tile(unsigned long lon
     gpuh_impl_tc_tile(tile, (unsigned)((M + unit - 1) / unit), tiles_n, unit, bn, m0, n0);
     m0 += GPUH_IMPL_TC_BM * (int)gpuh_impl_tc_rank();
 }
+/* The multipliers' barrier: their 256 threads wait for each other on
+   GPUH_IMPL_TC_MULT_BARRIER (the copier's warp group takes no part), and
+   their memory operations before it are seen by each other after. */
+static __device__ __forceinline__ void gpuh_impl_tc_mult_sync(void)
+{
+    asm volatile("bar.sync %0, %1;\n" ::"n"(GPUH_IMPL_TC_MULT_BARRIER), "n"(GPUH_IMPL_TC_MULT_THREADS) : "memory");
+}
+/* Leaves this block's partial (thread i's d, i = 0 .. 255 of the
+   multipliers) in w.partial and flags it as written. */
 template <int BN>
 static __device__ __forceinline__ void gpuh_impl_tc_partial_put(const gpuh_impl_tc_work &w, const float (&d)[BN / 2],
                                                                 int i)
 {
     const unsigned block = gpuh_impl_tc_ranks() * gpuh_impl_tc_cluster() + gpuh_impl_tc_rank();
-    float4 *slot = reinterpret_cast<float4 *>(w.partial) + (size_t)block * (BN / 8) * 256 + i;
+    float4 *slot = reinterpret_cast<float4 *>(w.partial) + (size_t)block * (BN / 8) * GPUH_IMPL_TC_MULT_THREADS + i;
 #pragma unroll
     for (int j = 0; j < BN / 8; ++j)
-        __stcg(slot + 256 * j, make_float4(d[4 * j], d[4 * j + 1], d[4 * j + 2], d[4 * j + 3]));
-    asm volatile("bar.sync 1, 256;\n" ::: "memory");
+        __stcg(slot + GPUH_IMPL_TC_MULT_THREADS * j, make_float4(d[4 * j], d[4 * j + 1], d[4 * j + 2], d[4 * j + 3]));
+    gpuh_impl_tc_mult_sync();
     if (i == 0)
         asm volatile("fence.acq_rel.gpu;\n"
                      "st.relaxed.gpu.global.u32 [%0], 1;\n" ::"l"(w.flags + block)
@@ -567,11 +618,12 @@ template <int BN>
 static __device__ __forceinline__ void gpuh_impl_tc_partial_add(const gpuh_impl_tc_work &w, int ktiles,
                                                                 float (&d)[BN / 2], int i, float4 *stash)
 {
-    static_assert(GPUH_IMPL_TC_STAGES(BN) * GPUH_IMPL_TC_STAGE_BYTES(BN) >= 256 * (BN / 8) * 16, "the stash fits");
-    asm volatile("bar.sync 1, 256;\n" ::: "memory"); /* the other warp group's wgmmas have read the stages */
+    static_assert(GPUH_IMPL_TC_STAGES(BN) * GPUH_IMPL_TC_STAGE_BYTES(BN) >= GPUH_IMPL_TC_MULT_THREADS * (BN / 8) * 16,
+                  "the stash fits");
+    gpuh_impl_tc_mult_sync(); /* the other warp group's wgmmas have read the stages */
 #pragma unroll
     for (int j = 0; j < BN / 8; ++j)
-        stash[256 * j + i] = make_float4(d[4 * j], d[4 * j + 1], d[4 * j + 2], d[4 * j + 3]);
+        stash[GPUH_IMPL_TC_MULT_THREADS * j + i] = make_float4(d[4 * j], d[4 * j + 1], d[4 * j + 2], d[4 * j + 3]);
     /* (with d in the stash, its registers are free for these divisions) */
     const unsigned cluster = gpuh_impl_tc_cluster(), ranks = gpuh_impl_tc_ranks(), rank = gpuh_impl_tc_rank();
     const unsigned first =
@@ -585,236 +637,432 @@ static __device__ __forceinline__ void gpuh_impl_tc_partial_add(const gpuh_impl_
                              : "l"(w.flags + ranks * b + rank)
                              : "memory");
         }
-    asm volatile("bar.sync 1, 256;\n" ::: "memory");
+    gpuh_impl_tc_mult_sync(); /* thread 0 has seen every flag: the partials are there */
     for (unsigned b = first; b < cluster; ++b) {
-        const float4 *slot =
-            reinterpret_cast<const float4 *>(w.partial) + (size_t)(ranks * b + rank) * (BN / 8) * 256 + i;
+        const float4 *slot = reinterpret_cast<const float4 *>(w.partial) +
+                             (size_t)(ranks * b + rank) * (BN / 8) * GPUH_IMPL_TC_MULT_THREADS + i;
         for (int j = 0; j < BN / 8; ++j) {
-            const float4 v = __ldcg(slot + 256 * j);
-            float4 &t = stash[256 * j + i];
+            const float4 v = __ldcg(slot + GPUH_IMPL_TC_MULT_THREADS * j);
+            float4 &t = stash[GPUH_IMPL_TC_MULT_THREADS * j + i];
             t.x += v.x, t.y += v.y, t.z += v.z, t.w += v.w;
         }
     }
 #pragma unroll
     for (int j = 0; j < BN / 8; ++j) {
-        const float4 v = stash[256 * j + i];
+        const float4 v = stash[GPUH_IMPL_TC_MULT_THREADS * j + i];
         d[4 * j] = v.x, d[4 * j + 1] = v.y, d[4 * j + 2] = v.z, d[4 * j + 3] = v.w;
     }
 }
+
+/* ---- The kernel's parts, in the order a block runs them: the ring of
+   stages set up, the copier's loads, the multipliers' products slice by
+   slice, the split-K roles, the epilogue (CUTLASS's sm90 collectives split
+   a warp-specialised kernel the same way). Each is inlined into the one
+   kernel body: the parts share its registers, not a call's. */
+
+/* setmaxnreg's counts: what the roles hold together fits in the SM's 65536 registers */
+static_assert(GPUH_IMPL_TC_WARPGROUP * GPUH_IMPL_TC_COPIER_REGS +
+                  GPUH_IMPL_TC_MULT_THREADS * GPUH_IMPL_TC_MULT_REGS <= 65536,
+              "the roles' registers fit in the SM's register file");
+/* wgmma instructions per slice: the slice's 128 bytes of K are 4 of
+   wgmma's K (k16 of a 16-bit type, k8 of TF32: 32 bytes each). */
+#define GPUH_IMPL_TC_SLICE_STEPS 4
+/* How far one of those steps moves in shared memory, in bytes: 32 along
+   the 128-byte rows of a K-major operand; 16 rows of K (a 16-bit type's
+   k16) of an MN-major one. */
+#define GPUH_IMPL_TC_STEP_K_MAJOR 32
+#define GPUH_IMPL_TC_STEP_MN_MAJOR (16 * GPUH_IMPL_TC_ROW_BYTES)
+/* A K-major descriptor's leading byte offset: unused by the 128-byte
+   swizzle (its rows are whole), given as 16 (encoded 1). */
+#define GPUH_IMPL_TC_LEAD_UNUSED 16
+
+/* The RS form is TF32 with op_a = T (op(A)'s fragments from registers,
+   gpuh_impl_tc_rs_slice); every other instance takes both operands from
+   shared memory. */
+template <typename TIn, bool TA> static __device__ __forceinline__ constexpr bool gpuh_impl_tc_rs_form(void)
+{
+    return sizeof(TIn) == 4 && TA;
+}
+
+/* The ring of GPUH_IMPL_TC_STAGES(BN) stages in the block's shared memory
+   (shared-space addresses): stage s's op(A) slice at stage(s), its op(B)
+   slice GPUH_IMPL_TC_A_BYTES on, and its mbarriers full(s) (the stage's
+   copies have landed: one arrival, the copier's, and the bytes) and
+   empty(s) (the multipliers of every block that copies into it are done
+   with it). The stages start on the swizzle's period (the dynamic shared
+   memory has GPUH_IMPL_TC_SWIZZLE_BYTES to spare for it); the mbarriers
+   follow the last stage. */
+template <int BN> struct gpuh_impl_tc_ring {
+    unsigned base, full0, empty0;
+    __device__ __forceinline__ explicit gpuh_impl_tc_ring(const unsigned char *s_raw)
+        : base(((unsigned)__cvta_generic_to_shared(s_raw) + (GPUH_IMPL_TC_SWIZZLE_BYTES - 1u)) &
+               ~(GPUH_IMPL_TC_SWIZZLE_BYTES - 1u)),
+          full0(base + GPUH_IMPL_TC_STAGES(BN) * GPUH_IMPL_TC_STAGE_BYTES(BN)),
+          empty0(full0 + GPUH_IMPL_TC_STAGES(BN) * GPUH_IMPL_TC_MBAR_BYTES)
+    {
+    }
+    __device__ __forceinline__ unsigned stage(unsigned s) const { return base + s * GPUH_IMPL_TC_STAGE_BYTES(BN); }
+    __device__ __forceinline__ unsigned full(unsigned s) const { return full0 + GPUH_IMPL_TC_MBAR_BYTES * s; }
+    __device__ __forceinline__ unsigned empty(unsigned s) const { return empty0 + GPUH_IMPL_TC_MBAR_BYTES * s; }
+};
+
+/* Both blocks of a cluster meet here, every thread of each (whole warps:
+   the cluster barrier is .aligned); release and acquire, so what either
+   did to its shared memory before is seen by the other after. */
+static __device__ __forceinline__ void gpuh_impl_tc_cluster_sync(void)
+{
+    __syncwarp();
+    asm volatile("barrier.cluster.arrive.release.aligned;\n"
+                 "barrier.cluster.wait.acquire.aligned;\n" ::: "memory");
+}
+
+/* The ring's mbarriers initialised by thread 0, then the cluster's meeting:
+   both blocks' barriers are ready before either block's copier or
+   multipliers use them (a copier multicasts into, and a multiplier
+   arrives on, the other block's too). "empty" counts one arrival per
+   multiplying warp of each block of the cluster. */
+template <int BN> static __device__ __forceinline__ void gpuh_impl_tc_ring_start(const gpuh_impl_tc_ring<BN> &ring)
+{
+    if (threadIdx.x == 0) {
+        for (int s = 0; s < GPUH_IMPL_TC_STAGES(BN); ++s) {
+            asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;\n" ::"r"(ring.full(s)));
+            asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(ring.empty(s)),
+                         "r"(GPUH_IMPL_TC_MULT_THREADS / 32 * gpuh_impl_tc_ranks()));
+        }
+        asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+    }
+    gpuh_impl_tc_cluster_sync();
+}
+
+/* The load of one slice (k0 .. k0 + bk - 1 of K) of tile (m0, n0) into the
+   stage at sa, completing on its "full" mbarrier: the arrival that expects
+   the stage's bytes, op(A)'s 128 rows (M) and this block's share of op(B)'s
+   BN rows (N), multicast into both blocks of a cluster of 2 (block `rank`
+   of `ranks` copies boxes [rank·boxes / ranks, (rank + 1)·boxes / ranks)).
+   Box shapes, in elements: op(A) K-major, one box of bk (K) × 128 (M);
+   M-major (TA), 128 / bk boxes of bk (M: 128 bytes) × bk (K); op(B)
+   K-major (TB), 2 boxes of bk (K) × BN / 2 (N); N-major, BN / 64 boxes of
+   64 (N) × bk (K). */
+template <typename TIn, bool TA, bool TB, int BN>
+static __device__ __forceinline__ void gpuh_impl_tc_load_slice(const CUtensorMap *map_a, const CUtensorMap *map_b,
+                                                               unsigned sa, unsigned full, int m0, int n0, int k0,
+                                                               int rank, int ranks)
+{
+    const int bk = GPUH_IMPL_TC_ROW_BYTES / (int)sizeof(TIn); /* elements of K per slice */
+    const int boxes = TB ? 2 : BN / 64;
+    const unsigned sb = sa + GPUH_IMPL_TC_A_BYTES;
+    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(full),
+                 "r"(GPUH_IMPL_TC_STAGE_BYTES(BN))
+                 : "memory");
+    if (TA)
+        for (int i = 0; i < GPUH_IMPL_TC_BM / bk; ++i)
+            gpuh_impl_tma_load(sa + i * bk * GPUH_IMPL_TC_ROW_BYTES, map_a, m0 + bk * i, k0, full);
+    else
+        gpuh_impl_tma_load(sa, map_a, k0, m0, full);
+    for (int j = rank * boxes / ranks; j < (rank + 1) * boxes / ranks; ++j) {
+        const unsigned dst = sb + j * (TB ? BN / 2 : bk) * GPUH_IMPL_TC_ROW_BYTES;
+        const int c0 = TB ? k0 : n0 + 64 * j, c1 = TB ? n0 + BN / 2 * j : k0;
+        if (ranks == 2)
+            gpuh_impl_tma_load_pair(dst, map_b, c0, c1, full);
+        else
+            gpuh_impl_tma_load(dst, map_b, c0, c1, full);
+    }
+}
+
+/* The copier (one thread of warp group 0): walks the cluster's share of
+   the work as the multipliers do, and for each slice of each segment waits
+   until the multipliers are done with the stage's last use, then loads the
+   slice into it. `it` counts slices across segments: slice it uses stage
+   it % STAGES in that stage's (it / STAGES)-th round, whose parity is the
+   mbarriers' phase. */
+template <typename TIn, typename TOut, bool TA, bool TB, int BN>
+static __device__ __forceinline__ void gpuh_impl_tc_copier(const CUtensorMap *map_a, const CUtensorMap *map_b,
+                                                           const gpuh_impl_tc_args<TIn, TOut> &p,
+                                                           const gpuh_impl_tc_work &sk, gpuh_impl_tc_walk &walk,
+                                                           unsigned long long &tile, int &kb, int &ke,
+                                                           const gpuh_impl_tc_ring<BN> &ring, int ktiles,
+                                                           unsigned tiles_n)
+{
+    const int ranks = (int)gpuh_impl_tc_ranks(), rank = (int)gpuh_impl_tc_rank();
+    const int bk = GPUH_IMPL_TC_ROW_BYTES / (int)sizeof(TIn);
+    unsigned it = 0;
+    while (walk.next(sk, gridDim.x / ranks, ktiles, tile, kb, ke)) {
+        int m0, n0;
+        gpuh_impl_tc_block_tile(tile, p.M, tiles_n, BN, m0, n0);
+        for (int kt = kb; kt < ke; ++kt, ++it) {
+            const unsigned s = it % GPUH_IMPL_TC_STAGES(BN);
+            const int k0 = kt * bk;
+            if (it >= GPUH_IMPL_TC_STAGES(BN)) /* the stage's last round is done with */
+                gpuh_impl_mbar_wait(ring.empty(s), (it / GPUH_IMPL_TC_STAGES(BN) - 1) & 1);
+            gpuh_impl_tc_load_slice<TIn, TA, TB, BN>(map_a, map_b, ring.stage(s), ring.full(s), m0, n0, k0, rank,
+                                                     ranks);
+        }
+    }
+}
+
+/* One slice of the product in the SS form for multiplier warp group c: d
+   (its 64 × BN) += op(A)'s rows [64·c, 64·c + 64) of the stage at sa times
+   op(B)'s slice at sb, GPUH_IMPL_TC_SLICE_STEPS wgmmas committed as one
+   group; then the group before is retired (wgmma.wait_group 1): one group
+   stays in flight, this slice's, while the previous slice's has finished
+   and its stage may go back to the copiers. op(A) M-major (TA): warp group
+   c's 64 rows are its box of bk (M) × bk (K), the next 64 of M a box on
+   (the leading offset); K-major: 64 rows of 128 bytes on. */
+template <typename TIn, bool TA, bool TB, int BN>
+static __device__ __forceinline__ void gpuh_impl_tc_ss_slice(float (&d)[BN / 2], unsigned sa, unsigned sb, int c)
+{
+    const int bk = GPUH_IMPL_TC_ROW_BYTES / (int)sizeof(TIn);
+    const unsigned box = bk * GPUH_IMPL_TC_ROW_BYTES; /* an MN-major box: bk rows of K */
+    asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
+#pragma unroll
+    for (int kk = 0; kk < GPUH_IMPL_TC_SLICE_STEPS; ++kk) {
+        const unsigned long long da =
+            TA ? gpuh_impl_tc_desc(sa + c * box + kk * GPUH_IMPL_TC_STEP_MN_MAJOR, box)
+               : gpuh_impl_tc_desc(sa + c * GPUH_IMPL_TC_WG_ROWS * GPUH_IMPL_TC_ROW_BYTES +
+                                       kk * GPUH_IMPL_TC_STEP_K_MAJOR,
+                                   GPUH_IMPL_TC_LEAD_UNUSED);
+        const unsigned long long db =
+            TB ? gpuh_impl_tc_desc(sb + kk * GPUH_IMPL_TC_STEP_K_MAJOR, GPUH_IMPL_TC_LEAD_UNUSED)
+               : gpuh_impl_tc_desc(sb + kk * GPUH_IMPL_TC_STEP_MN_MAJOR, box);
+        gpuh_impl_wgmma<TA, TB>(d, da, db, TIn());
+    }
+    asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
+    asm volatile("wgmma.wait_group.sync.aligned 1;\n" ::: "memory");
+}
+
+/* Where a thread of a multiplier warp group reads its RS fragments
+   (gpuh_impl_tc_rs_slice), as offsets into a stage: lo and hi, its row
+   pair at k = q and k = q + 4 of the slice's first k8 step; row, the
+   first of the pair, of the warp group's 64 (the kernel works them out,
+   where the multiplier's lane and warp are). */
+struct gpuh_impl_tc_rs_place {
+    unsigned lo, hi;
+    int row;
+};
+
+/* The product of one segment (`slices` slices of one tile, from stage
+   it % STAGES on) for multiplier warp group c: d, zeroed first, holds its
+   64 × BN when this returns, every wgmma retired; it counts the slices on.
+   Each slice waits on its stage's "full", multiplies (SS form, or the RS
+   form's fragments alternating between fa and fb slice by slice), and
+   gives the stage before back (lane 0 of each warp arrives on "empty"),
+   the last stage once the last group is retired. Where C is read (beta
+   != 0, C as stored, SS form), the warp asks the L2 for its rows of C
+   GPUH_IMPL_TC_PREFETCH_SLICES slices before the end. */
+template <typename TIn, typename TOut, bool TA, bool TB, int BN>
+static __device__ __forceinline__ void gpuh_impl_tc_mult_segment(float (&d)[BN / 2], unsigned (&fa)[4][4],
+                                                                unsigned (&fb)[4][4], unsigned &it, int slices,
+                                                                const gpuh_impl_tc_args<TIn, TOut> &p,
+                                                                const gpuh_impl_tc_ring<BN> &ring,
+                                                                const gpuh_impl_tc_rs_place &at, int m0, int n0,
+                                                                int c, int w, int lane)
+{
+    const bool rs = gpuh_impl_tc_rs_form<TIn, TA>();
+#pragma unroll
+    for (int i = 0; i < BN / 2; ++i)
+        d[i] = 0.0f;
+    /* where C is read, the slice at which its lines are asked of the L2 */
+    const int ask_c = p.beta == 0.0f || p.ct || rs           ? -1
+                      : slices > GPUH_IMPL_TC_PREFETCH_SLICES ? slices - GPUH_IMPL_TC_PREFETCH_SLICES
+                                                              : 0;
+    /* j counts from 0 (not the segment's first slice of K), which keeps
+       ptxas's proof that no other instruction writes d while wgmmas are in
+       flight (else it serialises them), and the segment's bounds out of the
+       registers */
+    for (int j = 0; j < slices; ++j, ++it) {
+        const unsigned s = it % GPUH_IMPL_TC_STAGES(BN);
+        if (j == ask_c)
+            gpuh_impl_tc_prefetch_c<BN>(p.C, p.ldc, p.M, p.N,
+                                        (size_t)m0 + GPUH_IMPL_TC_WG_ROWS * c + 16 * w, (size_t)n0, lane);
+        gpuh_impl_mbar_wait(ring.full(s), (it / GPUH_IMPL_TC_STAGES(BN)) & 1);
+        const unsigned sa = ring.stage(s), sb = sa + GPUH_IMPL_TC_A_BYTES;
+        if (rs) {
+            if (j & 1)
+                gpuh_impl_tc_rs_slice(d, fb, fa, sa + at.lo, sa + at.hi, sb);
+            else
+                gpuh_impl_tc_rs_slice(d, fa, fb, sa + at.lo, sa + at.hi, sb);
+        } else
+            gpuh_impl_tc_ss_slice<TIn, TA, TB, BN>(d, sa, sb, c);
+        if (j > 0 && lane == 0) /* the previous slice's group is retired */
+            gpuh_impl_tc_release(ring.empty((it + GPUH_IMPL_TC_STAGES(BN) - 1) % GPUH_IMPL_TC_STAGES(BN)));
+    }
+    asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory");
+    if (rs) {
+        gpuh_impl_tc_keep(fa);
+        gpuh_impl_tc_keep(fb);
+    }
+    if (lane == 0) /* the segment's last stage */
+        gpuh_impl_tc_release(ring.empty((it + GPUH_IMPL_TC_STAGES(BN) - 1) % GPUH_IMPL_TC_STAGES(BN)));
+}
+
+/* How much of a pair of adjacent elements of C a store covers, the codes
+   of gpuh_impl_tc_store2's `how`: the first alone (the second is past C's
+   edge), both by two stores, or both by one (C's rows keep the pair
+   aligned). */
+enum gpuh_impl_tc_cover { GPUH_IMPL_TC_COVER_ONE = 0, GPUH_IMPL_TC_COVER_TWO = 1, GPUH_IMPL_TC_COVER_PAIR = 2 };
+
+/* A warp group's 64 × BN of C stored as wgmma leaves it, edges checked
+   (any M, N, alignment): thread (g, q) holds, for j = 0 .. BN / 8 - 1, the
+   elements (r, 8j + 2q) and (r, 8j + 2q + 1) of rows r = r0 and r0 + r8
+   (d[4j + 2h], d[4j + 2h + 1]: h = 0, 1), a pair per store. pairs: C's
+   rows keep pairs aligned. */
+template <int BN, typename TOut>
+static __device__ __forceinline__ void gpuh_impl_tc_store_pairs(TOut *C, size_t ldc, size_t M, size_t N,
+                                                                const float (&d)[BN / 2], size_t r0, size_t r8,
+                                                                int n0, int q, float alpha, float beta, bool pairs)
+{
+#pragma unroll
+    for (int j = 0; j < BN / 8; ++j)
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {
+            const size_t i = r0 + r8 * h, jj = (size_t)n0 + 8 * j + 2 * q;
+            if (i < M && jj < N)
+                gpuh_impl_tc_store2(C + i * ldc + jj, d[4 * j + 2 * h], d[4 * j + 2 * h + 1], alpha, beta,
+                                    pairs && jj + 1 < N ? GPUH_IMPL_TC_COVER_PAIR
+                                    : jj + 1 < N        ? GPUH_IMPL_TC_COVER_TWO
+                                                        : GPUH_IMPL_TC_COVER_ONE);
+        }
+}
+/* The same 64 × BN stored transposed (C = the product's transpose, ldc
+   along the product's columns), for the RS form, whose thread holds rows
+   r0 and r0 + 1 (d[4j + v] and d[4j + 2 + v] at column 8j + 2q + v): a
+   pair of adjacent elements of C's row jj; a warp's store covers 8 such
+   pairs (two 32-byte sectors) in each of 4 rows. */
+template <int BN, typename TOut>
+static __device__ __forceinline__ void gpuh_impl_tc_store_pairs_t(TOut *C, size_t ldc, size_t M, size_t N,
+                                                                  const float (&d)[BN / 2], size_t r0, int n0, int q,
+                                                                  float alpha, float beta, bool pairs)
+{
+#pragma unroll
+    for (int j = 0; j < BN / 8; ++j)
+#pragma unroll
+        for (int v = 0; v < 2; ++v) {
+            const size_t jj = (size_t)n0 + 8 * j + 2 * q + v;
+            if (r0 < M && jj < N)
+                gpuh_impl_tc_store2(C + jj * ldc + r0, d[4 * j + v], d[4 * j + 2 + v], alpha, beta,
+                                    pairs && r0 + 1 < M ? GPUH_IMPL_TC_COVER_PAIR
+                                    : r0 + 1 < M        ? GPUH_IMPL_TC_COVER_TWO
+                                                        : GPUH_IMPL_TC_COVER_ONE);
+        }
+}
+
+/* The epilogue of multiplier warp group c on tile (m0, n0): C = alpha·d +
+   beta·C for its 64 rows, in whole lines where the tile lies inside C and
+   C's rows keep groups of 4 aligned (gpuh_impl_tc_store_lines), else pair
+   by pair; C stored transposed (ct) in the RS form. The rows thread (g, q)
+   holds are 16·w + g and + 8 of the warp group's 64, in the RS form
+   at.row and + 1. */
+template <typename TIn, typename TOut, bool TA, int BN>
+static __device__ __forceinline__ void gpuh_impl_tc_epilogue(const gpuh_impl_tc_args<TIn, TOut> &p,
+                                                             float (&d)[BN / 2], const gpuh_impl_tc_rs_place &at,
+                                                             int m0, int n0, int c, int w, int lane, int g, int q,
+                                                             bool pairs, bool lines)
+{
+    const bool rs = gpuh_impl_tc_rs_form<TIn, TA>();
+    const size_t r0 = (size_t)m0 + GPUH_IMPL_TC_WG_ROWS * c + (rs ? at.row : 16 * w + g), r8 = rs ? 1 : 8;
+    /* d as values of its own from here (each a use the compiler cannot see
+       through): without this, ptxas takes the exchanges of
+       gpuh_impl_tc_store_lines for reads of wgmma results in flight and
+       serialises every wgmma of the kernel (its warnings C7514, C7520) */
+#pragma unroll
+    for (int i = 0; i < BN / 2; ++i)
+        asm volatile("" : "+f"(d[i])::"memory");
+    if (!p.ct && !rs && lines && (size_t)m0 + GPUH_IMPL_TC_BM <= p.M && (size_t)n0 + BN <= p.N)
+        gpuh_impl_tc_store_lines<BN>(p.C, p.ldc, r0 - g, n0, d, lane, p.alpha, p.beta);
+    else if (!p.ct)
+        gpuh_impl_tc_store_pairs<BN>(p.C, p.ldc, p.M, p.N, d, r0, r8, n0, q, p.alpha, p.beta, pairs);
+    else if (rs)
+        gpuh_impl_tc_store_pairs_t<BN>(p.C, p.ldc, p.M, p.N, d, r0, n0, q, p.alpha, p.beta, pairs);
+}
+
 #endif /* __CUDA_ARCH_FEAT_SM90_ALL */
 
+/* The sm_90a kernel (the manual at the top of this section): blocks of
+   GPUH_IMPL_TC_WGMMA_THREADS, one per SM, in clusters of 1 or 2, dynamic
+   shared memory GPUH_IMPL_TC_SMEM(BN). Warp group 0 gives registers up
+   and copies (gpuh_impl_tc_copier); the multipliers take them and, a
+   segment at a time, multiply (gpuh_impl_tc_mult_segment), then by the
+   segment's role leave a partial, or add the partials and store C, or
+   store C (gpuh_impl_tc_epilogue). At the end every thread of both blocks
+   of a cluster meets, so that neither block leaves while the other may
+   still copy into its stages or arrive on its mbarriers. */
 template <typename TIn, typename TOut, bool TA, bool TB, int BN>
-__global__ void __launch_bounds__(384, 1)
+__global__ void __launch_bounds__(GPUH_IMPL_TC_WGMMA_THREADS, 1)
     gpuh_tc_wgmma_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
                          const gpuh_impl_tc_args<TIn, TOut> p, const gpuh_impl_tc_work sk)
 {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
     extern __shared__ unsigned char s_raw[];
-    const unsigned s_base = ((unsigned)__cvta_generic_to_shared(s_raw) + 1023u) & ~1023u;
-    const unsigned s_full = s_base + GPUH_IMPL_TC_STAGES(BN) * GPUH_IMPL_TC_STAGE_BYTES(BN); /* 8 bytes per stage */
-    const unsigned s_empty = s_full + GPUH_IMPL_TC_STAGES(BN) * 8;
-    const int bk = 128 / (int)sizeof(TIn); /* elements of K per slice */
+    const gpuh_impl_tc_ring<BN> ring(s_raw);
+    const int bk = GPUH_IMPL_TC_ROW_BYTES / (int)sizeof(TIn); /* elements of K per slice */
     const int ktiles = (int)((p.K + bk - 1) / bk);
     const unsigned tiles_n = (unsigned)((p.N + BN - 1) / BN);
-    const int wg = threadIdx.x / 128;
-
-    if (threadIdx.x == 0) {
-        for (int s = 0; s < GPUH_IMPL_TC_STAGES(BN); ++s) {
-            asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;\n" ::"r"(s_full + 8 * s));
-            /* the 8 multiplying warps of each block of the cluster arrive on "empty" */
-            asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(s_empty + 8 * s),
-                         "r"(8 * gpuh_impl_tc_ranks()));
-        }
-        asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
-    }
-    /* both blocks' barriers are initialised before either uses them (the
-       .aligned cluster barrier is executed by whole warps) */
-    __syncwarp();
-    asm volatile("barrier.cluster.arrive.release.aligned;\n"
-                 "barrier.cluster.wait.acquire.aligned;\n" ::: "memory");
-
+    const int wg = threadIdx.x / GPUH_IMPL_TC_WARPGROUP;
+    gpuh_impl_tc_ring_start(ring);
     /* Persistent: cluster c (of n blocks) walks its share of the units of
        n tiles (gpuh_impl_tc_work, each unit in the grouped order), block r
        of it the rows m0 + 128·r of each unit, so the copier starts on the
-       next segment's slices while the multipliers still write this one's C.
-       `it` counts slices across segments: slice it uses stage it % STAGES,
-       in that stage's (it / STAGES)-th round (the mbarriers' phase parity). */
+       next segment's slices while the multipliers still write this one's
+       C. Both roles walk the same walk, a segment (tile, slices [kb, ke)
+       of K) at a time. */
     unsigned long long tile;
     int kb, ke;
     gpuh_impl_tc_walk walk(gpuh_impl_tc_cluster());
     if (wg == 0) { /* the copier */
-        asm volatile("setmaxnreg.dec.sync.aligned.u32 40;\n");
-        if (threadIdx.x == 0) {
-            const int ranks = (int)gpuh_impl_tc_ranks(), rank = (int)gpuh_impl_tc_rank();
-            /* op(B)'s slice in `boxes` boxes: this block copies its share into every block of the cluster */
-            const int boxes = TB ? 2 : BN / 64;
-            unsigned it = 0;
-            while (walk.next(sk, gridDim.x / ranks, ktiles, tile, kb, ke)) {
-                int m0, n0;
-                gpuh_impl_tc_block_tile(tile, p.M, tiles_n, BN, m0, n0);
-                for (int kt = kb; kt < ke; ++kt, ++it) {
-                    const unsigned s = it % GPUH_IMPL_TC_STAGES(BN);
-                    const int k0 = kt * bk;
-                    if (it >= GPUH_IMPL_TC_STAGES(BN)) /* the multipliers are done with this stage's last use */
-                        gpuh_impl_mbar_wait(s_empty + 8 * s, (it / GPUH_IMPL_TC_STAGES(BN) - 1) & 1);
-                    const unsigned full = s_full + 8 * s, sa = s_base + s * GPUH_IMPL_TC_STAGE_BYTES(BN);
-                    const unsigned sb = sa + GPUH_IMPL_TC_A_BYTES;
-                    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(full),
-                                 "r"(GPUH_IMPL_TC_STAGE_BYTES(BN))
-                                 : "memory");
-                    if (TA) /* M-major: boxes of bk (M: 128 bytes) × bk rows (K) */
-                        for (int i = 0; i < GPUH_IMPL_TC_BM / bk; ++i)
-                            gpuh_impl_tma_load(sa + i * bk * 128, &map_a, m0 + bk * i, k0, full);
-                    else /* K-major: one box of bk (K) × 128 rows (M) */
-                        gpuh_impl_tma_load(sa, &map_a, k0, m0, full);
-                    /* K-major: boxes of bk (K) × BN / 2 rows (N); N-major: of 64 (N) × bk rows (K) */
-                    for (int j = rank * boxes / ranks; j < (rank + 1) * boxes / ranks; ++j) {
-                        const unsigned dst = sb + j * (TB ? BN / 2 : bk) * 128;
-                        const int c0 = TB ? k0 : n0 + 64 * j, c1 = TB ? n0 + BN / 2 * j : k0;
-                        if (ranks == 2)
-                            gpuh_impl_tma_load_pair(dst, &map_b, c0, c1, full);
-                        else
-                            gpuh_impl_tma_load(dst, &map_b, c0, c1, full);
-                    }
-                }
-            }
-        }
+        asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(GPUH_IMPL_TC_COPIER_REGS));
+        if (threadIdx.x == 0)
+            gpuh_impl_tc_copier<TIn, TOut, TA, TB, BN>(&map_a, &map_b, p, sk, walk, tile, kb, ke, ring, ktiles,
+                                                       tiles_n);
     } else { /* a multiplier: rows [64·c, 64·c + 64) of each tile */
-        asm volatile("setmaxnreg.inc.sync.aligned.u32 232;\n");
-        const int c = wg - 1, t = threadIdx.x % 128, w = t / 32, lane = t % 32;
+        asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(GPUH_IMPL_TC_MULT_REGS));
+        const int c = wg - 1, t = threadIdx.x % GPUH_IMPL_TC_WARPGROUP, w = t / 32, lane = t % 32;
         /* pairs of columns in one store where C's rows keep them aligned */
         const bool pairs = (uintptr_t)p.C % (2 * sizeof(TOut)) == 0 && p.ldc % 2 == 0;
         /* whole lines (gpuh_impl_tc_store_lines) where C's rows keep groups of 4 elements aligned */
         const bool lines = (uintptr_t)p.C % (4 * sizeof(TOut)) == 0 && p.ldc % 4 == 0;
-        /* The RS form (TF32, op(A) M-major: gpuh_impl_tc_rs_slice). The rows
-           of a warp's fragments may be any 16 of the warp group's 64 as long
-           as the accumulators' rows are read the same way: thread (g, q)
-           takes rows 4·chunk + 2·half and the next of its 32-row box (8
-           bytes: one load for fragment rows g and g + 8), chunk (of the
-           row's eight 16-byte chunks, swizzled by k % 8 = q or q + 4) and
-           half chosen so that a half warp's 16 loads fall on 32 distinct
-           banks. */
-        const bool rs = sizeof(TIn) == 4 && TA;
+        /* The RS form's place (gpuh_impl_tc_rs_place). The rows of a warp's
+           fragments may be any 16 of the warp group's 64 as long as the
+           accumulators' rows are read the same way: thread (g, q) takes
+           rows 4·chunk + 2·half and the next of its 32-row box (8 bytes:
+           one load for fragment rows g and g + 8), chunk (of the row's
+           eight 16-byte chunks, swizzled by k % 8 = q or q + 4) and half
+           chosen so that a half warp's 16 loads fall on 32 distinct banks.
+           A box is op(A)'s 32 of M (128 bytes of floats) × 32 rows of K. */
+        const bool rs = gpuh_impl_tc_rs_form<TIn, TA>();
         const int g = lane / 4, q = lane % 4;
         const int chunk = (g >> 1 & 1) * 4 + (g >> 2) + 2 * (w & 1), half = g & 1;
+        const unsigned box_bytes = 32 * GPUH_IMPL_TC_ROW_BYTES, chunk_shift = 4; /* chunks of 16 bytes */
         const int rs_row = 32 * (w / 2) + 4 * chunk + 2 * half; /* of the warp group's 64 */
-        const unsigned a_box = (unsigned)(c * 2 + w / 2) * 4096 + half * 8;
-        const unsigned a_lo = a_box + q * 128 + ((chunk ^ q) << 4);
-        const unsigned a_hi = a_box + (q + 4) * 128 + ((chunk ^ (q + 4)) << 4);
+        const unsigned a_box = (unsigned)(c * 2 + w / 2) * box_bytes + half * 8;
+        const unsigned a_lo = a_box + q * GPUH_IMPL_TC_ROW_BYTES + ((chunk ^ q) << chunk_shift);
+        const unsigned a_hi = a_box + (q + 4) * GPUH_IMPL_TC_ROW_BYTES + ((chunk ^ (q + 4)) << chunk_shift);
+        gpuh_impl_tc_rs_place at;
+        at.lo = a_lo, at.hi = a_hi, at.row = rs_row;
         unsigned fa[4][4], fb[4][4];
 #pragma unroll
         for (int i = 0; i < 4; ++i)
 #pragma unroll
             for (int j = 0; j < 4; ++j)
                 fa[i][j] = fb[i][j] = 0u;
-        unsigned it = 0;
+        unsigned it = 0; /* slices multiplied, across segments (the copier's count) */
         float d[BN / 2];
         while (walk.next(sk, gridDim.x / gpuh_impl_tc_ranks(), ktiles, tile, kb, ke)) {
             int m0, n0;
             gpuh_impl_tc_block_tile(tile, p.M, tiles_n, BN, m0, n0);
-#pragma unroll
-            for (int i = 0; i < BN / 2; ++i)
-                d[i] = 0.0f;
-            /* counted from 0 (not kb), which keeps ptxas's proof that no other
-               instruction writes d while wgmmas are in flight (else it
-               serialises them), and kb and ke out of the registers */
-            const int slices = ke - kb;
-            /* where C is read, the slice at which its lines are asked of the L2 */
-            const int ask_c = p.beta == 0.0f || p.ct || rs           ? -1
-                              : slices > GPUH_IMPL_TC_PREFETCH_SLICES ? slices - GPUH_IMPL_TC_PREFETCH_SLICES
-                                                                      : 0;
-            for (int j = 0; j < slices; ++j, ++it) {
-                const unsigned s = it % GPUH_IMPL_TC_STAGES(BN);
-                if (j == ask_c)
-                    gpuh_impl_tc_prefetch_c<BN>(p.C, p.ldc, p.M, p.N, (size_t)m0 + 64 * c + 16 * w, (size_t)n0, lane);
-                gpuh_impl_mbar_wait(s_full + 8 * s, (it / GPUH_IMPL_TC_STAGES(BN)) & 1);
-                const unsigned sa = s_base + s * GPUH_IMPL_TC_STAGE_BYTES(BN), sb = sa + GPUH_IMPL_TC_A_BYTES;
-                if (rs) { /* the fragments alternate between fa and fb, slice by slice */
-                    if (j & 1)
-                        gpuh_impl_tc_rs_slice(d, fb, fa, sa + a_lo, sa + a_hi, sb);
-                    else
-                        gpuh_impl_tc_rs_slice(d, fa, fb, sa + a_lo, sa + a_hi, sb);
-                } else {
-                    asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
-                    /* K-major operands step 32 bytes along their 128-byte rows per
-                       instruction; MN-major ones 16 rows of K (2048 bytes) */
-#pragma unroll
-                    for (int kk = 0; kk < 4; ++kk) {
-                        const unsigned long long da = TA ? gpuh_impl_tc_desc(sa + c * bk * 128 + kk * 2048, bk * 128)
-                                                         : gpuh_impl_tc_desc(sa + c * 64 * 128 + kk * 32, 16);
-                        const unsigned long long db = TB ? gpuh_impl_tc_desc(sb + kk * 32, 16)
-                                                         : gpuh_impl_tc_desc(sb + kk * 2048, bk * 128);
-                        gpuh_impl_wgmma<TA, TB>(d, da, db, TIn());
-                    }
-                    asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
-                    /* one group stays in flight (this slice's) while the previous
-                       slice's has finished: that stage goes back to the copiers */
-                    asm volatile("wgmma.wait_group.sync.aligned 1;\n" ::: "memory");
-                }
-                if (j > 0 && lane == 0)
-                    gpuh_impl_tc_release(s_empty +
-                                         8 * ((it + GPUH_IMPL_TC_STAGES(BN) - 1) % GPUH_IMPL_TC_STAGES(BN)));
-            }
-            asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory");
-            if (rs) {
-                gpuh_impl_tc_keep(fa);
-                gpuh_impl_tc_keep(fb);
-            }
-            if (lane == 0) /* the tile's last stage */
-                gpuh_impl_tc_release(s_empty + 8 * ((it + GPUH_IMPL_TC_STAGES(BN) - 1) % GPUH_IMPL_TC_STAGES(BN)));
-            const int role = rs ? 0 : walk.role(sk, ktiles); /* there is no shared part in the RS form */
-            if (role == 1) { /* a partial */
-                gpuh_impl_tc_partial_put<BN>(sk, d, threadIdx.x - 128);
+            gpuh_impl_tc_mult_segment<TIn, TOut, TA, TB, BN>(d, fa, fb, it, ke - kb, p, ring, at, m0, n0, c, w, lane);
+            /* there is no shared part in the RS form */
+            const gpuh_impl_tc_role role = rs ? GPUH_IMPL_TC_WHOLE : walk.role(sk, ktiles);
+            if (role == GPUH_IMPL_TC_PARTIAL) {
+                gpuh_impl_tc_partial_put<BN>(sk, d, threadIdx.x - GPUH_IMPL_TC_WARPGROUP);
                 continue;
             }
-            if (role == 2) /* the owner: the other blocks' partials, summed in the stages */
-                gpuh_impl_tc_partial_add<BN>(sk, ktiles, d, threadIdx.x - 128,
-                                             static_cast<float4 *>(__cvta_shared_to_generic(s_base)));
-            /* the epilogue: thread t holds, for j = 0 .. BN/8 - 1, the product's
-               elements (r, 8j + 2q), (r, 8j + 2q + 1), (r + 8, ...) with
-               r = 16·warp + g of the warp group's 64 × BN; in the RS form
-               rows rs_row and rs_row + 1 in place of r and r + 8 */
-            const size_t r0 = (size_t)m0 + 64 * c + (rs ? rs_row : 16 * w + g), r8 = rs ? 1 : 8;
-            /* d as values of its own from here (each a use the compiler cannot see
-               through): without this, ptxas takes the exchanges of
-               gpuh_impl_tc_store_lines for reads of wgmma results in flight and
-               serialises every wgmma of the kernel (its warnings C7514, C7520) */
-#pragma unroll
-            for (int i = 0; i < BN / 2; ++i)
-                asm volatile("" : "+f"(d[i])::"memory");
-            if (!p.ct && !rs && lines && (size_t)m0 + GPUH_IMPL_TC_BM <= p.M && (size_t)n0 + BN <= p.N)
-                gpuh_impl_tc_store_lines<BN>(p.C, p.ldc, r0 - g, n0, d, lane, p.alpha, p.beta);
-            else if (!p.ct) {
-#pragma unroll
-                for (int j = 0; j < BN / 8; ++j)
-#pragma unroll
-                    for (int h = 0; h < 2; ++h) {
-                        const size_t i = r0 + r8 * h, jj = (size_t)n0 + 8 * j + 2 * q;
-                        if (i < p.M && jj < p.N)
-                            gpuh_impl_tc_store2(p.C + i * p.ldc + jj, d[4 * j + 2 * h], d[4 * j + 2 * h + 1],
-                                                p.alpha, p.beta, pairs && jj + 1 < p.N ? 2 : jj + 1 < p.N ? 1 : 0);
-                    }
-            } else if (rs) {
-                /* stored transposed: the pair of rows r0, r0 + 1 is a pair of
-                   adjacent elements of C's row jj; a warp's store covers 8
-                   such pairs (two 32-byte sectors) in each of 4 rows */
-#pragma unroll
-                for (int j = 0; j < BN / 8; ++j)
-#pragma unroll
-                    for (int v = 0; v < 2; ++v) {
-                        const size_t jj = (size_t)n0 + 8 * j + 2 * q + v;
-                        if (r0 < p.M && jj < p.N)
-                            gpuh_impl_tc_store2(p.C + jj * p.ldc + r0, d[4 * j + v], d[4 * j + 2 + v], p.alpha,
-                                                p.beta, pairs && r0 + 1 < p.M ? 2 : r0 + 1 < p.M ? 1 : 0);
-                    }
-            }
+            if (role == GPUH_IMPL_TC_OWNED) /* the other blocks' partials, summed in the stages */
+                gpuh_impl_tc_partial_add<BN>(sk, ktiles, d, threadIdx.x - GPUH_IMPL_TC_WARPGROUP,
+                                             static_cast<float4 *>(__cvta_shared_to_generic(ring.base)));
+            gpuh_impl_tc_epilogue<TIn, TOut, TA, BN>(p, d, at, m0, n0, c, w, lane, g, q, pairs, lines);
         }
     }
-    /* neither block leaves while the other may still copy into its stages
-       or arrive on its mbarriers */
-    __syncwarp();
-    asm volatile("barrier.cluster.arrive.release.aligned;\n"
-                 "barrier.cluster.wait.acquire.aligned;\n" ::: "memory");
+    gpuh_impl_tc_cluster_sync();
 #else
     (void)map_a, (void)map_b, (void)p, (void)sk;
 #endif
