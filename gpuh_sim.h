@@ -135,7 +135,8 @@
      stand-ins (sim/include, through gpuh-simcc): cooperative groups (block,
               tiles up to 32, partitions, reduce, grid sync under
               cudaLaunchCooperativeKernel), textures, surfaces and CUDA
-              arrays, half precision, FP8 (E4M3, E5M2: cuda_fp8.h), the
+              arrays, half precision, FP8 (E4M3, E5M2: cuda_fp8.h),
+              complex numbers (cuComplex.h), the
               cuRAND device API (Philox numbers),
               memory pools, CUDA graphs (stream capture, graphs built node by
               node, conditional nodes, graph memory: gpuh_sim_graph.h),

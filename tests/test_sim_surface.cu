@@ -7,7 +7,9 @@
        against a value worked out by hand (exact where the API names a
        rounding; within the stated error for the fast forms);
      - volatile pointers with every qualifier nvcc takes (const, __restrict__,
-       const pointers) and the casts written on them.
+       const pointers) and the casts written on them;
+     - <cuComplex.h>'s functions, on values whose results are exact (the
+       quotients within rounding).
    Exit 1 on a failure, 77 with no device. */
 /* nvcc 13 deprecates long4, double4 & co.; they are checked here on purpose.
    nvcc includes cuda_runtime.h before this line, so a build with nvcc defines
@@ -23,6 +25,7 @@
 #include <cstdio>
 #include <cstring>
 
+#include <cuComplex.h>
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
@@ -331,6 +334,44 @@ static void test_volatile()
     CUDA_OK(cudaFree(out));
 }
 
+/* <cuComplex.h> in device code: each function once, on values with exact results (a quotient within
+   rounding: the division scales its operands first). */
+__global__ void complex_kernel(float *f, double *d)
+{
+    const cuFloatComplex a = make_cuFloatComplex(3.0f, 4.0f), b = make_cuComplex(1.0f, -2.0f);
+    const cuFloatComplex q = cuCdivf(cuCmulf(a, b), b), s = cuCsubf(cuCaddf(a, b), cuConjf(b));
+    const cuFloatComplex m = cuCfmaf(a, b, make_cuFloatComplex(0.5f, 0.25f));
+    f[0] = cuCrealf(q), f[1] = cuCimagf(q), f[2] = cuCabsf(a), f[3] = cuCrealf(s), f[4] = cuCimagf(s);
+    f[5] = cuCrealf(m), f[6] = cuCimagf(m);
+    const cuDoubleComplex x = make_cuDoubleComplex(-6.0, 8.0), y = cuComplexFloatToDouble(b);
+    const cuDoubleComplex r = cuCdiv(cuCmul(x, y), y), t = cuCsub(cuCadd(x, y), cuConj(y));
+    const cuDoubleComplex n = cuCfma(x, y, make_cuDoubleComplex(1.0, -1.0));
+    const cuFloatComplex back = cuComplexDoubleToFloat(x);
+    d[0] = cuCreal(r), d[1] = cuCimag(r), d[2] = cuCabs(x), d[3] = cuCreal(t), d[4] = cuCimag(t);
+    d[5] = cuCreal(n), d[6] = cuCimag(n), d[7] = cuCrealf(back) + cuCimagf(back);
+}
+static void test_complex()
+{
+    float *f = nullptr, hf[7];
+    double *d = nullptr, hd[8];
+    CUDA_OK(cudaMalloc(&f, sizeof hf));
+    CUDA_OK(cudaMalloc(&d, sizeof hd));
+    complex_kernel<<<1, 1>>>(f, d);
+    CUDA_OK(cudaGetLastError());
+    CUDA_OK(cudaMemcpy(hf, f, sizeof hf, cudaMemcpyDeviceToHost));
+    CUDA_OK(cudaMemcpy(hd, d, sizeof hd, cudaMemcpyDeviceToHost));
+    /* (3+4i)(1-2i) = 11-2i; (3+4i)+(1-2i)-(1+2i) = 3+0i; 11-2i + 0.5+0.25i = 11.5-1.75i */
+    CHECK(fabsf(hf[0] - 3.0f) < 1e-6f && fabsf(hf[1] - 4.0f) < 1e-6f && hf[2] == 5.0f && hf[3] == 3.0f && hf[4] == 0.0f && hf[5] == 11.5f &&
+              hf[6] == -1.75f,
+          "cuComplex single: %g %g %g %g %g %g %g", hf[0], hf[1], hf[2], hf[3], hf[4], hf[5], hf[6]);
+    /* (-6+8i)(1-2i) = 10+20i; (-6+8i)+(1-2i)-(1+2i) = -6+4i; 10+20i + 1-i = 11+19i */
+    CHECK(fabs(hd[0] + 6.0) < 1e-14 && fabs(hd[1] - 8.0) < 1e-14 && hd[2] == 10.0 && hd[3] == -6.0 && hd[4] == 4.0 && hd[5] == 11.0 &&
+              hd[6] == 19.0 && hd[7] == 2.0,
+          "cuComplex double: %g %g %g %g %g %g %g %g", hd[0], hd[1], hd[2], hd[3], hd[4], hd[5], hd[6], hd[7]);
+    CUDA_OK(cudaFree(f));
+    CUDA_OK(cudaFree(d));
+}
+
 int main()
 {
     int devices = 0;
@@ -341,6 +382,7 @@ int main()
     test_vectors();
     test_intrinsics();
     test_volatile();
+    test_complex();
     printf("test_sim_surface: %s\n", failures ? "FAIL" : "PASS");
     return failures != 0;
 }
