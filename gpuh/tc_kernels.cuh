@@ -49,13 +49,18 @@ static __device__ __forceinline__ float gpuh_impl_tc_c(const float *p) { return 
 static __device__ __forceinline__ float gpuh_impl_tc_c(const __nv_bfloat16 *p) { return __bfloat162float(*p); }
 static __device__ __forceinline__ float gpuh_impl_tc_c(const __half *p) { return __half2float(*p); }
 
-/* Stores alpha·(v0, v1) + beta·C at dst[0], dst[1] (beta == 0: C not read):
-   as one 8-byte (4-byte) store for how = 2, two stores for 1, dst[0] alone
-   for 0 (the last column). */
+/* How much of a pair of adjacent elements of C a store covers: the first
+   alone (the second is past C's edge), both by two stores, or both by one
+   (C's rows keep the pair aligned). */
+enum gpuh_impl_tc_cover { GPUH_IMPL_TC_COVER_ONE = 0, GPUH_IMPL_TC_COVER_TWO = 1, GPUH_IMPL_TC_COVER_PAIR = 2 };
+
+/* Stores alpha·(v0, v1) + beta·C at dst[0], dst[1] (beta == 0: C not read),
+   as `how` says: one 8-byte (4-byte) store for PAIR, two stores for TWO,
+   dst[0] alone for ONE. */
 static __device__ __forceinline__ void gpuh_impl_tc_store2(float *dst, float v0, float v1, float alpha, float beta,
-                                                           int how)
+                                                           gpuh_impl_tc_cover how)
 {
-    if (how == 2) {
+    if (how == GPUH_IMPL_TC_COVER_PAIR) {
         float2 v = make_float2(alpha * v0, alpha * v1);
         if (beta != 0.0f) {
             const float2 c = *reinterpret_cast<const float2 *>(dst);
@@ -65,13 +70,14 @@ static __device__ __forceinline__ void gpuh_impl_tc_store2(float *dst, float v0,
         return;
     }
     dst[0] = beta == 0.0f ? alpha * v0 : fmaf(beta, dst[0], alpha * v0);
-    if (how == 1)
+    if (how == GPUH_IMPL_TC_COVER_TWO)
         dst[1] = beta == 0.0f ? alpha * v1 : fmaf(beta, dst[1], alpha * v1);
 }
 template <typename T>
-static __device__ __forceinline__ void gpuh_impl_tc_store2(T *dst, float v0, float v1, float alpha, float beta, int how)
+static __device__ __forceinline__ void gpuh_impl_tc_store2(T *dst, float v0, float v1, float alpha, float beta,
+                                                           gpuh_impl_tc_cover how)
 {
-    for (int e = 0; e < (how == 0 ? 1 : 2); ++e) {
+    for (int e = 0; e < (how == GPUH_IMPL_TC_COVER_ONE ? 1 : 2); ++e) {
         const float v = alpha * (e ? v1 : v0);
         gpuh_impl_tc_out(dst + e, beta == 0.0f ? v : fmaf(beta, gpuh_impl_tc_c(dst + e), v));
     }

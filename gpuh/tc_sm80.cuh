@@ -334,7 +334,10 @@ __global__ void __launch_bounds__(GPUH_IMPL_TC_MMA_THREADS) gpuh_tc_mma_kernel(c
                 const size_t row = m0 + wm0 + 16 * i + lane / 4 + 8 * h, col = n0 + wn0 + 8 * j + 2 * (lane % 4);
                 if (row < p.M && col < p.N)
                     gpuh_impl_tc_store2(p.C + row * p.ldc + col, acc[i][j][2 * h], acc[i][j][2 * h + 1], p.alpha,
-                                        p.beta, pairs && col + 1 < p.N ? 2 : col + 1 < p.N ? 1 : 0);
+                                        p.beta,
+                                        pairs && col + 1 < p.N ? GPUH_IMPL_TC_COVER_PAIR
+                                        : col + 1 < p.N        ? GPUH_IMPL_TC_COVER_TWO
+                                                               : GPUH_IMPL_TC_COVER_ONE);
             }
 #else
     (void)p;

@@ -895,11 +895,6 @@ static __device__ __forceinline__ void gpuh_impl_tc_mult_segment(float (&d)[BN /
         gpuh_impl_tc_release(ring.empty((it + GPUH_IMPL_TC_STAGES(BN) - 1) % GPUH_IMPL_TC_STAGES(BN)));
 }
 
-/* How much of a pair of adjacent elements of C a store covers, the codes
-   of gpuh_impl_tc_store2's `how`: the first alone (the second is past C's
-   edge), both by two stores, or both by one (C's rows keep the pair
-   aligned). */
-enum gpuh_impl_tc_cover { GPUH_IMPL_TC_COVER_ONE = 0, GPUH_IMPL_TC_COVER_TWO = 1, GPUH_IMPL_TC_COVER_PAIR = 2 };
 
 /* A warp group's 64 × BN of C stored as wgmma leaves it, edges checked
    (any M, N, alignment): thread (g, q) holds, for j = 0 .. BN / 8 - 1, the
