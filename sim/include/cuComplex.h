@@ -9,9 +9,49 @@
 #include "gpuh_sim.h"
 #include <math.h>
 
+#include <cmath>
+#include <limits>
+
 typedef float2 cuFloatComplex;
 typedef double2 cuDoubleComplex;
 typedef cuFloatComplex cuComplex;
+
+namespace gpuh_sim_impl {
+/* The arithmetic both precisions share, on C (float2 or double2) with parts
+   of type T; make builds the result. */
+template <class T, class C> inline C complex_make(T r, T i)
+{
+    C c;
+    c.x = r, c.y = i;
+    return c;
+}
+template <class T, class C> inline C complex_mul(C x, C y)
+{
+    return complex_make<T, C>(x.x * y.x - x.y * y.y, x.x * y.y + x.y * y.x);
+}
+template <class T, class C> inline C complex_fma(C x, C y, C d)
+{
+    return complex_make<T, C>(x.x * y.x - x.y * y.y + d.x, x.x * y.y + x.y * y.x + d.y);
+}
+/* x / y, both scaled by 1 / (|Re y| + |Im y|) first. */
+template <class T, class C> inline C complex_div(C x, C y)
+{
+    const T s = T(1) / (std::fabs(y.x) + std::fabs(y.y));
+    const T xr = x.x * s, xi = x.y * s, yr = y.x * s, yi = y.y * s;
+    const T d = T(1) / (yr * yr + yi * yi);
+    return complex_make<T, C>((xr * yr + xi * yi) * d, (xi * yr - xr * yi) * d);
+}
+/* |x|, by the larger part times sqrt(1 + (smaller / larger)^2). */
+template <class T, class C> inline T complex_abs(C x)
+{
+    const T a = std::fabs(x.x), b = std::fabs(x.y), most = std::numeric_limits<T>::max();
+    const T hi = a > b ? a : b, lo = a > b ? b : a;
+    if (hi == T(0) || hi > most || lo > most)
+        return hi + lo; /* 0, or an infinity or NaN passed on */
+    const T q = lo / hi;
+    return hi * std::sqrt(T(1) + q * q);
+}
+} // namespace gpuh_sim_impl
 
 /* The real part of x. */
 static inline float cuCrealf(cuFloatComplex x) { return x.x; }
@@ -28,26 +68,15 @@ static inline cuFloatComplex cuCsubf(cuFloatComplex x, cuFloatComplex y) { retur
 /* x * y. */
 static inline cuFloatComplex cuCmulf(cuFloatComplex x, cuFloatComplex y)
 {
-    return make_float2(x.x * y.x - x.y * y.y, x.x * y.y + x.y * y.x);
+    return gpuh_sim_impl::complex_mul<float>(x, y);
 }
 /* x / y, both scaled by 1 / (|Re y| + |Im y|) first. */
 static inline cuFloatComplex cuCdivf(cuFloatComplex x, cuFloatComplex y)
 {
-    const float s = 1.0f / (fabsf(y.x) + fabsf(y.y));
-    const float xr = x.x * s, xi = x.y * s, yr = y.x * s, yi = y.y * s;
-    const float d = 1.0f / (yr * yr + yi * yi);
-    return make_float2((xr * yr + xi * yi) * d, (xi * yr - xr * yi) * d);
+    return gpuh_sim_impl::complex_div<float>(x, y);
 }
 /* |x|, by the larger part times sqrt(1 + (smaller / larger)^2). */
-static inline float cuCabsf(cuFloatComplex x)
-{
-    const float a = fabsf(x.x), b = fabsf(x.y);
-    const float hi = a > b ? a : b, lo = a > b ? b : a;
-    if (hi == 0.0f || hi > 3.402823466e38f || lo > 3.402823466e38f)
-        return hi + lo; /* 0, or an infinity or NaN passed on */
-    const float q = lo / hi;
-    return hi * sqrtf(1.0f + q * q);
-}
+static inline float cuCabsf(cuFloatComplex x) { return gpuh_sim_impl::complex_abs<float>(x); }
 /* The real part of x. */
 static inline double cuCreal(cuDoubleComplex x) { return x.x; }
 /* The imaginary part of x. */
@@ -63,26 +92,15 @@ static inline cuDoubleComplex cuCsub(cuDoubleComplex x, cuDoubleComplex y) { ret
 /* x * y. */
 static inline cuDoubleComplex cuCmul(cuDoubleComplex x, cuDoubleComplex y)
 {
-    return make_double2(x.x * y.x - x.y * y.y, x.x * y.y + x.y * y.x);
+    return gpuh_sim_impl::complex_mul<double>(x, y);
 }
 /* x / y, both scaled by 1 / (|Re y| + |Im y|) first. */
 static inline cuDoubleComplex cuCdiv(cuDoubleComplex x, cuDoubleComplex y)
 {
-    const double s = 1.0 / (fabs(y.x) + fabs(y.y));
-    const double xr = x.x * s, xi = x.y * s, yr = y.x * s, yi = y.y * s;
-    const double d = 1.0 / (yr * yr + yi * yi);
-    return make_double2((xr * yr + xi * yi) * d, (xi * yr - xr * yi) * d);
+    return gpuh_sim_impl::complex_div<double>(x, y);
 }
 /* |x|, by the larger part times sqrt(1 + (smaller / larger)^2). */
-static inline double cuCabs(cuDoubleComplex x)
-{
-    const double a = fabs(x.x), b = fabs(x.y);
-    const double hi = a > b ? a : b, lo = a > b ? b : a;
-    if (hi == 0.0 || hi > 1.7976931348623157e308 || lo > 1.7976931348623157e308)
-        return hi + lo;
-    const double q = lo / hi;
-    return hi * sqrt(1.0 + q * q);
-}
+static inline double cuCabs(cuDoubleComplex x) { return gpuh_sim_impl::complex_abs<double>(x); }
 /* r + i j (cuComplex is cuFloatComplex). */
 static inline cuComplex make_cuComplex(float r, float i) { return make_float2(r, i); }
 /* c in double precision. */
@@ -95,11 +113,11 @@ static inline cuFloatComplex cuComplexDoubleToFloat(cuDoubleComplex c)
 /* x * y + d. */
 static inline cuComplex cuCfmaf(cuComplex x, cuComplex y, cuComplex d)
 {
-    return make_float2(x.x * y.x - x.y * y.y + d.x, x.x * y.y + x.y * y.x + d.y);
+    return gpuh_sim_impl::complex_fma<float>(x, y, d);
 }
 /* x * y + d. */
 static inline cuDoubleComplex cuCfma(cuDoubleComplex x, cuDoubleComplex y, cuDoubleComplex d)
 {
-    return make_double2(x.x * y.x - x.y * y.y + d.x, x.x * y.y + x.y * y.x + d.y);
+    return gpuh_sim_impl::complex_fma<double>(x, y, d);
 }
 #endif
