@@ -855,16 +855,29 @@ GPUH_IMPL_SIM_VEC_WIDE(longlong, long long)
 GPUH_IMPL_SIM_VEC_WIDE(ulonglong, unsigned long long)
 GPUH_IMPL_SIM_VEC_WIDE(double, double)
 
-/* The simulator's side of the built-in variables (a thread_local view each
-   CPU worker updates as it switches simulated threads), and the helpers the
-   inline functions of this front call; all defined in [SECTION: IMPLEMENTATION]. */
+/* ---- Built-in variables, per simulated thread. Variables, not macros, as
+   in CUDA (host code may name a local blockDim): each CPU worker's copy
+   (thread_local), which the scheduler writes as it switches simulated
+   threads (set_thread), blocks (run_block) and launches (run_blocks). Weak
+   definitions, so that every translation unit that includes this header
+   names the same objects. Objects with constant initial values, not
+   references to the scheduler's state: reading a thread_local reference goes
+   through a call that initialises it at a thread's first use, which also
+   keeps the compiler from taking blockDim.x * gridDim.x out of a
+   grid-stride loop (a load and a call per element). */
+__attribute__((weak)) thread_local uint3 threadIdx;
+__attribute__((weak)) thread_local uint3 blockIdx;
+__attribute__((weak)) thread_local dim3 blockDim;
+__attribute__((weak)) thread_local dim3 gridDim;
+
+/* The simulator's side of the built-in variables (the rest of what a
+   simulated thread sees), and the helpers the inline functions of this
+   front call; all defined in [SECTION: IMPLEMENTATION]. */
 namespace gpuh_sim_impl {
 struct worker;
 struct nccl_clique;
-/* What a simulated thread sees: read through threadIdx & co. */
+/* What a simulated thread sees besides threadIdx & co. */
 struct thread_view {
-    uint3 tid, bid;
-    dim3 bdim, gdim;
     int lin; /* the thread's linear index in its block */
     worker *w;
     unsigned char *dynamic_shared;
@@ -904,13 +917,6 @@ inline cudaError_t launch_erased(const void *kernel, dim3 grid, dim3 block, void
                                  cudaStream_t stream, bool cooperative);
 } /* namespace gpuh_sim_impl */
 
-/* ---- Built-in variables, per simulated thread. */
-/* Variables, not macros, as in CUDA (host code may name a local blockDim):
-   each CPU worker's references to the view it updates as it switches threads. */
-static thread_local const uint3 &threadIdx __attribute__((unused)) = gpuh_sim_impl::thread_state().tid;
-static thread_local const uint3 &blockIdx __attribute__((unused)) = gpuh_sim_impl::thread_state().bid;
-static thread_local const dim3 &blockDim __attribute__((unused)) = gpuh_sim_impl::thread_state().bdim;
-static thread_local const dim3 &gridDim __attribute__((unused)) = gpuh_sim_impl::thread_state().gdim;
 static const int warpSize = 32;
 
 /* ---- Barriers and warp-level primitives (the macros capture the call site). */
@@ -1745,7 +1751,7 @@ inline void to_scheduler(worker &w, runner *r)
 inline void set_thread(thread_view &v, const block_state &b, int i)
 {
     v.lin = i;
-    v.tid = b.tid[i];
+    threadIdx = b.tid[i];
 }
 
 inline void runner_main()
@@ -1882,20 +1888,20 @@ inline void warn_released(const launch_job &job, const call_site &s, bool warp, 
         if (!said.insert(key).second)
             return;
     }
-    const thread_view &v = thread_state();
     if (warp)
         fprintf(stderr,
                 "gpuh sim: warning: in kernel %s (launched at %s:%d), block (%u, %u, %u): %s(0x%08x, ...) at %s:%d "
                 "went on without %d exited lane%s of its mask (as on a GPU since Volta; a value read from an "
                 "exited lane is undefined); said once for this call\n",
-                job.kernel, job.file, job.line, v.bid.x, v.bid.y, v.bid.z, s.what, mask, s.file, s.line, exited,
+                job.kernel, job.file, job.line, blockIdx.x, blockIdx.y, blockIdx.z, s.what, mask, s.file, s.line,
+                exited,
                 exited == 1 ? "" : "s");
     else
         fprintf(stderr,
                 "gpuh sim: warning: in kernel %s (launched at %s:%d), block (%u, %u, %u): %s() at %s:%d went on "
                 "without %d of the block's %d threads, which had exited (as on a GPU since Volta: exited threads "
                 "no longer hold a barrier back); said once for this barrier\n",
-                job.kernel, job.file, job.line, v.bid.x, v.bid.y, v.bid.z, s.what, s.file, s.line, exited, of);
+                job.kernel, job.file, job.line, blockIdx.x, blockIdx.y, blockIdx.z, s.what, s.file, s.line, exited, of);
 }
 
 /* Nobody can run: releases what waits only for threads that have exited, as
@@ -1967,7 +1973,6 @@ inline bool release_past_exits(worker &w, block_state &b)
    exited or waits elsewhere. Prints which, with block and thread indices. */
 inline void report_divergence(worker &w, block_state &b)
 {
-    const thread_view &v = thread_state();
     char a[64], c[64], msg[1024];
     int waiter = -1, other = -1;
     for (int i = 0; i < b.n && waiter < 0; ++i)
@@ -1975,7 +1980,7 @@ inline void report_divergence(worker &w, block_state &b)
             waiter = i;
     if (waiter < 0)
         return;
-    format_thread(a, sizeof a, v.bdim, waiter);
+    format_thread(a, sizeof a, blockDim, waiter);
     const bool warp = b.state[waiter] == T_WARP;
     const call_site s = warp ? b.lane[waiter].where : b.barrier_at[waiter];
     int lo = 0, hi = b.n;
@@ -1999,15 +2004,16 @@ inline void report_divergence(worker &w, block_state &b)
     int k = warp ? snprintf(msg, sizeof msg,
                             "gpuh sim: divergent barrier in kernel %s (launched at %s:%d), block (%u, %u, %u):\n"
                             "gpuh sim:   %s (warp %d, lane %d) waits at %s(0x%08x, ...) at %s:%d\n",
-                            w.job->kernel, w.job->file, w.job->line, v.bid.x, v.bid.y, v.bid.z, a, waiter / 32,
+                            w.job->kernel, w.job->file, w.job->line, blockIdx.x, blockIdx.y, blockIdx.z, a, waiter / 32,
                             waiter % 32, s.what, mask, s.file, s.line)
                  : snprintf(msg, sizeof msg,
                             "gpuh sim: divergent barrier in kernel %s (launched at %s:%d), block (%u, %u, %u):\n"
                             "gpuh sim:   %s waits at %s() at %s:%d\n",
-                            w.job->kernel, w.job->file, w.job->line, v.bid.x, v.bid.y, v.bid.z, a, s.what, s.file,
+                            w.job->kernel, w.job->file, w.job->line, blockIdx.x, blockIdx.y, blockIdx.z, a, s.what,
+                            s.file,
                             s.line);
     if (other >= 0 && k > 0 && static_cast<size_t>(k) < sizeof msg) {
-        format_thread(c, sizeof c, v.bdim, other);
+        format_thread(c, sizeof c, blockDim, other);
         if (b.state[other] == T_DONE)
             snprintf(msg + k, sizeof msg - k, "gpuh sim:   but %s has exited without reaching it\n", c);
         else if (b.state[other] == T_BARRIER)
@@ -2070,9 +2076,9 @@ inline bool after_run(worker &w, block_state &b, thread_view &v, runner *r)
 inline cudaError_t run_block(worker &w, launch_job &job, uint64_t linear)
 {
     thread_view &v = thread_state();
-    v.bid.x = static_cast<unsigned>(linear % job.grid.x);
-    v.bid.y = static_cast<unsigned>(linear / job.grid.x % job.grid.y);
-    v.bid.z = static_cast<unsigned>(linear / (static_cast<uint64_t>(job.grid.x) * job.grid.y));
+    blockIdx.x = static_cast<unsigned>(linear % job.grid.x);
+    blockIdx.y = static_cast<unsigned>(linear / job.grid.x % job.grid.y);
+    blockIdx.z = static_cast<unsigned>(linear / (static_cast<uint64_t>(job.grid.x) * job.grid.y));
     block_state &b = *w.block;
     const int n = static_cast<int>(job.block.x * job.block.y * job.block.z);
     const int schedule = runtime_state().schedule;
@@ -2277,8 +2283,8 @@ inline void run_blocks(launch_job &job)
     const default_fp_env fp_env;
     worker &w = this_worker();
     thread_view &v = thread_state();
-    v.bdim = job.block;
-    v.gdim = job.grid;
+    blockDim = job.block;
+    gridDim = job.grid;
     if (job.shmem > w.dynamic_shared_bytes || (job.shmem < w.dynamic_shared_bytes && job.shmem > 0)) {
         free(w.dynamic_shared); /* sized exactly, so that ASan sees an overflow of it */
         w.dynamic_shared = static_cast<unsigned char *>(malloc(job.shmem));
@@ -2560,11 +2566,12 @@ inline void asan_death()
     if (v.w == NULL || v.w->job == NULL || v.w->current == NULL || v.w->current->thread < 0)
         return;
     char t[64];
-    format_thread(t, sizeof t, v.bdim, v.lin);
+    format_thread(t, sizeof t, blockDim, v.lin);
     fprintf(stderr, "gpuh sim: the fault above happened in kernel %s (launched at %s:%d), block (%u, %u, %u), %s\n"
                     "gpuh sim: if it is a stack-overflow: each simulated thread has %zu KiB of stack; "
                     "raise GPUH_SIM_STACK_KB\n",
-            v.w->job->kernel, v.w->job->file, v.w->job->line, v.bid.x, v.bid.y, v.bid.z, t, runtime_state().stack_bytes / 1024);
+            v.w->job->kernel, v.w->job->file, v.w->job->line, blockIdx.x, blockIdx.y, blockIdx.z, t,
+            runtime_state().stack_bytes / 1024);
 }
 #else
 inline struct sigaction &previous_segv()
@@ -2587,10 +2594,10 @@ inline void on_segv(int sig, siginfo_t *info, void *context)
         const uintptr_t a = reinterpret_cast<uintptr_t>(info->si_addr), lo = reinterpret_cast<uintptr_t>(v.w->current->lo);
         const uintptr_t none = reinterpret_cast<uintptr_t>(no_dynamic_shared());
         char t[64], msg[768];
-        format_thread(t, sizeof t, v.bdim, v.lin);
+        format_thread(t, sizeof t, blockDim, v.lin);
         int k = snprintf(msg, sizeof msg,
                          "gpuh sim: segmentation fault in kernel %s (launched at %s:%d), block (%u, %u, %u), %s\n",
-                         v.w->job->kernel, v.w->job->file, v.w->job->line, v.bid.x, v.bid.y, v.bid.z, t);
+                         v.w->job->kernel, v.w->job->file, v.w->job->line, blockIdx.x, blockIdx.y, blockIdx.z, t);
         if (k > 0 && static_cast<size_t>(k) < sizeof msg && a < lo && lo - a <= STACK_GUARD)
             snprintf(msg + k, sizeof msg - k,
                      "gpuh sim:   the thread's stack overflowed: it has %zu KiB (GPUH_SIM_STACK_KB); CUDA allows "
@@ -2915,12 +2922,13 @@ inline uint64_t warp_op(int op, const char *what, const char *file, int line, un
     const unsigned eff = mask & exists;
     if (op >= W_SHFL && op <= W_XOR && (width < 1 || width > 32 || (width & (width - 1)) != 0)) {
         char t[64];
-        format_thread(t, sizeof t, v.bdim, me);
+        format_thread(t, sizeof t, blockDim, me);
         fprintf(stderr,
                 "gpuh sim: warp misuse in kernel %s (launched at %s:%d), block (%u, %u, %u):\n"
                 "gpuh sim:   %s (warp %d, lane %d) calls %s(0x%08x, ..., width %d) at %s:%d: "
                 "the width must be a power of two from 1 to 32\n",
-                w.job->kernel, w.job->file, w.job->line, v.bid.x, v.bid.y, v.bid.z, t, warp, lane, what, mask, width,
+                w.job->kernel, w.job->file, w.job->line, blockIdx.x, blockIdx.y, blockIdx.z, t, warp, lane, what, mask,
+                width,
                 file, line);
         b.fault = cudaErrorLaunchFailure;
         b.state[me] = T_FAULT; /* never resumed: the block is abandoned */
@@ -3303,9 +3311,8 @@ inline bool in_kernel()
 /* "block (x, y, z), thread (x, y, z)" of the calling simulated thread. */
 inline void format_where(char *buf, size_t cap)
 {
-    const thread_view &v = thread_state();
-    snprintf(buf, cap, "block (%u, %u, %u), thread (%u, %u, %u)", v.bid.x, v.bid.y, v.bid.z, v.tid.x, v.tid.y,
-             v.tid.z);
+    snprintf(buf, cap, "block (%u, %u, %u), thread (%u, %u, %u)", blockIdx.x, blockIdx.y, blockIdx.z, threadIdx.x,
+             threadIdx.y, threadIdx.z);
 }
 
 /* The calling simulated thread's last error (in a kernel only). */
@@ -5336,9 +5343,8 @@ extern "C" __attribute__((weak, noreturn)) void __assert_fail(const char *expr, 
                                                                const char *func) noexcept
 {
     if (gpuh_sim_impl::in_kernel()) {
-        const gpuh_sim_impl::thread_view &v = gpuh_sim_impl::thread_state();
         fprintf(stderr, "%s:%u: %s: block: [%u,%u,%u], thread: [%u,%u,%u] Assertion `%s` failed.\n", file, line, func,
-                v.bid.x, v.bid.y, v.bid.z, v.tid.x, v.tid.y, v.tid.z, expr);
+                blockIdx.x, blockIdx.y, blockIdx.z, threadIdx.x, threadIdx.y, threadIdx.z, expr);
         gpuh_sim_impl::kill_launch(cudaErrorAssert);
     }
     fprintf(stderr, "%s:%u: %s: Assertion `%s' failed.\n", file, line, func, expr);

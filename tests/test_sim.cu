@@ -24,7 +24,17 @@
 #include <climits>
 #include <limits>
 #include <thread>
+#include <type_traits>
 #include <vector>
+
+#ifdef GPUH_SIM
+/* The built-in variables are thread-local objects, as CUDA's are objects: a
+   reference would be read through its initialiser's call at every use, which
+   keeps a grid-stride loop from loading blockDim and gridDim once. */
+static_assert(!std::is_reference<decltype(threadIdx)>::value && !std::is_reference<decltype(blockIdx)>::value &&
+                  !std::is_reference<decltype(blockDim)>::value && !std::is_reference<decltype(gridDim)>::value,
+              "threadIdx, blockIdx, blockDim and gridDim are objects, not references");
+#endif
 
 enum { WARP_OUTS = 12 };
 

@@ -95,17 +95,17 @@ class thread_group {
 /* The calling thread's block. */
 class thread_block : public thread_group {
     friend thread_block this_thread_block();
-    thread_block() : thread_group(BLOCK, 0, static_cast<unsigned>(details::me().bdim.x * details::me().bdim.y *
-                                                                   details::me().bdim.z),
-                                  static_cast<unsigned>(details::me().lin))
+    thread_block()
+        : thread_group(BLOCK, 0, static_cast<unsigned>(::blockDim.x * ::blockDim.y * ::blockDim.z),
+                       static_cast<unsigned>(details::me().lin))
     {
     }
 
   public:
-    dim3 group_index() const { return details::me().bid; }
-    dim3 thread_index() const { return details::me().tid; }
-    dim3 group_dim() const { return details::me().bdim; }
-    dim3 dim_threads() const { return details::me().bdim; }
+    dim3 group_index() const { return ::blockIdx; }
+    dim3 thread_index() const { return ::threadIdx; }
+    dim3 group_dim() const { return ::blockDim; }
+    dim3 dim_threads() const { return ::blockDim; }
 };
 inline thread_block this_thread_block() { return thread_block(); }
 
@@ -212,7 +212,7 @@ template <unsigned N> class multi_warp_tile : public thread_group {
   public:
     multi_warp_tile()
         : thread_group(BLOCK, 0, N, static_cast<unsigned>(me().lin) % N, static_cast<unsigned>(me().lin) / N,
-                       (me().bdim.x * me().bdim.y * me().bdim.z + N - 1) / N)
+                       (::blockDim.x * ::blockDim.y * ::blockDim.z + N - 1) / N)
     {
     }
     static constexpr unsigned long long size() { return N; }
@@ -252,7 +252,7 @@ template <unsigned N, class Parent> class thread_block_tile<N, Parent, true> : p
     thread_block_tile()
         : lane_group((N == 32 ? 0xffffffffu : (1u << N) - 1u) << (details::lane() / N * N), N, details::lane() % N, N,
                      true, static_cast<unsigned>(details::me().lin) / N,
-                     (details::me().bdim.x * details::me().bdim.y * details::me().bdim.z + N - 1) / N)
+                     (::blockDim.x * ::blockDim.y * ::blockDim.z + N - 1) / N)
     {
     }
     template <class P> thread_block_tile(const thread_block_tile<N, P, true> &t) : lane_group(t) {}
@@ -276,7 +276,7 @@ inline thread_group tiled_partition(const thread_group &parent, unsigned n)
     }
     const unsigned lane = details::lane();
     const unsigned mask = (n == 32 ? 0xffffffffu : (1u << n) - 1u) << (lane / n * n);
-    const unsigned bsize = details::me().bdim.x * details::me().bdim.y * details::me().bdim.z;
+    const unsigned bsize = ::blockDim.x * ::blockDim.y * ::blockDim.z;
     return thread_group(thread_group::LANES, mask, n, lane % n, static_cast<unsigned>(details::me().lin) / n,
                         (bsize + n - 1) / n);
 }
@@ -315,29 +315,28 @@ class grid_group {
   public:
     unsigned long long size() const
     {
-        const gpuh_sim_impl::thread_view &v = details::me();
-        return static_cast<unsigned long long>(v.gdim.x) * v.gdim.y * v.gdim.z * v.bdim.x * v.bdim.y * v.bdim.z;
+        return static_cast<unsigned long long>(::gridDim.x) * ::gridDim.y * ::gridDim.z * ::blockDim.x * ::blockDim.y *
+               ::blockDim.z;
     }
     unsigned long long num_threads() const { return size(); }
     unsigned long long block_rank() const
     {
-        const gpuh_sim_impl::thread_view &v = details::me();
-        return (static_cast<unsigned long long>(v.bid.z) * v.gdim.y + v.bid.y) * v.gdim.x + v.bid.x;
+        return (static_cast<unsigned long long>(::blockIdx.z) * ::gridDim.y + ::blockIdx.y) * ::gridDim.x +
+               ::blockIdx.x;
     }
     unsigned long long num_blocks() const
     {
-        const gpuh_sim_impl::thread_view &v = details::me();
-        return static_cast<unsigned long long>(v.gdim.x) * v.gdim.y * v.gdim.z;
+        return static_cast<unsigned long long>(::gridDim.x) * ::gridDim.y * ::gridDim.z;
     }
     unsigned long long thread_rank() const
     {
-        const gpuh_sim_impl::thread_view &v = details::me();
-        return block_rank() * v.bdim.x * v.bdim.y * v.bdim.z + static_cast<unsigned long long>(v.lin);
+        return block_rank() * ::blockDim.x * ::blockDim.y * ::blockDim.z +
+               static_cast<unsigned long long>(details::me().lin);
     }
     bool is_valid() const { return gpuh_sim_impl::this_grid_barrier() != NULL; }
-    dim3 group_dim() const { return details::me().gdim; }
-    dim3 dim_blocks() const { return details::me().gdim; }
-    dim3 block_index() const { return details::me().bid; }
+    dim3 group_dim() const { return ::gridDim; }
+    dim3 dim_blocks() const { return ::gridDim; }
+    dim3 block_index() const { return ::blockIdx; }
     void sync(const char *file = __builtin_FILE(), int line = __builtin_LINE()) const
     {
         gpuh_sim_impl::grid_sync(file, line);
