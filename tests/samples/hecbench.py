@@ -58,40 +58,59 @@ RULES = [
 # the value of -x=N) is divided by f where f divides it, else by the largest
 # power of two below f that divides it, so that the divisibility a program
 # asks of its sizes (a multiple of its tile) survives; a number no power of
-# two divides is divided by f. A last argument from 10 up that is not an
-# option's value (HeCBench's repeat count) becomes `repeat` (REPEATS[0]),
-# whatever f, or stays as it was where that is smaller.
-def shrink(args, f, repeat=None):
+# two divides is divided by f; none goes below 64. With small, the sizes of a
+# program whose arguments are all below 4096 (hadamard's batch of 1024):
+# every number from 32 up is divided the same way, to no less than 16.
+# HeCBench's repeat count (repeat_at) becomes `repeat` (REPEATS[0]), whatever
+# f, or stays as it was where that is smaller.
+def shrink(args, f, repeat=None, small=False):
     repeat = REPEATS[0] if repeat is None else repeat
     def smaller(n):
-        if n < 4096 or f == 1:
+        if n < (32 if small else 4096) or f == 1:
             return n
         d = f
         while d > 1 and n % d:
             d //= 2
-        return max(n // (d if d > 1 else f), 64)
+        return max(n // (d if d > 1 else f), 64 if n >= 4096 else 16)
 
-    out = [re.sub(r"^(-[\w-]+=)?(\d+)$", lambda m: (m.group(1) or "") + str(smaller(int(m.group(2)))), a)
-           for a in args]
-    if out and re.fullmatch(r"\d+", out[-1]) and int(out[-1]) >= 10 and not (
-            len(out) > 1 and re.fullmatch(r"-[A-Za-z][\w-]*", out[-2])):
-        out[-1] = str(min(repeat, int(out[-1])))
+    at = repeat_at(args)
+    out = [re.sub(r"^(-[\w-]+=)?(\d+)$", lambda m: (m.group(1) or "") + str(
+        min(repeat, int(m.group(2))) if i == at else smaller(int(m.group(2)))), a) for i, a in enumerate(args)]
     return out
 
 
+def repeat_at(args):
+    """The index in args of HeCBench's repeat count, or None: its last
+    argument, from 10 up, where it is a number that is not an option's value
+    (`./main 2048 100`), or an option's value below 4096 written -x=N
+    (compute-score's -p=1000, histogram's --i=100; from 4096 up -x=N is a
+    size: tridiagonal's -num_systems=524288)."""
+    if not args:
+        return None
+    m = re.fullmatch(r"(-[\w-]+=)?(\d+)", args[-1])
+    if not m or int(m.group(2)) < 10:
+        return None
+    if m.group(1):
+        return len(args) - 1 if int(m.group(2)) < 4096 else None
+    if len(args) > 1 and re.fullmatch(r"-[A-Za-z][\w-]*", args[-2]):
+        return None
+    return len(args) - 1
+
+
 def repeat_of(args):
-    """The repeat count shrink may lower in args (its last argument), or None."""
-    if args and re.fullmatch(r"\d+", args[-1]) and int(args[-1]) >= 10 and not (
-            len(args) > 1 and re.fullmatch(r"-[A-Za-z][\w-]*", args[-2])):
-        return int(args[-1])
-    return None
+    """The repeat count shrink may lower in args, or None."""
+    at = repeat_at(args)
+    return None if at is None else int(re.sub(r"^-[\w-]+=", "", args[at]))
 
 
 # The search over f, per program, within LIMIT_S of run time in all: it
 # starts at FIRST; a run that times out tries a 4 times larger f (less work),
 # one that fails tries a 4 times smaller f (the program may have rejected
 # sizes too small for it), until one passes or the next f was tried or is out
-# of FACTORS. A run that a smaller one may follow gets half the time left. The program passes if one run passes.
+# of FACTORS; where that ends in a time-out, the search starts again at FIRST
+# with shrink's small rule (the work is in numbers below 4096), if that
+# changes the arguments. A run that a smaller one may follow gets half the
+# time left. The program passes if one run passes.
 FACTORS = [1, 4, 16, 64, 256, 1024, 4096]
 FIRST = 64
 # Repeat counts in turn: a run that fails with the repeat count lowered is
@@ -235,15 +254,18 @@ def run_one(root, name, parts, keep):
     full = repeat_of(args)
     rep = 0  # the index in REPEATS of the repeat count in use
     climb = full is not None  # the repeat counts are tried once, at the first sizes that fail
+    small = False  # shrink's rule for sizes below 4096, once the sizes from 4096 up cannot go lower
     while True:
         f = FACTORS[k]
-        run_args = shrink(args, f, REPEATS[rep])
+        run_args = shrink(args, f, REPEATS[rep], small)
         key = tuple(run_args)
         if key in tried:  # a factor that changes no argument: the same run as one already made
             verdict, why = tried[key]
         else:
-            smaller = k + 1 < len(FACTORS) and tuple(shrink(args, FACTORS[k + 1], REPEATS[rep])) not in tried and \
-                shrink(args, FACTORS[k + 1], REPEATS[rep]) != run_args
+            nexts = [shrink(args, FACTORS[k + 1], REPEATS[rep], small)] if k + 1 < len(FACTORS) else []
+            if not small:
+                nexts.append(shrink(args, FIRST, REPEATS[rep], True))
+            smaller = any(tuple(n) not in tried and n != run_args for n in nexts)
             limit = left / 2 if smaller else left
             t0 = time.time()
             try:
@@ -258,7 +280,8 @@ def run_one(root, name, parts, keep):
                 verdict, why = "timeout", ""
             left -= time.time() - t0
             tried[key] = (verdict, why)
-            trail.append("/%d%s %s" % (f, " x%s" % run_args[-1] if full else "", verdict))
+            trail.append("/%d%s%s %s" % (f, " small" if small else "",
+                                         " x%d" % min(REPEATS[rep], full) if full else "", verdict))
         if verdict == "fail" and climb:
             if rep + 1 < len(REPEATS) and REPEATS[rep] < full and left >= 1:
                 rep += 1  # the same sizes with more repeats: the program may have rejected the count
@@ -267,8 +290,13 @@ def run_one(root, name, parts, keep):
         elif verdict == "timeout" and rep > 0:
             climb = False  # more repeats ran out of time: smaller sizes with this count
         nxt = k + 1 if verdict == "timeout" else k - 1
-        if verdict == "pass" or not 0 <= nxt < len(FACTORS) or \
-                tuple(shrink(args, FACTORS[nxt], REPEATS[rep])) in tried or left < 1:
+        if verdict == "pass" or left < 1:
+            break
+        if not 0 <= nxt < len(FACTORS) or tuple(shrink(args, FACTORS[nxt], REPEATS[rep], small)) in tried:
+            if verdict == "timeout" and not small and \
+                    tuple(shrink(args, FIRST, REPEATS[rep], True)) not in tried:
+                small, k = True, FACTORS.index(FIRST)  # GPU-sized work in numbers below 4096
+                continue
             break
         k = nxt
     # the verdict: a pass if one run passed, else a failure if one failed (its message), else a time-out
