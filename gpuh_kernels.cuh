@@ -103,7 +103,7 @@
                                       choice of cover, launches
      [SECTION: TENSOR-CORE KERNELS]   tc_kernels.cuh (CUDA cores), tc_sm80.cuh
                                       (mma.sync), tc_sm90.cuh (wgmma, TMA)
-     [SECTION: TENSOR-CORE DECODE]    tc_decode.cuh: M ≤ 16 with op_b = T,
+     [SECTION: TENSOR-CORE DECODE]    tc_decode.cuh: M ≤ 64 with op_b = T,
                                       bound by reading B
      [SECTION: TENSOR-CORE DISPATCH]  tc_dispatch.cuh: checks, aligned copies,
                                       tensor maps, launches
@@ -654,16 +654,22 @@ struct gpuh_impl_tc_types : gpuh_impl_tc_enable<sizeof(TIn) == 2 && (sizeof(TOut
    pipeline; an A or B that is not 16-byte aligned is copied into an
    aligned workspace first, as above. Elsewhere (sm_75 and older, the CPU
    simulator) a tiled CUDA-core kernel computes the same rounded inputs'
-   product in fp32. A C of at most 16 rows with op_b = T (B stored N × K,
+   product in fp32. A C of at most 64 rows with op_b = T (B stored N × K,
    16-byte aligned rows, K a multiple of 8: a decoding step's batch against
    weights kept as PyTorch's Linear keeps them), for 16-bit inputs on
    sm_80 and later, takes a kernel of its own that reads B once at the
    memory's rate (mma.sync on the side, K cut in parts where N alone leaves
    SMs idle, the parts added in a fixed order, so the result is bitwise the
-   same on every call). Which path runs depends on the image the CUDA runtime
-   picked for the device, never on the product's values. Results agree
-   with an fp64 product of the same inputs within the fp32-accumulation
-   bound over K, on every path.
+   same on every call). Where a product's K is cut in parts (the decode
+   kernel, the sm_90a kernel's Stream-K), the parts' counters come from a
+   scratch of 16 MiB that each device keeps from the first such call to
+   the program's exit, zeroed once and lent to the first stream that asks,
+   so that its calls allocate and clear nothing before their launch; other
+   streams, and streams being captured into a graph, take and clear their
+   own in gpuh's memory pool. Which path runs depends on the image the
+   CUDA runtime picked for the device, never on the product's values.
+   Results agree with an fp64 product of the same inputs within the
+   fp32-accumulation bound over K, on every path.
    Idea: BLAS xGEMM with cuBLAS's cublasGemmEx mixed types (CUDA_R_16BF /
    CUDA_R_16F inputs, CUBLAS_COMPUTE_32F); the PTX ISA's wgmma and
    cp.async.bulk.tensor, mma.sync, ldmatrix and cp.async; the public Hopper

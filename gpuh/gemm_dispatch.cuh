@@ -280,6 +280,113 @@ static inline cudaError_t gpuh_impl_gemm_workspace(void **p, size_t bytes, int d
     return cudaMallocAsync(p, bytes, stream);
 }
 
+#ifndef GPUH_SIM
+/* Split-K's scratch: `counters` unsigned counters that are zero, and
+   `bytes` of device memory beside them (16-byte aligned), for a kernel
+   whose blocks count or flag their way to the block that adds the parts
+   (kept in `*memory`), and that leaves every counter zero again (the block
+   that reads a counter last resets it). Each device keeps one such scratch
+   of GPUH_IMPL_GEMM_SCRATCH_SIZE bytes (more where the first call needs
+   more, up to GPUH_IMPL_GEMM_SCRATCH_MAX): GPUH_IMPL_GEMM_SCRATCH_COUNTERS
+   counters first, which no call's memory ever overlaps, then the memory;
+   zeroed when made and never freed or moved until the program exits, lent
+   to the stream that asked first (known by cudaStreamGetId, unique over
+   the process's life). That stream's calls run one after another, so each
+   finds the counters zero, with nothing to allocate or clear before its
+   launch (each costs the host a few microseconds, which a small product
+   waits for on the GPU). Any other stream, a stream being captured into a
+   graph (whose launches may run later, beside others), a call while the
+   scratch is being made, or a larger need gets scratch of its own:
+   gpuh_impl_gemm_workspace, then cudaMemsetAsync of its counters. *own is
+   1 where *memory is the caller's (freed with cudaFreeAsync on `stream`;
+   the counters are inside it), 0 where both are the device's. Errors: the
+   runtime's, from the allocation or the memset (nothing is held then).
+   Idea: CUTLASS's split-K semaphores, in a workspace its caller zeroes. */
+#define GPUH_IMPL_GEMM_SCRATCH_SIZE ((size_t)16 << 20)
+#define GPUH_IMPL_GEMM_SCRATCH_MAX ((size_t)64 << 20)
+#define GPUH_IMPL_GEMM_SCRATCH_COUNTERS 16384
+struct gpuh_impl_gemm_scratch_entry {
+    unsigned long long stream_id; /* the stream it is lent to; 0: not lent */
+    void *memory;                 /* NULL: not made */
+    size_t size;                  /* bytes, counters included */
+    int making;                   /* 1 while a call makes it */
+};
+GPUH_IMPL_SHARED gpuh_impl_gemm_scratch_entry gpuh_impl_gemm_scratch_v[GPUH_IMPL_GEMM_POOLS];
+GPUH_IMPL_SHARED int gpuh_impl_gemm_scratch_exit_v; /* 1 once the release at exit is registered */
+/* At exit (registered when the first scratch is made, after the runtime
+   started, so it runs before the runtime's own teardown): each device's
+   scratch freed, so that nothing gpuh made outlives the program
+   (compute-sanitizer's leak check counts it otherwise). */
+static inline void gpuh_impl_gemm_scratch_release(void)
+{
+    int dev = 0;
+    if (cudaGetDevice(&dev) != cudaSuccess)
+        dev = -1;
+    GPUH_IMPL_LOCK();
+    for (int i = 0; i < GPUH_IMPL_GEMM_POOLS; ++i) {
+        gpuh_impl_gemm_scratch_entry *const e = &gpuh_impl_gemm_scratch_v[i];
+        if (e->memory != NULL && cudaSetDevice(i) == cudaSuccess)
+            (void)cudaFree(e->memory); /* waits for the work that uses it */
+        e->memory = NULL, e->size = 0, e->stream_id = 0;
+    }
+    GPUH_IMPL_UNLOCK();
+    if (dev >= 0)
+        (void)cudaSetDevice(dev);
+    (void)cudaGetLastError(); /* not sticky: a runtime already shut down answers with errors */
+}
+static inline cudaError_t gpuh_impl_gemm_scratch(void **memory, unsigned **counter, int *own, size_t bytes,
+                                                 size_t counters, int dev, cudaStream_t stream)
+{
+    const size_t lead = GPUH_IMPL_GEMM_SCRATCH_COUNTERS * sizeof(unsigned), size = lead + bytes;
+    unsigned long long id = 0;
+    enum cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
+    *memory = NULL, *counter = NULL, *own = 1;
+    if (dev >= 0 && dev < GPUH_IMPL_GEMM_POOLS && size <= GPUH_IMPL_GEMM_SCRATCH_MAX &&
+        counters <= GPUH_IMPL_GEMM_SCRATCH_COUNTERS && cudaStreamIsCapturing(stream, &capture) == cudaSuccess &&
+        capture == cudaStreamCaptureStatusNone && cudaStreamGetId(stream, &id) == cudaSuccess && id != 0) {
+        gpuh_impl_gemm_scratch_entry *const e = &gpuh_impl_gemm_scratch_v[dev];
+        void *lent = NULL;
+        int make = 0;
+        GPUH_IMPL_LOCK();
+        if (e->memory != NULL && e->stream_id == id && e->size >= size)
+            lent = e->memory;
+        else if (e->memory == NULL && !e->making)
+            make = e->making = 1;
+        GPUH_IMPL_UNLOCK();
+        if (make) { /* zeroed on the stream, before any kernel of it can use it */
+            const size_t made = size > GPUH_IMPL_GEMM_SCRATCH_SIZE ? size : GPUH_IMPL_GEMM_SCRATCH_SIZE;
+            void *fresh = NULL;
+            cudaError_t err = gpuh_impl_gemm_workspace(&fresh, made, dev, stream);
+            if (err == cudaSuccess && (err = cudaMemsetAsync(fresh, 0, made, stream)) != cudaSuccess)
+                (void)cudaFreeAsync(fresh, stream);
+            GPUH_IMPL_LOCK();
+            e->making = 0;
+            if (err == cudaSuccess) {
+                e->memory = lent = fresh, e->size = made, e->stream_id = id;
+                if (!gpuh_impl_gemm_scratch_exit_v)
+                    gpuh_impl_gemm_scratch_exit_v = atexit(gpuh_impl_gemm_scratch_release) == 0;
+            }
+            GPUH_IMPL_UNLOCK();
+        }
+        if (lent != NULL) {
+            *counter = static_cast<unsigned *>(lent), *memory = static_cast<char *>(lent) + lead, *own = 0;
+            return cudaSuccess;
+        }
+    }
+    (void)cudaGetLastError(); /* not sticky: a failed query or making leaves the call scratch of its own */
+    const size_t at = gpuh_ceil_div(bytes, (size_t)16) * 16; /* the counters after the memory */
+    cudaError_t err = gpuh_impl_gemm_workspace(memory, at + counters * sizeof(unsigned), dev, stream);
+    if (err != cudaSuccess)
+        return err;
+    *counter = reinterpret_cast<unsigned *>(static_cast<char *>(*memory) + at);
+    if (counters > 0 && (err = cudaMemsetAsync(*counter, 0, counters * sizeof(unsigned), stream)) != cudaSuccess) {
+        (void)cudaFreeAsync(*memory, stream);
+        *memory = NULL, *counter = NULL;
+    }
+    return err;
+}
+#endif
+
 /* Checks gpuh_gemm's arguments (see there); elem: sizeof(T). */
 static inline cudaError_t gpuh_impl_gemm_check(const char *fn, int op_a, int op_b, size_t M, size_t N, size_t K,
                                                const void *A, size_t lda, const void *B, size_t ldb, const void *C,

@@ -10,7 +10,7 @@
    [SECTION: TENSOR-CORE DECODE]
    C (M × N, M ≤ GPUH_IMPL_TC_DECODE_MAX_M) = alpha·op(A)·op(B) + beta·C with
    op_b = T: B is stored N × K, and reading its N·K elements once is the
-   whole cost (a 16-row C needs 32 flops per byte of B, far below what the
+   whole cost (a C of 64 rows needs 64 flops per byte of B, below what the
    tensor cores run at the memory's rate), so the kernel is built to keep
    device memory busy, with mma.sync doing the arithmetic on the side.
 
@@ -28,60 +28,52 @@
    GPUH_IMPL_TC_DECODE_AHEAD steps of B's loads in flight.
 
    A block's GPUH_IMPL_TC_DECODE_WARPS warps take consecutive rows of N (a
-   tile) on the same part of K, and share that part of op(A): the block
-   copies it to shared memory first (while B's first loads are in flight),
-   so that a step's wait is only ever for B. The two products of a step add
-   into two accumulators, summed at the end, so that no product waits for
-   the one before it. Where the tiles alone leave room for more resident
-   blocks, K is cut in parts (grid y) until the launch fills the machine
-   once (the blocks per SM asked of the occupancy calculator); parts are
-   also no longer than GPUH_IMPL_TC_DECODE_PART_MAX, which bounds the shared
-   memory. A block writes its part of Cᵀ as float partials, and the last of
-   a tile's blocks to finish (a counter per tile) adds the parts in their
-   order, so C is bitwise the same on every call. op(A) is read in place
-   where it is A (op_a = N) with 16-byte aligned rows; otherwise it is first
-   copied so (it is M × K: small beside B).
+   tile) on the same part of K, and share that part of op(A), which goes
+   through shared memory a chunk at a time (GPUH_IMPL_TC_DECODE_AHEAD steps,
+   copied by cp.async into one of two buffers while the block multiplies
+   from the other), so that a step's wait is only ever for B, and the shared
+   memory a block takes does not grow with K. Where the tiles alone leave
+   room for more resident blocks, K is cut in parts (grid y) until the
+   launch fills the machine once (the blocks per SM asked of the occupancy
+   calculator). A block writes its part of Cᵀ as float partials, and the
+   last of a tile's blocks to finish (a counter per tile, which it leaves
+   at zero) adds the parts in their order, so C is bitwise the same on
+   every call. op(A) is read in place where it is A (op_a = N) with 16-byte
+   aligned rows; otherwise it is first copied so (it is M × K: small beside
+   B).
 
    Idea: split-K ("serial split-K" in CUTLASS, "flash-decoding" for
    attention); the fragment layouts are the PTX ISA's for m16n8k16.
    =========================================================================== */
 
-/* The most rows of C it takes: two products of 8 rows, the instances
-   built (bench/results/NOTES.md compares it with the sm_90a kernel by
-   rows). */
-#define GPUH_IMPL_TC_DECODE_MAX_M 16
+/* The most rows of C it takes: 8 products of 8 rows, the largest instance
+   (instances of 1, 2, 4 and 8 products cover M by whole products). */
+#define GPUH_IMPL_TC_DECODE_MAX_M 64
 #define GPUH_IMPL_TC_DECODE_WARPS 4  /* per block, 16 rows of N each */
 #define GPUH_IMPL_TC_DECODE_ROWS (16 * GPUH_IMPL_TC_DECODE_WARPS) /* rows of N per tile */
 /* Steps of B (64 k, 2 KB per warp) in flight per warp: 48 registers a
-   thread. */
+   thread; also the steps of a chunk of op(A) in shared memory. */
 #define GPUH_IMPL_TC_DECODE_AHEAD 3
-/* The longest part of K (elements, a multiple of 64): its op(A) rows in
-   shared memory take up to 16 × (2048 + 8) × 2 bytes = 64 KB, so that 3
-   blocks of the 2-product instance share an H200 SM's 227 KB. */
-#define GPUH_IMPL_TC_DECODE_PART_MAX 2048
-/* The fewest steps of 64 k in a part: enough for the loads ahead to pay. */
-#define GPUH_IMPL_TC_DECODE_MIN_STEPS 4
+/* A chunk of op(A) in shared memory: 64·AHEAD elements of each row, the
+   rows 8 elements longer, so that the fragments 8 lanes load at once (16
+   bytes at 32-byte steps from each of 8 rows) fall in distinct banks. */
+#define GPUH_IMPL_TC_DECODE_CHUNK (64 * GPUH_IMPL_TC_DECODE_AHEAD)
+#define GPUH_IMPL_TC_DECODE_LD (GPUH_IMPL_TC_DECODE_CHUNK + 8)
+/* The fewest steps of 64 k in a part: a chunk, so that the loads ahead pay. */
+#define GPUH_IMPL_TC_DECODE_MIN_STEPS GPUH_IMPL_TC_DECODE_AHEAD
+/* The dynamic shared memory of the MT-product instance, in bytes: two
+   chunks of MT·8 rows of op(A). */
+#define GPUH_IMPL_TC_DECODE_SMEM(TIn, MT) (2 * 8 * (MT) * GPUH_IMPL_TC_DECODE_LD * sizeof(TIn))
 
 /* A launch's parts of K: `parts` of k_part elements (a multiple of 64), the
    last shorter; with parts > 1, partial (parts × M × N floats) and count
-   (one per tile, zero at the launch). a_ld: the row stride, in elements, of
-   op(A)'s part in shared memory (gpuh_impl_tc_decode_a_ld). */
+   (one per tile, zero at the launch). */
 struct gpuh_impl_tc_decode_work {
     float *partial;
     unsigned *count;
     size_t k_part;
     unsigned parts;
-    unsigned a_ld;
 };
-
-/* The row stride of op(A)'s part of k_part elements in shared memory: at
-   least k_part, and 8 more than a multiple of 64, so that the fragments 8
-   lanes load at once (16 bytes at 32-byte steps from each of 2 rows) fall
-   in distinct banks. */
-static inline unsigned gpuh_impl_tc_decode_a_ld(size_t k_part)
-{
-    return (unsigned)((k_part + 63) / 64 * 64 + 8);
-}
 
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
 /* Lane (g, q)'s 32 bytes of B's rows g and g + 8 of the warp at step k:
@@ -101,21 +93,46 @@ static __device__ __forceinline__ void gpuh_impl_tc_decode_b(const TIn *lo, cons
         b_hi[h] = hi_in && k_in ? __ldcs(reinterpret_cast<const uint4 *>(hi + k + 8 * h)) : zero;
     }
 }
+
+/* The block's copy of op(A)'s chunk at k0 (MT·8 rows of
+   GPUH_IMPL_TC_DECODE_CHUNK elements) into s (rows of
+   GPUH_IMPL_TC_DECODE_LD), in 16-byte pieces: cp.async where the piece is
+   inside M and the part (ke), zeros stored where it is not. */
+template <typename TIn, int MT>
+static __device__ __forceinline__ void gpuh_impl_tc_decode_a(const TIn *A, size_t lda, size_t M, size_t k0,
+                                                             size_t ke, TIn *s)
+{
+    enum { PIECES = GPUH_IMPL_TC_DECODE_CHUNK / 8 }; /* per row */
+#pragma unroll 1 /* unrolled, the pieces' addresses would be kept in registers across the steps */
+    for (int e = threadIdx.x; e < 8 * MT * PIECES; e += 32 * GPUH_IMPL_TC_DECODE_WARPS) {
+        const int m = e / PIECES, c = 8 * (e % PIECES);
+        TIn *const dst = s + m * GPUH_IMPL_TC_DECODE_LD + c;
+        if ((size_t)m < M && k0 + c < ke)
+            gpuh_impl_cp_async16(dst, A + m * lda + k0 + c);
+        else
+            *reinterpret_cast<uint4 *>(dst) = make_uint4(0u, 0u, 0u, 0u);
+    }
+    gpuh_impl_cp_async_commit();
+}
 #endif
 
 /* One block: a tile of GPUH_IMPL_TC_DECODE_ROWS rows of N (blockIdx.x) over
    one part of K (blockIdx.y); MT products of 8 rows of op(A) per 16 of K,
    MT·8 ≥ M. p.A is op(A), rows of K (p.lda a multiple of 8, 16-byte
    aligned); p.B is stored N × K, the same. Dynamic shared memory:
-   MT·8·w.a_ld elements of TIn. */
+   GPUH_IMPL_TC_DECODE_SMEM(TIn, MT) bytes. Blocks per SM asked of the
+   compiler: 4, 3 and 2 as MT grows, the most each gets without spilling
+   (tools/check_budget.py holds them there). */
 template <typename TIn, typename TOut, int MT>
-__global__ void __launch_bounds__(32 * GPUH_IMPL_TC_DECODE_WARPS)
+__global__ void __launch_bounds__(32 * GPUH_IMPL_TC_DECODE_WARPS, MT <= 2 ? 4 : MT == 4 ? 3 : 2)
     gpuh_tc_decode_kernel(const gpuh_impl_tc_args<TIn, TOut> p, const gpuh_impl_tc_decode_work w)
 {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-    enum { AHEAD = GPUH_IMPL_TC_DECODE_AHEAD };
+    /* E: accumulators per product, two where the products alone are too
+       few for one to never wait for the one before it */
+    enum { AHEAD = GPUH_IMPL_TC_DECODE_AHEAD, LD = GPUH_IMPL_TC_DECODE_LD, E = MT <= 2 ? 2 : 1 };
     extern __shared__ uint4 gpuh_impl_tc_decode_smem[];
-    TIn *const s_a = reinterpret_cast<TIn *>(gpuh_impl_tc_decode_smem); /* op(A)'s part: MT·8 rows of w.a_ld */
+    TIn *const s_a = reinterpret_cast<TIn *>(gpuh_impl_tc_decode_smem); /* two chunks of MT·8 rows of LD */
     const int lane = threadIdx.x % 32, g = lane / 4, q = lane % 4;
     const size_t tile = blockIdx.x, part = blockIdx.y;
     const size_t n0 = tile * GPUH_IMPL_TC_DECODE_ROWS + 16 * (threadIdx.x / 32);
@@ -128,24 +145,25 @@ __global__ void __launch_bounds__(32 * GPUH_IMPL_TC_DECODE_WARPS)
 #pragma unroll
     for (int u = 0; u < AHEAD; ++u)
         gpuh_impl_tc_decode_b(b_lo, b_hi, lo_in, hi_in, q, kb + 64 * (size_t)u, ke, lo[u], hi[u]);
+    gpuh_impl_tc_decode_a<TIn, MT>(p.A, p.lda, p.M, kb, ke, s_a);
 
-    /* op(A)'s part, 64·steps columns of MT·8 rows (zeros past M and K), in
-       16-byte pieces while B's first loads are in flight */
-    const int pieces = 8 * steps;
-    for (int e = threadIdx.x; e < 8 * MT * pieces; e += blockDim.x) {
-        const size_t m = (size_t)(e / pieces), k = kb + 8 * (size_t)(e % pieces);
-        *reinterpret_cast<uint4 *>(s_a + m * w.a_ld + (k - kb)) =
-            m < p.M && k < ke ? __ldg(reinterpret_cast<const uint4 *>(p.A + m * p.lda + k)) : make_uint4(0u, 0u, 0u, 0u);
-    }
-    __syncthreads();
-
-    float acc[MT][2][4]; /* [product][even or odd instruction of the step][fragment] */
+    float acc[MT][E][4]; /* [product][accumulator][fragment] */
 #pragma unroll
     for (int j = 0; j < MT; ++j)
 #pragma unroll
-        for (int e = 0; e < 2; ++e)
+        for (int e = 0; e < E; ++e)
             acc[j][e][0] = acc[j][e][1] = acc[j][e][2] = acc[j][e][3] = 0.0f;
-    for (int s0 = 0; s0 < steps; s0 += AHEAD)
+    for (int s0 = 0; s0 < steps; s0 += AHEAD) {
+        /* this chunk is in (every thread's copies waited for, then the
+           barrier), and the other buffer is free: its chunk's steps are
+           done by every warp */
+        gpuh_impl_cp_async_wait<0>();
+        __syncthreads();
+        const int buffer = s0 / AHEAD % 2;
+        const TIn *const chunk = s_a + buffer * (8 * MT * LD);
+        if (s0 + AHEAD < steps)
+            gpuh_impl_tc_decode_a<TIn, MT>(p.A, p.lda, p.M, kb + 64 * (size_t)(s0 + AHEAD), ke,
+                                           s_a + (1 - buffer) * (8 * MT * LD));
 #pragma unroll
         for (int u = 0; u < AHEAD; ++u) {
             const int s = s0 + u;
@@ -164,17 +182,19 @@ __global__ void __launch_bounds__(32 * GPUH_IMPL_TC_DECODE_WARPS)
 #pragma unroll
                     for (int h = 0; h < 2; ++h) {
                         const uint4 v =
-                            *reinterpret_cast<const uint4 *>(s_a + (8 * j + g) * w.a_ld + 64 * s + 16 * q + 8 * h);
+                            *reinterpret_cast<const uint4 *>(chunk + (8 * j + g) * LD + 64 * u + 16 * q + 8 * h);
                         const unsigned f0[2] = {v.x, v.y}, f1[2] = {v.z, v.w};
                         gpuh_impl_mma(acc[j][0], a[2 * h], f0, TIn());
-                        gpuh_impl_mma(acc[j][1], a[2 * h + 1], f1, TIn());
+                        gpuh_impl_mma(acc[j][E - 1], a[2 * h + 1], f1, TIn());
                     }
         }
+    }
+    if (E > 1)
 #pragma unroll
-    for (int j = 0; j < MT; ++j)
+        for (int j = 0; j < MT; ++j)
 #pragma unroll
-        for (int v = 0; v < 4; ++v)
-            acc[j][0][v] += acc[j][1][v];
+            for (int v = 0; v < 4; ++v)
+                acc[j][0][v] += acc[j][E - 1][v];
 
     /* acc[j][0]: Cᵀ[n0 + g + 8h][8j + 2q + e] at acc[j][0][2h + e] */
     if (w.parts == 1) {
@@ -203,20 +223,32 @@ __global__ void __launch_bounds__(32 * GPUH_IMPL_TC_DECODE_WARPS)
     __shared__ bool last;
     __threadfence(); /* this block's partial is seen by every block before its count is */
     __syncthreads();
-    if (threadIdx.x == 0)
+    if (threadIdx.x == 0) {
         last = atomicAdd(&w.count[tile], 1u) == w.parts - 1;
+        if (last) /* every part has counted: zero again for the next launch (gpuh_impl_gemm_scratch) */
+            w.count[tile] = 0;
+    }
     __syncthreads();
     if (!last)
         return;
     __threadfence(); /* the other parts' partials, counted before, are read after */
+    enum { BATCH = 8 }; /* partials asked for at once, then added in their order */
     const size_t t0 = tile * GPUH_IMPL_TC_DECODE_ROWS;
     for (size_t e = threadIdx.x; e < p.M * GPUH_IMPL_TC_DECODE_ROWS; e += blockDim.x) {
         const size_t m = e / GPUH_IMPL_TC_DECODE_ROWS, n = t0 + e % GPUH_IMPL_TC_DECODE_ROWS;
         if (n >= p.N)
             continue;
         float sum = 0.0f;
-        for (unsigned s = 0; s < w.parts; ++s) /* in the parts' order: the same bits on every call */
-            sum += __ldcg(w.partial + ((size_t)s * p.M + m) * p.N + n);
+        for (unsigned s0 = 0; s0 < w.parts; s0 += BATCH) { /* in the parts' order: the same bits on every call */
+            float x[BATCH];
+#pragma unroll
+            for (unsigned u = 0; u < BATCH; ++u)
+                x[u] = s0 + u < w.parts ? __ldcg(w.partial + ((size_t)(s0 + u) * p.M + m) * p.N + n) : 0.0f;
+#pragma unroll
+            for (unsigned u = 0; u < BATCH; ++u)
+                if (s0 + u < w.parts)
+                    sum += x[u];
+        }
         TOut *dst = p.C + m * p.ldc + n;
         const float x = p.alpha * sum;
         gpuh_impl_tc_out(dst, p.beta == 0.0f ? x : fmaf(p.beta, gpuh_impl_tc_c(dst), x));
@@ -232,50 +264,52 @@ __global__ void __launch_bounds__(32 * GPUH_IMPL_TC_DECODE_WARPS)
 template <typename TIn, typename TOut>
 static inline cudaError_t gpuh_impl_tc_simt(const gpuh_impl_tc_args<TIn, TOut> &a, cudaStream_t stream);
 
-/* The most dynamic shared memory an MT-product instance takes: op(A)'s
-   rows of a longest part. */
-#define GPUH_IMPL_TC_DECODE_SMEM(TIn, MT)                                                                         \
-    (8 * (MT) * gpuh_impl_tc_decode_a_ld(GPUH_IMPL_TC_DECODE_PART_MAX) * sizeof(TIn))
+/* The instances: 1, 2, 4 and 8 products of 8 rows; the one for M rows is
+   the first that covers it. */
+#define GPUH_IMPL_TC_DECODE_INSTANCES 4
+static inline int gpuh_impl_tc_decode_instance(size_t M) { return M <= 8 ? 0 : M <= 16 ? 1 : M <= 32 ? 2 : 3; }
 
-/* The blocks of the MT-product instance (MT = 1, 2) that fit on one SM of
-   the current device with its most shared memory, 0 where this program
-   holds no body of the kernel for the device (its image must come from PTX
-   or code for sm_80 or later). The first ask on a device also lets the
-   instances take that much shared memory. Kept per device (and per type
-   pair, each its own image): the queries cost more host time than a small
-   product takes on the GPU. */
-template <typename TIn, typename TOut> static inline int gpuh_impl_tc_decode_blocks(int mt)
+/* The blocks of instance i (gpuh_impl_tc_decode_instance) that fit on one
+   SM of the current device, 0 where this program holds no body of the
+   kernel for the device (its image must come from PTX or code for sm_80 or
+   later). The first ask on a device also lets the instances take their
+   shared memory (above the 48 KB a launch gets unasked). Kept per device
+   (and per type pair, each its own image): the queries cost more host
+   time than a small product takes on the GPU. */
+template <typename TIn, typename TOut> static inline int gpuh_impl_tc_decode_blocks(int i)
 {
-    static signed char known[GPUH_IMPL_TC_DEVICES][2]; /* blocks per SM; 0: not asked; -1: no body */
+    static signed char known[GPUH_IMPL_TC_DEVICES][GPUH_IMPL_TC_DECODE_INSTANCES]; /* 0: not asked; -1: no body */
     int dev = 0;
     if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= GPUH_IMPL_TC_DEVICES) {
         (void)cudaGetLastError(); /* not sticky */
         return 0;
     }
     GPUH_IMPL_LOCK();
-    signed char blocks = known[dev][mt - 1];
+    signed char blocks = known[dev][i];
     GPUH_IMPL_UNLOCK();
     if (blocks == 0) {
         cudaFuncAttributes attr;
-        void (*const kernels[2])(gpuh_impl_tc_args<TIn, TOut>, gpuh_impl_tc_decode_work) = {
-            gpuh_tc_decode_kernel<TIn, TOut, 1>, gpuh_tc_decode_kernel<TIn, TOut, 2>};
-        signed char found[2] = {-1, -1};
+        void (*const kernels[GPUH_IMPL_TC_DECODE_INSTANCES])(gpuh_impl_tc_args<TIn, TOut>, gpuh_impl_tc_decode_work) = {
+            gpuh_tc_decode_kernel<TIn, TOut, 1>, gpuh_tc_decode_kernel<TIn, TOut, 2>,
+            gpuh_tc_decode_kernel<TIn, TOut, 4>, gpuh_tc_decode_kernel<TIn, TOut, 8>};
+        signed char found[GPUH_IMPL_TC_DECODE_INSTANCES];
+        memset(found, -1, sizeof found);
         if (cudaFuncGetAttributes(&attr, kernels[0]) == cudaSuccess && attr.ptxVersion >= 80)
-            for (int i = 0; i < 2; ++i) {
-                const int smem = (int)GPUH_IMPL_TC_DECODE_SMEM(TIn, i + 1);
+            for (int j = 0; j < GPUH_IMPL_TC_DECODE_INSTANCES; ++j) {
+                const int smem = (int)GPUH_IMPL_TC_DECODE_SMEM(TIn, 1 << j);
                 int n = 0;
-                if (cudaFuncSetAttribute(kernels[i], cudaFuncAttributeMaxDynamicSharedMemorySize, smem) ==
+                if (cudaFuncSetAttribute(kernels[j], cudaFuncAttributeMaxDynamicSharedMemorySize, smem) ==
                         cudaSuccess &&
-                    cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, kernels[i], 32 * GPUH_IMPL_TC_DECODE_WARPS,
+                    cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, kernels[j], 32 * GPUH_IMPL_TC_DECODE_WARPS,
                                                                   (size_t)smem) == cudaSuccess &&
                     n > 0)
-                    found[i] = (signed char)(n < 127 ? n : 127);
+                    found[j] = (signed char)(n < 127 ? n : 127);
             }
         (void)cudaGetLastError(); /* not sticky: a failed query leaves the kernel unused */
         GPUH_IMPL_LOCK();
-        known[dev][0] = found[0], known[dev][1] = found[1];
+        memcpy(known[dev], found, sizeof found);
         GPUH_IMPL_UNLOCK();
-        blocks = found[mt - 1];
+        blocks = found[i];
     }
     return blocks > 0 ? blocks : 0;
 }
@@ -289,7 +323,7 @@ template <typename TIn, typename TOut> static inline bool gpuh_impl_tc_decodes(c
     return a.tb && !a.ct && a.M <= GPUH_IMPL_TC_DECODE_MAX_M && a.K > 0 && a.K % 8 == 0 &&
            (uintptr_t)a.B % 16 == 0 && a.ldb % 8 == 0 &&
            gpuh_ceil_div(a.N, (size_t)GPUH_IMPL_TC_DECODE_ROWS) < 0x7fffffffu &&
-           gpuh_impl_tc_decode_blocks<TIn, TOut>(a.M <= 8 ? 1 : 2) > 0;
+           gpuh_impl_tc_decode_blocks<TIn, TOut>(gpuh_impl_tc_decode_instance(a.M)) > 0;
 }
 
 template <typename TIn, typename TOut, int MT>
@@ -297,16 +331,15 @@ static inline cudaError_t gpuh_impl_tc_decode_launch(const gpuh_impl_tc_args<TIn
                                                      const gpuh_impl_tc_decode_work &w, cudaStream_t stream)
 {
     const dim3 grid((unsigned)gpuh_ceil_div(a.N, (size_t)GPUH_IMPL_TC_DECODE_ROWS), w.parts);
-    const size_t smem = 8 * MT * (size_t)w.a_ld * sizeof(TIn);
-    return GPUH_LAUNCH((gpuh_tc_decode_kernel<TIn, TOut, MT>), grid, 32 * GPUH_IMPL_TC_DECODE_WARPS, smem, stream, a,
-                       w);
+    return GPUH_LAUNCH((gpuh_tc_decode_kernel<TIn, TOut, MT>), grid, 32 * GPUH_IMPL_TC_DECODE_WARPS,
+                       GPUH_IMPL_TC_DECODE_SMEM(TIn, MT), stream, a, w);
 }
 
 /* The decode kernel on a product gpuh_impl_tc_decodes takes: op(A) copied
    to rows of K where it is not so already, K cut in parts (above), then
-   the launch for the products of 8 rows that cover M. Where no workspace
-   is left for the parts' partials, K in one part if it fits one, else the
-   CUDA-core kernel. */
+   the launch of the instance that covers M. Where no workspace is left for
+   the parts' partials, K in one part; where none is left for op(A)'s copy,
+   the CUDA-core kernel. */
 template <typename TIn, typename TOut>
 static inline cudaError_t gpuh_impl_tc_decode(gpuh_impl_tc_args<TIn, TOut> a, int dev, cudaStream_t stream)
 {
@@ -329,39 +362,35 @@ static inline cudaError_t gpuh_impl_tc_decode(gpuh_impl_tc_args<TIn, TOut> a, in
             err = gpuh_impl_pack_rows(a.A, a.lda, a.M, a.K, copy, ld, stream);
         a.A = static_cast<const TIn *>(copy), a.lda = ld, a.ta = 0;
     }
+    const int instance = gpuh_impl_tc_decode_instance(a.M);
     const size_t tiles = gpuh_ceil_div(a.N, (size_t)GPUH_IMPL_TC_DECODE_ROWS), steps = gpuh_ceil_div(a.K, (size_t)64);
-    /* as many parts as fill the resident blocks once, no fewer than the
-       longest part allows, and none shorter than the fewest steps (where
-       those two meet, the longest part wins: shared memory bounds it) */
-    const size_t resident = (size_t)sms * (size_t)gpuh_impl_tc_decode_blocks<TIn, TOut>(a.M <= 8 ? 1 : 2);
-    const size_t fewest = gpuh_ceil_div(steps, (size_t)(GPUH_IMPL_TC_DECODE_PART_MAX / 64));
+    /* as many parts as fill the resident blocks once, none shorter than
+       the fewest steps */
+    const size_t resident = (size_t)sms * (size_t)gpuh_impl_tc_decode_blocks<TIn, TOut>(instance);
     size_t parts = resident / tiles, most = steps / GPUH_IMPL_TC_DECODE_MIN_STEPS;
     parts = parts < most ? parts : most;
-    parts = parts > fewest ? parts : fewest;
     parts = parts < 65535 ? parts : 65535; /* a grid's y */
-    gpuh_impl_tc_decode_work w = {NULL, NULL, 64 * steps, 1, 0};
+    gpuh_impl_tc_decode_work w = {NULL, NULL, 64 * steps, 1};
+    int own = 0;
     if (parts > 1 && err == cudaSuccess) {
-        const size_t k_part = 64 * gpuh_ceil_div(steps, parts), partial_bytes = gpuh_ceil_div(a.K, k_part) * a.M * a.N * 4;
-        if (gpuh_impl_gemm_workspace(&work, partial_bytes + tiles * sizeof(unsigned), dev, stream) != cudaSuccess ||
-            cudaMemsetAsync(static_cast<char *>(work) + partial_bytes, 0, tiles * sizeof(unsigned), stream) !=
-                cudaSuccess) {
-            (void)cudaGetLastError(); /* not sticky: one part where K fits one, else the CUDA-core kernel */
-            if (work != NULL)
-                (void)cudaFreeAsync(work, stream);
+        const size_t k_part = 64 * gpuh_ceil_div(steps, parts), n_parts = gpuh_ceil_div(a.K, k_part);
+        if (gpuh_impl_gemm_scratch(&work, &w.count, &own, n_parts * a.M * a.N * sizeof(float), tiles, dev, stream) !=
+            cudaSuccess) {
+            (void)cudaGetLastError(); /* not sticky: K in one part */
             work = NULL;
         } else {
             w.partial = static_cast<float *>(work);
-            w.count = reinterpret_cast<unsigned *>(static_cast<char *>(work) + partial_bytes);
-            w.k_part = k_part, w.parts = (unsigned)gpuh_ceil_div(a.K, k_part);
+            w.k_part = k_part, w.parts = (unsigned)n_parts;
+            if (!own)
+                work = NULL; /* the device's, not freed below */
         }
     }
-    static_assert(GPUH_IMPL_TC_DECODE_MAX_M <= 16, "the launches below cover 2 products of 8 rows at most");
-    w.a_ld = gpuh_impl_tc_decode_a_ld(w.k_part);
-    if (err == cudaSuccess && w.k_part > GPUH_IMPL_TC_DECODE_PART_MAX)
-        err = gpuh_impl_tc_simt(a, stream);
-    else if (err == cudaSuccess)
-        err = a.M <= 8 ? gpuh_impl_tc_decode_launch<TIn, TOut, 1>(a, w, stream)
-                       : gpuh_impl_tc_decode_launch<TIn, TOut, 2>(a, w, stream);
+    static_assert(GPUH_IMPL_TC_DECODE_MAX_M <= 64, "the launches below cover 8 products of 8 rows at most");
+    if (err == cudaSuccess)
+        err = instance == 0   ? gpuh_impl_tc_decode_launch<TIn, TOut, 1>(a, w, stream)
+              : instance == 1 ? gpuh_impl_tc_decode_launch<TIn, TOut, 2>(a, w, stream)
+              : instance == 2 ? gpuh_impl_tc_decode_launch<TIn, TOut, 4>(a, w, stream)
+                              : gpuh_impl_tc_decode_launch<TIn, TOut, 8>(a, w, stream);
     void *const held[2] = {copy, work};
     for (int i = 0; i < 2; ++i)
         if (held[i] != NULL) {

@@ -309,23 +309,19 @@ static inline cudaError_t gpuh_impl_tc_hopper_launch(const gpuh_impl_tc_args<TIn
     (void)gpuh_impl_tc_plan(a.M, a.N, ranks, BN, gpuh_ceil_div(a.K, (size_t)bk), units, &w);
     if (sizeof(TIn) == 4 && TA) /* the RS form: its fragments leave no registers for the shared part's code */
         w.dp = w.tiles, w.units = 0;
-    /* the shared part's partials and flags (one per block), from gpuh's pool; without them, whole tiles only */
+    /* the shared part's partials and flags (one per block, zero: gpuh_impl_gemm_scratch); without them, whole
+       tiles only */
     const size_t slots = (size_t)ranks * units, partial_bytes = slots * GPUH_IMPL_TC_BM * BN * sizeof(float);
     void *work = NULL;
     if (w.units > 0) {
-        if (gpuh_impl_gemm_workspace(&work, partial_bytes + slots * sizeof(unsigned), dev, stream) != cudaSuccess)
-            work = NULL;
-        else if (cudaMemsetAsync(static_cast<char *>(work) + partial_bytes, 0, slots * sizeof(unsigned), stream) !=
-                 cudaSuccess) {
-            (void)cudaFreeAsync(work, stream);
-            work = NULL;
-        }
-        if (work == NULL) {
+        int own = 0;
+        if (gpuh_impl_gemm_scratch(&work, &w.flags, &own, partial_bytes, slots, dev, stream) != cudaSuccess) {
             (void)cudaGetLastError(); /* not sticky */
             w.dp = w.tiles, w.units = 0;
         } else {
             w.partial = static_cast<float *>(work);
-            w.flags = reinterpret_cast<unsigned *>(static_cast<char *>(work) + partial_bytes);
+            if (!own)
+                work = NULL; /* the device's, not freed below */
         }
     }
     /* a block per SM, a cluster over several units of tiles; all of them where there is a shared part */

@@ -433,9 +433,10 @@ static __device__ __forceinline__ void gpuh_impl_tc_store_lines(T *C, size_t ldc
    share cuts at most two tiles short: the last tile it reaches it leaves
    before its end, as a partial (partial: per block, the 256 multiplying
    threads' accumulators; flags: per block, 1 once its partial is
-   written), and the first it reaches it takes from the middle to the end:
-   it owns that tile and adds the partials of the blocks before it, in
-   their order, so C is bitwise the same on every call. A block works its
+   written, 0 again once the tile's owner has seen it), and the first it
+   reaches it takes from the middle to the end: it owns that tile and adds
+   the partials of the blocks before it, in their order, so C is bitwise
+   the same on every call. A block works its
    share from the last tile to the first, so it writes its partial before
    it waits on anyone's, and it waits only on blocks below it: no block
    waits on a block that waits, and none on a block that may still be
@@ -636,6 +637,7 @@ static __device__ __forceinline__ void gpuh_impl_tc_partial_add(const gpuh_impl_
                              : "=r"(ready)
                              : "l"(w.flags + ranks * b + rank)
                              : "memory");
+            w.flags[ranks * b + rank] = 0; /* read by this block alone: zero again for the next launch */
         }
     gpuh_impl_tc_mult_sync(); /* thread 0 has seen every flag: the partials are there */
     for (unsigned b = first; b < cluster; ++b) {

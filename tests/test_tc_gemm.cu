@@ -482,7 +482,7 @@ static void test_split_shapes()
         {GPUH_OP_T, GPUH_OP_N, 130, 260, 8000, 8, 0, 2, 0, -0.5f, 0.0f},
         {GPUH_OP_N, GPUH_OP_T, 1194, 3334, 2500, 0, 8, 0, 0, 1.0f, 0.0f},
         {GPUH_OP_T, GPUH_OP_T, 515, 1300, 2498, 0, 0, 3, 0, 0.75f, -0.5f},
-        {GPUH_OP_N, GPUH_OP_T, 64, 3000, 4000, 0, 0, 0, 0, 1.0f, 0.0f},
+        {GPUH_OP_T, GPUH_OP_N, 64, 3000, 4000, 0, 0, 0, 0, 1.0f, 0.0f}, /* op_b = N: not the decode kernel's */
         {GPUH_OP_N, GPUH_OP_N, 1100, 1984, 4000, 0, 0, 0, 0, 1.0f, 0.0f},
     };
 #ifndef GPUH_SIM
@@ -595,8 +595,9 @@ static void test_arguments()
 }
 
 /* The decode kernel's products (M ≤ GPUH_IMPL_TC_DECODE_MAX_M, op_b = T;
-   gpuh/tc_decode.cuh) and their neighbours up to M = 64 at random shapes: both op_a, op(A)'s rows aligned or not (copied first), K
-   in one part or cut in several, N not a multiple of the kernel's tiles,
+   gpuh/tc_decode.cuh) and their neighbours up to M = 80 at random shapes:
+   both op_a, op(A)'s rows aligned or not (copied first), K in one part or
+   cut in several, N not a multiple of the kernel's tiles,
    beta 0 (then the product is made twice, bitwise the same) and not. On a
    GPU of sm_80 or later each with few enough rows must take that kernel. */
 static void test_decode_shapes()
@@ -605,7 +606,7 @@ static void test_decode_shapes()
     for (int i = 0; i < draws; ++i) {
         tc_case c = {GPUH_OP_N, GPUH_OP_T, 0, 0, 0, 0, 0, 0, 0, 1.0f, 0.0f};
         c.oa = rng() % 2 ? GPUH_OP_T : GPUH_OP_N;
-        c.M = 1 + rng() % 64;
+        c.M = 1 + rng() % 80;
         c.N = 1 + rng() % (quick ? 300 : 1000);
         c.K = 8 * (1 + rng() % (quick ? 64 : 256));
         c.pad_a = rng() % 3 == 0 ? rng() % 9 : 0;
@@ -629,6 +630,86 @@ static void test_decode_shapes()
         check<__half, float>(c, true);
         check<__half, __half>(c, true);
     }
+}
+
+/* Split-K's scratch (gpuh_impl_gemm_scratch): the device's is lent to the
+   stream that asked first (stream 0, by the tests before), and each call
+   leaves its counters zero for the next; other streams, and a stream being
+   captured into a graph, get scratch of their own. One product (checked
+   against the reference first) on stream 0, on two other streams at once,
+   in a graph captured on one of them and launched twice, and on stream 0
+   again: C bitwise the same every time (the parts' fixed order), C
+   poisoned before each. */
+template <typename TIn, typename TOut> static void check_streams(const tc_case &c)
+{
+    check<TIn, TOut>(c);
+#ifndef GPUH_SIM
+    const bool ta = c.oa == GPUH_OP_T, tb = c.ob == GPUH_OP_T;
+    const size_t lda = ta ? c.M : c.K, ldb = tb ? c.K : c.N, na = c.M * c.K, nb = c.K * c.N, nc = c.M * c.N;
+    std::vector<TIn> ha(na), hb(nb);
+    for (auto &x : ha)
+        x = tc_type<TIn>::of(uniform(-1.0f, 1.0f));
+    for (auto &x : hb)
+        x = tc_type<TIn>::of(uniform(-1.0f, 1.0f));
+    TIn *da = NULL, *db = NULL;
+    TOut *dc[3] = {NULL, NULL, NULL};
+    cudaStream_t s[2] = {NULL, NULL};
+    cudaGraph_t graph = NULL;
+    cudaGraphExec_t exec = NULL;
+    std::vector<TOut> first(nc), got(nc);
+    TEST_CUDA(gpuh_to_device(&da, ha.data(), na));
+    TEST_CUDA(gpuh_to_device(&db, hb.data(), nb));
+    for (int i = 0; i < 3; ++i)
+        TEST_CUDA(gpuh_device_array(&dc[i], nc));
+    for (int i = 0; i < 2; ++i)
+        TEST_CUDA(gpuh_stream_create(&s[i], cudaStreamNonBlocking, 0));
+    auto run = [&](TOut *C, cudaStream_t stream) {
+        TEST_CUDA(cudaMemsetAsync(C, 0xff, nc * sizeof(TOut), stream));
+        TEST_CUDA(gpuh_gemm(c.oa, c.ob, c.M, c.N, c.K, c.alpha, da, lda, db, ldb, 0.0f, C, c.N, stream));
+    };
+    auto same = [&](const TOut *C, const char *where) {
+        TEST_CUDA(cudaDeviceSynchronize());
+        TEST_CUDA(gpuh_copy_to_host(got.data(), C, nc));
+        TEST_ASSERT(memcmp(got.data(), first.data(), nc * sizeof(TOut)) == 0, "%s %c%c M %zu N %zu K %zu: %s differs",
+                    pair_name[pair_index<TIn, TOut>()], ta ? 'T' : 'N', tb ? 'T' : 'N', c.M, c.N, c.K, where);
+    };
+    run(dc[0], 0);
+    TEST_CUDA(cudaDeviceSynchronize());
+    TEST_CUDA(gpuh_copy_to_host(first.data(), dc[0], nc));
+    run(dc[1], s[0]);
+    run(dc[2], s[1]);
+    same(dc[1], "on a second stream");
+    same(dc[2], "on a third stream, beside the second");
+    TEST_CUDA(cudaStreamBeginCapture(s[0], cudaStreamCaptureModeRelaxed));
+    run(dc[1], s[0]);
+    TEST_CUDA(cudaStreamEndCapture(s[0], &graph));
+    TEST_CUDA(cudaGraphInstantiate(&exec, graph, 0));
+    for (int i = 0; i < 2; ++i) {
+        TEST_CUDA(cudaGraphLaunch(exec, s[0]));
+        same(dc[1], i ? "a captured graph's second launch" : "a captured graph's launch");
+    }
+    for (int i = 0; i < 2; ++i) {
+        run(dc[0], 0);
+        same(dc[0], "on stream 0 again");
+    }
+    TEST_CUDA(cudaGraphExecDestroy(exec));
+    TEST_CUDA(cudaGraphDestroy(graph));
+    for (int i = 0; i < 2; ++i)
+        TEST_CUDA(gpuh_stream_destroy(&s[i]));
+    TEST_CUDA(gpuh_free(da));
+    TEST_CUDA(gpuh_free(db));
+    for (int i = 0; i < 3; ++i)
+        TEST_CUDA(gpuh_free(dc[i]));
+#endif
+}
+
+/* The scratch on the decode kernel (counters per tile) and on the sm_90a
+   kernel's shared part (flags per block). */
+static void test_split_streams()
+{
+    check_streams<__nv_bfloat16, __nv_bfloat16>({GPUH_OP_N, GPUH_OP_T, 37, 999, 4096, 0, 0, 0, 0, 1.0f, 0.0f});
+    if (!quick)
+        check_streams<__nv_bfloat16, float>({GPUH_OP_N, GPUH_OP_N, 1000, 700, 3000, 0, 0, 0, 0, 1.0f, 0.0f});
 }
 
 /* ---------------------------------------------------------------------------
@@ -698,6 +779,7 @@ int main()
     test_shapes();
     test_mma_shapes();
     test_decode_shapes();
+    test_split_streams();
     test_skewed_rows();
     test_tile_widths();
     test_split_shapes();

@@ -61,7 +61,9 @@ BUDGETS = [
     (r"gpuh_tc_simt_kernel<", 80, 8320),  # the tensor-core GEMM's portable path: two 16 x 65 float tiles
     (r"gpuh_tc_mma_kernel<", 232, 0),  # empty in an sm_90a build; sm_80: 128 accumulators, 2 blocks of 128 per SM
     (r"gpuh_tc_wgmma_kernel<", 168, 0),  # 384 threads, 1 block per SM: 65536 / 384 rounded down to 8
-    (r"gpuh_tc_decode_kernel<", 168, 16),  # 128 threads, at least 3 blocks per SM; the tile's `last` flag (op(A) is dynamic)
+    (r"gpuh_tc_decode_kernel<[^>]*, 8>", 224, 16),  # 8 products: 2 blocks of 128 per SM; the tile's `last` flag
+    (r"gpuh_tc_decode_kernel<[^>]*, 4>", 168, 16),  # 4 products: 3 blocks of 128 per SM (op(A) is dynamic)
+    (r"gpuh_tc_decode_kernel<", 128, 16),  # 1 or 2 products: 4 blocks of 128 per SM
     (r"gpuh_tc_transpose_kernel<", 32, 4224),  # one 32 x 33 float tile
     (r"gpuh_pack_rows_kernel<", 32, 0),  # the aligning copy of A or B: one 16-byte word per thread and row
 ]
