@@ -281,6 +281,7 @@ static inline cudaError_t gpuh_impl_gemm_workspace(void **p, size_t bytes, int d
 }
 
 #ifndef GPUH_SIM
+#include <cuda.h> /* the driver API's types: its calls come through cudart, nothing is linked */
 /* Split-K's scratch: `counters` unsigned counters that are zero, and
    `bytes` of device memory beside them (16-byte aligned), for a kernel
    whose blocks count or flag their way to the block that adds the parts
@@ -291,7 +292,9 @@ static inline cudaError_t gpuh_impl_gemm_workspace(void **p, size_t bytes, int d
    counters first, which no call's memory ever overlaps, then the memory;
    zeroed when made and never freed or moved until the program exits, lent
    to the stream that asked first (known by cudaStreamGetId, unique over
-   the process's life). That stream's calls run one after another, so each
+   the process's life) in the context it was made in (one that
+   cudaDeviceReset destroyed is forgotten, its memory gone with it, and a
+   scratch made anew). That stream's calls run one after another, so each
    finds the counters zero, with nothing to allocate or clear before its
    launch (each costs the host a few microseconds, which a small product
    waits for on the GPU). Any other stream, a stream being captured into a
@@ -306,13 +309,48 @@ static inline cudaError_t gpuh_impl_gemm_workspace(void **p, size_t bytes, int d
 #define GPUH_IMPL_GEMM_SCRATCH_MAX ((size_t)64 << 20)
 #define GPUH_IMPL_GEMM_SCRATCH_COUNTERS 16384
 struct gpuh_impl_gemm_scratch_entry {
-    unsigned long long stream_id; /* the stream it is lent to; 0: not lent */
-    void *memory;                 /* NULL: not made */
-    size_t size;                  /* bytes, counters included */
-    int making;                   /* 1 while a call makes it */
+    unsigned long long context_id; /* the context it was made in (gpuh_impl_context_id) */
+    unsigned long long stream_id;  /* the stream it is lent to; 0: not lent */
+    void *memory;                  /* NULL: not made */
+    size_t size;                   /* bytes, counters included */
+    int making;                    /* 1 while a call makes it */
 };
 GPUH_IMPL_SHARED gpuh_impl_gemm_scratch_entry gpuh_impl_gemm_scratch_v[GPUH_IMPL_GEMM_POOLS];
 GPUH_IMPL_SHARED int gpuh_impl_gemm_scratch_exit_v; /* 1 once the release at exit is registered */
+/* The current context's ID (cuCtxGetId, through cudart's driver entry
+   points: unique over the process's life, so the context cudaDeviceReset
+   leaves behind has another than the one it destroyed, with every
+   allocation in it), 0 where the driver cannot say. */
+static inline unsigned long long gpuh_impl_context_id(void)
+{
+    typedef CUresult(CUDAAPI * current_fn)(CUcontext *);
+    typedef CUresult(CUDAAPI * id_fn)(CUcontext, unsigned long long *);
+    static current_fn current;
+    static id_fn get_id;
+    static int looked;
+    GPUH_IMPL_LOCK();
+    if (!looked) {
+        void *p[2] = {NULL, NULL};
+        cudaDriverEntryPointQueryResult q[2];
+        looked = 1;
+        if (cudaGetDriverEntryPointByVersion("cuCtxGetCurrent", &p[0], 12000, cudaEnableDefault, &q[0]) ==
+                cudaSuccess &&
+            q[0] == cudaDriverEntryPointSuccess &&
+            cudaGetDriverEntryPointByVersion("cuCtxGetId", &p[1], 12000, cudaEnableDefault, &q[1]) == cudaSuccess &&
+            q[1] == cudaDriverEntryPointSuccess && p[0] != NULL && p[1] != NULL) {
+            memcpy(&current, &p[0], sizeof p[0]); /* a function's address from a void *, without a cast */
+            memcpy(&get_id, &p[1], sizeof p[1]);
+        }
+        (void)cudaGetLastError(); /* not sticky */
+    }
+    GPUH_IMPL_UNLOCK();
+    CUcontext ctx = NULL;
+    unsigned long long id = 0;
+    if (current == NULL || get_id == NULL || current(&ctx) != CUDA_SUCCESS || ctx == NULL ||
+        get_id(ctx, &id) != CUDA_SUCCESS)
+        return 0;
+    return id;
+}
 /* At exit (registered when the first scratch is made, after the runtime
    started, so it runs before the runtime's own teardown): each device's
    scratch freed, so that nothing gpuh made outlives the program
@@ -325,9 +363,10 @@ static inline void gpuh_impl_gemm_scratch_release(void)
     GPUH_IMPL_LOCK();
     for (int i = 0; i < GPUH_IMPL_GEMM_POOLS; ++i) {
         gpuh_impl_gemm_scratch_entry *const e = &gpuh_impl_gemm_scratch_v[i];
-        if (e->memory != NULL && cudaSetDevice(i) == cudaSuccess)
+        /* not where the context it was made in is gone (its memory with it) */
+        if (e->memory != NULL && cudaSetDevice(i) == cudaSuccess && gpuh_impl_context_id() == e->context_id)
             (void)cudaFree(e->memory); /* waits for the work that uses it */
-        e->memory = NULL, e->size = 0, e->stream_id = 0;
+        e->memory = NULL, e->size = 0, e->stream_id = 0, e->context_id = 0;
     }
     GPUH_IMPL_UNLOCK();
     if (dev >= 0)
@@ -338,16 +377,19 @@ static inline cudaError_t gpuh_impl_gemm_scratch(void **memory, unsigned **count
                                                  size_t counters, int dev, cudaStream_t stream)
 {
     const size_t lead = GPUH_IMPL_GEMM_SCRATCH_COUNTERS * sizeof(unsigned), size = lead + bytes;
-    unsigned long long id = 0;
+    unsigned long long id = 0, context = 0;
     enum cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
     *memory = NULL, *counter = NULL, *own = 1;
     if (dev >= 0 && dev < GPUH_IMPL_GEMM_POOLS && size <= GPUH_IMPL_GEMM_SCRATCH_MAX &&
         counters <= GPUH_IMPL_GEMM_SCRATCH_COUNTERS && cudaStreamIsCapturing(stream, &capture) == cudaSuccess &&
-        capture == cudaStreamCaptureStatusNone && cudaStreamGetId(stream, &id) == cudaSuccess && id != 0) {
+        capture == cudaStreamCaptureStatusNone && cudaStreamGetId(stream, &id) == cudaSuccess && id != 0 &&
+        (context = gpuh_impl_context_id()) != 0) {
         gpuh_impl_gemm_scratch_entry *const e = &gpuh_impl_gemm_scratch_v[dev];
         void *lent = NULL;
         int make = 0;
         GPUH_IMPL_LOCK();
+        if (e->memory != NULL && e->context_id != context && !e->making) /* gone with its context: made anew */
+            e->memory = NULL, e->size = 0, e->stream_id = 0;
         if (e->memory != NULL && e->stream_id == id && e->size >= size)
             lent = e->memory;
         else if (e->memory == NULL && !e->making)
@@ -362,7 +404,7 @@ static inline cudaError_t gpuh_impl_gemm_scratch(void **memory, unsigned **count
             GPUH_IMPL_LOCK();
             e->making = 0;
             if (err == cudaSuccess) {
-                e->memory = lent = fresh, e->size = made, e->stream_id = id;
+                e->memory = lent = fresh, e->size = made, e->stream_id = id, e->context_id = context;
                 if (!gpuh_impl_gemm_scratch_exit_v)
                     gpuh_impl_gemm_scratch_exit_v = atexit(gpuh_impl_gemm_scratch_release) == 0;
             }
