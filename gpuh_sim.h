@@ -1520,7 +1520,9 @@ struct call_site {
 /* A simulated thread's state. T_STEP: at gpuh_sim_warp_step, waiting for the
    other lanes of its warp (run_warp_steps). */
 enum { T_NEW, T_RUNNING, T_READY, T_BARRIER, T_WARP, T_DONE, T_FAULT, T_STEP };
-enum { W_SYNC, W_SHFL, W_UP, W_DOWN, W_XOR, W_BALLOT, W_ANY, W_ALL };
+/* W_MATCH: __match_any_sync, each lane's result the lanes of its mask whose
+   value has the same bits (PTX's match.any compares b32 and b64 values). */
+enum { W_SYNC, W_SHFL, W_UP, W_DOWN, W_XOR, W_BALLOT, W_ANY, W_ALL, W_MATCH };
 
 struct runner {
     fiber_context ctx;
@@ -1949,7 +1951,7 @@ inline bool release_past_exits(worker &w, block_state &b)
             continue;
         for (int k = 0; k < lanes; ++k) {
             const lane_op &a = b.lane[base + k];
-            if (b.state[base + k] != T_WARP || a.op > W_ALL)
+            if (b.state[base + k] != T_WARP || a.op > W_MATCH)
                 continue;
             const unsigned exists = lanes == 32 ? 0xffffffffu : (1u << lanes) - 1u;
             const unsigned eff = a.mask & exists & ~exited;
@@ -2983,7 +2985,12 @@ inline void finish_warp_op(block_state &b, int base, unsigned eff)
         }
         if (src >= lanes || !(eff >> src & 1u))
             src = k; /* an inactive or exited source: undefined on a GPU; the lane's own value here */
-        o.result = op == W_BALLOT ? ballot
+        uint64_t same = 0;
+        if (op == W_MATCH)
+            for (int j = 0; j < lanes; ++j)
+                same |= static_cast<uint64_t>((eff >> j & 1u) && b.lane[base + j].value == o.value) << j;
+        o.result = op == W_MATCH  ? same
+                 : op == W_BALLOT ? ballot
                  : op == W_ANY    ? (ballot != 0)
                  : op == W_ALL    ? (ballot == eff)
                                   : b.lane[base + src].value;

@@ -629,6 +629,11 @@ __global__ void intrinsics_kernel(float *f, unsigned *u, int *pred)
         f[6] = sp, f[7] = cp;
     }
     u[8 + lane] = __match_any_sync(0xffffffffu, lane % 3);
+    /* a float's bits are matched, not its value: -0.0 is not 0.0, a NaN matches the same NaN */
+    const unsigned zeros = __match_any_sync(0xffffffffu, lane < 16 ? 0.0f : -0.0f);
+    const unsigned nans = __match_any_sync(0xffffffffu, lane % 2 ? __int_as_float(0x7fc00000) : 1.0f);
+    if (lane == 1)
+        u[46] = zeros, u[47] = nans;
     int all = -1;
     const unsigned same = __match_all_sync(0xffffffffu, 42, &all);
     const unsigned differ = __match_all_sync(0xffffffffu, lane, &pred[lane]);
@@ -712,6 +717,8 @@ static void test_wild_idioms()
     }
     CHECK(match_ok, "__match_any_sync, or __match_all_sync's predicate on unequal values");
     CHECK(u[6] == 0xffffffffu && p[32] == 1 && u[7] == 0u, "__match_all_sync %#x %d %#x", u[6], p[32], u[7]);
+    CHECK(u[46] == 0x0000ffffu && u[47] == 0xaaaaaaaau, "__match_any_sync on 0.0 and -0.0: %#x; on NaN: %#x", u[46],
+          u[47]);
     CUDA_OK(cudaFree(u));
     CUDA_OK(cudaFree(p));
     CUDA_OK(cudaFree(x));

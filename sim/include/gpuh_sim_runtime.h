@@ -371,17 +371,15 @@ inline T warp_reduce(const char *what, const char *file, int line, unsigned mask
 #define __reduce_xor_sync(mask, v) GPUH_IMPL_SIM_REDUCE(__reduce_xor_sync, mask, v, a ^ b)
 
 /* ---- Warp matches (compute capability 7.0): __match_any_sync gives each
-   lane of mask the lanes of mask whose value equals its own;
-   __match_all_sync gives mask, and *pred = 1, where all are equal, else 0
-   and *pred = 0. The same rules of masks as the shuffles. */
+   lane of mask the lanes of mask whose value equals its own (the same bits,
+   as PTX's match.any compares them: a float -0.0 is not +0.0, a NaN matches
+   itself); __match_all_sync gives mask, and *pred = 1, where all are equal,
+   else 0 and *pred = 0. The same rules of masks as the shuffles. One warp
+   operation: the lanes meet once, not once per lane of the mask. */
 namespace gpuh_sim_impl {
 template <class T> inline unsigned warp_match(const char *what, const char *file, int line, unsigned mask, T v)
 {
-    unsigned same = 0;
-    for (int lane = 0; lane < 32; ++lane)
-        if (mask >> lane & 1u)
-            same |= (shfl(what, W_SHFL, file, line, mask, v, lane) == v ? 1u : 0u) << lane;
-    return same;
+    return static_cast<unsigned>(warp_op(W_MATCH, what, file, line, mask, to_bits(v), 0, 32));
 }
 } /* namespace gpuh_sim_impl */
 #define __match_any_sync(mask, v) gpuh_sim_impl::warp_match("__match_any_sync", __FILE__, __LINE__, (mask), (v))
