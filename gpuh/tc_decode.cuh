@@ -337,9 +337,9 @@ static inline cudaError_t gpuh_impl_tc_decode_launch(const gpuh_impl_tc_args<TIn
 
 /* The decode kernel on a product gpuh_impl_tc_decodes takes: op(A) copied
    to rows of K where it is not so already, K cut in parts (above), then
-   the launch of the instance that covers M. Where no workspace is left for
-   the parts' partials, K in one part; where none is left for op(A)'s copy,
-   the CUDA-core kernel. */
+   the launch of the instance that covers M. Where no scratch is left for
+   the parts' partials (gpuh_impl_gemm_scratch), K in one part; where no
+   workspace is left for op(A)'s copy, the CUDA-core kernel. */
 template <typename TIn, typename TOut>
 static inline cudaError_t gpuh_impl_tc_decode(gpuh_impl_tc_args<TIn, TOut> a, int dev, cudaStream_t stream)
 {
@@ -371,9 +371,9 @@ static inline cudaError_t gpuh_impl_tc_decode(gpuh_impl_tc_args<TIn, TOut> a, in
     parts = parts < most ? parts : most;
     parts = parts < 65535 ? parts : 65535; /* a grid's y */
     gpuh_impl_tc_decode_work w = {NULL, NULL, 64 * steps, 1};
-    int own = 0;
     if (parts > 1 && err == cudaSuccess) {
         const size_t k_part = 64 * gpuh_ceil_div(steps, parts), n_parts = gpuh_ceil_div(a.K, k_part);
+        int own = 0;
         if (gpuh_impl_gemm_scratch(&work, &w.count, &own, n_parts * a.M * a.N * sizeof(float), tiles, dev, stream) !=
             cudaSuccess) {
             (void)cudaGetLastError(); /* not sticky: K in one part */
