@@ -4718,6 +4718,24 @@ GPUH_DEF cudaError_t gpuh_random_u32(unsigned int *d, size_t n, unsigned long lo
 
 #endif /* GPUH_USE_CURAND */
 
+#ifndef GPUH_SIM
+/* The address of the driver's `symbol` (as of CUDA `version`) into *fn
+   (a function pointer's address), or an error (cudaErrorSymbolNotFound, or
+   the runtime's): the driver API's calls come through cudart, so nothing
+   beyond it is linked. Used by the run-time compilation below and by
+   gpuh_kernels.cuh (TMA's tensor maps, the context's ID). */
+GPUH_DEF cudaError_t gpuh_impl_cu_entry(const char *symbol, unsigned version, void *fn)
+{
+    void *p = NULL;
+    enum cudaDriverEntryPointQueryResult found = cudaDriverEntryPointSymbolNotFound;
+    cudaError_t err = cudaGetDriverEntryPointByVersion(symbol, &p, version, cudaEnableDefault, &found);
+    if (err == cudaSuccess && (found != cudaDriverEntryPointSuccess || p == NULL))
+        err = cudaErrorSymbolNotFound;
+    memcpy(fn, &p, sizeof p); /* a function's address from a void *, without a cast */
+    return err;
+}
+#endif
+
 /* ===========================================================================
    RUN-TIME COMPILATION (GPUH_USE_NVRTC)
    Kernels compiled from a source string while the program runs, as PyCUDA's
@@ -5269,18 +5287,6 @@ typedef struct gpuh_impl_cu_api {
     gpuh_impl_cu_error_name_fn error_name;
 } gpuh_impl_cu_api;
 GPUH_IMPL_SHARED gpuh_impl_cu_api gpuh_impl_cu_api_v;
-
-/* The address of the driver's `symbol` (as of CUDA `version`) into *fn, or an error. */
-GPUH_DEF cudaError_t gpuh_impl_cu_entry(const char *symbol, unsigned version, void *fn)
-{
-    void *p = NULL;
-    enum cudaDriverEntryPointQueryResult found = cudaDriverEntryPointSymbolNotFound;
-    cudaError_t err = cudaGetDriverEntryPointByVersion(symbol, &p, version, cudaEnableDefault, &found);
-    if (err == cudaSuccess && (found != cudaDriverEntryPointSuccess || p == NULL))
-        err = cudaErrorSymbolNotFound;
-    memcpy(fn, &p, sizeof p); /* a function's address from a void *, without a cast */
-    return err;
-}
 
 GPUH_DEF const gpuh_impl_cu_api *gpuh_impl_cu(cudaError_t *err)
 {

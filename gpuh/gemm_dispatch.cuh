@@ -330,17 +330,10 @@ static inline unsigned long long gpuh_impl_context_id(void)
     static int looked;
     GPUH_IMPL_LOCK();
     if (!looked) {
-        void *p[2] = {NULL, NULL};
-        cudaDriverEntryPointQueryResult q[2];
         looked = 1;
-        if (cudaGetDriverEntryPointByVersion("cuCtxGetCurrent", &p[0], 12000, cudaEnableDefault, &q[0]) ==
-                cudaSuccess &&
-            q[0] == cudaDriverEntryPointSuccess &&
-            cudaGetDriverEntryPointByVersion("cuCtxGetId", &p[1], 12000, cudaEnableDefault, &q[1]) == cudaSuccess &&
-            q[1] == cudaDriverEntryPointSuccess && p[0] != NULL && p[1] != NULL) {
-            memcpy(&current, &p[0], sizeof p[0]); /* a function's address from a void *, without a cast */
-            memcpy(&get_id, &p[1], sizeof p[1]);
-        }
+        if (gpuh_impl_cu_entry("cuCtxGetCurrent", 12000, &current) != cudaSuccess ||
+            gpuh_impl_cu_entry("cuCtxGetId", 12000, &get_id) != cudaSuccess)
+            current = NULL, get_id = NULL;
         (void)cudaGetLastError(); /* not sticky */
     }
     GPUH_IMPL_UNLOCK();

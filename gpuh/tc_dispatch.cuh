@@ -40,15 +40,12 @@ typedef CUresult (*gpuh_impl_tc_encode_fn)(CUtensorMap *, CUtensorMapDataType, c
 static inline gpuh_impl_tc_encode_fn gpuh_impl_tc_encoder(void)
 {
     static const gpuh_impl_tc_encode_fn fn = []() {
-        void *f = NULL;
-        cudaDriverEntryPointQueryResult q;
-        if (cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &f, 12000, cudaEnableDefault, &q) !=
-                cudaSuccess ||
-            q != cudaDriverEntryPointSuccess) {
+        gpuh_impl_tc_encode_fn f = NULL;
+        if (gpuh_impl_cu_entry("cuTensorMapEncodeTiled", 12000, &f) != cudaSuccess) {
             (void)cudaGetLastError(); /* not sticky: no sm_90a path */
             f = NULL;
         }
-        return reinterpret_cast<gpuh_impl_tc_encode_fn>(f);
+        return f;
     }();
     return fn;
 }
