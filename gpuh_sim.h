@@ -1521,8 +1521,11 @@ struct call_site {
    other lanes of its warp (run_warp_steps). */
 enum { T_NEW, T_RUNNING, T_READY, T_BARRIER, T_WARP, T_DONE, T_FAULT, T_STEP };
 /* W_MATCH: __match_any_sync, each lane's result the lanes of its mask whose
-   value has the same bits (PTX's match.any compares b32 and b64 values). */
-enum { W_SYNC, W_SHFL, W_UP, W_DOWN, W_XOR, W_BALLOT, W_ANY, W_ALL, W_MATCH };
+   value has the same bits (PTX's match.any compares b32 and b64 values).
+   W_REDUCE: __reduce_*_sync, each lane's result the reduction (its param, an
+   R_ kind) of the 32-bit values of the lanes of its mask (PTX's redux.sync). */
+enum { W_SYNC, W_SHFL, W_UP, W_DOWN, W_XOR, W_BALLOT, W_ANY, W_ALL, W_MATCH, W_REDUCE };
+enum { R_ADD, R_MIN, R_MAX, R_MIN_SIGNED, R_MAX_SIGNED, R_AND, R_OR, R_XOR };
 
 struct runner {
     fiber_context ctx;
@@ -1951,7 +1954,7 @@ inline bool release_past_exits(worker &w, block_state &b)
             continue;
         for (int k = 0; k < lanes; ++k) {
             const lane_op &a = b.lane[base + k];
-            if (b.state[base + k] != T_WARP || a.op > W_MATCH)
+            if (b.state[base + k] != T_WARP || a.op > W_REDUCE)
                 continue;
             const unsigned exists = lanes == 32 ? 0xffffffffu : (1u << lanes) - 1u;
             const unsigned eff = a.mask & exists & ~exited;
@@ -2959,13 +2962,40 @@ inline uint64_t warp_op(int op, const char *what, const char *file, int line, un
     return l.result;
 }
 
+/* The reduction of kind (an R_ kind) over the 32-bit values of the lanes of
+   eff in the warp starting at thread base: in 32 bits, an addition wrapping
+   around as the GPU's does, a signed minimum or maximum comparing the bits as
+   int. */
+inline uint64_t warp_reduction(const block_state &b, int base, unsigned eff, int kind)
+{
+    uint32_t r = kind == R_MIN || kind == R_AND ? 0xffffffffu /* each one's identity */
+               : kind == R_MIN_SIGNED           ? 0x7fffffffu
+               : kind == R_MAX_SIGNED           ? 0x80000000u
+                                                : 0u;
+    for (unsigned m = eff; m != 0; m &= m - 1) {
+        const uint32_t v = static_cast<uint32_t>(b.lane[base + __builtin_ctz(m)].value);
+        switch (kind) {
+        case R_ADD: r += v; break;
+        case R_MIN: r = v < r ? v : r; break;
+        case R_MAX: r = v > r ? v : r; break;
+        case R_MIN_SIGNED: r = static_cast<int32_t>(v) < static_cast<int32_t>(r) ? v : r; break;
+        case R_MAX_SIGNED: r = static_cast<int32_t>(v) > static_cast<int32_t>(r) ? v : r; break;
+        case R_AND: r &= v; break;
+        case R_OR: r |= v; break;
+        default: r ^= v; break;
+        }
+    }
+    return r;
+}
+
 /* Gives every lane of eff (all waiting at one warp operation, of the warp
    starting at thread base) its result and lets it run on. Lanes outside eff
    (not in the mask, or exited) give nothing: a ballot counts them as 0. */
 inline void finish_warp_op(block_state &b, int base, unsigned eff)
 {
     const int lanes = std::min(32, b.n - base);
-    uint64_t ballot = 0;
+    uint64_t ballot = 0, reduced = 0;
+    int reduced_kind = -1;
     for (int k = 0; k < lanes; ++k)
         if (eff >> k & 1u)
             ballot |= static_cast<uint64_t>(b.lane[base + k].value != 0) << k;
@@ -2989,7 +3019,12 @@ inline void finish_warp_op(block_state &b, int base, unsigned eff)
         if (op == W_MATCH)
             for (int j = 0; j < lanes; ++j)
                 same |= static_cast<uint64_t>((eff >> j & 1u) && b.lane[base + j].value == o.value) << j;
+        if (op == W_REDUCE && o.param != reduced_kind) { /* once per kind, not once per lane */
+            reduced_kind = o.param;
+            reduced = warp_reduction(b, base, eff, o.param);
+        }
         o.result = op == W_MATCH  ? same
+                 : op == W_REDUCE ? reduced
                  : op == W_BALLOT ? ballot
                  : op == W_ANY    ? (ballot != 0)
                  : op == W_ALL    ? (ballot == eff)

@@ -86,54 +86,107 @@ static void test_host_math()
     TEST_CUDA(cudaFree(d));
 }
 
-/* ---- __reduce_*_sync over a full warp and over the odd lanes. */
-__global__ void reduce_kernel(const unsigned *in, unsigned *out)
+/* ---- __reduce_*_sync: each of CUDA's nine overloads against a loop over the
+   lanes of the caller's mask. Each warp of the block is split in two groups,
+   its mask (a full warp, the odd lanes, a random one, a single lane, the two
+   ends, most of a short last warp) and the other lanes that exist, and each
+   group reduces over its own lanes only, at the same call. The values are
+   random 32-bit patterns: the sums wrap around, and a signed minimum or
+   maximum differs from an unsigned one. Then the overload each argument type
+   picks, as the result's type shows: and, or and xor give unsigned even for
+   an int; add, min and max give int for an int, a short or a char. */
+enum { REDUCTIONS = 9, REDUCE_TYPES = 8 };
+__global__ void reduce_kernel(const unsigned *in, const unsigned *masks, unsigned *out, long long *types)
 {
-    const unsigned lane = threadIdx.x % 32, v = in[threadIdx.x];
-    unsigned *o = out + 8 * (threadIdx.x / 32);
-    const unsigned add = __reduce_add_sync(0xffffffffu, v), mn = __reduce_min_sync(0xffffffffu, v);
-    const unsigned mx = __reduce_max_sync(0xffffffffu, v), x = __reduce_xor_sync(0xffffffffu, v);
-    const int sadd = __reduce_add_sync(0xffffffffu, static_cast<int>(v) - 1000);
-    if (lane == 5) {
-        o[0] = add, o[1] = mn, o[2] = mx, o[3] = x, o[4] = static_cast<unsigned>(sadd);
-    }
-    if (lane & 1) {
-        const unsigned odd = __reduce_add_sync(0xaaaaaaaau, v);
-        const unsigned a = __reduce_and_sync(0xaaaaaaaau, v), r = __reduce_or_sync(0xaaaaaaaau, v);
-        if (lane == 31)
-            o[5] = odd, o[6] = a, o[7] = r;
+    const unsigned lane = threadIdx.x % 32, warp = threadIdx.x / 32, v = in[threadIdx.x];
+    const unsigned lanes = blockDim.x - 32 * warp < 32 ? blockDim.x - 32 * warp : 32;
+    const unsigned exists = lanes == 32 ? 0xffffffffu : (1u << lanes) - 1u;
+    const unsigned group = masks[warp] >> lane & 1u ? masks[warp] : exists & ~masks[warp];
+    const int s = static_cast<int>(v);
+    unsigned *o = out + REDUCTIONS * threadIdx.x;
+    o[0] = __reduce_add_sync(group, v);
+    o[1] = static_cast<unsigned>(__reduce_add_sync(group, s));
+    o[2] = __reduce_min_sync(group, v);
+    o[3] = static_cast<unsigned>(__reduce_min_sync(group, s));
+    o[4] = __reduce_max_sync(group, v);
+    o[5] = static_cast<unsigned>(__reduce_max_sync(group, s));
+    o[6] = __reduce_and_sync(group, v);
+    o[7] = __reduce_or_sync(group, v);
+    o[8] = __reduce_xor_sync(group, v);
+    if (warp == 0) {
+        const int minus8 = lane == 0 ? -8 : 0;
+        const long long t[REDUCE_TYPES] = {
+            __reduce_and_sync(0xffffffffu, -1),
+            __reduce_or_sync(0xffffffffu, minus8),
+            __reduce_xor_sync(0xffffffffu, minus8),
+            __reduce_add_sync(0xffffffffu, minus8),
+            __reduce_min_sync(0xffffffffu, static_cast<short>(minus8)),
+            __reduce_max_sync(0xffffffffu, static_cast<signed char>(-8)),
+            __reduce_add_sync(0xffffffffu, static_cast<unsigned>(minus8)),
+            __reduce_max_sync(0xffffffffu, static_cast<unsigned>(minus8)),
+        };
+        if (lane == 3)
+            for (int k = 0; k < REDUCE_TYPES; ++k)
+                types[k] = t[k];
     }
 }
 static void test_reduce()
 {
-    const int warps = 3;
-    std::vector<unsigned> in(32 * warps);
+    const int threads = 32 * 5 + 13, warps = (threads + 31) / 32;
+    std::vector<unsigned> in(threads);
     for (unsigned &v : in)
-        v = rng() % 100000;
-    unsigned *d_in = nullptr, *d_out = nullptr;
+        v = static_cast<unsigned>(rng());
+    const unsigned masks[warps] = {0xffffffffu, 0xaaaaaaaau, static_cast<unsigned>(rng()) | 1u, 1u << 7, 0x80000001u,
+                                   0x1fffu & ~(1u << 4)};
+    unsigned *d_in = nullptr, *d_masks = nullptr, *d_out = nullptr;
+    long long *d_types = nullptr;
     TEST_CUDA(cudaMalloc(&d_in, in.size() * sizeof(unsigned)));
-    TEST_CUDA(cudaMalloc(&d_out, 8 * warps * sizeof(unsigned)));
+    TEST_CUDA(cudaMalloc(&d_masks, sizeof masks));
+    TEST_CUDA(cudaMalloc(&d_out, REDUCTIONS * threads * sizeof(unsigned)));
+    TEST_CUDA(cudaMalloc(&d_types, REDUCE_TYPES * sizeof(long long)));
     TEST_CUDA(cudaMemcpy(d_in, in.data(), in.size() * sizeof(unsigned), cudaMemcpyHostToDevice));
-    TEST_CUDA(cudaMemset(d_out, 0xff, 8 * warps * sizeof(unsigned)));
-    reduce_kernel<<<1, 32 * warps>>>(d_in, d_out);
-    std::vector<unsigned> out(8 * warps);
+    TEST_CUDA(cudaMemcpy(d_masks, masks, sizeof masks, cudaMemcpyHostToDevice));
+    TEST_CUDA(cudaMemset(d_out, 0x5a, REDUCTIONS * threads * sizeof(unsigned)));
+    TEST_CUDA(cudaMemset(d_types, 0x5a, REDUCE_TYPES * sizeof(long long)));
+    reduce_kernel<<<1, threads>>>(d_in, d_masks, d_out, d_types);
+    TEST_CUDA(cudaGetLastError());
+    std::vector<unsigned> out(REDUCTIONS * threads);
+    long long types[REDUCE_TYPES];
     TEST_CUDA(cudaMemcpy(out.data(), d_out, out.size() * sizeof(unsigned), cudaMemcpyDeviceToHost));
-    for (int w = 0; w < warps; ++w) {
-        unsigned add = 0, mn = ~0u, mx = 0, x = 0, odd = 0, a = ~0u, r = 0;
-        for (int l = 0; l < 32; ++l) {
-            const unsigned v = in[32 * w + l];
-            add += v, mn = v < mn ? v : mn, mx = v > mx ? v : mx, x ^= v;
-            if (l & 1)
-                odd += v, a &= v, r |= v;
-        }
-        const unsigned *o = &out[8 * w];
-        TEST_ASSERT(o[0] == add && o[1] == mn && o[2] == mx && o[3] == x, "warp %d: add/min/max/xor", w);
-        TEST_ASSERT(static_cast<int>(o[4]) == static_cast<int>(add) - 32000, "warp %d: signed add %d", w,
-                    static_cast<int>(o[4]));
-        TEST_ASSERT(o[5] == odd && o[6] == a && o[7] == r, "warp %d: add/and/or over the odd lanes", w);
+    TEST_CUDA(cudaMemcpy(types, d_types, sizeof types, cudaMemcpyDeviceToHost));
+    static const char *const names[REDUCTIONS] = {"add (unsigned)", "add (int)", "min (unsigned)", "min (int)",
+                                                  "max (unsigned)", "max (int)", "and", "or", "xor"};
+    int bad = 0;
+    for (int t = 0; t < threads; ++t) {
+        const int w = t / 32, lane = t % 32, lanes = threads - 32 * w < 32 ? threads - 32 * w : 32;
+        const unsigned exists = lanes == 32 ? 0xffffffffu : (1u << lanes) - 1u;
+        const unsigned group = masks[w] >> lane & 1u ? masks[w] : exists & ~masks[w];
+        unsigned add = 0, umin = 0xffffffffu, umax = 0, all = 0xffffffffu, any = 0, x = 0;
+        int smin = 0x7fffffff, smax = -0x7fffffff - 1;
+        for (int l = 0; l < 32; ++l)
+            if (group >> l & 1u) {
+                const unsigned v = in[32 * w + l];
+                const int sv = static_cast<int>(v);
+                add += v, umin = v < umin ? v : umin, umax = v > umax ? v : umax;
+                smin = sv < smin ? sv : smin, smax = sv > smax ? sv : smax;
+                all &= v, any |= v, x ^= v;
+            }
+        const unsigned want[REDUCTIONS] = {add,  add, umin, static_cast<unsigned>(smin), umax, static_cast<unsigned>(smax),
+                                           all, any, x};
+        for (int k = 0; k < REDUCTIONS; ++k)
+            if (out[REDUCTIONS * t + k] != want[k] && bad++ < 8)
+                TEST_ASSERT(false, "thread %d (warp %d, mask 0x%08x): __reduce_%s_sync gave 0x%08x, want 0x%08x", t, w,
+                            group, names[k], out[REDUCTIONS * t + k], want[k]);
     }
+    TEST_ASSERT(bad == 0, "__reduce_*_sync: %d wrong results", bad);
+    const long long want_types[REDUCE_TYPES] = {0xffffffffll, 0xfffffff8ll, 0xfffffff8ll, -8, -8, -8, 0xfffffff8ll,
+                                                0xfffffff8ll};
+    for (int k = 0; k < REDUCE_TYPES; ++k)
+        TEST_ASSERT(types[k] == want_types[k], "result type, case %d: %lld, want %lld", k, types[k], want_types[k]);
     TEST_CUDA(cudaFree(d_in));
+    TEST_CUDA(cudaFree(d_masks));
     TEST_CUDA(cudaFree(d_out));
+    TEST_CUDA(cudaFree(d_types));
 }
 
 /* ---- cuda::barrier: phases, arrive/wait split by work, the completion function,

@@ -345,30 +345,40 @@ GPUH_IMPL_SIM_SCOPED(atomicXor)
 
 /* ---- Warp reductions (__reduce_add_sync & co., compute capability 8.0):
    every lane of mask gets the reduction of the values of mask's lanes; each
-   of those lanes must call it with the same mask, as for the shuffles. */
+   of those lanes must call it with the same mask, as for the shuffles. CUDA's
+   overloads: add, min and max for unsigned and for int (a signed minimum and
+   maximum; the sum wraps around in 32 bits), and, or and xor for unsigned
+   only, so an int argument gives an unsigned result there and one of another
+   type converts as it would to CUDA's declarations (a float or a long long is
+   ambiguous for add, as with nvcc). One warp operation: the lanes meet once,
+   not once per lane of the mask. */
 namespace gpuh_sim_impl {
-template <class T, class F>
-inline T warp_reduce(const char *what, const char *file, int line, unsigned mask, T v, F op)
+inline unsigned warp_reduce(const char *what, const char *file, int line, unsigned mask, unsigned v, int kind)
 {
-    bool first = true;
-    T r = v;
-    for (int lane = 0; lane < 32; ++lane)
-        if (mask >> lane & 1u) {
-            const T x = shfl(what, W_SHFL, file, line, mask, v, lane);
-            r = first ? x : op(r, x);
-            first = false;
-        }
-    return r;
+    return static_cast<unsigned>(warp_op(W_REDUCE, what, file, line, mask, v, kind, 32));
 }
+#define GPUH_IMPL_SIM_REDUCE_AS(name, kind, T)                                                                    \
+    inline T name(const char *file, int line, unsigned mask, T v)                                                 \
+    {                                                                                                             \
+        return static_cast<T>(warp_reduce("__" #name "_sync", file, line, mask, static_cast<unsigned>(v), kind)); \
+    }
+GPUH_IMPL_SIM_REDUCE_AS(reduce_add, R_ADD, unsigned)
+GPUH_IMPL_SIM_REDUCE_AS(reduce_add, R_ADD, int)
+GPUH_IMPL_SIM_REDUCE_AS(reduce_min, R_MIN, unsigned)
+GPUH_IMPL_SIM_REDUCE_AS(reduce_min, R_MIN_SIGNED, int)
+GPUH_IMPL_SIM_REDUCE_AS(reduce_max, R_MAX, unsigned)
+GPUH_IMPL_SIM_REDUCE_AS(reduce_max, R_MAX_SIGNED, int)
+GPUH_IMPL_SIM_REDUCE_AS(reduce_and, R_AND, unsigned)
+GPUH_IMPL_SIM_REDUCE_AS(reduce_or, R_OR, unsigned)
+GPUH_IMPL_SIM_REDUCE_AS(reduce_xor, R_XOR, unsigned)
+#undef GPUH_IMPL_SIM_REDUCE_AS
 } /* namespace gpuh_sim_impl */
-#define GPUH_IMPL_SIM_REDUCE(name, mask, v, expr)                                                                       \
-    gpuh_sim_impl::warp_reduce(#name, __FILE__, __LINE__, (mask), (v), [](decltype(+(v)) a, decltype(+(v)) b) { return expr; })
-#define __reduce_add_sync(mask, v) GPUH_IMPL_SIM_REDUCE(__reduce_add_sync, mask, v, a + b)
-#define __reduce_min_sync(mask, v) GPUH_IMPL_SIM_REDUCE(__reduce_min_sync, mask, v, b < a ? b : a)
-#define __reduce_max_sync(mask, v) GPUH_IMPL_SIM_REDUCE(__reduce_max_sync, mask, v, a < b ? b : a)
-#define __reduce_and_sync(mask, v) GPUH_IMPL_SIM_REDUCE(__reduce_and_sync, mask, v, a & b)
-#define __reduce_or_sync(mask, v) GPUH_IMPL_SIM_REDUCE(__reduce_or_sync, mask, v, a | b)
-#define __reduce_xor_sync(mask, v) GPUH_IMPL_SIM_REDUCE(__reduce_xor_sync, mask, v, a ^ b)
+#define __reduce_add_sync(...) gpuh_sim_impl::reduce_add(__FILE__, __LINE__, __VA_ARGS__)
+#define __reduce_min_sync(...) gpuh_sim_impl::reduce_min(__FILE__, __LINE__, __VA_ARGS__)
+#define __reduce_max_sync(...) gpuh_sim_impl::reduce_max(__FILE__, __LINE__, __VA_ARGS__)
+#define __reduce_and_sync(...) gpuh_sim_impl::reduce_and(__FILE__, __LINE__, __VA_ARGS__)
+#define __reduce_or_sync(...) gpuh_sim_impl::reduce_or(__FILE__, __LINE__, __VA_ARGS__)
+#define __reduce_xor_sync(...) gpuh_sim_impl::reduce_xor(__FILE__, __LINE__, __VA_ARGS__)
 
 /* ---- Warp matches (compute capability 7.0): __match_any_sync gives each
    lane of mask the lanes of mask whose value equals its own (the same bits,
