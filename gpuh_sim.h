@@ -1600,6 +1600,10 @@ struct block_state {
     uint3 tid[1024];
     dim3 tid_shape;
     int order_forward; /* order[0, order_forward) is 0, 1, 2, ...: kept from block to block */
+    /* the running thread's place in order[], where the scheduler's loop
+       (run_block) is; -1 where no other thread may follow it directly
+       (run_warp_steps runs the lanes of one warp) */
+    int pos;
 };
 
 struct worker {
@@ -1721,7 +1725,9 @@ inline double now_ms()
    that runs simulated threads one after another, as a plain loop, until one of
    them waits at a barrier; that thread keeps the runner, and the scheduler
    starts another runner for the next thread. Runners and their stacks are
-   reused. */
+   reused. A thread that waits passes the CPU worker straight to the next
+   thread in the schedule's order when that one is ready (pass_turn), as the
+   scheduler's loop would. */
 
 inline void to_runner(worker &w, runner *r)
 {
@@ -1759,6 +1765,53 @@ inline void set_thread(thread_view &v, const block_state &b, int i)
     threadIdx = b.tid[i];
 }
 
+/* Asks for the top of r's stack, where it resumes (the switch's frame and the
+   frames of the calls it returns through), to be brought into the cache
+   while another thread runs. */
+inline void prefetch_stack(const runner *r)
+{
+#if defined(__x86_64__)
+    const char *sp = static_cast<const char *>(r->ctx.sp);
+    for (int line = 0; line < 8; ++line)
+        __builtin_prefetch(sp + 64 * line);
+#else
+    (void)r;
+#endif
+}
+
+/* The running thread r, which now waits (at a barrier or a warp operation),
+   gives the CPU worker to the thread that follows it in the schedule's order
+   where that one is ready, as the scheduler's loop would (run_block), without
+   going through the scheduler's fiber: one switch, not two, and no pass of
+   that loop. Otherwise, and under the sanitizers (whose fiber switches are
+   announced as going to and from the scheduler), to the scheduler. */
+inline void pass_turn(worker &w, block_state &b, runner *r)
+{
+#if !defined(GPUH_IMPL_SIM_ASAN) && !defined(GPUH_IMPL_SIM_TSAN)
+    const int k = b.pos + 1;
+    if (b.pos >= 0 && k < b.n && b.fault == 0) {
+        const int i = b.order[k];
+        if (b.state[i] == T_READY) {
+            runner *next = b.runner_of[i];
+            /* the stack of the thread that follows next, and the runner of the one after it */
+            if (k + 1 < b.n && b.state[b.order[k + 1]] == T_READY)
+                prefetch_stack(b.runner_of[b.order[k + 1]]);
+            if (k + 2 < b.n && b.state[b.order[k + 2]] == T_READY)
+                __builtin_prefetch(b.runner_of[b.order[k + 2]]);
+            b.pos = k;
+            b.state[i] = T_RUNNING;
+            set_thread(thread_state(), b, i);
+            w.current = next;
+            fiber_switch(&r->ctx, &next->ctx);
+            return;
+        }
+    }
+#else
+    (void)b;
+#endif
+    to_scheduler(w, r);
+}
+
 inline void runner_main()
 {
     thread_view &v = thread_state();
@@ -1770,6 +1823,7 @@ inline void runner_main()
     for (;;) {
         block_state &b = *w.block;
         while (b.next_new < b.n) {
+            b.pos = b.next_new;
             int i = b.order[b.next_new++];
             b.state[i] = T_RUNNING;
             b.runner_of[i] = r;
@@ -2059,6 +2113,7 @@ inline bool run_warp_steps(worker &w, block_state &b, thread_view &v, int i)
             if (b.state[base + k] == T_READY) {
                 b.state[base + k] = T_RUNNING;
                 set_thread(v, b, base + k);
+                b.pos = -1;
                 to_runner(w, b.runner_of[base + k]);
                 ran = true;
             }
@@ -2129,14 +2184,16 @@ inline cudaError_t run_block(worker &w, launch_job &job, uint64_t linear)
                 }
                 b.next_new = k;
                 to_runner(w, r);
-                after_run(w, b, v, r);
+                k = std::max(k, b.pos);
+                after_run(w, b, v, w.current);
                 ran = true;
             } else if (b.state[i] == T_READY) {
                 b.state[i] = T_RUNNING;
                 set_thread(v, b, i);
-                runner *r = b.runner_of[i];
-                to_runner(w, r);
-                after_run(w, b, v, r);
+                b.pos = k;
+                to_runner(w, b.runner_of[i]);
+                k = std::max(k, b.pos); /* the threads up to order[b.pos] have had their turn (pass_turn) */
+                after_run(w, b, v, w.current);
                 ran = true;
             } else if (b.state[i] == T_STEP) {
                 ran |= run_warp_steps(w, b, v, i);
@@ -2910,8 +2967,7 @@ inline int sync_block(const char *what, const char *file, int line, int vote)
                 b.state[i] = T_READY;
         }
     }
-    runner *r = w.current;
-    to_scheduler(w, r);
+    pass_turn(w, b, w.current);
     return b.barrier_result;
 }
 
@@ -2958,7 +3014,7 @@ inline uint64_t warp_op(int op, const char *what, const char *file, int line, un
         if (same)
             finish_warp_op(b, base, eff);
     }
-    to_scheduler(w, w.current);
+    pass_turn(w, b, w.current);
     return l.result;
 }
 

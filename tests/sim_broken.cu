@@ -80,14 +80,21 @@ __global__ void warp_exit_kernel(int *g_out)
     g_out[threadIdx.x] = v;
 }
 
-/* Each thread writes its value, then (missing barrier) reads its left neighbour's. */
+/* Each thread writes its value, then (missing barrier) reads its left
+   neighbour's. Between a warp shuffle and a barrier: the order shown is the
+   one in which threads that wait take their turns, not only the one they
+   start in. */
 __global__ void missing_barrier_kernel(const int *g_in, int *g_out)
 {
     __shared__ int s_x[256];
     const int t = static_cast<int>(threadIdx.x);
-    s_x[t] = g_in[t];
+    s_x[t] = 0;
+    __syncthreads();
+    s_x[t] = __shfl_sync(0xffffffffu, g_in[t], t % 32); /* its own value, once its warp has met */
     /* the bug: no __syncthreads() here, so s_x[t - 1] may still be unwritten */
-    g_out[t] = t > 0 ? s_x[t - 1] : 0;
+    const int left = t > 0 ? s_x[t - 1] : 0;
+    __syncthreads();
+    g_out[t] = left;
 }
 
 /* Off by one: i <= n writes one element past the array. */
