@@ -103,7 +103,8 @@
                                       choice of cover, launches
      [SECTION: TENSOR-CORE KERNELS]   tc_kernels.cuh (CUDA cores), tc_sm80.cuh
                                       (mma.sync), tc_sm90.cuh (wgmma, TMA)
-     [SECTION: TENSOR-CORE DECODE]    tc_decode.cuh: M ≤ 64 with op_b = T,
+     [SECTION: TENSOR-CORE DECODE]    tc_decode.cuh: M ≤ 32 with op_b = T
+                                      (M ≤ 64 without the sm_90a kernel),
                                       bound by reading B
      [SECTION: TENSOR-CORE DISPATCH]  tc_dispatch.cuh: checks, aligned copies,
                                       tensor maps, launches

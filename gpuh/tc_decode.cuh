@@ -8,7 +8,7 @@
 
 /* ===========================================================================
    [SECTION: TENSOR-CORE DECODE]
-   C (M × N, M ≤ GPUH_IMPL_TC_DECODE_MAX_M) = alpha·op(A)·op(B) + beta·C with
+   C (M × N, M ≤ gpuh_impl_tc_decode_max_m) = alpha·op(A)·op(B) + beta·C with
    op_b = T: B is stored N × K, and reading its N·K elements once is the
    whole cost (a C of 64 rows needs 64 flops per byte of B, below what the
    tensor cores run at the memory's rate), so the kernel is built to keep
@@ -47,8 +47,14 @@
    =========================================================================== */
 
 /* The most rows of C it takes: 8 products of 8 rows, the largest instance
-   (instances of 1, 2, 4 and 8 products cover M by whole products). */
+   (instances of 1, 2, 4 and 8 products cover M by whole products); where
+   this program holds the sm_90a kernel for the device, 32
+   (GPUH_IMPL_TC_DECODE_SM90_MAX_M). Above 32 rows the 8-product instance
+   needs over 200 registers a thread, so only 2 blocks of 4 warps fit an
+   SM, and the sm_90a kernel streams B faster even with half of its
+   128-row tile empty (bench/results/NOTES.md, "Decode above 32 rows"). */
 #define GPUH_IMPL_TC_DECODE_MAX_M 64
+#define GPUH_IMPL_TC_DECODE_SM90_MAX_M 32
 #define GPUH_IMPL_TC_DECODE_WARPS 4  /* per block, 16 rows of N each */
 #define GPUH_IMPL_TC_DECODE_ROWS (16 * GPUH_IMPL_TC_DECODE_WARPS) /* rows of N per tile */
 /* Steps of B (64 k, 2 KB per warp) in flight per warp: 48 registers a
@@ -263,6 +269,9 @@ __global__ void __launch_bounds__(32 * GPUH_IMPL_TC_DECODE_WARPS, MT <= 2 ? 4 : 
    of op(A) finds no room. */
 template <typename TIn, typename TOut>
 static inline cudaError_t gpuh_impl_tc_simt(const gpuh_impl_tc_args<TIn, TOut> &a, cudaStream_t stream);
+/* Whether this program holds the sm_90a kernel's body for the current
+   device (gpuh/tc_dispatch.cuh). */
+template <typename TIn, typename TOut> static inline bool gpuh_impl_tc_hopper_ready(void);
 
 /* The instances: 1, 2, 4 and 8 products of 8 rows; the one for M rows is
    the first that covers it. */
@@ -314,16 +323,25 @@ template <typename TIn, typename TOut> static inline int gpuh_impl_tc_decode_blo
     return blocks > 0 ? blocks : 0;
 }
 
+/* The most rows of C the decode kernel takes on the current device:
+   GPUH_IMPL_TC_DECODE_SM90_MAX_M where the sm_90a kernel is there, else
+   GPUH_IMPL_TC_DECODE_MAX_M. */
+template <typename TIn, typename TOut> static inline size_t gpuh_impl_tc_decode_max_m(void)
+{
+    return gpuh_impl_tc_hopper_ready<TIn, TOut>() ? GPUH_IMPL_TC_DECODE_SM90_MAX_M : GPUH_IMPL_TC_DECODE_MAX_M;
+}
+
 /* Whether a product goes to the decode kernel: this program holds its body
    for the current device, op_b = T with B's rows 16-byte aligned,
-   M ≤ GPUH_IMPL_TC_DECODE_MAX_M, K a multiple of 8 (whole 16-byte pieces of
-   each row), the tiles within a grid's x. */
+   M ≤ gpuh_impl_tc_decode_max_m, K a multiple of 8 (whole 16-byte pieces
+   of each row), the tiles within a grid's x. */
 template <typename TIn, typename TOut> static inline bool gpuh_impl_tc_decodes(const gpuh_impl_tc_args<TIn, TOut> &a)
 {
     return a.tb && !a.ct && a.M <= GPUH_IMPL_TC_DECODE_MAX_M && a.K > 0 && a.K % 8 == 0 &&
            (uintptr_t)a.B % 16 == 0 && a.ldb % 8 == 0 &&
            gpuh_ceil_div(a.N, (size_t)GPUH_IMPL_TC_DECODE_ROWS) < 0x7fffffffu &&
-           gpuh_impl_tc_decode_blocks<TIn, TOut>(gpuh_impl_tc_decode_instance(a.M)) > 0;
+           gpuh_impl_tc_decode_blocks<TIn, TOut>(gpuh_impl_tc_decode_instance(a.M)) > 0 &&
+           (a.M <= GPUH_IMPL_TC_DECODE_SM90_MAX_M || a.M <= gpuh_impl_tc_decode_max_m<TIn, TOut>());
 }
 
 template <typename TIn, typename TOut, int MT>
