@@ -56,8 +56,9 @@
    kernels (memory.cuh); GEMM's kernels, tuning and dispatch
    (gemm_kernels.cuh, gemm_tuning.cuh, gemm_dispatch.cuh); the tensor-core
    GEMM's common part and CUDA-core kernel, its sm_80 and sm_90a kernels, its
-   kernel for few rows of C, and its dispatch (tc_kernels.cuh, tc_sm80.cuh,
-   tc_sm90.cuh, tc_decode.cuh, tc_dispatch.cuh);
+   kernel for few rows of C in two forms, and its dispatch (tc_kernels.cuh,
+   tc_sm80.cuh, tc_sm90.cuh, tc_decode.cuh, tc_decode_sm90.cuh,
+   tc_dispatch.cuh);
    the sharded kernels (sharded.cuh); what every file gets (common.cuh: the
    warp and block reductions' bodies); and the instances of the compiled
    mode with the C entry points (instances.cuh), whose parts
@@ -103,9 +104,9 @@
                                       choice of cover, launches
      [SECTION: TENSOR-CORE KERNELS]   tc_kernels.cuh (CUDA cores), tc_sm80.cuh
                                       (mma.sync), tc_sm90.cuh (wgmma, TMA)
-     [SECTION: TENSOR-CORE DECODE]    tc_decode.cuh: M ≤ 32 with op_b = T
-                                      (M ≤ 64 without the sm_90a kernel),
-                                      bound by reading B
+     [SECTION: TENSOR-CORE DECODE]    tc_decode.cuh (mma.sync) and
+                                      tc_decode_sm90.cuh (TMA, wgmma): M ≤ 64
+                                      with op_b = T, bound by reading B
      [SECTION: TENSOR-CORE DISPATCH]  tc_dispatch.cuh: checks, aligned copies,
                                       tensor maps, launches
      [SECTION: SHARDED KERNELS]       sharded.cuh: the sharded launchers and
@@ -659,9 +660,10 @@ struct gpuh_impl_tc_types : gpuh_impl_tc_enable<sizeof(TIn) == 2 && (sizeof(TOut
    16-byte aligned rows, K a multiple of 8: a decoding step's batch against
    weights kept as PyTorch's Linear keeps them), for 16-bit inputs on
    sm_80 and later, takes a kernel of its own that reads B once at the
-   memory's rate (mma.sync on the side, K cut in parts where N alone leaves
-   SMs idle, the parts added in a fixed order, so the result is bitwise the
-   same on every call). Where a product's K is cut in parts (the decode
+   memory's rate (on sm_90a TMA copies B into shared memory for wgmma,
+   elsewhere mma.sync works on the side; K cut in parts where N alone
+   leaves SMs idle, the parts added in a fixed order, so the result is
+   bitwise the same on every call). Where a product's K is cut in parts (the decode
    kernel, the sm_90a kernel's Stream-K), the parts' counters come from a
    scratch of 16 MiB that each device keeps from the first such call to
    the program's exit, zeroed once and lent to the first stream that asks,
@@ -777,6 +779,7 @@ cudaError_t gpuh_sharded_gemm(const gpuh_devices *set, size_t M, size_t N, size_
 #include "gpuh/tc_sm80.cuh"
 #include "gpuh/tc_sm90.cuh"
 #include "gpuh/tc_decode.cuh"
+#include "gpuh/tc_decode_sm90.cuh"
 #include "gpuh/tc_dispatch.cuh"
 #endif
 #include "gpuh/sharded.cuh"

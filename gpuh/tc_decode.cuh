@@ -8,11 +8,14 @@
 
 /* ===========================================================================
    [SECTION: TENSOR-CORE DECODE]
-   C (M × N, M ≤ gpuh_impl_tc_decode_max_m) = alpha·op(A)·op(B) + beta·C with
-   op_b = T: B is stored N × K, and reading its N·K elements once is the
-   whole cost (a C of 64 rows needs 64 flops per byte of B, below what the
-   tensor cores run at the memory's rate), so the kernel is built to keep
-   device memory busy, with mma.sync doing the arithmetic on the side.
+   C (M × N, M ≤ GPUH_IMPL_TC_DECODE_MAX_M) = alpha·op(A)·op(B) + beta·C
+   with op_b = T: B is stored N × K, and reading its N·K elements once is
+   the whole cost (a C of 64 rows needs 64 flops per byte of B, below what
+   the tensor cores run at the memory's rate), so the kernel is built to
+   keep device memory busy, with mma.sync doing the arithmetic on the side.
+   Where this program holds the sm_90a kernel for the device, the same
+   product runs in the form of gpuh/tc_decode_sm90.cuh instead (TMA and
+   wgmma: the same tiles, parts and sum), which keeps more of B in flight.
 
    Cᵀ = B·op(A)ᵀ as m16n8k16 products: 16 of B's rows are the instruction's
    A operand, 8 of op(A)'s rows its B operand. A warp streams 16 rows of B
@@ -47,14 +50,9 @@
    =========================================================================== */
 
 /* The most rows of C it takes: 8 products of 8 rows, the largest instance
-   (instances of 1, 2, 4 and 8 products cover M by whole products); where
-   this program holds the sm_90a kernel for the device, 32
-   (GPUH_IMPL_TC_DECODE_SM90_MAX_M). Above 32 rows the 8-product instance
-   needs over 200 registers a thread, so only 2 blocks of 4 warps fit an
-   SM, and the sm_90a kernel streams B faster even with half of its
-   128-row tile empty (bench/results/NOTES.md, "Decode above 32 rows"). */
+   (instances of 1, 2, 4 and 8 products cover M by whole products; the
+   sm_90a form's wgmma takes 64 at most). */
 #define GPUH_IMPL_TC_DECODE_MAX_M 64
-#define GPUH_IMPL_TC_DECODE_SM90_MAX_M 32
 #define GPUH_IMPL_TC_DECODE_WARPS 4  /* per block, 16 rows of N each */
 #define GPUH_IMPL_TC_DECODE_ROWS (16 * GPUH_IMPL_TC_DECODE_WARPS) /* rows of N per tile */
 /* Steps of B (64 k, 2 KB per warp) in flight per warp: 48 registers a
@@ -72,7 +70,8 @@
 #define GPUH_IMPL_TC_DECODE_SMEM(TIn, MT) (2 * 8 * (MT) * GPUH_IMPL_TC_DECODE_LD * sizeof(TIn))
 
 /* A launch's parts of K: `parts` of k_part elements (a multiple of 64), the
-   last shorter; with parts > 1, partial (parts × M × N floats) and count
+   last shorter; with parts > 1, partial (parts × tiles × M ×
+   GPUH_IMPL_TC_DECODE_ROWS floats: gpuh_impl_tc_decode_part) and count
    (one per tile, zero at the launch). */
 struct gpuh_impl_tc_decode_work {
     float *partial;
@@ -119,6 +118,80 @@ static __device__ __forceinline__ void gpuh_impl_tc_decode_a(const TIn *A, size_
             *reinterpret_cast<uint4 *>(dst) = make_uint4(0u, 0u, 0u, 0u);
     }
     gpuh_impl_cp_async_commit();
+}
+
+/* Where part `part` of tile `tile` keeps its partial: M rows of the
+   tile's GPUH_IMPL_TC_DECODE_ROWS columns of C (row m, column n - the
+   tile's first), floats; a part's tiles one after another. */
+static __device__ __forceinline__ float *gpuh_impl_tc_decode_part(const gpuh_impl_tc_decode_work &w, size_t M,
+                                                                  size_t tile, size_t part)
+{
+    return w.partial + (part * gridDim.x + tile) * M * GPUH_IMPL_TC_DECODE_ROWS;
+}
+
+/* A block's partial is in place (gpuh_impl_tc_decode_part): the block
+   counts it on its tile's counter, and the last of the tile's blocks to do
+   so (which leaves the counter at zero) adds the parts' partials in their
+   order, so that C is bitwise the same on every call, then stores C. Four
+   columns to a load, Q loads of each of 8 parts in flight a thread: the
+   sum is the launch's last step, and its time is the rounds of loads one
+   block makes (Q = 2 where the registers allow). Every thread of the block
+   calls it (its barriers are the block's). */
+template <int Q, typename TIn, typename TOut>
+static __device__ __forceinline__ void gpuh_impl_tc_decode_sum(const gpuh_impl_tc_args<TIn, TOut> &p,
+                                                               const gpuh_impl_tc_decode_work &w, size_t tile)
+{
+    __shared__ bool last;
+    __threadfence(); /* this block's partial is seen by every block before its count is */
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        last = atomicAdd(&w.count[tile], 1u) == w.parts - 1;
+        if (last) /* every part has counted: zero again for the next launch (gpuh_impl_gemm_scratch) */
+            w.count[tile] = 0;
+    }
+    __syncthreads();
+    if (!last)
+        return;
+    __threadfence(); /* the other parts' partials, counted before, are read after */
+    enum { BATCH = 8, QUADS = GPUH_IMPL_TC_DECODE_ROWS / 4 }; /* parts asked for at once; loads of 4 in a row */
+    const size_t t0 = tile * GPUH_IMPL_TC_DECODE_ROWS, quads = p.M * QUADS, stride = gridDim.x * quads;
+    const float4 *const first = reinterpret_cast<const float4 *>(gpuh_impl_tc_decode_part(w, p.M, tile, 0));
+    const float4 zero = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+    for (size_t e0 = threadIdx.x; e0 < quads; e0 += Q * blockDim.x) {
+        float4 sum[Q];
+#pragma unroll
+        for (int h = 0; h < Q; ++h)
+            sum[h] = zero;
+        for (unsigned s0 = 0; s0 < w.parts; s0 += BATCH) { /* in the parts' order: the same bits on every call */
+            float4 x[Q][BATCH];
+#pragma unroll
+            for (int h = 0; h < Q; ++h)
+#pragma unroll
+                for (unsigned u = 0; u < BATCH; ++u) {
+                    const size_t e = e0 + h * blockDim.x;
+                    x[h][u] = e < quads && s0 + u < w.parts ? __ldcg(first + (s0 + u) * stride + e) : zero;
+                }
+#pragma unroll
+            for (int h = 0; h < Q; ++h)
+#pragma unroll
+                for (unsigned u = 0; u < BATCH; ++u)
+                    if (s0 + u < w.parts)
+                        sum[h].x += x[h][u].x, sum[h].y += x[h][u].y, sum[h].z += x[h][u].z, sum[h].w += x[h][u].w;
+        }
+#pragma unroll
+        for (int h = 0; h < Q; ++h) {
+            const size_t e = e0 + h * blockDim.x, m = e / QUADS, n = t0 + 4 * (e % QUADS);
+            const float v[4] = {sum[h].x, sum[h].y, sum[h].z, sum[h].w};
+            if (e < quads)
+#pragma unroll
+                for (int i = 0; i < 4; ++i)
+                    if (n + i < p.N) {
+                        TOut *dst = p.C + m * p.ldc + n + i;
+                        const float x = p.alpha * v[i];
+                        gpuh_impl_tc_out(dst, p.beta == 0.0f ? x : fmaf(p.beta, gpuh_impl_tc_c(dst), x));
+                    }
+        }
+    }
 }
 #endif
 
@@ -217,48 +290,16 @@ __global__ void __launch_bounds__(32 * GPUH_IMPL_TC_DECODE_WARPS, MT <= 2 ? 4 : 
             }
         return;
     }
-    float *const mine = w.partial + part * p.M * p.N;
+    float *const mine = gpuh_impl_tc_decode_part(w, p.M, tile, part);
 #pragma unroll
     for (int j = 0; j < MT; ++j)
 #pragma unroll
         for (int v = 0; v < 4; ++v) {
             const size_t m = 8 * (size_t)j + 2 * q + (v & 1), n = n0 + g + 8 * (v >> 1);
             if (m < p.M && n < p.N)
-                mine[m * p.N + n] = acc[j][0][v];
+                mine[m * GPUH_IMPL_TC_DECODE_ROWS + (n - tile * GPUH_IMPL_TC_DECODE_ROWS)] = acc[j][0][v];
         }
-    __shared__ bool last;
-    __threadfence(); /* this block's partial is seen by every block before its count is */
-    __syncthreads();
-    if (threadIdx.x == 0) {
-        last = atomicAdd(&w.count[tile], 1u) == w.parts - 1;
-        if (last) /* every part has counted: zero again for the next launch (gpuh_impl_gemm_scratch) */
-            w.count[tile] = 0;
-    }
-    __syncthreads();
-    if (!last)
-        return;
-    __threadfence(); /* the other parts' partials, counted before, are read after */
-    enum { BATCH = 8 }; /* partials asked for at once, then added in their order */
-    const size_t t0 = tile * GPUH_IMPL_TC_DECODE_ROWS;
-    for (size_t e = threadIdx.x; e < p.M * GPUH_IMPL_TC_DECODE_ROWS; e += blockDim.x) {
-        const size_t m = e / GPUH_IMPL_TC_DECODE_ROWS, n = t0 + e % GPUH_IMPL_TC_DECODE_ROWS;
-        if (n >= p.N)
-            continue;
-        float sum = 0.0f;
-        for (unsigned s0 = 0; s0 < w.parts; s0 += BATCH) { /* in the parts' order: the same bits on every call */
-            float x[BATCH];
-#pragma unroll
-            for (unsigned u = 0; u < BATCH; ++u)
-                x[u] = s0 + u < w.parts ? __ldcg(w.partial + ((size_t)(s0 + u) * p.M + m) * p.N + n) : 0.0f;
-#pragma unroll
-            for (unsigned u = 0; u < BATCH; ++u)
-                if (s0 + u < w.parts)
-                    sum += x[u];
-        }
-        TOut *dst = p.C + m * p.ldc + n;
-        const float x = p.alpha * sum;
-        gpuh_impl_tc_out(dst, p.beta == 0.0f ? x : fmaf(p.beta, gpuh_impl_tc_c(dst), x));
-    }
+    gpuh_impl_tc_decode_sum<MT <= 2 ? 1 : 2>(p, w, tile); /* 4 blocks per SM leave no room for 2 */
 #else
     (void)p, (void)w; /* below sm_80: gpuh_impl_tc_decode_blocks says so to the launcher */
 #endif
@@ -269,79 +310,97 @@ __global__ void __launch_bounds__(32 * GPUH_IMPL_TC_DECODE_WARPS, MT <= 2 ? 4 : 
    of op(A) finds no room. */
 template <typename TIn, typename TOut>
 static inline cudaError_t gpuh_impl_tc_simt(const gpuh_impl_tc_args<TIn, TOut> &a, cudaStream_t stream);
-/* Whether this program holds the sm_90a kernel's body for the current
-   device (gpuh/tc_dispatch.cuh). */
-template <typename TIn, typename TOut> static inline bool gpuh_impl_tc_hopper_ready(void);
+/* The sm_90a form (gpuh/tc_decode_sm90.cuh): the blocks of the instance
+   for M rows that fit on one SM of the current device (0: this program
+   holds no sm_90a body for it), and its launch. */
+template <typename TIn, typename TOut> static inline int gpuh_impl_tc_decode90_blocks(size_t M);
+template <typename TIn, typename TOut>
+static inline cudaError_t gpuh_impl_tc_decode90(const gpuh_impl_tc_args<TIn, TOut> &a,
+                                                const gpuh_impl_tc_decode_work &w, cudaStream_t stream);
 
 /* The instances: 1, 2, 4 and 8 products of 8 rows; the one for M rows is
    the first that covers it. */
 #define GPUH_IMPL_TC_DECODE_INSTANCES 4
 static inline int gpuh_impl_tc_decode_instance(size_t M) { return M <= 8 ? 0 : M <= 16 ? 1 : M <= 32 ? 2 : 3; }
 
-/* The blocks of instance i (gpuh_impl_tc_decode_instance) that fit on one
-   SM of the current device, 0 where this program holds no body of the
-   kernel for the device (its image must come from PTX or code for sm_80 or
-   later). The first ask on a device also lets the instances take their
-   shared memory (above the 48 KB a launch gets unasked). Kept per device
-   (and per type pair, each its own image): the queries cost more host
-   time than a small product takes on the GPU. */
-template <typename TIn, typename TOut> static inline int gpuh_impl_tc_decode_blocks(int i)
+/* The blocks of kernel i of n (kernels[j]: threads a block, smem[j] bytes
+   of dynamic shared memory) that fit on one SM of the current device, 0
+   where there() says this program holds no body of them for the device or
+   a query fails. The first ask on a device asks for all n and lets each
+   take its shared memory (above the 48 KB a launch gets unasked); the
+   answers are kept in known (GPUH_IMPL_TC_DEVICES rows of n; 0: not asked,
+   -1: none), as the queries cost more host time than a small product takes
+   on the GPU. */
+static inline int gpuh_impl_tc_resident(signed char *known, int n, int i, bool (*there)(void),
+                                        const void *const *kernels, const int *smem, int threads)
 {
-    static signed char known[GPUH_IMPL_TC_DEVICES][GPUH_IMPL_TC_DECODE_INSTANCES]; /* 0: not asked; -1: no body */
     int dev = 0;
     if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= GPUH_IMPL_TC_DEVICES) {
         (void)cudaGetLastError(); /* not sticky */
         return 0;
     }
+    signed char *const row = known + (size_t)dev * n;
     GPUH_IMPL_LOCK();
-    signed char blocks = known[dev][i];
+    signed char blocks = row[i];
     GPUH_IMPL_UNLOCK();
     if (blocks == 0) {
-        cudaFuncAttributes attr;
-        void (*const kernels[GPUH_IMPL_TC_DECODE_INSTANCES])(gpuh_impl_tc_args<TIn, TOut>, gpuh_impl_tc_decode_work) = {
-            gpuh_tc_decode_kernel<TIn, TOut, 1>, gpuh_tc_decode_kernel<TIn, TOut, 2>,
-            gpuh_tc_decode_kernel<TIn, TOut, 4>, gpuh_tc_decode_kernel<TIn, TOut, 8>};
-        signed char found[GPUH_IMPL_TC_DECODE_INSTANCES];
+        signed char found[8];
         memset(found, -1, sizeof found);
-        if (cudaFuncGetAttributes(&attr, kernels[0]) == cudaSuccess && attr.ptxVersion >= 80)
-            for (int j = 0; j < GPUH_IMPL_TC_DECODE_INSTANCES; ++j) {
-                const int smem = (int)GPUH_IMPL_TC_DECODE_SMEM(TIn, 1 << j);
-                int n = 0;
-                if (cudaFuncSetAttribute(kernels[j], cudaFuncAttributeMaxDynamicSharedMemorySize, smem) ==
+        if (n <= 8 && there())
+            for (int j = 0; j < n; ++j) {
+                int b = 0;
+                if (cudaFuncSetAttribute(kernels[j], cudaFuncAttributeMaxDynamicSharedMemorySize, smem[j]) ==
                         cudaSuccess &&
-                    cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, kernels[j], 32 * GPUH_IMPL_TC_DECODE_WARPS,
-                                                                  (size_t)smem) == cudaSuccess &&
-                    n > 0)
-                    found[j] = (signed char)(n < 127 ? n : 127);
+                    cudaOccupancyMaxActiveBlocksPerMultiprocessor(&b, kernels[j], threads, (size_t)smem[j]) ==
+                        cudaSuccess &&
+                    b > 0)
+                    found[j] = (signed char)(b < 127 ? b : 127);
             }
         (void)cudaGetLastError(); /* not sticky: a failed query leaves the kernel unused */
         GPUH_IMPL_LOCK();
-        memcpy(known[dev], found, sizeof found);
+        memcpy(row, found, (size_t)n);
         GPUH_IMPL_UNLOCK();
         blocks = found[i];
     }
     return blocks > 0 ? blocks : 0;
 }
 
-/* The most rows of C the decode kernel takes on the current device:
-   GPUH_IMPL_TC_DECODE_SM90_MAX_M where the sm_90a kernel is there, else
-   GPUH_IMPL_TC_DECODE_MAX_M. */
-template <typename TIn, typename TOut> static inline size_t gpuh_impl_tc_decode_max_m(void)
+/* Whether this program holds the decode kernel's body for the current
+   device: its image comes from PTX or code for sm_80 or later. */
+template <typename TIn, typename TOut> static inline bool gpuh_impl_tc_decode_there(void)
 {
-    return gpuh_impl_tc_hopper_ready<TIn, TOut>() ? GPUH_IMPL_TC_DECODE_SM90_MAX_M : GPUH_IMPL_TC_DECODE_MAX_M;
+    cudaFuncAttributes attr;
+    return cudaFuncGetAttributes(&attr, gpuh_tc_decode_kernel<TIn, TOut, 1>) == cudaSuccess && attr.ptxVersion >= 80;
+}
+
+/* The blocks of instance i (gpuh_impl_tc_decode_instance) that fit on one
+   SM of the current device (gpuh_impl_tc_resident), per type pair (each
+   its own image). */
+template <typename TIn, typename TOut> static inline int gpuh_impl_tc_decode_blocks(int i)
+{
+    static signed char known[GPUH_IMPL_TC_DEVICES][GPUH_IMPL_TC_DECODE_INSTANCES];
+    const void *const kernels[GPUH_IMPL_TC_DECODE_INSTANCES] = {
+        reinterpret_cast<const void *>(gpuh_tc_decode_kernel<TIn, TOut, 1>),
+        reinterpret_cast<const void *>(gpuh_tc_decode_kernel<TIn, TOut, 2>),
+        reinterpret_cast<const void *>(gpuh_tc_decode_kernel<TIn, TOut, 4>),
+        reinterpret_cast<const void *>(gpuh_tc_decode_kernel<TIn, TOut, 8>)};
+    const int smem[GPUH_IMPL_TC_DECODE_INSTANCES] = {
+        (int)GPUH_IMPL_TC_DECODE_SMEM(TIn, 1), (int)GPUH_IMPL_TC_DECODE_SMEM(TIn, 2),
+        (int)GPUH_IMPL_TC_DECODE_SMEM(TIn, 4), (int)GPUH_IMPL_TC_DECODE_SMEM(TIn, 8)};
+    return gpuh_impl_tc_resident(&known[0][0], GPUH_IMPL_TC_DECODE_INSTANCES, i, gpuh_impl_tc_decode_there<TIn, TOut>,
+                                 kernels, smem, 32 * GPUH_IMPL_TC_DECODE_WARPS);
 }
 
 /* Whether a product goes to the decode kernel: this program holds its body
    for the current device, op_b = T with B's rows 16-byte aligned,
-   M ≤ gpuh_impl_tc_decode_max_m, K a multiple of 8 (whole 16-byte pieces
+   M ≤ GPUH_IMPL_TC_DECODE_MAX_M, K a multiple of 8 (whole 16-byte pieces
    of each row), the tiles within a grid's x. */
 template <typename TIn, typename TOut> static inline bool gpuh_impl_tc_decodes(const gpuh_impl_tc_args<TIn, TOut> &a)
 {
     return a.tb && !a.ct && a.M <= GPUH_IMPL_TC_DECODE_MAX_M && a.K > 0 && a.K % 8 == 0 &&
            (uintptr_t)a.B % 16 == 0 && a.ldb % 8 == 0 &&
            gpuh_ceil_div(a.N, (size_t)GPUH_IMPL_TC_DECODE_ROWS) < 0x7fffffffu &&
-           gpuh_impl_tc_decode_blocks<TIn, TOut>(gpuh_impl_tc_decode_instance(a.M)) > 0 &&
-           (a.M <= GPUH_IMPL_TC_DECODE_SM90_MAX_M || a.M <= gpuh_impl_tc_decode_max_m<TIn, TOut>());
+           gpuh_impl_tc_decode_blocks<TIn, TOut>(gpuh_impl_tc_decode_instance(a.M)) > 0;
 }
 
 template <typename TIn, typename TOut, int MT>
@@ -380,11 +439,12 @@ static inline cudaError_t gpuh_impl_tc_decode(gpuh_impl_tc_args<TIn, TOut> a, in
             err = gpuh_impl_pack_rows(a.A, a.lda, a.M, a.K, copy, ld, stream);
         a.A = static_cast<const TIn *>(copy), a.lda = ld, a.ta = 0;
     }
-    const int instance = gpuh_impl_tc_decode_instance(a.M);
+    const int instance = gpuh_impl_tc_decode_instance(a.M), sm90_blocks = gpuh_impl_tc_decode90_blocks<TIn, TOut>(a.M);
     const size_t tiles = gpuh_ceil_div(a.N, (size_t)GPUH_IMPL_TC_DECODE_ROWS), steps = gpuh_ceil_div(a.K, (size_t)64);
     /* as many parts as fill the resident blocks once, none shorter than
        the fewest steps */
-    const size_t resident = (size_t)sms * (size_t)gpuh_impl_tc_decode_blocks<TIn, TOut>(instance);
+    const size_t resident =
+        (size_t)sms * (size_t)(sm90_blocks > 0 ? sm90_blocks : gpuh_impl_tc_decode_blocks<TIn, TOut>(instance));
     size_t parts = resident / tiles, most = steps / GPUH_IMPL_TC_DECODE_MIN_STEPS;
     parts = parts < most ? parts : most;
     parts = parts < 65535 ? parts : 65535; /* a grid's y */
@@ -392,7 +452,8 @@ static inline cudaError_t gpuh_impl_tc_decode(gpuh_impl_tc_args<TIn, TOut> a, in
     if (parts > 1 && err == cudaSuccess) {
         const size_t k_part = 64 * gpuh_ceil_div(steps, parts), n_parts = gpuh_ceil_div(a.K, k_part);
         int own = 0;
-        if (gpuh_impl_gemm_scratch(&work, &w.count, &own, n_parts * a.M * a.N * sizeof(float), tiles, dev, stream) !=
+        const size_t bytes = n_parts * tiles * a.M * GPUH_IMPL_TC_DECODE_ROWS * sizeof(float);
+        if (gpuh_impl_gemm_scratch(&work, &w.count, &own, bytes, tiles, dev, stream) !=
             cudaSuccess) {
             (void)cudaGetLastError(); /* not sticky: K in one part */
             work = NULL;
@@ -404,7 +465,9 @@ static inline cudaError_t gpuh_impl_tc_decode(gpuh_impl_tc_args<TIn, TOut> a, in
         }
     }
     static_assert(GPUH_IMPL_TC_DECODE_MAX_M <= 64, "the launches below cover 8 products of 8 rows at most");
-    if (err == cudaSuccess)
+    if (err == cudaSuccess && sm90_blocks > 0)
+        err = gpuh_impl_tc_decode90(a, w, stream);
+    else if (err == cudaSuccess)
         err = instance == 0   ? gpuh_impl_tc_decode_launch<TIn, TOut, 1>(a, w, stream)
               : instance == 1 ? gpuh_impl_tc_decode_launch<TIn, TOut, 2>(a, w, stream)
               : instance == 2 ? gpuh_impl_tc_decode_launch<TIn, TOut, 4>(a, w, stream)

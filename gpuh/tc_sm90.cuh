@@ -175,7 +175,8 @@ GPUH_IMPL_WGMMA_16BIT(128, "m64n256k16", __nv_bfloat16, "bf16", GPUH_IMPL_WGMMA_
                       ", %128, %129, 1, 1, 1, %130, %131;\n")
 GPUH_IMPL_WGMMA_16BIT(128, "m64n256k16", __half, "f16", GPUH_IMPL_WGMMA_D, GPUH_IMPL_WGMMA_D_OPS,
                       ", %128, %129, 1, 1, 1, %130, %131;\n")
-#undef GPUH_IMPL_WGMMA_16BIT
+/* GPUH_IMPL_WGMMA_16BIT stays defined: the decode kernel's sm_90a form
+   (gpuh/tc_decode_sm90.cuh) makes its narrow shapes with it. */
 template <bool TA, bool TB>
 static __device__ __forceinline__ void gpuh_impl_wgmma(float (&d)[64], unsigned long long da, unsigned long long db,
                                                        float)

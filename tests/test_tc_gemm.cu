@@ -594,12 +594,14 @@ static void test_arguments()
     TEST_CUDA(gpuh_free(x));
 }
 
-/* The decode kernel's products (M ≤ gpuh_impl_tc_decode_max_m, op_b = T;
-   gpuh/tc_decode.cuh) and their neighbours up to M = 80 at random shapes:
-   both op_a, op(A)'s rows aligned or not (copied first), K in one part or
-   cut in several, N not a multiple of the kernel's tiles,
+/* The decode kernel's products (M ≤ GPUH_IMPL_TC_DECODE_MAX_M, op_b = T;
+   gpuh/tc_decode.cuh and, where the sm_90a kernel is there, its sm_90a
+   form, gpuh/tc_decode_sm90.cuh) and their neighbours up to M = 80 at
+   random shapes: both op_a, op(A)'s rows aligned or not (copied first), K
+   in one part or cut in several, N not a multiple of the kernel's tiles,
    beta 0 (then the product is made twice, bitwise the same) and not. On a
-   GPU of sm_80 or later each with few enough rows must take that kernel. */
+   GPU of sm_80 or later each with few enough rows must take that kernel,
+   in its sm_90a form where the sm_90a kernel is there. */
 static void test_decode_shapes()
 {
     const int draws = quick ? 3 : 8;
@@ -621,9 +623,12 @@ static void test_decode_shapes()
         gpuh_impl_tc_args<__nv_bfloat16, float> a = {};
         a.M = c.M, a.N = c.N, a.K = c.K, a.ldb = c.K + c.pad_b, a.tb = 1;
         a.B = reinterpret_cast<const __nv_bfloat16 *>(256); /* the alignment is what is asked */
-        const bool want = major >= 8 && c.M <= gpuh_impl_tc_decode_max_m<__nv_bfloat16, float>();
+        const bool want = major >= 8 && c.M <= GPUH_IMPL_TC_DECODE_MAX_M;
         TEST_ASSERT(gpuh_impl_tc_decodes(a) == want, "M %zu N %zu K %zu ldb %zu: the decode kernel %s", c.M, c.N, c.K,
                     a.ldb, want ? "not taken" : "taken");
+        if (want && gpuh_impl_tc_hopper_ready<__nv_bfloat16, float>())
+            TEST_ASSERT(gpuh_impl_tc_decode90_blocks<__nv_bfloat16, float>(c.M) > 0,
+                        "M %zu: the decode kernel's sm_90a form not there", c.M);
 #endif
         check<__nv_bfloat16, float>(c, true);
         check<__nv_bfloat16, __nv_bfloat16>(c, true);
@@ -705,12 +710,20 @@ template <typename TIn, typename TOut> static void check_streams(const tc_case &
 
 /* The scratch on the decode kernel (counters per tile: 29 rows, which it
    takes on every device) and on the sm_90a kernel's shared part (flags per
-   block). */
+   block). Then the release that runs at exit, called here (it takes the
+   library's lock, which is not recursive: a release that asks for the
+   context's ID under it never returns, and the test runs past its time
+   limit), and a product after it, on a scratch made anew. */
 static void test_split_streams()
 {
-    check_streams<__nv_bfloat16, __nv_bfloat16>({GPUH_OP_N, GPUH_OP_T, 29, 999, 4096, 0, 0, 0, 0, 1.0f, 0.0f});
+    const tc_case decode = {GPUH_OP_N, GPUH_OP_T, 29, 999, 4096, 0, 0, 0, 0, 1.0f, 0.0f};
+    check_streams<__nv_bfloat16, __nv_bfloat16>(decode);
     if (!quick)
         check_streams<__nv_bfloat16, float>({GPUH_OP_N, GPUH_OP_N, 1000, 700, 3000, 0, 0, 0, 0, 1.0f, 0.0f});
+#ifndef GPUH_SIM
+    gpuh_impl_gemm_scratch_release();
+    check<__nv_bfloat16, float>(decode);
+#endif
 }
 
 /* ---------------------------------------------------------------------------

@@ -64,6 +64,7 @@ BUDGETS = [
     (r"gpuh_tc_decode_kernel<[^>]*, 8>", 224, 16),  # 8 products: 2 blocks of 128 per SM; the tile's `last` flag
     (r"gpuh_tc_decode_kernel<[^>]*, 4>", 168, 16),  # 4 products: 3 blocks of 128 per SM (op(A) is dynamic)
     (r"gpuh_tc_decode_kernel<", 128, 16),  # 1 or 2 products: 4 blocks of 128 per SM
+    (r"gpuh_tc_decode_wgmma_kernel<", 96, 16),  # 2 blocks of 160 per SM; 32 accumulators at most; the `last` flag
     (r"gpuh_tc_transpose_kernel<", 32, 4224),  # one 32 x 33 float tile
     (r"gpuh_pack_rows_kernel<", 32, 0),  # the aligning copy of A or B: one 16-byte word per thread and row
 ]
