@@ -347,21 +347,27 @@ static inline unsigned long long gpuh_impl_context_id(void)
 /* At exit (registered when the first scratch is made, after the runtime
    started, so it runs before the runtime's own teardown): each device's
    scratch freed, so that nothing gpuh made outlives the program
-   (compute-sanitizer's leak check counts it otherwise). */
+   (compute-sanitizer's leak check counts it otherwise). The entries are
+   taken under the lock and freed after it: the context's ID takes the
+   lock too (it is not recursive). */
 static inline void gpuh_impl_gemm_scratch_release(void)
 {
+    gpuh_impl_gemm_scratch_entry held[GPUH_IMPL_GEMM_POOLS];
     int dev = 0;
     if (cudaGetDevice(&dev) != cudaSuccess)
         dev = -1;
     GPUH_IMPL_LOCK();
     for (int i = 0; i < GPUH_IMPL_GEMM_POOLS; ++i) {
         gpuh_impl_gemm_scratch_entry *const e = &gpuh_impl_gemm_scratch_v[i];
-        /* not where the context it was made in is gone (its memory with it) */
-        if (e->memory != NULL && cudaSetDevice(i) == cudaSuccess && gpuh_impl_context_id() == e->context_id)
-            (void)cudaFree(e->memory); /* waits for the work that uses it */
+        held[i] = *e;
         e->memory = NULL, e->size = 0, e->stream_id = 0, e->context_id = 0;
     }
     GPUH_IMPL_UNLOCK();
+    for (int i = 0; i < GPUH_IMPL_GEMM_POOLS; ++i)
+        /* not where the context it was made in is gone (its memory with it) */
+        if (held[i].memory != NULL && cudaSetDevice(i) == cudaSuccess &&
+            gpuh_impl_context_id() == held[i].context_id)
+            (void)cudaFree(held[i].memory); /* waits for the work that uses it */
     if (dev >= 0)
         (void)cudaSetDevice(dev);
     (void)cudaGetLastError(); /* not sticky: a runtime already shut down answers with errors */
