@@ -627,7 +627,7 @@ static void test_decode_shapes()
         TEST_ASSERT(gpuh_impl_tc_decodes(a) == want, "M %zu N %zu K %zu ldb %zu: the decode kernel %s", c.M, c.N, c.K,
                     a.ldb, want ? "not taken" : "taken");
         if (want && gpuh_impl_tc_hopper_ready<__nv_bfloat16, float>())
-            TEST_ASSERT(gpuh_impl_tc_decode90_blocks<__nv_bfloat16, float>(c.M) > 0,
+            TEST_ASSERT((gpuh_impl_tc_decode90_blocks<__nv_bfloat16, float>(c.M) > 0),
                         "M %zu: the decode kernel's sm_90a form not there", c.M);
 #endif
         check<__nv_bfloat16, float>(c, true);
