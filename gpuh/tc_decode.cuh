@@ -344,9 +344,10 @@ static inline int gpuh_impl_tc_resident(signed char *known, int n, int i, bool (
     signed char blocks = row[i];
     GPUH_IMPL_UNLOCK();
     if (blocks == 0) {
-        signed char found[8];
+        enum { MOST = 8 }; /* kernels a table may hold */
+        signed char found[MOST];
         memset(found, -1, sizeof found);
-        if (n <= 8 && there())
+        if (n <= MOST && there())
             for (int j = 0; j < n; ++j) {
                 int b = 0;
                 if (cudaFuncSetAttribute(kernels[j], cudaFuncAttributeMaxDynamicSharedMemorySize, smem[j]) ==
@@ -414,7 +415,8 @@ static inline cudaError_t gpuh_impl_tc_decode_launch(const gpuh_impl_tc_args<TIn
 
 /* The decode kernel on a product gpuh_impl_tc_decodes takes: op(A) copied
    to rows of K where it is not so already, K cut in parts (above), then
-   the launch of the instance that covers M. Where no scratch is left for
+   the launch of the instance that covers M, in the sm_90a form where this
+   program holds it (and N and K are below 2^31). Where no scratch is left for
    the parts' partials (gpuh_impl_gemm_scratch), K in one part; where no
    workspace is left for op(A)'s copy, the CUDA-core kernel. */
 template <typename TIn, typename TOut>
@@ -439,7 +441,9 @@ static inline cudaError_t gpuh_impl_tc_decode(gpuh_impl_tc_args<TIn, TOut> a, in
             err = gpuh_impl_pack_rows(a.A, a.lda, a.M, a.K, copy, ld, stream);
         a.A = static_cast<const TIn *>(copy), a.lda = ld, a.ta = 0;
     }
-    const int instance = gpuh_impl_tc_decode_instance(a.M), sm90_blocks = gpuh_impl_tc_decode90_blocks<TIn, TOut>(a.M);
+    const size_t tma_most = (size_t)1 << 31; /* the sm_90a form's TMA coordinates are 32-bit signed */
+    const int instance = gpuh_impl_tc_decode_instance(a.M);
+    const int sm90_blocks = a.N < tma_most && a.K < tma_most ? gpuh_impl_tc_decode90_blocks<TIn, TOut>(a.M) : 0;
     const size_t tiles = gpuh_ceil_div(a.N, (size_t)GPUH_IMPL_TC_DECODE_ROWS), steps = gpuh_ceil_div(a.K, (size_t)64);
     /* as many parts as fill the resident blocks once, none shorter than
        the fewest steps */
@@ -453,8 +457,7 @@ static inline cudaError_t gpuh_impl_tc_decode(gpuh_impl_tc_args<TIn, TOut> a, in
         const size_t k_part = 64 * gpuh_ceil_div(steps, parts), n_parts = gpuh_ceil_div(a.K, k_part);
         int own = 0;
         const size_t bytes = n_parts * tiles * a.M * GPUH_IMPL_TC_DECODE_ROWS * sizeof(float);
-        if (gpuh_impl_gemm_scratch(&work, &w.count, &own, bytes, tiles, dev, stream) !=
-            cudaSuccess) {
+        if (gpuh_impl_gemm_scratch(&work, &w.count, &own, bytes, tiles, dev, stream) != cudaSuccess) {
             (void)cudaGetLastError(); /* not sticky: K in one part */
             work = NULL;
         } else {

@@ -218,9 +218,10 @@ template <typename TIn, typename TOut> static inline int gpuh_impl_tc_decode90_b
                                  gpuh_impl_tc_hopper_ready<TIn, TOut>, kernels, smem, GPUH_IMPL_TC_DECODE90_THREADS);
 }
 
-/* The launch of the instance that covers M, on the parts of w: op(A) is
-   M rows of K, 16-byte aligned (gpuh_impl_tc_decode sees to it). Errors:
-   cudaErrorInvalidValue where a tensor map cannot be made, the launch's. */
+/* The launch of instance NT on the parts of w: op(A) is M rows of K,
+   16-byte aligned (gpuh_impl_tc_decode sees to it), N and K below 2^31.
+   Errors: cudaErrorInvalidValue where a tensor map cannot be made, the
+   launch's. */
 template <typename TIn, typename TOut, int NT>
 static inline cudaError_t gpuh_impl_tc_decode90_launch(const gpuh_impl_tc_args<TIn, TOut> &a,
                                                        const gpuh_impl_tc_decode_work &w, cudaStream_t stream)
@@ -235,6 +236,7 @@ static inline cudaError_t gpuh_impl_tc_decode90_launch(const gpuh_impl_tc_args<T
     return GPUH_LAUNCH((gpuh_tc_decode_wgmma_kernel<TIn, TOut, NT>), grid, GPUH_IMPL_TC_DECODE90_THREADS,
                        GPUH_IMPL_TC_DECODE90_SMEM(NT), stream, map_b, map_a, a, w);
 }
+/* The launch of the instance for M rows (gpuh_impl_tc_decode90_instance). */
 template <typename TIn, typename TOut>
 static inline cudaError_t gpuh_impl_tc_decode90(const gpuh_impl_tc_args<TIn, TOut> &a,
                                                 const gpuh_impl_tc_decode_work &w, cudaStream_t stream)
