@@ -1310,15 +1310,36 @@ inline void *gpuh_sim_dynamic_shared() { return gpuh_sim_impl::thread_state().dy
     gpuh_sim_impl::launch_call(#kernel, __FILE__, __LINE__, (grid), (block), (shmem), (stream), kernel)
 
 /* GPUH_SIM_KERNEL_CALL_EXPR(kernel, grid, block, shmem, stream, args...):
-   kernel<<<...>>>(args...) for a template kernel named without its template
-   arguments, or a kernel with default arguments (gpuh-simcc picks it for
-   those); needs C++14. The launch has no kernel address, so the occupancy
-   and attribute calls' per-kernel settings do not apply to it. */
+   kernel<<<...>>>(args...) for a template kernel (its template arguments
+   given, given in part or deduced), an overloaded kernel or a kernel with
+   default arguments (gpuh-simcc picks it for those); needs C++14 (before
+   that, it is GPUH_SIM_KERNEL_CALL). Where the name is one function (a
+   template with all its arguments given) or exactly one function takes the
+   arguments' own types, the launch is GPUH_SIM_KERNEL_CALL's through that
+   address; otherwise it is a call expression, which deduces and resolves as
+   a call does, and the launch has no kernel address: the occupancy and
+   attribute calls' per-kernel settings do not apply to it. */
+#if __cplusplus >= 201402L
 #define GPUH_SIM_KERNEL_CALL_EXPR(kernel, grid, block, shmem, stream, ...)                                            \
-    gpuh_sim_impl::launch_expr(#kernel, __FILE__, __LINE__, (grid), (block), (shmem), (stream),                        \
-                               [](auto &...gpuh_sim_a) { kernel(gpuh_sim_a...); }, __VA_ARGS__)
+    gpuh_sim_impl::launch_pick(#kernel, __FILE__, __LINE__, (grid), (block), (shmem), (stream),                        \
+                               GPUH_IMPL_SIM_KERNEL_ADDRESS(kernel), [=](auto &...gpuh_sim_a) { kernel(gpuh_sim_a...); }, \
+                               __VA_ARGS__)
 #define GPUH_SIM_KERNEL_CALL_EXPR0(kernel, grid, block, shmem, stream)                                                 \
-    gpuh_sim_impl::launch_expr(#kernel, __FILE__, __LINE__, (grid), (block), (shmem), (stream), []() { kernel(); })
+    gpuh_sim_impl::launch_pick(#kernel, __FILE__, __LINE__, (grid), (block), (shmem), (stream),                        \
+                               GPUH_IMPL_SIM_KERNEL_ADDRESS(kernel), [=]() { kernel(); })
+/* The kernel's address as a function of a tag (gpuh_sim_impl::kernel_address):
+   the call is dependent, so a name that no pointer can take is a substitution
+   failure, not an error. Both lambdas capture by default: g++ takes a local
+   constexpr in a generic lambda's template arguments (k<N> in a dispatch
+   lambda) for a capture; the call's copies outlive the launch's scope. */
+#define GPUH_IMPL_SIM_KERNEL_ADDRESS(kernel)                                                                           \
+    [&](auto gpuh_sim_t) -> decltype(gpuh_sim_impl::kernel_address<decltype(gpuh_sim_t)>(kernel)) {                    \
+        return gpuh_sim_impl::kernel_address<decltype(gpuh_sim_t)>(kernel);                                           \
+    }
+#else
+#define GPUH_SIM_KERNEL_CALL_EXPR GPUH_SIM_KERNEL_CALL
+#define GPUH_SIM_KERNEL_CALL_EXPR0 GPUH_SIM_KERNEL_CALL0
+#endif
 
 /* cudaLaunchKernel / cudaLaunchCooperativeKernel: the kernel, its grid and
    block, an array of pointers to its arguments; the cooperative launch runs
@@ -3556,6 +3577,78 @@ void launch_expr(const char *name, const char *file, int line, dim3 grid, dim3 b
         return;
     auto body = [=]() { expr_call(call, arg_bytes<A>(args)...); };
     launch(name, file, line, NULL, grid, block, shmem, stream, &call_closure<decltype(body)>, &body, sizeof body);
+}
+
+/* GPUH_SIM_KERNEL_CALL_EXPR's address: with the tag deduce_signature, the
+   one function the name denotes (a template-id with all its arguments, or a
+   name that is not overloaded); with signature<A...>, the one function whose
+   parameters are the types A... (a template deduced from them, one of an
+   overload set). Either fails to substitute where no such function is. */
+struct deduce_signature {
+};
+template <class... A> struct signature {
+    typedef void (*pointer)(A...);
+};
+template <class Tag, class... P>
+auto kernel_address(void (*k)(P...)) ->
+    typename std::enable_if<std::is_same<Tag, deduce_signature>::value, void (*)(P...)>::type
+{
+    return k;
+}
+template <class Tag> typename Tag::pointer kernel_address(typename Tag::pointer k) { return k; }
+template <class Probe, class Tag> auto probe_address(Probe probe, Tag tag, int) -> decltype(probe(tag))
+{
+    return probe(tag);
+}
+template <class Probe, class Tag> std::nullptr_t probe_address(Probe, Tag, long) { return nullptr; }
+/* Whether launch_call takes the arguments A... for a kernel of type K: as
+   many as its parameters, each converted implicitly (as in a call). */
+template <class... B> struct all_of : std::true_type {
+};
+template <class B0, class... B> struct all_of<B0, B...> : std::integral_constant<bool, B0::value && all_of<B...>::value> {
+};
+template <bool same_count, class K, class... A> struct args_convert : std::false_type {
+};
+template <class... P, class... A>
+struct args_convert<true, void (*)(P...), A...>
+    : all_of<std::is_convertible<const A &, typename std::decay<P>::type>...> {
+};
+template <class K, class... A> struct kernel_takes : std::false_type {
+};
+template <class... P, class... A>
+struct kernel_takes<void (*)(P...), A...> : args_convert<sizeof...(P) == sizeof...(A), void (*)(P...), A...> {
+};
+/* The launch through the first address that takes the arguments (tag 1: the
+   name's, 2: the arguments' types'), else through the call expression (0). */
+template <class N, class T, class F, class... A>
+void launch_picked(std::integral_constant<int, 1>, const char *name, const char *file, int line, dim3 grid,
+                   dim3 block, size_t shmem, cudaStream_t stream, N named, T, F, const A &...args)
+{
+    launch_call(name, file, line, grid, block, shmem, stream, named, args...);
+}
+template <class N, class T, class F, class... A>
+void launch_picked(std::integral_constant<int, 2>, const char *name, const char *file, int line, dim3 grid,
+                   dim3 block, size_t shmem, cudaStream_t stream, N, T typed, F, const A &...args)
+{
+    launch_call(name, file, line, grid, block, shmem, stream, typed, args...);
+}
+template <class N, class T, class F, class... A>
+void launch_picked(std::integral_constant<int, 0>, const char *name, const char *file, int line, dim3 grid,
+                   dim3 block, size_t shmem, cudaStream_t stream, N, T, F call, const A &...args)
+{
+    launch_expr(name, file, line, grid, block, shmem, stream, call, args...);
+}
+template <class Probe, class F, class... A>
+void launch_pick(const char *name, const char *file, int line, dim3 grid, dim3 block, size_t shmem,
+                 cudaStream_t stream, Probe probe, F call, const A &...args)
+{
+    const auto named = probe_address(probe, deduce_signature(), 0);
+    const auto typed = probe_address(probe, signature<A...>(), 0);
+    constexpr int pick = kernel_takes<typename std::decay<decltype(named)>::type, A...>::value   ? 1
+                     : kernel_takes<typename std::decay<decltype(typed)>::type, A...>::value ? 2
+                                                                                             : 0;
+    launch_picked(std::integral_constant<int, pick>(), name, file, line, grid, block, shmem, stream, named, typed,
+                  call, args...);
 }
 
 /* ---- Cooperative launches (cudaLaunchCooperativeKernel): every block of

@@ -210,6 +210,98 @@ static void test_kernel_forms()
     CUDA_OK(cudaFree(p));
 }
 
+/* ---- Template and overloaded kernels launched as nvcc takes them: template
+   arguments given in part and the rest deduced from the arguments (a const T *
+   parameter given a T *), arguments converted to the parameters' types, an
+   overloaded kernel name resolved by its arguments; a template kernel with all
+   its arguments given is one function, whose cudaFuncSetAttribute limit on
+   dynamic shared memory applies to its launches. */
+template <int scale, class T, class I> __global__ void scale_into(const T *in, T *out, I n)
+{
+    const I i = blockIdx.x * static_cast<I>(blockDim.x) + threadIdx.x;
+    if (i < n)
+        out[i] = in[i] * static_cast<T>(scale);
+}
+__global__ void shift(int *p, int by) { p[threadIdx.x] += by; }
+__global__ void shift(int *p, int by, int times) { p[threadIdx.x] += by * times; }
+template <class T, int N> __global__ void shared_sum(const T *in, T *out)
+{
+    extern __shared__ unsigned char s_raw[];
+    T *s_v = reinterpret_cast<T *>(s_raw);
+    for (int i = threadIdx.x; i < N; i += blockDim.x)
+        s_v[i] = in[i];
+    __syncthreads(); /* every element is in shared memory before thread 0 sums them */
+    if (threadIdx.x == 0) {
+        T sum = 0;
+        for (int i = 0; i < N; ++i)
+            sum += s_v[i];
+        *out = sum;
+    }
+}
+static void test_template_launches()
+{
+    const int n = 300 + static_cast<int>(rng() % 200);
+    std::vector<int> h_in(n);
+    for (int &v : h_in)
+        v = static_cast<int>(rng() % 1000) - 500;
+    int *in, *out;
+    CUDA_OK(cudaMalloc(&in, n * sizeof(int)));
+    CUDA_OK(cudaMalloc(&out, n * sizeof(int)));
+    CUDA_OK(cudaMemcpy(in, h_in.data(), n * sizeof(int), cudaMemcpyHostToDevice));
+    CUDA_OK(cudaMemset(out, 0xff, n * sizeof(int)));
+    scale_into<3><<<(n + 127) / 128, 128>>>(in, out, n); /* T = int from a non-const int *, I = int */
+    CUDA_OK(cudaGetLastError());
+    std::vector<int> h(n);
+    CUDA_OK(cudaMemcpy(h.data(), out, n * sizeof(int), cudaMemcpyDeviceToHost));
+    int bad = 0;
+    for (int i = 0; i < n; ++i)
+        bad += h[i] != 3 * h_in[i];
+    CHECK(bad == 0, "scale_into<3> (T and I deduced): %d of %d wrong", bad, n);
+    CUDA_OK(cudaMemset(out, 0xff, n * sizeof(int)));
+    scale_into<-2, int><<<(n + 63) / 64, 64>>>(in, out, static_cast<size_t>(n)); /* I = size_t deduced */
+    scale_into<5, int, unsigned><<<1, 32>>>(in, out, 7L); /* all given: 7L converted to unsigned */
+    CUDA_OK(cudaGetLastError());
+    CUDA_OK(cudaMemcpy(h.data(), out, n * sizeof(int), cudaMemcpyDeviceToHost));
+    bad = 0;
+    for (int i = 0; i < n; ++i)
+        bad += h[i] != (i < 7 ? 5 : -2) * h_in[i];
+    CHECK(bad == 0, "scale_into<-2, int> then <5, int, unsigned>: %d of %d wrong", bad, n);
+
+    const int by = 1 + static_cast<int>(rng() % 50), times = 2 + static_cast<int>(rng() % 5);
+    CUDA_OK(cudaMemset(out, 0, 32 * sizeof(int)));
+    shift<<<1, 32>>>(out, by);
+    shift<<<1, 16>>>(out, by, times);
+    CUDA_OK(cudaGetLastError());
+    CUDA_OK(cudaMemcpy(h.data(), out, 32 * sizeof(int), cudaMemcpyDeviceToHost));
+    CHECK(h[0] == by + by * times && h[15] == by + by * times && h[16] == by && h[31] == by,
+          "the overloads of shift gave %d %d %d %d, not %d and %d", h[0], h[15], h[16], h[31], by + by * times, by);
+
+    /* 64 KiB of dynamic shared memory: above the default limit of 48 KiB until the kernel's attribute raises it */
+    enum { N = 64 * 1024 / 4 };
+    std::vector<int> h_big(N);
+    long long want = 0;
+    for (int &v : h_big) {
+        v = static_cast<int>(rng() % 2001) - 1000;
+        want += v;
+    }
+    int *big;
+    CUDA_OK(cudaMalloc(&big, N * sizeof(int)));
+    CUDA_OK(cudaMemcpy(big, h_big.data(), N * sizeof(int), cudaMemcpyHostToDevice));
+    shared_sum<int, N><<<1, 256, N * sizeof(int)>>>(big, out);
+    CHECK(cudaGetLastError() == cudaErrorInvalidValue, "shared_sum<int, N> ran with 64 KiB of dynamic shared memory"
+                                                       " before its attribute allowed it");
+    CUDA_OK(cudaFuncSetAttribute(shared_sum<int, N>, cudaFuncAttributeMaxDynamicSharedMemorySize, N * sizeof(int)));
+    CUDA_OK(cudaMemset(out, 0xff, sizeof(int)));
+    shared_sum<int, N><<<1, 256, N * sizeof(int)>>>(big, out);
+    CUDA_OK(cudaGetLastError());
+    int got = 0;
+    CUDA_OK(cudaMemcpy(&got, out, sizeof got, cudaMemcpyDeviceToHost));
+    CHECK(got == want, "shared_sum<int, N> after cudaFuncSetAttribute: %d, not %lld", got, want);
+    CUDA_OK(cudaFree(big));
+    CUDA_OK(cudaFree(in));
+    CUDA_OK(cudaFree(out));
+}
+
 /* ---- threadIdx & co. are variables, not macros: host code may use their names. */
 static int host_names()
 {
@@ -1108,6 +1200,7 @@ int main(int argc, char **argv)
     test_bit_atomics();
     test_argument_copies();
     test_kernel_forms();
+    test_template_launches();
     test_groups();
     test_textures();
     test_half();

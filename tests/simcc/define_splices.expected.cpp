@@ -8,7 +8,7 @@
 template <typename T, int N> __global__ void scale(T *p, T s) {}
 
 #define SCALE(T, N, p, s)             \
-    GPUH_SIM_KERNEL_CALL((scale<T,                          \
+    GPUH_SIM_KERNEL_CALL_EXPR((scale<T,                          \
           N>), 1, N, 0, 0, \
             p, s) \
  \
@@ -16,7 +16,7 @@ template <typename T, int N> __global__ void scale(T *p, T s) {}
 
 #define SCALE_ON(p, st)               \
     do {                              \
-        GPUH_SIM_KERNEL_CALL((scale<float, 32>), 1, 32, 0, st, \
+        GPUH_SIM_KERNEL_CALL_EXPR((scale<float, 32>), 1, 32, 0, st, \
                 p, 2.0f) \
  \
 ;                        \
