@@ -153,9 +153,12 @@ template <typename TIn, typename TOut> static inline bool gpuh_impl_tc_hopper_re
 #define GPUH_IMPL_TC_NARROW_RATE 0.78
 /* What a shared part costs beyond its slices, in slices of the tile: a
    fixed part and a part per run of a tile (the owner adds the partials
-   one by one), fitted to the same runs, shared part allowed and not. */
-#define GPUH_IMPL_TC_SPLIT_FIXED 12.0
-#define GPUH_IMPL_TC_SPLIT_PER_RUN 3.5
+   one by one, each a read of the partial from the L2 at one SM's rate),
+   fitted on the H200 to every plan of 12 shapes forced in turn, medium
+   and big, both tile widths and cluster sizes (bench/results/NOTES.md,
+   "Split plans forced one by one"). */
+#define GPUH_IMPL_TC_SPLIT_FIXED 2.0
+#define GPUH_IMPL_TC_SPLIT_PER_RUN 3.0
 
 /* A pair of tiles' rate of products beside a single tile's, per SM: each
    block of the pair loads half of op(B)'s slices. Measured on the H200
@@ -172,10 +175,12 @@ template <typename TIn, typename TOut> static inline bool gpuh_impl_tc_hopper_re
    units / left); whole waves but the last, then the left over and the
    last wave (or, with no whole wave, all units) shared out by all
    clusters (a unit in at most 1 + units / region runs, rounded up; 2
-   where there is a last wave). The time of a cluster, in slices of its
-   unit, is returned: a whole unit is ktiles; a share its slices, plus
-   GPUH_IMPL_TC_SPLIT_FIXED and GPUH_IMPL_TC_SPLIT_PER_RUN per run of the
-   unit it owns. */
+   where there is a last wave), or by as many as it has slices: an owner
+   waits on every cluster between the holder of its unit's first slice
+   and itself, so each of them must hold a slice. The time of a cluster,
+   in slices of its unit, is returned: a whole unit is ktiles; a share its
+   slices, plus GPUH_IMPL_TC_SPLIT_FIXED and GPUH_IMPL_TC_SPLIT_PER_RUN per
+   run of the unit it owns. */
 static inline double gpuh_impl_tc_plan(size_t M, size_t N, int ranks, int bn, size_t ktiles, int units,
                                        gpuh_impl_tc_work *w)
 {
@@ -195,11 +200,12 @@ static inline double gpuh_impl_tc_plan(size_t M, size_t N, int ranks, int bn, si
             best = time, w->dp = tiles - left, w->units = (unsigned)(left * c);
     }
     const unsigned long long region = left + (waves > 0 ? (unsigned)units : 0);
+    const size_t sharers = region * ktiles < (size_t)units ? region * ktiles : (size_t)units;
     const double time = (double)((waves > 0 ? waves - 1 : 0) * ktiles) +
-                        (double)gpuh_ceil_div((size_t)region * ktiles, (size_t)units) + GPUH_IMPL_TC_SPLIT_FIXED +
-                        GPUH_IMPL_TC_SPLIT_PER_RUN * (double)(1 + gpuh_ceil_div((size_t)units, (size_t)region));
+                        (double)gpuh_ceil_div((size_t)region * ktiles, sharers) + GPUH_IMPL_TC_SPLIT_FIXED +
+                        GPUH_IMPL_TC_SPLIT_PER_RUN * (double)(1 + gpuh_ceil_div(sharers, (size_t)region));
     if (time < best)
-        best = time, w->dp = tiles - region, w->units = (unsigned)units;
+        best = time, w->dp = tiles - region, w->units = (unsigned)sharers;
     return best;
 }
 
@@ -287,10 +293,12 @@ static inline cudaError_t gpuh_impl_tc_clusters(int dev, int *clusters)
 }
 
 /* Launches the sm_90a kernel on one variant of the ops and one tile width,
-   on `units` clusters of `ranks` blocks at most. */
+   on `units` clusters of `ranks` blocks at most, by plan w (its dp,
+   tiles and units: gpuh_impl_tc_plan's; a shared part falls back to whole
+   tiles where no scratch can be had for its partials). */
 template <typename TIn, typename TOut, bool TA, bool TB, int BN>
-static inline cudaError_t gpuh_impl_tc_hopper_launch(const gpuh_impl_tc_args<TIn, TOut> &a, int dev, int ranks,
-                                                     int units, cudaStream_t stream)
+static inline cudaError_t gpuh_impl_tc_hopper_run(const gpuh_impl_tc_args<TIn, TOut> &a, int dev, int ranks,
+                                                  int units, gpuh_impl_tc_work w, cudaStream_t stream)
 {
     const unsigned bk = 128 / sizeof(TIn);
     const CUtensorMapDataType type = gpuh_impl_tc_type(a.A);
@@ -302,8 +310,6 @@ static inline cudaError_t gpuh_impl_tc_hopper_launch(const gpuh_impl_tc_args<TIn
     if (!ok)
         return gpuh_fail(cudaErrorInvalidValue, "gpuh_gemm: no TMA tensor map for A or B (M %zu, N %zu, K %zu)", a.M,
                          a.N, a.K);
-    gpuh_impl_tc_work w;
-    (void)gpuh_impl_tc_plan(a.M, a.N, ranks, BN, gpuh_ceil_div(a.K, (size_t)bk), units, &w);
     if (sizeof(TIn) == 4 && TA) /* the RS form: its fragments leave no registers for the shared part's code */
         w.dp = w.tiles, w.units = 0;
     /* the shared part's partials and flags (one per block, zero: gpuh_impl_gemm_scratch); without them, whole
@@ -358,11 +364,14 @@ static inline cudaError_t gpuh_impl_tc_hopper_launch(const gpuh_impl_tc_args<TIn
     err = gpuh_impl_tc_clusters<TIn, TOut, TA, TB>(dev, &clusters);
     if (err != cudaSuccess)
         return err;
-    const gpuh_impl_tc_choice c = gpuh_impl_tc_choose(a.M, a.N, gpuh_ceil_div(a.K, 128 / sizeof(TIn)), sms, clusters);
+    const size_t ktiles = gpuh_ceil_div(a.K, 128 / sizeof(TIn));
+    const gpuh_impl_tc_choice c = gpuh_impl_tc_choose(a.M, a.N, ktiles, sms, clusters);
     const int units = c.ranks == 2 ? clusters : sms;
+    gpuh_impl_tc_work w;
+    (void)gpuh_impl_tc_plan(a.M, a.N, c.ranks, c.bn, ktiles, units, &w);
     return c.bn == GPUH_IMPL_TC_BN
-               ? gpuh_impl_tc_hopper_launch<TIn, TOut, TA, TB, GPUH_IMPL_TC_BN>(a, dev, c.ranks, units, stream)
-               : gpuh_impl_tc_hopper_launch<TIn, TOut, TA, TB, GPUH_IMPL_TC_BN_NARROW>(a, dev, c.ranks, units, stream);
+               ? gpuh_impl_tc_hopper_run<TIn, TOut, TA, TB, GPUH_IMPL_TC_BN>(a, dev, c.ranks, units, w, stream)
+               : gpuh_impl_tc_hopper_run<TIn, TOut, TA, TB, GPUH_IMPL_TC_BN_NARROW>(a, dev, c.ranks, units, w, stream);
 }
 
 /* The kernel variant of the ops: each of the four for 16-bit inputs; for

@@ -608,6 +608,11 @@ static __device__ __forceinline__ void gpuh_impl_tc_partial_put(const gpuh_impl_
                      : "memory");
 }
 
+/* The float4s of a partial that each multiplying thread loads at once when
+   it adds partials (gpuh_impl_tc_partial_add): 64 registers, free while d
+   waits in the stash; the 256 threads' batches keep 64 KB of the L2's
+   reads in flight on the SM. */
+#define GPUH_IMPL_TC_ADD_BATCH 16
 /* d += the partials of the other blocks (clusters) on the tile this one
    owns, the first of its share (gpuh_impl_tc_work), in their order: those
    from the holder of the tile's first slice to the one below this one,
@@ -622,6 +627,7 @@ static __device__ __forceinline__ void gpuh_impl_tc_partial_add(const gpuh_impl_
 {
     static_assert(GPUH_IMPL_TC_STAGES(BN) * GPUH_IMPL_TC_STAGE_BYTES(BN) >= GPUH_IMPL_TC_MULT_THREADS * (BN / 8) * 16,
                   "the stash fits");
+    static_assert(BN / 8 % GPUH_IMPL_TC_ADD_BATCH == 0, "a partial is whole batches");
     gpuh_impl_tc_mult_sync(); /* the other warp group's wgmmas have read the stages */
 #pragma unroll
     for (int j = 0; j < BN / 8; ++j)
@@ -644,10 +650,21 @@ static __device__ __forceinline__ void gpuh_impl_tc_partial_add(const gpuh_impl_
     for (unsigned b = first; b < cluster; ++b) {
         const float4 *slot = reinterpret_cast<const float4 *>(w.partial) +
                              (size_t)(ranks * b + rank) * (BN / 8) * GPUH_IMPL_TC_MULT_THREADS + i;
-        for (int j = 0; j < BN / 8; ++j) {
-            const float4 v = __ldcg(slot + GPUH_IMPL_TC_MULT_THREADS * j);
-            float4 &t = stash[GPUH_IMPL_TC_MULT_THREADS * j + i];
-            t.x += v.x, t.y += v.y, t.z += v.z, t.w += v.w;
+        /* a batch's loads all issued before its first add: the adds' stores
+           to the stash could alias the partials for all the compiler knows,
+           so a load after one would wait for it, one trip to the L2 per
+           float4 */
+#pragma unroll
+        for (int j0 = 0; j0 < BN / 8; j0 += GPUH_IMPL_TC_ADD_BATCH) {
+            float4 v[GPUH_IMPL_TC_ADD_BATCH];
+#pragma unroll
+            for (int j = 0; j < GPUH_IMPL_TC_ADD_BATCH; ++j)
+                v[j] = __ldcg(slot + GPUH_IMPL_TC_MULT_THREADS * (j0 + j));
+#pragma unroll
+            for (int j = 0; j < GPUH_IMPL_TC_ADD_BATCH; ++j) {
+                float4 &t = stash[GPUH_IMPL_TC_MULT_THREADS * (j0 + j) + i];
+                t.x += v[j].x, t.y += v[j].y, t.z += v[j].z, t.w += v[j].w;
+            }
         }
     }
 #pragma unroll

@@ -393,7 +393,9 @@ static void test_tile_widths()
    the middle to K) only as the last, each named so by the walk's role();
    the slices an owner does not hold are the partials of the clusters from
    the holder of the unit's first slice (gpuh_impl_tc_holder) to the one
-   below it, each on this unit; no more clusters than run at once, and the
+   below it, each on this unit; no more sharers than slices to share (an
+   empty share puts no partial, and its owner would wait for it for ever);
+   no more clusters than run at once, and the
    whole units in whole waves where there is a shared part. */
 static void test_split_walk()
 {
@@ -415,7 +417,7 @@ static void test_split_walk()
         std::vector<std::pair<unsigned long long, int>> owned;  /* (unit, first slice held) per owner, by cluster */
         std::vector<unsigned> owner;
         bool ok = w.dp <= w.tiles && (w.units == 0) == (w.dp == w.tiles) && w.units <= grid &&
-                  (w.units == 0 || w.dp % grid == 0);
+                  (w.units == 0 || w.dp % grid == 0) && w.units <= (w.tiles - w.dp) * ktiles;
         for (unsigned b = 0; b < grid && ok; ++b) {
             gpuh_impl_tc_walk walk(b);
             unsigned long long t, last = ~0ull;
