@@ -65,7 +65,7 @@ RULES = [
 # every number from 32 up is divided the same way, to no less than 16.
 # HeCBench's repeat count (repeat_at) becomes `repeat` (REPEATS[0]), whatever
 # f, or stays as it was where that is smaller.
-def shrink(args, f, repeat=None, small=False):
+def shrink(args, f, repeat=None, small=False, at=-1):
     repeat = REPEATS[0] if repeat is None else repeat
     def smaller(n):
         if n < (32 if small else 4096) or f == 1:
@@ -75,20 +75,29 @@ def shrink(args, f, repeat=None, small=False):
             d //= 2
         return max(n // (d if d > 1 else f), 64 if n >= 4096 else 16)
 
-    at = repeat_at(args)
+    at = repeat_at(args) if at == -1 else at
     out = [re.sub(r"^(-[\w-]+=)?(\d+)$", lambda m: (m.group(1) or "") + str(
         min(repeat, int(m.group(2))) if i == at else smaller(int(m.group(2)))), a) for i, a in enumerate(args)]
     return out
 
 
-def repeat_at(args):
-    """The index in args of HeCBench's repeat count, or None: its last
-    argument, from 10 up, where it is a number that is not an option's value
-    (`./main 2048 100`), or an option's value below 4096 written -x=N
-    (compute-score's -p=1000, histogram's --i=100; from 4096 up -x=N is a
-    size: tridiagonal's -num_systems=524288)."""
+def repeat_at(args, usage=None):
+    """The index in args of HeCBench's repeat count, or None. Where the
+    program's usage line names as many arguments as the run has
+    (usage_names), the last number whose name says repeat, iterations,
+    steps (nt), loops, times, runs or passes (threadfence's `<repeat> <array
+    length>`), and none where no name says so (lfib4's `<n>`, fsm's
+    `trace_length`, overlay's `<width> <height>`).
+    Otherwise its last argument, from 10 up, where it is a number that is not
+    an option's value (`./main 2048 100`), or an option's value below 4096
+    written -x=N (compute-score's -p=1000, histogram's --i=100; from 4096 up
+    -x=N is a size: tridiagonal's -num_systems=524288)."""
     if not args:
         return None
+    if usage and len(usage) == len(args):
+        hits = [i for i, u in enumerate(usage) if re.search(r"repeat|iter|step|loop|times|pass|\bruns?\b|^nt$", u, re.I)
+                and re.fullmatch(r"(-[\w-]+=)?\d+", args[i])]
+        return hits[-1] if hits else None
     m = re.fullmatch(r"(-[\w-]+=)?(\d+)", args[-1])
     if not m or int(m.group(2)) < 10:
         return None
@@ -99,10 +108,21 @@ def repeat_at(args):
     return len(args) - 1
 
 
-def repeat_of(args):
-    """The repeat count shrink may lower in args, or None."""
-    at = repeat_at(args)
-    return None if at is None else int(re.sub(r"^-[\w-]+=", "", args[at]))
+def usage_names(texts, n):
+    """The names its usage line gives the program's n arguments, or None: the
+    first line that says usage whose string literals, after the word, name n
+    arguments, <name> each, else as words after %s (`usage: %s trace_length`)."""
+    for text in texts:
+        for line in re.findall(r"^.*\busage\b.*$", text, re.I | re.M):
+            lit = "".join(re.findall(r'"((?:[^"\\]|\\.)*)"', line))
+            lit = re.sub(r"\\[nt]", " ", lit)
+            tail = re.split(r"usage\s*:?", lit, maxsplit=1, flags=re.I)[-1]
+            names = re.findall(r"<([^<>]+)>", tail)
+            if not names and "%s" in tail:
+                names = tail.split("%s", 1)[1].split()
+            if len(names) == n:
+                return names
+    return None
 
 
 # The search over f, per program, within LIMIT_S of run time in all: it
@@ -181,7 +201,8 @@ def judge(d):
         return None, "no check of its own (prints no PASS or FAIL)"
     if any(not os.path.isfile(os.path.join(d, s)) for s in parts[0]):
         return None, "a source its Makefile names is missing"
-    return parts + (bool(re.search(r"PASS", text, re.I)), missing_inputs(d, parts[2])), None
+    at = repeat_at(parts[2], usage_names(texts[1:], len(parts[2])))
+    return parts + (bool(re.search(r"PASS", text, re.I)), missing_inputs(d, parts[2]), at), None
 
 
 def input_files(args):
@@ -258,7 +279,7 @@ def checks_in_build(d, sources, flags):
 
 def run_one(root, name, parts, keep):
     d = os.path.join(root, "src", name + "-cuda")
-    sources, flags, args, says_pass, missing = parts
+    sources, flags, args, says_pass, missing, at = parts
     flags = ["-I" + os.path.join(d, f[2:]) if f.startswith("-I") and not os.path.isabs(f[2:]) else f for f in flags]
     out_dir = keep or tempfile.mkdtemp(prefix="hecbench-")
     exe = os.path.join(out_dir, name)
@@ -269,7 +290,7 @@ def run_one(root, name, parts, keep):
     built_s = time.time() - t0
     if build.returncode != 0:
         first = next((l for l in build.stderr.splitlines() if "error" in l), build.stderr.strip()[-200:])
-        return name, "build", built_s, 0.0, shrink(args, FIRST), first
+        return name, "build", built_s, 0.0, shrink(args, FIRST, at=at), first
     if missing:
         return name, "no input", built_s, 0.0, args, missing
     if not checks_in_build(d, sources, flags):
@@ -277,20 +298,20 @@ def run_one(root, name, parts, keep):
             "Makefile makes (preprocessor branches it does not enable)"
     cwd = run_folder(d, args, out_dir, name)
     k, left, tried, trail = FACTORS.index(FIRST), float(LIMIT_S), {}, []
-    full = repeat_of(args)
+    full = None if at is None else int(re.sub(r"^-[\w-]+=", "", args[at]))  # the Makefile's repeat count
     rep = 0  # the index in REPEATS of the repeat count in use
     climb = full is not None  # the repeat counts are tried once, at the first sizes that fail
     small = False  # shrink's rule for sizes below 4096, once the sizes from 4096 up cannot go lower
     while True:
         f = FACTORS[k]
-        run_args = shrink(args, f, REPEATS[rep], small)
+        run_args = shrink(args, f, REPEATS[rep], small, at)
         key = tuple(run_args)
         if key in tried:  # a factor that changes no argument: the same run as one already made
             verdict, why = tried[key]
         else:
-            nexts = [shrink(args, FACTORS[k + 1], REPEATS[rep], small)] if k + 1 < len(FACTORS) else []
+            nexts = [shrink(args, FACTORS[k + 1], REPEATS[rep], small, at)] if k + 1 < len(FACTORS) else []
             if not small:
-                nexts.append(shrink(args, FIRST, REPEATS[rep], True))
+                nexts.append(shrink(args, FIRST, REPEATS[rep], True, at))
             smaller = any(tuple(n) not in tried and n != run_args for n in nexts)
             limit = left / 2 if smaller else left
             t0 = time.time()
@@ -318,9 +339,9 @@ def run_one(root, name, parts, keep):
         nxt = k + 1 if verdict == "timeout" else k - 1
         if verdict == "pass" or left < 1:
             break
-        if not 0 <= nxt < len(FACTORS) or tuple(shrink(args, FACTORS[nxt], REPEATS[rep], small)) in tried:
+        if not 0 <= nxt < len(FACTORS) or tuple(shrink(args, FACTORS[nxt], REPEATS[rep], small, at)) in tried:
             if verdict == "timeout" and not small and \
-                    tuple(shrink(args, FIRST, REPEATS[rep], True)) not in tried:
+                    tuple(shrink(args, FIRST, REPEATS[rep], True, at)) not in tried:
                 small, k = True, FACTORS.index(FIRST)  # GPU-sized work in numbers below 4096
                 continue
             break
